@@ -1,0 +1,56 @@
+# Knowledge Harness — the two commands are `make run` and `make test`.
+SHELL := /bin/bash
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+PLUGIN := obsidian-plugin
+VAULT_DEMO := examples/vault
+PORT ?= 8765
+EVIDENCE_PORT ?= 8731
+
+.PHONY: setup run test lint typecheck pytest plugin-test plugin bench fuzz api-types clean
+
+setup: $(VENV)/.installed $(PLUGIN)/node_modules/.installed
+
+$(VENV)/.installed: pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	touch $@
+
+$(PLUGIN)/node_modules/.installed: $(PLUGIN)/package.json $(PLUGIN)/package-lock.json
+	cd $(PLUGIN) && npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+run: setup
+	bash scripts/run-demo.sh $(VAULT_DEMO) $(PORT) $(EVIDENCE_PORT)
+
+lint: setup
+	$(BIN)/ruff check sidecar tests bench
+	$(BIN)/ruff format --check sidecar tests bench
+	$(BIN)/mypy
+	$(BIN)/lint-imports
+
+pytest: setup
+	$(BIN)/pytest -q
+
+plugin-test: setup
+	cd $(PLUGIN) && npm run --silent typecheck && npm run --silent lint && npm run --silent test && npm run --silent build
+
+test: lint pytest plugin-test
+
+plugin: setup
+	@test -n "$(VAULT)" || { echo "usage: make plugin VAULT=/path/to/vault" >&2; exit 2; }
+	cd $(PLUGIN) && npm run --silent build
+	mkdir -p "$(VAULT)/.obsidian/plugins/knowledge-harness"
+	cp $(PLUGIN)/main.js $(PLUGIN)/manifest.json $(PLUGIN)/styles.css "$(VAULT)/.obsidian/plugins/knowledge-harness/"
+	@echo "Installed into $(VAULT)/.obsidian/plugins/knowledge-harness — enable it in Settings → Community plugins."
+
+bench: setup
+	$(BIN)/python -m bench
+
+fuzz: setup
+	KH_FUZZ=1 $(BIN)/pytest -q tests -m fuzz --hypothesis-profile=fuzz
+
+clean:
+	rm -rf $(VENV) $(PLUGIN)/node_modules $(PLUGIN)/main.js .run

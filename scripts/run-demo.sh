@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# The main job on the example vault: build what exists, serve the local evidence site,
+# then serve the sidecar on loopback and print its URL and token.
+set -euo pipefail
+vault=${1:-examples/vault}
+port=${2:-8765}
+evidence_port=${3:-8731}
+bin=.venv/bin
+mkdir -p .run
+token_file=.run/token
+
+if "$bin/kh" --help 2>/dev/null | grep -q "index"; then
+  echo "== Reasoning index"
+  "$bin/kh" index build "$vault" --json
+fi
+if "$bin/kh" --help 2>/dev/null | grep -q "audit"; then
+  echo "== Audit (read-only)"
+  "$bin/kh" audit "$vault" || true
+fi
+
+echo "== Evidence site on http://127.0.0.1:$evidence_port/"
+"$bin/python" -m http.server "$evidence_port" --bind 127.0.0.1 --directory examples/evidence-site \
+  >.run/evidence-site.log 2>&1 &
+evidence_pid=$!
+trap 'kill $evidence_pid 2>/dev/null || true' EXIT
+
+"$bin/kh" serve --vault "$vault" --port "$port" --token-file "$token_file" | while IFS= read -r line; do
+  echo "$line"
+  case "$line" in
+    *'"listening"'*)
+      echo
+      echo "Sidecar: http://127.0.0.1:$port  (Ctrl-C to stop)"
+      echo "Token:   $(cat "$token_file")"
+      echo "Try:     curl -H \"Authorization: Bearer \$(cat $token_file)\" http://127.0.0.1:$port/v1/notes"
+      ;;
+  esac
+done

@@ -1,0 +1,3 @@
+"""Knowledge Harness: trust, a reasoning index and a harness pipeline for Obsidian vaults."""
+
+__version__ = "0.1.0"

@@ -1,0 +1,1 @@
+"""The HTTP and MCP doors onto the service layer."""

@@ -1,0 +1,88 @@
+"""create_app(): the FastAPI application with the security middleware, REST routes and /mcp."""
+
+from __future__ import annotations
+
+import contextlib
+import logging
+from collections.abc import AsyncIterator
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.exceptions import RequestValidationError
+from fastapi.responses import JSONResponse
+from mcp.server.transport_security import TransportSecuritySettings
+from starlette.exceptions import HTTPException as StarletteHTTPException
+
+from .. import __version__
+from ..errors import HarnessError
+from ..settings import Settings
+from .context import AppContext
+from .mcp import build_mcp
+from .routes import ROUTERS
+from .security import PortRef, SecurityMiddleware
+
+log = logging.getLogger(__name__)
+
+
+def _error(status: int, code: str, message: str, detail: Any = None) -> JSONResponse:
+    return JSONResponse({"error": {"code": code, "message": message, "detail": detail}}, status_code=status)
+
+
+def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
+    ctx = ctx or AppContext.create(settings)
+    mcp = build_mcp(ctx)
+    # Our own middleware checks Host, Origin and the token for /mcp too.
+    mcp_app = mcp.streamable_http_app(
+        streamable_http_path="/mcp",
+        stateless_http=True,
+        json_response=True,
+        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
+        max_request_body_size=settings.max_body_bytes,
+    )
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        async with mcp.session_manager.run():
+            yield
+
+    app = FastAPI(
+        title="Knowledge Harness sidecar",
+        version=__version__,
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+    )
+    app.state.ctx = ctx
+
+    @app.exception_handler(HarnessError)
+    async def harness_error(_: Request, exc: HarnessError) -> JSONResponse:
+        return JSONResponse(exc.to_body(), status_code=exc.http_status)
+
+    @app.exception_handler(RequestValidationError)
+    async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+        detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()[:20]]
+        return _error(422, "invalid_request", "The request does not match the expected schema.", detail)
+
+    @app.exception_handler(StarletteHTTPException)
+    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
+        return _error(exc.status_code, code, str(exc.detail))
+
+    @app.exception_handler(Exception)
+    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+        log.exception("unexpected error")
+        return _error(500, "internal_error", f"Unexpected error: {type(exc).__name__}.")
+
+    for router in ROUTERS:
+        app.include_router(router)
+    app.mount("/", mcp_app)
+
+    app.state.port_ref = PortRef(settings.port or None)
+    app.add_middleware(
+        SecurityMiddleware,
+        token=settings.token,
+        port_ref=app.state.port_ref,
+        allowed_origins=settings.allowed_origins,
+        max_body_bytes=settings.max_body_bytes,
+    )
+    return app

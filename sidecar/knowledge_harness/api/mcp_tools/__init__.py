@@ -1,0 +1,1 @@
+"""MCP tool sets; each module exposes register(mcp, ctx)."""

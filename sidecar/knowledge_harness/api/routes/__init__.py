@@ -1,0 +1,7 @@
+"""REST routers. Each module exposes `router`; add a module here to add routes."""
+
+from fastapi import APIRouter
+
+from . import health, notes, system
+
+ROUTERS: list[APIRouter] = [health.router, notes.router, system.router]

@@ -1,0 +1,159 @@
+"""The sidecar's front door: Host check, bearer token, CORS for Obsidian, body size limit.
+
+A pure ASGI middleware so it also guards the mounted MCP app and streaming bodies.
+"""
+
+from __future__ import annotations
+
+import hmac
+import json
+from collections.abc import Awaitable, Callable, MutableMapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import HarnessError, MisdirectedRequest, PayloadTooLarge, Unauthorized
+
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
+
+PUBLIC_PATHS = frozenset({"/health"})
+LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
+CORS_METHODS = "GET, POST, PUT, DELETE, OPTIONS"
+CORS_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version"
+
+
+def _header(scope: Scope, name: bytes) -> str | None:
+    for key, value in scope.get("headers", []):
+        if key.lower() == name:
+            return bytes(value).decode("latin-1")
+    return None
+
+
+async def send_error(send: Send, error: HarnessError, extra_headers: list[tuple[bytes, bytes]]) -> None:
+    body = json.dumps(error.to_body(), ensure_ascii=False).encode("utf-8")
+    headers = [
+        (b"content-type", b"application/json"),
+        (b"content-length", str(len(body)).encode()),
+        *extra_headers,
+    ]
+    if isinstance(error, Unauthorized):
+        headers.append((b"www-authenticate", b"Bearer"))
+    await send({"type": "http.response.start", "status": error.http_status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+@dataclass
+class PortRef:
+    """The port the server listens on; None until known (port 0 is picked at bind time)."""
+
+    port: int | None
+
+
+class SecurityMiddleware:
+    def __init__(
+        self,
+        app: ASGIApp,
+        *,
+        token: str,
+        port_ref: PortRef,
+        allowed_origins: tuple[str, ...],
+        max_body_bytes: int,
+    ) -> None:
+        self.app = app
+        self._token = token.encode("utf-8")
+        self.port_ref = port_ref
+        self.allowed_origins = allowed_origins
+        self.max_body_bytes = max_body_bytes
+
+    def _host_ok(self, host_header: str | None) -> bool:
+        if not host_header:
+            return False
+        if host_header.startswith("["):
+            close = host_header.find("]")
+            host, rest = host_header[: close + 1], host_header[close + 1 :]
+            port = rest[1:] if rest.startswith(":") else ""
+        else:
+            host, _, port = host_header.partition(":")
+        if host.lower() not in LOOPBACK_NAMES:
+            return False
+        expected = self.port_ref.port
+        return expected is None or not port or port == str(expected)
+
+    def _token_ok(self, scope: Scope) -> bool:
+        auth = _header(scope, b"authorization") or ""
+        scheme, _, presented = auth.partition(" ")
+        if scheme.lower() != "bearer":
+            return False
+        return hmac.compare_digest(presented.strip().encode("utf-8"), self._token)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        origin = _header(scope, b"origin")
+        cors: list[tuple[bytes, bytes]] = []
+        if origin is not None and origin in self.allowed_origins:
+            cors = [
+                (b"access-control-allow-origin", origin.encode()),
+                (b"vary", b"Origin"),
+                (b"access-control-allow-headers", CORS_HEADERS.encode()),
+                (b"access-control-allow-methods", CORS_METHODS.encode()),
+                (b"access-control-expose-headers", b"Mcp-Session-Id"),
+            ]
+        if not self._host_ok(_header(scope, b"host")):
+            await send_error(send, MisdirectedRequest("The Host header must name this loopback server."), cors)
+            return
+        if scope["method"] == "OPTIONS" and origin is not None:
+            status = 204 if cors else 403
+            await send(
+                {
+                    "type": "http.response.start",
+                    "status": status,
+                    "headers": [*cors, (b"content-length", b"0")],
+                }
+            )
+            await send({"type": "http.response.body", "body": b""})
+            return
+        if scope["path"] not in PUBLIC_PATHS and not self._token_ok(scope):
+            await send_error(send, Unauthorized("A valid bearer token is required."), cors)
+            return
+        declared = _header(scope, b"content-length")
+        if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
+            await send_error(send, PayloadTooLarge(f"The request body exceeds {self.max_body_bytes} bytes."), cors)
+            return
+
+        # Buffer the body (bounded) before the app sees it, so an oversized chunked body
+        # gets a clean 413 instead of an exception halfway through a handler.
+        chunks: list[bytes] = []
+        received = 0
+        more = True
+        while more:
+            message = await receive()
+            if message["type"] != "http.request":
+                return
+            chunk = message.get("body", b"")
+            received += len(chunk)
+            if received > self.max_body_bytes:
+                await send_error(send, PayloadTooLarge(f"The request body exceeds {self.max_body_bytes} bytes."), cors)
+                return
+            chunks.append(chunk)
+            more = message.get("more_body", False)
+        body = b"".join(chunks)
+        replayed = False
+
+        async def replay_receive() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        async def send_with_cors(message: Message) -> None:
+            if message["type"] == "http.response.start" and cors:
+                message["headers"] = [*message.get("headers", []), *cors]
+            await send(message)
+
+        await self.app(scope, replay_receive, send_with_cors)

@@ -1,0 +1,80 @@
+"""`kh serve`: the HTTP API and /mcp on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import threading
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+import uvicorn
+
+from ..api.app import create_app
+from ..api.context import AppContext
+from ..settings import Settings, load_token, require_loopback
+
+
+class _Server(uvicorn.Server):
+    def __init__(self, config: uvicorn.Config, on_started: Any) -> None:
+        super().__init__(config)
+        self._on_started = on_started
+
+    async def startup(self, sockets: Any = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self._on_started(self)
+
+
+def _watch_stdin(server: uvicorn.Server) -> None:
+    try:
+        while sys.stdin.buffer.read(4096):
+            pass
+    except (OSError, ValueError):
+        pass
+    server.should_exit = True
+
+
+def serve(
+    vault: Annotated[Path, typer.Option("--vault", help="The vault folder.")],
+    host: Annotated[str, typer.Option(help="Loopback address to bind: 127.0.0.1 or ::1.")] = "127.0.0.1",
+    port: Annotated[int, typer.Option(help="Port; 0 picks a free one.")] = 8765,
+    token_file: Annotated[
+        Path | None, typer.Option("--token-file", help="Token file (created 0600 when missing).")
+    ] = None,
+    exit_on_stdin_close: Annotated[
+        bool, typer.Option("--exit-on-stdin-close", help="Exit when standard input closes.")
+    ] = False,
+    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "warning",
+) -> None:
+    """Serve the HTTP API and /mcp for one vault on loopback."""
+    bind = require_loopback(host)
+    token = load_token(token_file)
+    settings = Settings(vault=vault, host=bind, port=port, token=token)
+    ctx = AppContext.create(settings)
+    app = create_app(settings, ctx)
+
+    def on_started(server: uvicorn.Server) -> None:
+        actual = server.servers[0].sockets[0].getsockname()[1] if server.servers else port
+        app.state.port_ref.port = actual
+        line = {"event": "listening", "host": bind, "port": actual, "pid": os.getpid()}
+        print(json.dumps(line), flush=True)
+
+    config = uvicorn.Config(app, host=bind, port=port, log_level=log_level, lifespan="on", access_log=False)
+    server = _Server(config, on_started)
+
+    def request_shutdown() -> None:
+        server.should_exit = True
+
+    ctx.request_shutdown = request_shutdown
+    if exit_on_stdin_close:
+        threading.Thread(target=_watch_stdin, args=(server,), daemon=True, name="stdin-watch").start()
+    server.run()
+    if not server.started:
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("serve")(serve)

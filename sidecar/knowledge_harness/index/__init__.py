@@ -1,0 +1,1 @@
+"""Seed 003: the reasoning index."""

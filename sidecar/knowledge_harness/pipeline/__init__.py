@@ -1,0 +1,1 @@
+"""Seed 004: the harness pipeline."""

@@ -1,0 +1,1 @@
+"""Seed 000: trust levels, evidence, the validator, approvals."""

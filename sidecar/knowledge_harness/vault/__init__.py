@@ -1,0 +1,1 @@
+"""The vault layer: the only code that reads or writes vault files."""

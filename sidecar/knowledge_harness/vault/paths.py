@@ -1,0 +1,198 @@
+"""Confinement of note paths to the vault root.
+
+Every path that crosses a door (REST, MCP, CLI) is a vault-relative POSIX path in NFC.
+This module is the single place that turns such a string into a file on disk, and the
+single place that decides which folders are never part of the vault's notes.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import NotFound, PathRejected
+
+EXCLUDED_DIRS = frozenset({".obsidian", ".harness", ".git", ".trash", "node_modules"})
+MAX_PATH_BYTES = 1024
+MAX_SEGMENT_BYTES = 255
+NOTE_SUFFIX = ".md"
+
+_DRIVE = re.compile(r"^[A-Za-z]:")
+_PERCENT_ESCAPE = re.compile(r"%[0-9A-Fa-f]{2}")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")
+
+
+def nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def is_excluded_segment(segment: str) -> bool:
+    """Obsidian ignores dot-folders; we also skip tool folders that are never notes."""
+    return segment in EXCLUDED_DIRS or segment.startswith(".")
+
+
+def normalize_rel_path(raw: str) -> str:
+    """Validate a vault-relative path and return it in NFC, or raise PathRejected."""
+    if not raw:
+        raise PathRejected("The path is empty.")
+    if "\x00" in raw:
+        raise PathRejected("The path contains a NUL byte.")
+    if _CONTROL.search(raw):
+        raise PathRejected("The path contains a control character.")
+    if "\\" in raw:
+        raise PathRejected("The path contains a backslash; use '/' between folders.")
+    if raw.startswith("/") or raw.startswith("~"):
+        raise PathRejected("The path is absolute; give it relative to the vault.")
+    if _DRIVE.match(raw):
+        raise PathRejected("The path starts with a drive letter; give it relative to the vault.")
+    if _PERCENT_ESCAPE.search(raw):
+        raise PathRejected("The path contains a percent-encoded escape after decoding; encode it once.")
+    if len(raw.encode("utf-8")) > MAX_PATH_BYTES:
+        raise PathRejected(f"The path is longer than {MAX_PATH_BYTES} bytes.")
+    path = nfc(raw)
+    segments = path.split("/")
+    for segment in segments:
+        if segment in ("", ".", ".."):
+            raise PathRejected(f"The path has an empty, '.' or '..' segment: {raw!r}.")
+        if len(segment.encode("utf-8")) > MAX_SEGMENT_BYTES:
+            raise PathRejected(f"A path segment is longer than {MAX_SEGMENT_BYTES} bytes.")
+    for segment in segments[:-1]:
+        if is_excluded_segment(segment):
+            raise PathRejected(f"The folder {segment!r} is not part of the vault's notes.")
+    if segments[-1].startswith("."):
+        raise PathRejected("Hidden files are not notes.")
+    return path
+
+
+def require_note_path(raw: str) -> str:
+    path = normalize_rel_path(raw)
+    if not path.endswith(NOTE_SUFFIX):
+        raise PathRejected(f"Not a Markdown note (must end in {NOTE_SUFFIX}): {path}.")
+    return path
+
+
+@dataclass(frozen=True, slots=True)
+class Vault:
+    """A vault root on disk; resolves note paths without ever leaving it."""
+
+    root: Path
+
+    @classmethod
+    def open(cls, root: str | Path) -> Vault:
+        resolved = Path(root).expanduser().resolve()
+        if not resolved.is_dir():
+            raise NotFound(f"The vault folder does not exist: {root}.")
+        return cls(resolved)
+
+    @property
+    def harness_dir(self) -> Path:
+        return self.root / ".harness"
+
+    def resolve(self, raw: str) -> Path:
+        """Map a vault-relative path to the file on disk (NFC or NFD name), confined to the root."""
+        rel = normalize_rel_path(raw)
+        current = self.root
+        for segment in rel.split("/"):
+            candidate = current / segment
+            if not os.path.lexists(candidate):
+                candidate = self._find_by_nfc(current, segment)
+            current = candidate
+        real = current.resolve()
+        if not real.is_relative_to(self.root):
+            raise PathRejected(f"The path leaves the vault through a symbolic link: {rel}.")
+        return current
+
+    def resolve_note(self, raw: str) -> Path:
+        path = self.resolve(require_note_path(raw))
+        if not path.is_file():
+            raise NotFound(f"No such note: {nfc(raw)}.")
+        return path
+
+    def rel(self, disk_path: Path) -> str:
+        return nfc(disk_path.relative_to(self.root).as_posix())
+
+    def _find_by_nfc(self, folder: Path, segment: str) -> Path:
+        try:
+            with os.scandir(folder) as entries:
+                for entry in entries:
+                    if nfc(entry.name) == segment:
+                        return folder / entry.name
+        except (FileNotFoundError, NotADirectoryError):
+            pass
+        raise NotFound(f"No such file in the vault: {segment}.")
+
+
+@dataclass(frozen=True, slots=True)
+class NoteFile:
+    path: str  # vault-relative, NFC
+    disk_path: Path
+    size: int
+    mtime_ns: int
+
+
+@dataclass(frozen=True, slots=True)
+class ScanProblem:
+    path: str
+    message: str
+
+
+def iter_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> Iterator[NoteFile]:
+    """Yield every Markdown note of the vault in sorted NFC path order.
+
+    Excluded and hidden folders are pruned; symlinks are followed only while they stay in
+    the vault (a loop or an escape is reported, never followed); names that collide after
+    NFC normalization are reported and only the first is yielded.
+    """
+    sink = problems if problems is not None else []
+    found: dict[str, NoteFile] = {}
+    visited_dirs: set[tuple[int, int]] = set()
+    stack: list[Path] = [vault.root]
+    while stack:
+        folder = stack.pop()
+        try:
+            st = folder.stat()
+        except OSError as exc:
+            sink.append(ScanProblem(vault.rel(folder), f"Cannot read folder: {exc.strerror}."))
+            continue
+        key = (st.st_dev, st.st_ino)
+        if key in visited_dirs:
+            sink.append(ScanProblem(vault.rel(folder), "Folder reached twice (symbolic link loop); skipped."))
+            continue
+        visited_dirs.add(key)
+        try:
+            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+        except OSError as exc:
+            sink.append(ScanProblem(vault.rel(folder), f"Cannot list folder: {exc.strerror}."))
+            continue
+        for entry in entries:
+            if is_excluded_segment(entry.name):
+                continue
+            disk = Path(entry.path)
+            try:
+                if entry.is_symlink():
+                    real = disk.resolve()
+                    if not real.is_relative_to(vault.root):
+                        sink.append(ScanProblem(vault.rel(disk), "Symbolic link leaves the vault; skipped."))
+                        continue
+                if entry.is_dir():
+                    stack.append(disk)
+                    continue
+                if not entry.name.endswith(NOTE_SUFFIX) or not entry.is_file():
+                    continue
+                stat = entry.stat()
+            except (OSError, RuntimeError) as exc:
+                sink.append(ScanProblem(vault.rel(disk), f"Cannot read: {exc}."))
+                continue
+            rel = vault.rel(disk)
+            if rel in found:
+                sink.append(
+                    ScanProblem(rel, "Two files have this name after Unicode NFC normalization; only one is used.")
+                )
+                continue
+            found[rel] = NoteFile(rel, disk, stat.st_size, stat.st_mtime_ns)
+    for rel in sorted(found):
+        yield found[rel]

@@ -1,0 +1,84 @@
+"""Shared fixtures: real vaults on disk, a real `kh serve` subprocess on loopback."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pytest
+from hypothesis import HealthCheck, settings
+
+REPO = Path(__file__).resolve().parent.parent
+EXAMPLE_VAULT = REPO / "examples" / "vault"
+KH = Path(sys.executable).with_name("kh")
+
+settings.register_profile("ci", max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.register_profile("fuzz", max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture
+def example_vault(tmp_path: Path) -> Path:
+    """A private copy of examples/vault (tests never touch the original)."""
+    dest = tmp_path / "vault"
+    shutil.copytree(EXAMPLE_VAULT, dest, symlinks=True)
+    return dest
+
+
+@dataclass
+class Sidecar:
+    url: str
+    port: int
+    token: str
+    process: subprocess.Popen[bytes]
+    vault: Path
+
+    def client(self, *, token: bool = True) -> httpx.Client:
+        headers = {"Authorization": f"Bearer {self.token}"} if token else {}
+        return httpx.Client(base_url=self.url, headers=headers, timeout=30)
+
+
+def start_sidecar(vault: Path, token: str = "test-token-0123456789abcdef", *extra: str) -> Sidecar:
+    env = {**os.environ, "KH_TOKEN": token}
+    proc = subprocess.Popen(
+        [str(KH), "serve", "--vault", str(vault), "--port", "0", "--exit-on-stdin-close", *extra],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    assert proc.stdout is not None
+    line = proc.stdout.readline()
+    if not line:
+        err = proc.stderr.read().decode() if proc.stderr else ""
+        raise RuntimeError(f"kh serve did not start: {err}")
+    event = json.loads(line)
+    assert event["event"] == "listening"
+    return Sidecar(f"http://127.0.0.1:{event['port']}", event["port"], token, proc, vault)
+
+
+def stop_sidecar(sidecar: Sidecar) -> None:
+    if sidecar.process.poll() is None:
+        sidecar.process.terminate()
+        try:
+            sidecar.process.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            sidecar.process.kill()
+            sidecar.process.wait()
+
+
+@pytest.fixture
+def sidecar(example_vault: Path) -> Iterator[Sidecar]:
+    """A real `kh serve` subprocess on a copy of the example vault."""
+    running = start_sidecar(example_vault)
+    try:
+        yield running
+    finally:
+        stop_sidecar(running)
