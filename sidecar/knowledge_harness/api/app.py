@@ -28,6 +28,19 @@ def _error(status: int, code: str, message: str, detail: Any = None) -> JSONResp
     return JSONResponse({"error": {"code": code, "message": message, "detail": detail}}, status_code=status)
 
 
+def _only_mcp_path(mcp_app: Any) -> Any:
+    """Mounted at "/" (a mount at "/mcp" answers POST /mcp with a 307), so pass only /mcp through."""
+
+    async def asgi(scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] == "http" and scope.get("path") not in ("/mcp", "/mcp/"):
+            response = _error(404, "not_found", f"No route {scope.get('path')}.")
+            await response(scope, receive, send)
+            return
+        await mcp_app(scope, receive, send)
+
+    return asgi
+
+
 def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
     ctx = ctx or AppContext.create(settings)
     mcp = build_mcp(ctx)
@@ -64,9 +77,13 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
         return _error(422, "invalid_request", "The request does not match the expected schema.", detail)
 
     @app.exception_handler(StarletteHTTPException)
-    async def http_error(_: Request, exc: StarletteHTTPException) -> JSONResponse:
+    async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        return _error(exc.status_code, code, str(exc.detail))
+        message = {
+            404: f"No route matches {request.url.path!r}.",
+            405: f"{request.method} is not allowed on {request.url.path!r}.",
+        }.get(exc.status_code, f"{exc.detail}.")
+        return _error(exc.status_code, code, message)
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
@@ -75,7 +92,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
 
     for router in ROUTERS:
         app.include_router(router)
-    app.mount("/", mcp_app)
+    app.mount("/", _only_mcp_path(mcp_app))
 
     app.state.port_ref = PortRef(settings.port or None)
     app.add_middleware(

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 import os
-import sys
 import threading
 from pathlib import Path
 from typing import Annotated, Any
@@ -29,10 +28,12 @@ class _Server(uvicorn.Server):
 
 
 def _watch_stdin(server: uvicorn.Server) -> None:
+    # os.read on the raw descriptor: a daemon thread blocked in sys.stdin's buffered reader
+    # would abort the interpreter at exit (it holds the buffer's lock).
     try:
-        while sys.stdin.buffer.read(4096):
+        while os.read(0, 4096):
             pass
-    except (OSError, ValueError):
+    except OSError:
         pass
     server.should_exit = True
 
