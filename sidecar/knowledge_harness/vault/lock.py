@@ -1,0 +1,84 @@
+"""The vault's advisory writer lock: one writer of `.harness/` (and of notes) at a time.
+
+The CLI and a running sidecar may both build the index, plan, approve or advance a pipeline on
+the same vault. Every such writer holds this lock (an exclusive `flock` on `.harness/lock`);
+a second writer waits briefly, then gets a clear `Busy` naming the holder instead of
+interleaving. Re-entrant within a thread, so a service may call another that also locks.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import threading
+import time
+from collections.abc import Iterator
+from datetime import UTC, datetime
+from pathlib import Path
+
+from ..errors import Busy
+from .paths import Vault
+
+DEFAULT_WAIT_SECONDS = 5.0
+_held = threading.local()
+
+
+def _depths() -> dict[str, int]:
+    if not hasattr(_held, "depths"):
+        _held.depths = {}
+    depths: dict[str, int] = _held.depths
+    return depths
+
+
+def describe_holder(lock_path: Path) -> str:
+    try:
+        info = json.loads(lock_path.read_text(encoding="utf-8") or "{}")
+    except (OSError, ValueError):
+        return "another process"
+    if not info:
+        return "another process"
+    return f"{info.get('purpose', 'a writer')} (pid {info.get('pid', '?')}, since {info.get('since', '?')})"
+
+
+@contextlib.contextmanager
+def vault_lock(vault: Vault, purpose: str, *, wait_seconds: float = DEFAULT_WAIT_SECONDS) -> Iterator[None]:
+    lock_path = vault.harness_dir / "lock"
+    key = str(lock_path)
+    depths = _depths()
+    if depths.get(key, 0) > 0:
+        depths[key] += 1
+        try:
+            yield
+        finally:
+            depths[key] -= 1
+        return
+    vault.harness_dir.mkdir(parents=True, exist_ok=True)
+    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        deadline = time.monotonic() + wait_seconds
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    holder = describe_holder(lock_path)
+                    raise Busy(
+                        f"The vault is busy: {holder} holds its lock; try again when it has finished.",
+                        detail={"holder": holder, "purpose": purpose},
+                    ) from None
+                time.sleep(0.05)
+        info = {"pid": os.getpid(), "purpose": purpose, "since": datetime.now(UTC).isoformat(timespec="seconds")}
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, json.dumps(info).encode(), 0)
+        depths[key] = 1
+        try:
+            yield
+        finally:
+            depths[key] = 0
+            os.ftruncate(fd, 0)
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
