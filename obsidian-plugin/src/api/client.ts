@@ -1,0 +1,214 @@
+import type { HttpMethod, HttpResponse, Transport } from "./transport";
+
+export type { HttpMethod, HttpRequest, HttpResponse, Transport } from "./transport";
+
+/** Where the sidecar listens and the token it expects; null while it is not running. */
+export interface SidecarEndpoint {
+	/** e.g. "http://127.0.0.1:48123" (no trailing slash). */
+	baseUrl: string;
+	token: string;
+}
+
+export type EndpointSource = SidecarEndpoint | (() => SidecarEndpoint | null);
+
+/** The sidecar answered with an error (4xx/5xx) or with a body that is not what the API promises. */
+export class SidecarError extends Error {
+	readonly status: number;
+	readonly code: string;
+	readonly detail: unknown;
+
+	constructor(status: number, code: string, message: string, detail?: unknown) {
+		super(message);
+		this.name = "SidecarError";
+		this.status = status;
+		this.code = code;
+		this.detail = detail;
+	}
+}
+
+/** No answer from the sidecar: it is not running, not reachable, or the request timed out. */
+export class SidecarOfflineError extends Error {
+	override readonly cause: unknown;
+
+	constructor(message: string, cause?: unknown) {
+		super(message);
+		this.name = "SidecarOfflineError";
+		this.cause = cause;
+	}
+}
+
+// ---- response shapes (see the HTTP section of the contract) ----
+
+export interface Health {
+	status: string;
+	version: string;
+}
+
+/** A parse problem of a note (e.g. broken frontmatter YAML). */
+export interface NoteError {
+	message: string;
+	line: number | null;
+	column: number | null;
+}
+
+export interface NoteSummary {
+	path: string;
+	title: string;
+	size: number;
+	/** Modification time, seconds since the epoch. */
+	mtime: number;
+	has_frontmatter: boolean;
+	error: NoteError | null;
+}
+
+export interface NoteList {
+	notes: NoteSummary[];
+	total: number;
+	next_cursor: string | null;
+}
+
+/** One note: parsed properties, hashes and any parse error. */
+export interface NoteDetail extends NoteSummary {
+	has_bom: boolean;
+	line_endings: string;
+	frontmatter_end_line: number | null;
+	properties: Record<string, unknown>;
+	/** SHA-256 of the file's bytes. */
+	sha256: string;
+	/** SHA-256 of the body (see verification.content_sha256). */
+	content_sha256: string;
+	references: string[];
+	references_sha256: string;
+}
+
+export type QueryValue = string | number | boolean | null | undefined;
+
+export interface RequestOptions {
+	query?: Record<string, QueryValue>;
+	/** Serialised as JSON. */
+	body?: unknown;
+	/** Send the bearer token (every route but /health needs it). Default true. */
+	auth?: boolean;
+}
+
+/** Encodes a vault-relative POSIX path for use in a URL, one segment at a time. */
+export function encodeVaultPath(path: string): string {
+	return path
+		.replace(/^\/+/, "")
+		.split("/")
+		.map((segment) => encodeURIComponent(segment))
+		.join("/");
+}
+
+/**
+ * Typed client of the sidecar's HTTP API. It holds no logic beyond building
+ * requests and mapping answers: adding an endpoint is one method calling
+ * `request()`.
+ */
+export class SidecarClient {
+	private readonly transport: Transport;
+	private readonly endpoint: () => SidecarEndpoint | null;
+
+	constructor(transport: Transport, endpoint: EndpointSource) {
+		this.transport = transport;
+		this.endpoint = typeof endpoint === "function" ? endpoint : () => endpoint;
+	}
+
+	health(): Promise<Health> {
+		return this.request<Health>("GET", "/health", { auth: false });
+	}
+
+	listNotes(limit?: number, cursor?: string | null): Promise<NoteList> {
+		return this.request<NoteList>("GET", "/v1/notes", { query: { limit, cursor } });
+	}
+
+	getNote(path: string): Promise<NoteDetail> {
+		return this.request<NoteDetail>("GET", `/v1/notes/${encodeVaultPath(path)}`);
+	}
+
+	async shutdown(): Promise<void> {
+		await this.request<unknown>("POST", "/v1/shutdown");
+	}
+
+	/** Sends one request and returns the decoded JSON body, or throws SidecarError / SidecarOfflineError. */
+	async request<T>(method: HttpMethod, path: string, options: RequestOptions = {}): Promise<T> {
+		const endpoint = this.endpoint();
+		if (!endpoint) {
+			throw new SidecarOfflineError("The sidecar is not running.");
+		}
+		const headers: Record<string, string> = { Accept: "application/json" };
+		if (options.auth !== false) {
+			headers.Authorization = `Bearer ${endpoint.token}`;
+		}
+		let body: string | undefined;
+		if (options.body !== undefined) {
+			body = JSON.stringify(options.body);
+			headers["Content-Type"] = "application/json";
+		}
+		const url = endpoint.baseUrl.replace(/\/+$/, "") + path + buildQuery(options.query);
+
+		let response: HttpResponse;
+		try {
+			response = await this.transport.request({ method, url, headers, body });
+		} catch (error) {
+			throw new SidecarOfflineError(`No answer from the sidecar: ${describe(error)}`, error);
+		}
+		return decode<T>(response);
+	}
+}
+
+function buildQuery(query: Record<string, QueryValue> | undefined): string {
+	if (!query) return "";
+	const parts: string[] = [];
+	for (const [key, value] of Object.entries(query)) {
+		if (value === undefined || value === null) continue;
+		parts.push(`${encodeURIComponent(key)}=${encodeURIComponent(String(value))}`);
+	}
+	return parts.length > 0 ? `?${parts.join("&")}` : "";
+}
+
+function decode<T>(response: HttpResponse): T {
+	const { status, text } = response;
+	let parsed: unknown = undefined;
+	let parsedOk = false;
+	if (text.trim().length > 0) {
+		try {
+			parsed = JSON.parse(text);
+			parsedOk = true;
+		} catch {
+			parsedOk = false;
+		}
+	}
+
+	if (status >= 200 && status < 300) {
+		if (text.trim().length === 0) return undefined as T;
+		if (!parsedOk) {
+			throw new SidecarError(status, "invalid_response", "The sidecar sent a response that is not JSON.", text.slice(0, 200));
+		}
+		return parsed as T;
+	}
+
+	const error = parsedOk ? errorBody(parsed) : null;
+	if (error) {
+		throw new SidecarError(status, error.code, error.message, error.detail);
+	}
+	const snippet = text.trim().slice(0, 200);
+	throw new SidecarError(status, `http_${status}`, snippet || `The sidecar answered HTTP ${status}.`);
+}
+
+/** Reads `{"error": {"code", "message", "detail"}}`; null when the body has another shape. */
+function errorBody(body: unknown): { code: string; message: string; detail: unknown } | null {
+	if (!isRecord(body) || !isRecord(body.error)) return null;
+	const { code, message, detail } = body.error;
+	if (typeof code !== "string" || typeof message !== "string") return null;
+	return { code, message, detail };
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+	return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function describe(error: unknown): string {
+	if (error instanceof Error) return error.message;
+	return String(error);
+}

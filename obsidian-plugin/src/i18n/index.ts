@@ -1,0 +1,57 @@
+import { en, type MessageKey, type Messages } from "./en";
+import { ja } from "./ja";
+
+export type { MessageKey, Messages } from "./en";
+
+/** Languages this plugin ships, one module per language. */
+export const LOCALES = { en, ja } as const satisfies Record<string, Messages>;
+export type Locale = keyof typeof LOCALES;
+
+/** The language setting: a shipped locale, or "auto" to follow Obsidian. */
+export type LanguageSetting = "auto" | Locale;
+
+export const FALLBACK_LOCALE: Locale = "en";
+
+let current: Locale = FALLBACK_LOCALE;
+
+export function isLocale(value: unknown): value is Locale {
+	return typeof value === "string" && Object.prototype.hasOwnProperty.call(LOCALES, value);
+}
+
+/**
+ * Maps a language tag such as "ja", "ja-JP" or "en-GB" to a shipped locale,
+ * or null when none fits.
+ */
+export function matchLocale(tag: string | null | undefined): Locale | null {
+	if (!tag) return null;
+	const base = tag.trim().toLowerCase().replace("_", "-").split("-")[0] ?? "";
+	return isLocale(base) ? base : null;
+}
+
+/** The locale to use for a setting, given Obsidian's language. */
+export function resolveLocale(setting: string, appLanguage: string | null | undefined): Locale {
+	if (setting !== "auto") {
+		const chosen = matchLocale(setting);
+		if (chosen) return chosen;
+	}
+	return matchLocale(appLanguage) ?? FALLBACK_LOCALE;
+}
+
+/** Selects the locale for all later `t()` calls and returns it. */
+export function applyLanguage(setting: string, appLanguage: string | null | undefined): Locale {
+	current = resolveLocale(setting, appLanguage);
+	return current;
+}
+
+export function currentLocale(): Locale {
+	return current;
+}
+
+/** Translates a key, filling `{name}` placeholders from `vars`. */
+export function t(key: MessageKey, vars?: Record<string, string | number>): string {
+	const template: string = LOCALES[current][key];
+	if (!vars) return template;
+	return template.replace(/\{(\w+)\}/g, (whole: string, name: string) =>
+		Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : whole,
+	);
+}

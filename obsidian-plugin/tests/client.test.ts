@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import {
+	encodeVaultPath,
+	SidecarClient,
+	SidecarError,
+	SidecarOfflineError,
+} from "../src/api/client";
+import { requestUrlTransport } from "../src/api/obsidian-transport";
+import { FakeTransport, json } from "./helpers/fakes";
+import { requestUrlMock, type MockRequestUrlParam } from "./mocks/obsidian";
+
+const endpoint = { baseUrl: "http://127.0.0.1:5123/", token: "secret-token" };
+
+describe("SidecarClient", () => {
+	it("sends the bearer token on API routes but not on /health", async () => {
+		const transport = new FakeTransport((request) => {
+			if (request.url.endsWith("/health")) return json(200, { status: "ok", version: "0.1.0" });
+			return json(200, { notes: [], total: 0, next_cursor: null });
+		});
+		const client = new SidecarClient(transport, endpoint);
+
+		await expect(client.health()).resolves.toEqual({ status: "ok", version: "0.1.0" });
+		await client.listNotes(50, "abc");
+
+		const [health, list] = transport.requests;
+		expect(health?.url).toBe("http://127.0.0.1:5123/health");
+		expect(health?.headers.Authorization).toBeUndefined();
+		expect(list?.method).toBe("GET");
+		expect(list?.url).toBe("http://127.0.0.1:5123/v1/notes?limit=50&cursor=abc");
+		expect(list?.headers.Authorization).toBe("Bearer secret-token");
+	});
+
+	it("omits empty query values and encodes note paths per segment", async () => {
+		const transport = new FakeTransport(() => json(200, { path: "x" }));
+		const client = new SidecarClient(transport, endpoint);
+		await client.listNotes();
+		await client.getNote("日本語/a b#1?.md");
+		expect(transport.requests[0]?.url).toBe("http://127.0.0.1:5123/v1/notes");
+		expect(transport.requests[1]?.url).toBe(
+			"http://127.0.0.1:5123/v1/notes/%E6%97%A5%E6%9C%AC%E8%AA%9E/a%20b%231%3F.md",
+		);
+		expect(encodeVaultPath("/a/b.md")).toBe("a/b.md");
+	});
+
+	it("POSTs /v1/shutdown with the token", async () => {
+		const transport = new FakeTransport(() => json(200, { status: "shutting_down" }));
+		await new SidecarClient(transport, endpoint).shutdown();
+		expect(transport.requests[0]).toMatchObject({
+			method: "POST",
+			url: "http://127.0.0.1:5123/v1/shutdown",
+			headers: { Authorization: "Bearer secret-token" },
+		});
+	});
+
+	it("maps error bodies to SidecarError", async () => {
+		const transport = new FakeTransport(() =>
+			json(404, { error: { code: "note_not_found", message: "No such note: x.md", detail: { path: "x.md" } } }),
+		);
+		const error = await new SidecarClient(transport, endpoint).getNote("x.md").catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(SidecarError);
+		expect(error).toMatchObject({
+			status: 404,
+			code: "note_not_found",
+			message: "No such note: x.md",
+			detail: { path: "x.md" },
+		});
+	});
+
+	it("maps other error answers to SidecarError with an http_ code", async () => {
+		const transport = new FakeTransport(() => ({ status: 502, text: "Bad gateway" }));
+		const error = await new SidecarClient(transport, endpoint).health().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(SidecarError);
+		expect(error).toMatchObject({ status: 502, code: "http_502", message: "Bad gateway" });
+
+		const garbled = new FakeTransport(() => ({ status: 200, text: "<html>" }));
+		await expect(new SidecarClient(garbled, endpoint).health()).rejects.toMatchObject({
+			code: "invalid_response",
+		});
+	});
+
+	it("maps transport failures to SidecarOfflineError", async () => {
+		const transport = new FakeTransport(() => null);
+		const error = await new SidecarClient(transport, endpoint).listNotes().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(SidecarOfflineError);
+		expect(error).not.toBeInstanceOf(SidecarError);
+		expect((error as SidecarOfflineError).message).toContain("ECONNREFUSED");
+	});
+
+	it("is offline when there is no endpoint", async () => {
+		const transport = new FakeTransport(() => json(200, {}));
+		const client = new SidecarClient(transport, () => null);
+		await expect(client.health()).rejects.toBeInstanceOf(SidecarOfflineError);
+		expect(transport.requests).toHaveLength(0);
+	});
+});
+
+describe("requestUrl transport", () => {
+	it("passes throw:false and returns error statuses as answers", async () => {
+		const seen: MockRequestUrlParam[] = [];
+		requestUrlMock.handler = (param) => {
+			seen.push(param);
+			return Promise.resolve({ status: 401, text: '{"error":{"code":"unauthorized","message":"Missing token."}}' });
+		};
+		const client = new SidecarClient(requestUrlTransport, endpoint);
+		await expect(client.listNotes()).rejects.toMatchObject({ status: 401, code: "unauthorized" });
+		expect(seen[0]).toMatchObject({
+			url: "http://127.0.0.1:5123/v1/notes",
+			method: "GET",
+			throw: false,
+			headers: { Authorization: "Bearer secret-token" },
+		});
+	});
+
+	it("turns a rejected requestUrl into SidecarOfflineError", async () => {
+		requestUrlMock.handler = () => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED"));
+		const client = new SidecarClient(requestUrlTransport, endpoint);
+		await expect(client.health()).rejects.toBeInstanceOf(SidecarOfflineError);
+	});
+});

@@ -1,0 +1,97 @@
+/**
+ * The one end-to-end test: spawns the REAL sidecar (`kh serve`) through the
+ * production supervisor dependencies (node child_process, node http) and talks
+ * to it with the API client. The binary is $KH_BIN or <repo>/.venv/bin/kh; a
+ * missing binary FAILS this test on purpose (`make setup` creates the venv).
+ */
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { SidecarClient, SidecarError } from "../../src/api/client";
+import { createNodeHttpTransport, nodeSpawn, nodeSupervisorDeps } from "../../src/sidecar/node-runtime";
+import { type KillSignal, SidecarSupervisor } from "../../src/sidecar/supervisor";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const repoRoot = path.resolve(here, "..", "..", "..");
+const khBin = process.env.KH_BIN || path.join(repoRoot, ".venv", "bin", "kh");
+
+function isAlive(pid: number): boolean {
+	try {
+		process.kill(pid, 0);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+describe("real sidecar", () => {
+	let vault = "";
+	let supervisor: SidecarSupervisor | null = null;
+	const signals: KillSignal[] = [];
+
+	beforeAll(() => {
+		vault = mkdtempSync(path.join(tmpdir(), "kh-plugin-it-"));
+		writeFileSync(path.join(vault, "alpha.md"), "---\ntitle: Alpha\ntags: [test]\n---\n# Alpha\n\nFirst note.\n");
+		mkdirSync(path.join(vault, "日本語"));
+		writeFileSync(path.join(vault, "日本語", "ベータ.md"), "# ベータ\n\n二つ目のノート。\n");
+	});
+
+	afterAll(async () => {
+		await supervisor?.stop();
+		if (vault) rmSync(vault, { recursive: true, force: true });
+	});
+
+	it("starts, answers health and notes with the token, refuses without it, and stops", async () => {
+		expect(existsSync(khBin), `sidecar binary not found at ${khBin} (run make setup, or set KH_BIN)`).toBe(true);
+
+		supervisor = new SidecarSupervisor(
+			{ command: khBin, args: [], vaultPath: vault, port: 0 },
+			nodeSupervisorDeps({
+				spawn: (command, args, options) => {
+					const child = nodeSpawn(command, args, options);
+					const kill = child.kill.bind(child);
+					child.kill = (signal) => {
+						signals.push(signal ?? "SIGTERM");
+						return kill(signal);
+					};
+					return child;
+				},
+			}),
+			{ listeningTimeoutMs: 20_000, healthTimeoutMs: 10_000, healthIntervalMs: 100 },
+		);
+		await supervisor.start();
+		const snapshot = supervisor.snapshot();
+		expect(snapshot.state, `sidecar did not become ready:\n${supervisor.recentOutput().join("\n")}`).toBe("ready");
+		const endpoint = supervisor.endpoint;
+		expect(endpoint).not.toBeNull();
+		expect(endpoint!.token).toMatch(/^[0-9a-f]{64}$/);
+		const pid = snapshot.pid!;
+		expect(isAlive(pid)).toBe(true);
+
+		const transport = createNodeHttpTransport();
+		const client = new SidecarClient(transport, endpoint!);
+
+		const health = await client.health();
+		expect(health.status).toBe("ok");
+		expect(typeof health.version).toBe("string");
+
+		const list = await client.listNotes();
+		expect(list.total).toBe(2);
+		expect(list.notes.map((n) => n.path).sort()).toEqual(["alpha.md", "日本語/ベータ.md"]);
+		expect(list.notes.find((n) => n.path === "alpha.md")).toMatchObject({ has_frontmatter: true, error: null });
+
+		const raw = await transport.request({ method: "GET", url: `${endpoint!.baseUrl}/v1/notes`, headers: {} });
+		expect(raw.status).toBe(401);
+		const anonymous = new SidecarClient(transport, { baseUrl: endpoint!.baseUrl, token: "wrong" });
+		const error = await anonymous.listNotes().catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(SidecarError);
+		expect((error as SidecarError).status).toBe(401);
+
+		await supervisor.stop();
+		expect(supervisor.currentState).toBe("offline");
+		expect(isAlive(pid)).toBe(false);
+		expect(signals, "the sidecar needed SIGKILL to stop").not.toContain("SIGKILL");
+	}, 45_000);
+});

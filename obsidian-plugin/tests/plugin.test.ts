@@ -1,0 +1,113 @@
+import { afterEach, describe, expect, it } from "vitest";
+import KnowledgeHarnessPlugin from "../src/main";
+import { applyLanguage } from "../src/i18n";
+import { SidecarOfflineError } from "../src/api/client";
+import { SidecarSupervisor, type SupervisorConfig } from "../src/sidecar/supervisor";
+import { App, FileSystemAdapter, mockState, Notice, type Plugin as MockPlugin } from "./mocks/obsidian";
+import { FakeChild, FakeClock, FakeTransport, json } from "./helpers/fakes";
+
+/** The plugin with the sidecar supervisor wired to fakes. */
+class TestPlugin extends KnowledgeHarnessPlugin {
+	readonly clock = new FakeClock();
+	readonly children: FakeChild[] = [];
+	readonly configs: SupervisorConfig[] = [];
+
+	protected override createSupervisor(config: SupervisorConfig): SidecarSupervisor {
+		this.configs.push(config);
+		return new SidecarSupervisor(config, {
+			spawn: (command, args, options) => {
+				const child = new FakeChild(command, args, options, 4242);
+				child.onKill = (_signal, c) => c.exit(null, "SIGTERM");
+				this.children.push(child);
+				return child;
+			},
+			transport: new FakeTransport(() => json(200, { status: "ok", version: "test" })),
+			timers: this.clock,
+			randomToken: () => "t".repeat(64),
+			env: () => ({}),
+		});
+	}
+}
+
+function makePlugin(data: unknown, adapter: unknown = new FileSystemAdapter("/home/me/vault")) {
+	const app = new App(adapter);
+	const plugin = new TestPlugin(app as never, { id: "knowledge-harness", name: "Knowledge Harness", version: "0.1.0" } as never);
+	const mock = plugin as unknown as MockPlugin;
+	mock.data = data;
+	return { app, plugin, mock };
+}
+
+describe("KnowledgeHarnessPlugin", () => {
+	afterEach(() => {
+		Notice.shown.length = 0;
+		mockState.language = "en";
+		applyLanguage("en", "en");
+	});
+
+	it("registers its settings tab, status bar item and restart command", async () => {
+		const { plugin, mock } = makePlugin({ autoStart: false });
+		await plugin.onload();
+
+		expect(mock.settingTabs).toHaveLength(1);
+		expect(mock.statusBarItems).toHaveLength(1);
+		const status = mock.statusBarItems[0];
+		expect(status.textContent).toBe("Sidecar offline");
+		expect(status.classList.contains("kh-status-offline")).toBe(true);
+
+		expect(mock.commands.map((c) => c.id)).toEqual(["restart-sidecar"]);
+		const command = mock.commands[0];
+		expect(command.name).toBe("Restart sidecar");
+		expect(command.hotkeys).toBeUndefined();
+		expect(command.id).not.toContain("knowledge-harness");
+	});
+
+	it("starts the sidecar on layout ready and shows its state", async () => {
+		const { app, plugin, mock } = makePlugin(null);
+		await plugin.onload();
+		expect(plugin.children).toHaveLength(0);
+
+		app.workspace.triggerLayoutReady();
+		await plugin.clock.advance(0);
+		const status = mock.statusBarItems[0];
+		expect(status.textContent).toBe("Sidecar starting…");
+		expect(plugin.configs[0]).toEqual({ command: "kh", args: [], vaultPath: "/home/me/vault", port: 0 });
+
+		plugin.children[0].listening(45678);
+		await plugin.clock.advance(0);
+		expect(status.textContent).toBe("Sidecar ready");
+		expect(status.getAttribute("aria-label")).toContain("45678");
+
+		// The launch token lives in memory only, never in data.json.
+		await plugin.saveSettings();
+		expect(JSON.stringify(mock.data)).not.toContain("t".repeat(64));
+
+		plugin.onunload();
+		await plugin.clock.advance(10_000);
+		expect(plugin.children[0].exited).toBe(true);
+	});
+
+	it("does not start automatically when auto-start is off, and the client is offline", async () => {
+		const { app, plugin } = makePlugin({ autoStart: false });
+		await plugin.onload();
+		app.workspace.triggerLayoutReady();
+		await plugin.clock.advance(0);
+		expect(plugin.children).toHaveLength(0);
+		await expect(plugin.client.health()).rejects.toBeInstanceOf(SidecarOfflineError);
+	});
+
+	it("refuses vaults that are not on the file system", async () => {
+		const { app, plugin } = makePlugin(null, { kind: "capacitor" });
+		await plugin.onload();
+		app.workspace.triggerLayoutReady();
+		await plugin.clock.advance(0);
+		expect(plugin.children).toHaveLength(0);
+		expect(Notice.shown.some((m) => m.includes("file system"))).toBe(true);
+	});
+
+	it("speaks Japanese when Obsidian does", async () => {
+		mockState.language = "ja";
+		const { plugin, mock } = makePlugin({ autoStart: false });
+		await plugin.onload();
+		expect(mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+	});
+});

@@ -1,0 +1,79 @@
+import { describe, expect, it, vi } from "vitest";
+import { KnowledgeHarnessSettingTab, type SettingsHost } from "../src/settings-tab";
+import { normalizeSettings, type SettingKey } from "../src/settings";
+import {
+	App,
+	Plugin,
+	settingsIn,
+	TextAreaComponent,
+	TextComponent,
+	ToggleComponent,
+} from "./mocks/obsidian";
+
+function makeTab() {
+	const saved: SettingKey[] = [];
+	const host = Object.assign(new Plugin(new App()), {
+		settings: normalizeSettings({}),
+		saveSettings: vi.fn((key: SettingKey) => {
+			saved.push(key);
+			return Promise.resolve();
+		}),
+		restartSidecar: vi.fn(() => Promise.resolve()),
+	});
+	const tab = new KnowledgeHarnessSettingTab(host.app as never, host as unknown as Plugin & SettingsHost as never);
+	return { tab, host, saved };
+}
+
+describe("settings tab", () => {
+	it("renders the settings with sentence-case names", () => {
+		const { tab } = makeTab();
+		tab.renderSettings();
+		const names = settingsIn(tab.containerEl).map((s) => s.nameEl.textContent);
+		expect(names).toEqual([
+			"Sidecar command",
+			"Extra arguments",
+			"Port",
+			"Start automatically",
+			"Language",
+			"Restart sidecar",
+		]);
+	});
+
+	it("saves valid edits and ignores an invalid port", async () => {
+		const { tab, host, saved } = makeTab();
+		tab.renderSettings();
+		const [command, args, port, autoStart] = settingsIn(tab.containerEl).map((s) => s.components[0]);
+		await (command as TextComponent).simulateChange("/opt/kh/bin/kh");
+		await (args as TextAreaComponent).simulateChange("-m\nknowledge_harness");
+		await (port as TextComponent).simulateChange("70000");
+		expect((port as TextComponent).inputEl.classList.contains("kh-input-invalid")).toBe(true);
+		await (port as TextComponent).simulateChange("8765");
+		await (autoStart as ToggleComponent).simulateChange(false);
+
+		expect(host.settings).toMatchObject({
+			sidecarCommand: "/opt/kh/bin/kh",
+			sidecarArgs: ["-m", "knowledge_harness"],
+			port: 8765,
+			autoStart: false,
+		});
+		expect(saved).toEqual(["sidecarCommand", "sidecarArgs", "port", "autoStart"]);
+	});
+
+	it("offers the same settings declaratively for Obsidian 1.13+", async () => {
+		const { tab, host } = makeTab();
+		const definitions = tab.getSettingDefinitions();
+		const keys = definitions.map((d) => ("control" in d && d.control ? d.control.key : null));
+		expect(keys).toEqual(["sidecarCommand", "sidecarArgs", "port", "autoStart", "language", null]);
+
+		expect(tab.getControlValue("port")).toBe(0);
+		await tab.setControlValue("port", 9000);
+		await tab.setControlValue("port", -5);
+		expect(host.settings.port).toBe(9000);
+		await tab.setControlValue("sidecarArgs", "a\nb");
+		expect(tab.getControlValue("sidecarArgs")).toBe("a\nb");
+
+		const restart = definitions[definitions.length - 1];
+		if (restart && "action" in restart && restart.action) restart.action(tab.containerEl, 0);
+		expect(host.restartSidecar).toHaveBeenCalledTimes(1);
+	});
+});
