@@ -12,7 +12,7 @@ from collections.abc import Callable
 import typer
 
 from ..errors import HarnessError
-from . import serve
+from . import audit, serve
 
 app = typer.Typer(
     name="kh",
@@ -22,7 +22,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-GROUPS: list[Callable[[typer.Typer], None]] = [serve.register]
+GROUPS: list[Callable[[typer.Typer], None]] = [serve.register, audit.register]
 for _register in GROUPS:
     _register(app)
 

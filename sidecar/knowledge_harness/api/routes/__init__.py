@@ -2,6 +2,6 @@
 
 from fastapi import APIRouter
 
-from . import health, notes, system
+from . import health, notes, system, trust
 
-ROUTERS: list[APIRouter] = [health.router, notes.router, system.router]
+ROUTERS: list[APIRouter] = [health.router, notes.router, system.router, trust.router]

@@ -1,0 +1,54 @@
+"""MCP tools for trust: the audit and a note's badge (read-only)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from ...errors import InputError
+from ...trust.audit import note_badge, run_audit, stale_report
+from ...trust.policy import load_policy
+from ..context import AppContext
+
+
+def _day(today: str | None) -> dt.date | None:
+    if not today:
+        return None
+    try:
+        return dt.date.fromisoformat(today)
+    except ValueError as exc:
+        raise InputError(f"today must be a date like 2026-09-20, got {today!r}.") from exc
+
+
+def register(mcp: MCPServer, ctx: AppContext) -> None:
+    @mcp.tool(
+        name="trust_audit",
+        description=(
+            "Read-only trust audit of the vault: Raw Keywords, evidence-capable notes, Fresh L2 count, "
+            "coverage, threshold and surplus, revalidation windows, stale notes with triggers, disputed "
+            "notes and metadata errors. Optional today (YYYY-MM-DD) and threshold (0-1)."
+        ),
+    )
+    def trust_audit(today: str | None = None, threshold: float | None = None) -> dict[str, Any]:
+        report = run_audit(ctx.catalog, load_policy(ctx.vault.root), today=_day(today), threshold=threshold)
+        return report.model_dump(mode="json")
+
+    @mcp.tool(
+        name="trust_badge",
+        description=(
+            "The trust badge of one note (vault-relative path): level, status, fresh, stale triggers, "
+            "revalidate_after, days_left, window, validator, last_validated, metadata error. Use it "
+            "before relying on a note: only Fresh L2 notes have checked evidence."
+        ),
+    )
+    def trust_badge(path: str, today: str | None = None) -> dict[str, Any]:
+        return note_badge(ctx.catalog, load_policy(ctx.vault.root), path, today=_day(today)).model_dump(mode="json")
+
+    @mcp.tool(
+        name="trust_stale",
+        description="Stale notes (with triggers) and Fresh L2 notes due for revalidation soon, per window.",
+    )
+    def trust_stale(today: str | None = None) -> dict[str, Any]:
+        return stale_report(ctx.catalog, load_policy(ctx.vault.root), today=_day(today)).model_dump(mode="json")

@@ -1,0 +1,442 @@
+"""The read-only trust audit: coverage of Fresh L2, stale notes, windows, disputes, errors.
+
+Definitions (docs/audit.md):
+- Raw Keywords: notes the policy's keyword rule selects (default: a `provenance` mapping).
+  Notes whose frontmatter cannot be read are not classified; they are listed under errors.
+- Evidence-capable: a Keyword note with at least one http(s) URL among its references.
+- Fresh L2: an evidence-capable Keyword note with level ≥ 2, status verified or reviewed, no
+  metadata error in `verification`, and no stale trigger.
+- Coverage = Fresh L2 / evidence-capable (0 when there are none);
+  threshold_count = ceil(threshold × evidence-capable); surplus = Fresh L2 − threshold_count.
+- Windows hold Fresh L2 notes by days left to their deadline (freshness.py).
+
+Reading the vault never writes to it; `record_audit` (asked for explicitly) appends one line
+to `.harness/audits.jsonl`.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import threading
+import weakref
+from dataclasses import dataclass
+from decimal import Decimal
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from ..errors import InputError
+from ..vault.catalog import NoteCatalog
+from ..vault.note import Note, read_note
+from ..vault.paths import NoteFile
+from ..vault.references import is_evidence_url
+from ..vault.writer import append_jsonl
+from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
+from .policy import Policy, note_tags
+from .schema import LEVEL_NAMES, TrustMetadata, finding_line, read_trust
+
+AUDITS_FILE = "audits.jsonl"
+
+
+# -- per-note facts, cached by the Note object the catalog hands out -------------------------
+@dataclass(frozen=True, slots=True)
+class NoteFacts:
+    note: Note
+    trust: TrustMetadata
+    has_provenance: bool
+    tags: tuple[str, ...]
+    evidence_capable: bool
+    content_sha256: str
+    references_sha256: str
+
+
+def note_facts(note: Note) -> NoteFacts:
+    references = note.references
+    return NoteFacts(
+        note=note,
+        trust=read_trust(note.properties),
+        has_provenance=isinstance(note.properties.get("provenance"), dict),
+        tags=tuple(note_tags(note.properties)),
+        evidence_capable=any(is_evidence_url(url) for url in references),
+        content_sha256=note.content_sha256,
+        references_sha256=note.references_sha256,
+    )
+
+
+class _FactsCache:
+    """Facts per path, valid while the catalog returns the very same Note object."""
+
+    def __init__(self) -> None:
+        self._facts: dict[str, NoteFacts] = {}
+        self._lock = threading.Lock()
+
+    def get(self, note: Note) -> NoteFacts:
+        with self._lock:
+            cached = self._facts.get(note.path)
+        if cached is not None and cached.note is note:
+            return cached
+        facts = note_facts(note)
+        with self._lock:
+            self._facts[note.path] = facts
+        return facts
+
+    def prune(self, live: set[str]) -> None:
+        with self._lock:
+            for gone in set(self._facts) - live:
+                del self._facts[gone]
+
+
+_CACHES: weakref.WeakKeyDictionary[NoteCatalog, _FactsCache] = weakref.WeakKeyDictionary()
+_CACHES_LOCK = threading.Lock()
+
+
+def _cache_for(catalog: NoteCatalog) -> _FactsCache:
+    with _CACHES_LOCK:
+        cache = _CACHES.get(catalog)
+        if cache is None:
+            cache = _CACHES[catalog] = _FactsCache()
+        return cache
+
+
+# -- boundary models -------------------------------------------------------------------------
+class StaleNote(BaseModel):
+    path: str
+    triggers: list[Trigger]
+
+
+class AuditError(BaseModel):
+    path: str
+    message: str
+    line: int | None = None
+
+
+class AuditWindows(BaseModel):
+    next_batch: list[str] = Field(default_factory=list)
+    prepare: list[str] = Field(default_factory=list)
+    watch: list[str] = Field(default_factory=list)
+
+
+class AuditReport(BaseModel):
+    """CONTRACT.md "Audit" keys, plus `today` and `ttl_days` (the inputs of the figures)."""
+
+    raw: int
+    evidence_capable: int
+    fresh_l2: int
+    coverage: float
+    threshold: float
+    threshold_count: int
+    surplus: int
+    windows: AuditWindows
+    stale: list[StaleNote]
+    disputed: list[str]
+    errors: list[AuditError]
+    today: dt.date
+    ttl_days: int
+
+
+class WindowItem(BaseModel):
+    path: str
+    revalidate_after: dt.date
+    days_left: int
+    window: Window
+
+
+class StaleItem(BaseModel):
+    path: str
+    triggers: list[Trigger]
+    level: int
+    status: str
+    revalidate_after: dt.date | None
+    days_left: int | None
+
+
+class StaleReport(BaseModel):
+    today: dt.date
+    stale: list[StaleItem]
+    windows: dict[Window, list[WindowItem]]
+
+
+class Badge(BaseModel):
+    path: str
+    level: int
+    level_name: str
+    status: str
+    fresh: bool  # validated and without stale triggers
+    fresh_l2: bool  # counts toward coverage
+    triggers: list[Trigger]
+    revalidate_after: dt.date | None
+    days_left: int | None
+    window: Window | None
+    validator: str | None
+    last_validated: dt.date | None
+    keyword: bool
+    evidence_capable: bool
+    evidence_status: str | None
+    error: AuditError | None = None
+    findings: list[AuditError] = Field(default_factory=list)
+
+
+# -- the evaluation of one note ---------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class NoteState:
+    facts: NoteFacts
+    keyword: bool
+    triggers: list[Trigger]
+    due: dt.date | None
+    days_left: int | None
+    window: Window | None
+    fresh_l2: bool
+    errors: list[AuditError]
+
+
+def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
+    rule = policy.keywords
+    if not rule.provenance and not rule.folders and not rule.tags:
+        return True
+    if rule.provenance and facts.has_provenance:
+        return True
+    path = facts.note.path
+    if any(path.startswith(folder + "/") for folder in rule.folders):
+        return True
+    return bool(rule.tags) and any(tag in rule.tags for tag in facts.tags)
+
+
+def evaluate(facts: NoteFacts, policy: Policy, today: dt.date) -> NoteState:
+    note = facts.note
+    errors: list[AuditError] = []
+    if note.problem is not None:
+        errors.append(AuditError(path=note.path, message=note.problem.message, line=note.problem.line))
+    span = note.span
+    for finding in facts.trust.findings:
+        line = finding_line(note.raw, span.yaml_start, span.yaml_end, finding.key) if span else None
+        errors.append(AuditError(path=note.path, message=finding.message, line=line))
+    keyword = note.problem is None and _is_keyword(facts, policy)
+    verification = facts.trust.verification
+    triggers = stale_triggers(
+        note,
+        verification,
+        policy,
+        today,
+        content_sha256=facts.content_sha256,
+        references_sha256=facts.references_sha256,
+    )
+    due = deadline(verification, policy)
+    days = None if due is None else (due - today).days
+    verification_error = any(f.key.startswith("verification") for f in facts.trust.findings)
+    fresh_l2 = (
+        keyword
+        and facts.evidence_capable
+        and verification is not None
+        and verification.level >= 2
+        and verification.status in ("verified", "reviewed")
+        and not triggers
+        and not verification_error
+    )
+    return NoteState(facts, keyword, triggers, due, days, window_for(days), fresh_l2, errors)
+
+
+def iter_states(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[NoteState]:
+    cache = _cache_for(catalog)
+    pairs: list[tuple[NoteFile, Note]] = catalog.notes()
+    cache.prune({f.path for f, _ in pairs})
+    return [evaluate(cache.get(note), policy, today) for _, note in pairs]
+
+
+# -- the audit --------------------------------------------------------------------------------
+def threshold_count(threshold: float, evidence_capable: int) -> int:
+    """ceil(threshold × evidence-capable), computed in decimal so 0.8 × 80 is 64, not 65."""
+    return math.ceil(Decimal(str(threshold)) * evidence_capable)
+
+
+def run_audit(
+    catalog: NoteCatalog,
+    policy: Policy,
+    *,
+    today: dt.date | None = None,
+    threshold: float | None = None,
+) -> AuditReport:
+    """Audit the vault. Reads only; `threshold` overrides the policy's."""
+    day = today or dt.date.today()
+    limit = policy.threshold if threshold is None else threshold
+    if not 0.0 <= limit <= 1.0:
+        raise InputError(f"The threshold must be between 0 and 1, got {limit}.")
+    states = iter_states(catalog, policy, day)
+    raw = evidence_capable = fresh = 0
+    windows = AuditWindows()
+    window_rows: list[tuple[int, str, Window]] = []
+    stale: list[StaleNote] = []
+    disputed: list[str] = []
+    errors: list[AuditError] = []
+    for state in states:
+        errors.extend(state.errors)
+        if not state.keyword:
+            continue
+        raw += 1
+        evidence_capable += state.facts.evidence_capable
+        verification = state.facts.trust.verification
+        if state.triggers:
+            stale.append(StaleNote(path=state.facts.note.path, triggers=state.triggers))
+        if verification is not None and verification.status == "disputed":
+            disputed.append(state.facts.note.path)
+        if state.fresh_l2:
+            fresh += 1
+            if state.window is not None and state.days_left is not None:
+                window_rows.append((state.days_left, state.facts.note.path, state.window))
+    for _, path, window in sorted(window_rows):
+        getattr(windows, window).append(path)
+    count = threshold_count(limit, evidence_capable)
+    coverage = fresh / evidence_capable if evidence_capable else 0.0
+    return AuditReport(
+        raw=raw,
+        evidence_capable=evidence_capable,
+        fresh_l2=fresh,
+        coverage=round(coverage, 4),
+        threshold=limit,
+        threshold_count=count,
+        surplus=fresh - count,
+        windows=windows,
+        stale=stale,
+        disputed=disputed,
+        errors=errors,
+        today=day,
+        ttl_days=policy.ttl_days,
+    )
+
+
+def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None = None) -> StaleReport:
+    """Stale Keyword notes with their triggers, and Fresh L2 notes per window (soonest first)."""
+    day = today or dt.date.today()
+    stale: list[StaleItem] = []
+    windows: dict[Window, list[WindowItem]] = {"next_batch": [], "prepare": [], "watch": []}
+    for state in iter_states(catalog, policy, day):
+        if not state.keyword:
+            continue
+        trust = state.facts.trust
+        if state.triggers:
+            stale.append(
+                StaleItem(
+                    path=state.facts.note.path,
+                    triggers=state.triggers,
+                    level=trust.level,
+                    status=trust.status,
+                    revalidate_after=state.due,
+                    days_left=state.days_left,
+                )
+            )
+        if state.fresh_l2 and state.window and state.due and state.days_left is not None:
+            windows[state.window].append(
+                WindowItem(
+                    path=state.facts.note.path,
+                    revalidate_after=state.due,
+                    days_left=state.days_left,
+                    window=state.window,
+                )
+            )
+    for items in windows.values():
+        items.sort(key=lambda item: (item.days_left, item.path))
+    return StaleReport(today=day, stale=stale, windows=windows)
+
+
+def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt.date | None = None) -> Badge:
+    """The trust badge of one note (read-only)."""
+    day = today or dt.date.today()
+    note = read_note(catalog.vault, rel_path, max_bytes=catalog.max_note_bytes)
+    state = evaluate(note_facts(note), policy, day)
+    verification = state.facts.trust.verification
+    evidence = state.facts.trust.evidence
+    level = state.facts.trust.level
+    return Badge(
+        path=note.path,
+        level=level,
+        level_name=LEVEL_NAMES.get(level, "Unverified"),
+        status=state.facts.trust.status,
+        fresh=is_validated(verification) and not state.triggers,
+        fresh_l2=state.fresh_l2,
+        triggers=state.triggers,
+        revalidate_after=state.due,
+        days_left=state.days_left,
+        window=state.window,
+        validator=verification.validator if verification else None,
+        last_validated=verification.last_validated if verification else None,
+        keyword=state.keyword,
+        evidence_capable=state.facts.evidence_capable,
+        evidence_status=evidence.status if evidence else None,
+        error=state.errors[0] if state.errors else None,
+        findings=state.errors,
+    )
+
+
+# -- output -----------------------------------------------------------------------------------
+def threshold_label(threshold: float) -> str:
+    """ "80% threshold" for 0.8, "82.5% threshold" for 0.825."""
+    percent = Decimal(str(threshold)) * 100
+    text = f"{percent:f}"
+    if "." in text:
+        text = text.rstrip("0").rstrip(".")
+    return f"{text}% threshold"
+
+
+def coverage_percent(report: AuditReport) -> str:
+    exact = report.fresh_l2 / report.evidence_capable if report.evidence_capable else 0.0
+    return f"{exact * 100:.2f}%"
+
+
+def render_text(report: AuditReport, *, stale_details: StaleReport | None = None) -> str:
+    lines = [
+        f"Raw Keywords: {report.raw}",
+        f"Evidence-capable: {report.evidence_capable}",
+        f"Fresh L2: {report.fresh_l2}",
+        f"Coverage: {coverage_percent(report)}",
+        f"{threshold_label(report.threshold)}: {report.threshold_count}",
+        f"Threshold surplus: {report.surplus}",
+        "",
+        f"As of {report.today.isoformat()} (TTL {report.ttl_days} days)",
+    ]
+    details: dict[str, WindowItem] = {}
+    if stale_details is not None:
+        for items in stale_details.windows.values():
+            details.update({item.path: item for item in items})
+    titles = {
+        "next_batch": "Next batch (due in 0-7 days)",
+        "prepare": "Prepare (due in 8-14 days)",
+        "watch": "Watch (due in 15-30 days)",
+    }
+    for name, title in titles.items():
+        paths: list[str] = getattr(report.windows, name)
+        lines.append(f"{title}: {len(paths)}")
+        for path in paths:
+            item = details.get(path)
+            suffix = f" ({item.revalidate_after.isoformat()}, {item.days_left} days)" if item else ""
+            lines.append(f"  - {path}{suffix}")
+    lines.append(f"Stale: {len(report.stale)}")
+    lines.extend(f"  - {s.path}: {', '.join(s.triggers)}" for s in report.stale)
+    lines.append(f"Disputed: {len(report.disputed)}")
+    lines.extend(f"  - {path}" for path in report.disputed)
+    lines.append(f"Metadata errors: {len(report.errors)}")
+    lines.extend(f"  - {e.path}{f':{e.line}' if e.line else ''}: {e.message}" for e in report.errors)
+    return "\n".join(lines) + "\n"
+
+
+def audit_json(report: AuditReport) -> dict[str, Any]:
+    return report.model_dump(mode="json")
+
+
+def record_audit(catalog: NoteCatalog, report: AuditReport) -> str:
+    """Append the audit's one-line summary to VAULT/.harness/audits.jsonl (only when asked)."""
+    summary = {
+        "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "today": report.today.isoformat(),
+        "raw": report.raw,
+        "evidence_capable": report.evidence_capable,
+        "fresh_l2": report.fresh_l2,
+        "coverage": report.coverage,
+        "threshold": report.threshold,
+        "threshold_count": report.threshold_count,
+        "surplus": report.surplus,
+        "stale": len(report.stale),
+        "disputed": len(report.disputed),
+        "errors": len(report.errors),
+    }
+    path = append_jsonl(catalog.vault, AUDITS_FILE, summary)
+    return path.relative_to(catalog.vault.root.resolve()).as_posix()

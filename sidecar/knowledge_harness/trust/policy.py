@@ -1,0 +1,272 @@
+"""The vault's trust policy: level rules, the verdict mapping, TTL, threshold, stage limits.
+
+The policy lives in `VAULT/.harness/policy.toml`; every key is optional (defaults below), unknown
+keys are refused so that a typo never silently falls back to a default. See docs/trust-policy.md.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import tomllib
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import InputError
+
+POLICY_FILE = "policy.toml"
+
+Verdict = Literal["pass", "warn", "fail", "unverifiable"]
+Status = Literal["unverified", "reviewed", "verified", "disputed"]
+EvidenceStatus = Literal["grounded", "partial", "insufficient", "unreachable"]
+Level = Literal[0, 1, 2, 3]
+
+STATUSES: tuple[str, ...] = ("unverified", "reviewed", "verified", "disputed")
+EVIDENCE_STATUSES: tuple[str, ...] = ("grounded", "partial", "insufficient", "unreachable")
+VERDICTS: tuple[str, ...] = ("pass", "warn", "fail", "unverifiable")
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class KeywordRule(_Strict):
+    """Which notes are "Keyword" notes, the population the audit counts (Raw Keywords).
+
+    A note counts when ANY enabled rule matches: it has a `provenance` mapping (when
+    `provenance` is true, the default), it lies under one of `folders`, or it carries one of
+    `tags`. With `provenance = false` and no folders or tags, every note counts.
+    """
+
+    provenance: bool = True
+    folders: list[str] = Field(default_factory=list)
+    tags: list[str] = Field(default_factory=list)
+
+    @field_validator("folders")
+    @classmethod
+    def _clean_folders(cls, value: list[str]) -> list[str]:
+        cleaned = []
+        for folder in value:
+            folder = folder.strip().strip("/")
+            if not folder or ".." in folder.split("/"):
+                raise ValueError(f"folder {folder!r} must be a vault-relative folder")
+            cleaned.append(folder)
+        return cleaned
+
+    @field_validator("tags")
+    @classmethod
+    def _clean_tags(cls, value: list[str]) -> list[str]:
+        cleaned = [t.strip().lstrip("#") for t in value]
+        if any(not t for t in cleaned):
+            raise ValueError("tags must be non-empty")
+        return cleaned
+
+    def matches(self, path: str, properties: Mapping[str, Any]) -> bool:
+        if not self.provenance and not self.folders and not self.tags:
+            return True
+        if self.provenance and isinstance(properties.get("provenance"), Mapping):
+            return True
+        if any(path.startswith(folder + "/") for folder in self.folders):
+            return True
+        if self.tags:
+            wanted = set(self.tags)
+            return any(tag in wanted for tag in note_tags(properties))
+        return False
+
+
+def note_tags(properties: Mapping[str, Any]) -> list[str]:
+    """Tags of a note's `tags` (or `tag`) property: a list or a comma/space separated string."""
+    raw = properties.get("tags", properties.get("tag"))
+    items: Sequence[Any]
+    if isinstance(raw, str):
+        items = raw.replace(",", " ").split()
+    elif isinstance(raw, list):
+        items = raw
+    else:
+        return []
+    return [str(t).strip().lstrip("#") for t in items if t is not None and str(t).strip()]
+
+
+class StagePolicy(_Strict):
+    """Batch size limits per rollout stage (seed stages C, D, E)."""
+
+    canary: int = Field(default=1, ge=1, le=1)
+    pilot: int = Field(default=8, ge=1, le=100)
+    progressive: int = Field(default=25, ge=1, le=10_000)
+
+    def limit(self, stage: str) -> int:
+        if stage not in ("canary", "pilot", "progressive"):
+            raise InputError(f"Unknown stage {stage!r}; use canary, pilot or progressive.")
+        return int(getattr(self, stage))
+
+
+class EvidencePolicy(_Strict):
+    allow_private_hosts: list[str] = Field(default_factory=list)  # "host:port" or "host", exempt from the SSRF guard
+    timeout_seconds: float = Field(default=10.0, gt=0, le=300)
+    max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)
+    max_redirects: int = Field(default=5, ge=0, le=20)
+    retries: int = Field(default=2, ge=0, le=10)
+    snapshot_max_age_days: int = Field(default=7, ge=0, le=3650)
+    concurrency: int = Field(default=8, ge=1, le=64)
+    per_domain_concurrency: int = Field(default=2, ge=1, le=16)
+
+    @field_validator("allow_private_hosts")
+    @classmethod
+    def _clean_hosts(cls, value: list[str]) -> list[str]:
+        cleaned = [h.strip().lower() for h in value]
+        if any(not h or "/" in h or " " in h for h in cleaned):
+            raise ValueError('entries must be "host" or "host:port"')
+        return cleaned
+
+
+class JudgePolicy(_Strict):
+    backend: str = Field(default="lexical", min_length=1)
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
+
+
+class Policy(_Strict):
+    ttl_days: int = Field(default=90, ge=1, le=3650)
+    threshold: float = Field(default=0.80, ge=0.0, le=1.0)
+    keywords: KeywordRule = Field(default_factory=KeywordRule)
+    stages: StagePolicy = Field(default_factory=StagePolicy)
+    evidence: EvidencePolicy = Field(default_factory=EvidencePolicy)
+    judge: JudgePolicy = Field(default_factory=JudgePolicy)
+    plan_ttl_hours: int = Field(default=24, ge=1, le=24 * 30)
+
+
+def _key_of(loc: Sequence[int | str]) -> str:
+    return ".".join(str(part) for part in loc) or "(top level)"
+
+
+def parse_policy(data: Mapping[str, Any], *, source: str = POLICY_FILE) -> Policy:
+    try:
+        return Policy.model_validate(dict(data))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = _key_of(first["loc"])
+        problems = [{"key": _key_of(e["loc"]), "message": e["msg"]} for e in exc.errors()]
+        raise InputError(f"Invalid policy key {key!r} in {source}: {first['msg']}.", detail=problems) from exc
+
+
+def load_policy(vault_root: Path) -> Policy:
+    """Read VAULT/.harness/policy.toml; missing file → defaults; invalid → InputError naming the key."""
+    path = Path(vault_root) / ".harness" / POLICY_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return Policy()
+    except OSError as exc:
+        raise InputError(f"Cannot read the policy file {path}: {exc.strerror}.") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"The policy file {path} is not valid TOML: {exc}.") from exc
+    return parse_policy(data, source=str(path))
+
+
+def map_verdict(
+    verdict: Verdict,
+    *,
+    fetch_failed: bool,
+    all_claims_primary_supported: bool,
+    current_level: int,
+) -> tuple[Status, int, EvidenceStatus]:
+    """The seed's mapping of a judge verdict to (verification.status, level, evidence.status).
+
+    - a fetch failure (no evidence body could be obtained) or `unverifiable`: no promotion;
+      the level is retained at L1 at most (min(current, 1)), status `unverified`, evidence
+      `unreachable` (fetch failure) or `insufficient` (bodies fetched, nothing to judge by);
+    - `pass` → verified / L2, or L3 when every claim is mapped to a primary source that
+      supports it; evidence `grounded`;
+    - `warn` → reviewed / L2; evidence `partial`;
+    - `fail` → disputed, never promoted: level min(current, 1); evidence `grounded` (the
+      bodies were read and contradict the note).
+
+    A model's confidence is deliberately not a parameter: it never raises a level.
+    """
+    if verdict not in VERDICTS:
+        raise InputError(f"Unknown verdict {verdict!r}; expected one of {', '.join(VERDICTS)}.")
+    current = max(0, min(int(current_level), 3))
+    retained = min(current, 1)
+    if fetch_failed:
+        return "unverified", retained, "unreachable"
+    if verdict == "unverifiable":
+        return "unverified", retained, "insufficient"
+    if verdict == "fail":
+        return "disputed", retained, "grounded"
+    if verdict == "warn":
+        return "reviewed", 2, "partial"
+    return "verified", (3 if all_claims_primary_supported else 2), "grounded"
+
+
+def revalidate_after(policy: Policy, last_validated: dt.date) -> dt.date:
+    return last_validated + dt.timedelta(days=policy.ttl_days)
+
+
+def proposed_blocks(
+    policy: Policy,
+    *,
+    verdict: Verdict,
+    fetch_failed: bool,
+    all_claims_primary_supported: bool,
+    current_level: int,
+    validator: str,
+    content_sha256: str,
+    references_sha256: str,
+    run_id: str | None,
+    sources: Sequence[Mapping[str, Any]],
+    today: dt.date | None = None,
+    existing_verification: Mapping[str, Any] | None = None,
+    existing_evidence: Mapping[str, Any] | None = None,
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The `verification` and `evidence` mappings to write after a validation.
+
+    Keys the sidecar does not own that already exist in the blocks are kept (after the known
+    keys, in their original order). `evidence.source_count` counts the sources whose body was
+    fetched (a snapshot exists); `sources` lists every source tried.
+    """
+    day = today or dt.date.today()
+    status, level, evidence_status = map_verdict(
+        verdict,
+        fetch_failed=fetch_failed,
+        all_claims_primary_supported=all_claims_primary_supported,
+        current_level=current_level,
+    )
+    verification: dict[str, Any] = {
+        "status": status,
+        "level": level,
+        "validator": validator,
+        "last_validated": day,
+        "revalidate_after": revalidate_after(policy, day),
+        "content_sha256": content_sha256,
+        "references_sha256": references_sha256,
+    }
+    if run_id:
+        verification["run_id"] = run_id
+    for key, value in (existing_verification or {}).items():
+        if key not in verification and key != "run_id":
+            verification[str(key)] = value
+    source_list: list[dict[str, Any]] = []
+    for source in sources:
+        source_list.append(
+            {
+                "url": str(source.get("url", "")),
+                "snapshot_sha256": source.get("snapshot_sha256"),
+                "fetched_at": source.get("fetched_at"),
+                "verdict": source.get("verdict"),
+            }
+        )
+    evidence: dict[str, Any] = {
+        "status": evidence_status,
+        "source_count": sum(1 for s in source_list if s["snapshot_sha256"]),
+        "sources": source_list,
+    }
+    for key, value in (existing_evidence or {}).items():
+        if key not in evidence:
+            evidence[str(key)] = value
+    return verification, evidence

@@ -1,0 +1,227 @@
+"""The read-only audit on a vault built to reproduce the seed's Stage E figures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+
+from knowledge_harness.trust.audit import run_audit, threshold_count, threshold_label
+from knowledge_harness.trust.policy import Policy, load_policy
+from knowledge_harness.vault.catalog import NoteCatalog
+from knowledge_harness.vault.paths import Vault
+from tests.conftest import KH, start_sidecar, stop_sidecar
+
+from .audit_vault import DISPUTED, MALFORMED, STALE_NOTES, TODAY, WINDOW_NOTES, build_seed_vault, snapshot
+
+SEED_LINES = [
+    "Raw Keywords: 80",
+    "Evidence-capable: 73",
+    "Fresh L2: 59",
+    "Coverage: 80.82%",
+    "80% threshold: 59",
+    "Threshold surplus: 0",
+]
+
+
+@pytest.fixture(scope="module")
+def seed_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return build_seed_vault(tmp_path_factory.mktemp("seed") / "vault")
+
+
+def kh(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(KH), *args], capture_output=True, text=True, timeout=120, check=False)
+
+
+def test_text_report_begins_with_the_seeds_six_lines(seed_vault: Path) -> None:
+    result = kh("audit", str(seed_vault), "--today", TODAY.isoformat())
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[:6] == SEED_LINES
+
+
+def test_json_report_has_the_contract_keys_and_figures(seed_vault: Path) -> None:
+    result = kh("audit", str(seed_vault), "--json", "--today", TODAY.isoformat())
+    assert result.returncode == 0, result.stderr
+    data = json.loads(result.stdout)
+    contract_keys = {"raw", "evidence_capable", "fresh_l2", "coverage", "threshold", "threshold_count", "surplus"}
+    contract_keys |= {"windows", "stale", "disputed", "errors"}
+    assert contract_keys <= set(data)
+    assert (data["raw"], data["evidence_capable"], data["fresh_l2"]) == (80, 73, 59)
+    assert data["coverage"] == 0.8082
+    assert (data["threshold"], data["threshold_count"], data["surplus"]) == (0.8, 59, 0)
+    assert data["windows"] == WINDOW_NOTES
+    assert {s["path"]: s["triggers"] for s in data["stale"]} == STALE_NOTES
+    assert data["disputed"] == DISPUTED
+    errors = {e["path"]: e for e in data["errors"]}
+    assert set(errors) == {MALFORMED, "kw/bad-level.md"}
+    assert errors[MALFORMED]["line"] == 3
+    assert "level" in errors["kw/bad-level.md"]["message"]
+    assert errors["kw/bad-level.md"]["line"] == 8
+
+
+def test_one_more_stale_note_drops_coverage_below_the_threshold(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v")
+    note = vault / "kw/fresh-01.md"
+    note.write_bytes(note.read_bytes() + b"\nedited\n")
+    report = run_audit(NoteCatalog(Vault.open(vault)), Policy(), today=TODAY)
+    assert (report.fresh_l2, report.surplus) == (58, -1)
+    assert {"path": "kw/fresh-01.md", "triggers": ["content_changed"]} in [s.model_dump() for s in report.stale]
+
+
+def test_audit_changes_no_file_in_the_vault(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v")
+    before = snapshot(vault)
+    for args in (["--json"], [], ["--fail-under", "0.9"], ["--threshold", "0.5"]):
+        kh("audit", str(vault), "--today", TODAY.isoformat(), *args)
+    assert snapshot(vault) == before
+    assert sorted(p.name for p in (vault / ".harness").iterdir()) == ["policy.toml"]
+
+
+def test_record_appends_one_summary_line_and_nothing_else(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v")
+    before = snapshot(vault)
+    for _ in range(2):
+        assert kh("audit", str(vault), "--today", TODAY.isoformat(), "--record").returncode == 0
+    after = snapshot(vault)
+    assert set(after) - set(before) == {".harness/audits.jsonl"}
+    assert {k: v for k, v in after.items() if k in before} == before
+    lines = (vault / ".harness/audits.jsonl").read_text(encoding="utf-8").splitlines()
+    assert len(lines) == 2
+    summary = json.loads(lines[0])
+    assert (summary["fresh_l2"], summary["evidence_capable"], summary["surplus"]) == (59, 73, 0)
+
+
+def test_fail_under_exits_1_below_and_0_at_or_above(seed_vault: Path) -> None:
+    below = kh("audit", str(seed_vault), "--today", TODAY.isoformat(), "--fail-under", "0.81")
+    assert below.returncode == 1
+    assert "below" in below.stderr
+    at = kh("audit", str(seed_vault), "--today", TODAY.isoformat(), "--fail-under", "0.80")
+    assert at.returncode == 0
+
+
+def test_threshold_label_and_count_follow_the_configured_threshold(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v", policy="threshold = 0.85\n")
+    lines = kh("audit", str(vault), "--today", TODAY.isoformat()).stdout.splitlines()
+    assert lines[4] == "85% threshold: 63"
+    assert lines[5] == "Threshold surplus: -4"
+    override = kh("audit", str(vault), "--today", TODAY.isoformat(), "--threshold", "0.5").stdout.splitlines()
+    assert override[4:6] == ["50% threshold: 37", "Threshold surplus: 22"]
+
+
+def test_threshold_count_is_exact_in_decimal() -> None:
+    assert threshold_count(0.8, 80) == 64  # 0.8 * 80 in binary floats is 64.00000000000001
+    assert threshold_count(0.8, 73) == 59
+    assert threshold_count(0.7, 10) == 7
+    assert threshold_label(0.825) == "82.5% threshold"
+    assert threshold_label(1.0) == "100% threshold"
+
+
+def test_bad_arguments_exit_2_with_one_sentence(seed_vault: Path) -> None:
+    for args in (["--today", "20-09-2026"], ["--threshold", "80"], ["--fail-under", "-1"]):
+        result = kh("audit", str(seed_vault), *args)
+        assert result.returncode == 2
+        assert result.stderr.startswith("kh: ")
+    missing = kh("audit", str(seed_vault / "nope"))
+    assert missing.returncode == 2
+
+
+def test_invalid_policy_is_an_input_error_naming_the_key(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v", policy="ttl_days = 0\n")
+    result = kh("audit", str(vault))
+    assert result.returncode == 2
+    assert "ttl_days" in result.stderr
+
+
+def test_keyword_rule_by_folder_changes_the_population(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v", policy="[keywords]\nprovenance = false\nfolders = ['journal']\n")
+    policy = load_policy(vault)
+    report = run_audit(NoteCatalog(Vault.open(vault)), policy, today=TODAY)
+    assert (report.raw, report.evidence_capable, report.fresh_l2) == (5, 5, 1)
+
+
+def test_warm_audit_reuses_parsed_notes_and_sees_edits(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v")
+    catalog = NoteCatalog(Vault.open(vault))
+    first = run_audit(catalog, Policy(), today=TODAY)
+    assert run_audit(catalog, Policy(), today=TODAY) == first
+    (vault / "kw/fresh-02.md").write_bytes((vault / "kw/fresh-02.md").read_bytes() + b"\nmore text\n")
+    assert run_audit(catalog, Policy(), today=TODAY).fresh_l2 == 58
+
+
+def test_rest_audit_badge_and_stale_on_a_real_sidecar(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v")
+    before = snapshot(vault)
+    sidecar = start_sidecar(vault)
+    try:
+        with sidecar.client() as client:
+            audit = client.get("/v1/trust/audit", params={"today": TODAY.isoformat()})
+            assert audit.status_code == 200
+            body = audit.json()
+            assert (body["raw"], body["evidence_capable"], body["fresh_l2"], body["surplus"]) == (80, 73, 59, 0)
+            assert body["windows"] == WINDOW_NOTES
+
+            badge = client.get("/v1/trust/notes/kw/win-5.md", params={"today": TODAY.isoformat()}).json()
+            assert badge["level"] == 2 and badge["status"] == "verified"
+            assert badge["fresh"] is True and badge["triggers"] == []
+            assert (badge["window"], badge["days_left"], badge["revalidate_after"]) == ("next_batch", 5, "2026-09-25")
+            assert badge["validator"] == "lexical-1"
+
+            stale_badge = client.get("/v1/trust/notes/kw/stale-both.md", params={"today": TODAY.isoformat()}).json()
+            assert stale_badge["fresh"] is False
+            assert stale_badge["triggers"] == ["content_changed", "age_expired"]
+            assert stale_badge["window"] is None
+
+            bad = client.get("/v1/trust/notes/kw/bad-level.md").json()
+            assert bad["error"]["line"] == 8
+
+            missing = client.get("/v1/trust/notes/kw/none.md")
+            assert missing.status_code == 404
+            assert missing.json()["error"]["code"] == "not_found"
+
+            stale = client.get("/v1/trust/stale", params={"today": TODAY.isoformat()}).json()
+            assert {s["path"] for s in stale["stale"]} == set(STALE_NOTES)
+            assert [w["path"] for w in stale["windows"]["prepare"]] == WINDOW_NOTES["prepare"]
+
+            assert client.get("/v1/trust/audit", params={"threshold": "2"}).status_code in (400, 422)
+            assert sidecar.client(token=False).get("/v1/trust/audit").status_code == 401
+            assert snapshot(vault) == before
+
+            recorded = client.get("/v1/trust/audit", params={"record": "true"})
+            assert recorded.status_code == 200
+            assert (vault / ".harness/audits.jsonl").is_file()
+    finally:
+        stop_sidecar(sidecar)
+
+
+async def _mcp_calls(url: str, token: str) -> tuple[list[str], Any, Any]:
+    async with (
+        httpx2.AsyncClient(headers={"Authorization": f"Bearer {token}"}, timeout=30) as http,
+        streamable_http_client(f"{url}/mcp", http_client=http) as streams,
+        ClientSession(streams[0], streams[1]) as session,
+    ):
+        await session.initialize()
+        tools = [t.name for t in (await session.list_tools()).tools]
+        audit = await session.call_tool("trust_audit", {"today": TODAY.isoformat()})
+        badge = await session.call_tool("trust_badge", {"path": "kw/stale-refs.md", "today": TODAY.isoformat()})
+        return tools, audit, badge
+
+
+def test_mcp_audit_and_badge_tools_on_a_real_sidecar(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v")
+    sidecar = start_sidecar(vault)
+    try:
+        tools, audit, badge = anyio.run(_mcp_calls, sidecar.url, sidecar.token)
+    finally:
+        stop_sidecar(sidecar)
+    assert {"trust_audit", "trust_badge", "trust_stale"} <= set(tools)
+    assert not audit.is_error and not badge.is_error
+    data = audit.structured_content
+    assert (data["raw"], data["evidence_capable"], data["fresh_l2"], data["surplus"]) == (80, 73, 59, 0)
+    assert badge.structured_content["triggers"] == ["references_changed"]
