@@ -12,7 +12,7 @@ from collections.abc import Callable
 import typer
 
 from ..errors import HarnessError
-from . import audit, serve
+from . import audit, serve, validate
 
 app = typer.Typer(
     name="kh",
@@ -22,7 +22,7 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-GROUPS: list[Callable[[typer.Typer], None]] = [serve.register, audit.register]
+GROUPS: list[Callable[[typer.Typer], None]] = [serve.register, audit.register, validate.register]
 for _register in GROUPS:
     _register(app)
 

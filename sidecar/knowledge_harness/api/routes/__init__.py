@@ -2,6 +2,6 @@
 
 from fastapi import APIRouter
 
-from . import health, notes, system, trust
+from . import health, notes, system, trust, validate
 
-ROUTERS: list[APIRouter] = [health.router, notes.router, system.router, trust.router]
+ROUTERS: list[APIRouter] = [health.router, notes.router, system.router, trust.router, validate.router]

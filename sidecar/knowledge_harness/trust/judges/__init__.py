@@ -1,1 +1,56 @@
-"""trust/judges"""
+"""Judges behind one small protocol, found by name in a registry (like `llm`'s model plugins).
+
+`get_judge(name, config)` returns a Judge; `register_judge(name, factory)` adds one. Built in:
+`lexical` (the embedded offline default) and `openai_compat` (any OpenAI-compatible
+chat-completions endpoint). This package imports nothing from `vault/` and writes nothing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from .base import Judge, JudgeFailed, JudgeOutput
+
+JudgeFactory = Callable[[dict[str, Any]], Judge]
+
+_REGISTRY: dict[str, JudgeFactory] = {}
+
+
+class UnknownJudge(LookupError):
+    pass
+
+
+def register_judge(name: str, factory: JudgeFactory) -> None:
+    _REGISTRY[name] = factory
+
+
+def judge_names() -> list[str]:
+    return sorted(_REGISTRY)
+
+
+def get_judge(name: str = "lexical", config: dict[str, Any] | None = None) -> Judge:
+    """A judge by name; `config` carries backend settings (base_url, model, api_key_env, timeout_seconds)."""
+    try:
+        factory = _REGISTRY[name]
+    except KeyError:
+        raise UnknownJudge(f"Unknown judge {name!r}; known: {', '.join(judge_names())}.") from None
+    return factory(dict(config or {}))
+
+
+def _lexical(_: dict[str, Any]) -> Judge:
+    from .lexical import LexicalJudge
+
+    return LexicalJudge()
+
+
+def _openai_compat(config: dict[str, Any]) -> Judge:
+    from .openai_compat import OpenAICompatJudge
+
+    return OpenAICompatJudge.from_config(config)
+
+
+register_judge("lexical", _lexical)
+register_judge("openai_compat", _openai_compat)
+
+__all__ = ["Judge", "JudgeFailed", "JudgeOutput", "UnknownJudge", "get_judge", "judge_names", "register_judge"]

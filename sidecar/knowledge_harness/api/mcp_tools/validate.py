@@ -1,0 +1,44 @@
+"""MCP tools: `validate` (the read-only validator, same schema as POST /v1/validate) and
+`validate_note_dry_run` (evidence + validator + proposed blocks for one note, writes nothing but
+evidence snapshots)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import anyio
+from mcp.server.mcpserver import MCPServer
+
+from ...trust.validation_models import ClaimIn, EvidenceIn, ValidationOptions, ValidationRequest
+from ...trust.validation_service import dry_run, validate_request
+from ..context import AppContext
+
+
+def register(mcp: MCPServer, ctx: AppContext) -> None:
+    @mcp.tool(
+        name="validate",
+        description=(
+            "Judge claims against evidence texts (read-only; touches no note). claims: [{id, text, source_ids?}]; "
+            "evidence: [{source_id, url, text|null, fetch_error?}]; options: {judge?}. Returns {verdict: "
+            "pass|warn|fail|unverifiable, score, confidence, findings: [{claim_id, verdict: supported|unsupported|"
+            "contradicted|no_evidence, source_id, quote, reason}], validator}. No evidence text at all → "
+            "unverifiable; any contradicted → fail; all supported → pass; else warn."
+        ),
+    )
+    async def validate(
+        claims: list[ClaimIn], evidence: list[EvidenceIn], options: ValidationOptions | None = None
+    ) -> dict[str, Any]:
+        request = ValidationRequest(claims=claims, evidence=evidence, options=options)
+        result = await anyio.to_thread.run_sync(validate_request, ctx.vault.root, request)
+        return result.model_dump()
+
+    @mcp.tool(
+        name="validate_note_dry_run",
+        description=(
+            "Dry-run validation of one note (vault-relative path): fetches its cited evidence under the SSRF guard, "
+            "judges each claim, and returns findings with quotes and the proposed verification/evidence blocks. "
+            "Writes nothing but evidence snapshots; applying needs a person's typed approval."
+        ),
+    )
+    async def validate_note_dry_run(path: str, judge: str | None = None) -> dict[str, Any]:
+        return await dry_run(ctx.vault, path, judge_name=judge)

@@ -1,0 +1,98 @@
+"""POST /v1/validate (the read-only validator) and POST /v1/trust/notes/{path}/validate?dry_run=true.
+
+The body of /v1/validate is read by hand: its JSON nesting depth is checked before parsing
+(a deeply nested body would otherwise exhaust Python's recursion limit), then it is validated
+against ValidationRequest, whose explicit limits turn 10,000 claims or oversized evidence into a
+422; the middleware's body cap answers 413 before any of this.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Annotated, Any
+
+from fastapi import APIRouter, Query, Request
+from fastapi.exceptions import RequestValidationError
+from pydantic import ValidationError
+
+from ...errors import InputError
+from ...trust.validation_models import ValidationRequest, ValidationResult
+from ...trust.validation_service import dry_run, validate_request
+from ..deps import Ctx
+
+router = APIRouter(tags=["validate"])
+
+MAX_JSON_DEPTH = 32
+
+
+def json_depth_exceeds(raw: bytes, limit: int) -> bool:
+    """True when the JSON text nests arrays/objects deeper than `limit` (strings are skipped)."""
+    depth = 0
+    in_string = False
+    escaped = False
+    for byte in raw:
+        if in_string:
+            if escaped:
+                escaped = False
+            elif byte == 0x5C:  # backslash
+                escaped = True
+            elif byte == 0x22:
+                in_string = False
+        elif byte == 0x22:
+            in_string = True
+        elif byte in (0x5B, 0x7B):
+            depth += 1
+            if depth > limit:
+                return True
+        elif byte in (0x5D, 0x7D):
+            depth -= 1
+    return False
+
+
+def parse_request(raw: bytes) -> ValidationRequest:
+    if json_depth_exceeds(raw, MAX_JSON_DEPTH):
+        raise RequestValidationError(
+            [{"loc": ("body",), "msg": f"JSON nested deeper than {MAX_JSON_DEPTH} levels", "type": "value_error"}]
+        )
+    try:
+        data: Any = json.loads(raw)
+    except (ValueError, RecursionError) as exc:
+        raise RequestValidationError(
+            [{"loc": ("body",), "msg": f"Invalid JSON: {str(exc)[:200]}", "type": "json_invalid"}]
+        ) from exc
+    try:
+        return ValidationRequest.model_validate(data)
+    except ValidationError as exc:
+        raise RequestValidationError(exc.errors(include_url=False, include_input=False)) from exc
+
+
+@router.post(
+    "/v1/validate",
+    response_model=ValidationResult,
+    openapi_extra={
+        "requestBody": {
+            "required": True,
+            "content": {"application/json": {"schema": ValidationRequest.model_json_schema()}},
+        }
+    },
+)
+async def post_validate(ctx: Ctx, request: Request) -> ValidationResult:
+    """The read-only validator: ValidationRequest → ValidationResult. Reads and writes no note."""
+    import anyio
+
+    body = await request.body()
+    parsed = parse_request(body)
+    return await anyio.to_thread.run_sync(validate_request, ctx.vault.root, parsed)
+
+
+@router.post("/v1/trust/notes/{path:path}/validate")
+async def post_note_validate(
+    ctx: Ctx,
+    path: str,
+    dry_run_flag: Annotated[bool, Query(alias="dry_run")] = False,
+    judge: Annotated[str | None, Query(max_length=64)] = None,
+) -> dict[str, Any]:
+    """Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots)."""
+    if not dry_run_flag:
+        raise InputError("Only dry_run=true is supported; production writes go through /v1/batches and approval.")
+    return await dry_run(ctx.vault, path, judge_name=judge)

@@ -1,0 +1,583 @@
+"""Fetching evidence pages safely: the SSRF guard, limits, retries, charset and main text.
+
+`Fetcher(policy).fetch_all(urls)` returns one `FetchedPage` per URL and never raises for a bad
+page: every failure is a `FetchedPage` with an `error` code and a one-sentence `message`.
+
+The guard: only http(s) URLs without credentials; the host is resolved and EVERY address must be
+public (not loopback, private, link-local, CGNAT, multicast, unspecified, reserved, IPv4-mapped
+or NAT64-embedded private, or a cloud metadata address) unless the host ("host" or "host:port")
+is allow-listed in the policy; metadata addresses are refused even when allow-listed. The
+connection is pinned to the address that was checked (no second DNS lookup an attacker could
+rebind), and the check runs again on every redirect hop, which are followed by hand.
+
+Limits: per-attempt deadline (policy timeout), a body cap enforced while streaming and after
+decompression (so a gzip bomb stops at the cap), at most `max_redirects` redirects, content types
+text/html, application/xhtml+xml, text/plain. Retries (policy `retries`, exponential backoff) on
+connection errors and HTTP 429/502/503/504 only. Concurrency: a global and a per-host limit.
+
+This module returns data; snapshots are written by `vault/snapshots.py`.
+"""
+
+from __future__ import annotations
+
+import codecs
+import datetime as dt
+import hashlib
+import ipaddress
+import re
+import socket
+import zlib
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+from urllib.parse import urljoin
+
+import anyio
+import httpx
+
+from .. import __version__
+from .policy import EvidencePolicy
+
+USER_AGENT = f"KnowledgeHarness/{__version__} (evidence fetcher; +local)"
+ALLOWED_CONTENT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
+RETRY_STATUSES = frozenset({429, 502, 503, 504})
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+MAX_URL_CHARS = 2048
+MAX_TEXT_CHARS = 1_000_000
+
+CGNAT = ipaddress.ip_network("100.64.0.0/10")
+NAT64 = ipaddress.ip_network("64:ff9b::/96")
+METADATA_ADDRESSES = frozenset(
+    ipaddress.ip_address(a)
+    for a in ("169.254.169.254", "169.254.170.2", "100.100.100.200", "192.0.0.192", "fd00:ec2::254")
+)
+IPAddress = ipaddress.IPv4Address | ipaddress.IPv6Address
+
+
+class FetchFailure(Exception):
+    """One URL could not be used as evidence; `code` is stable, `message` one sentence."""
+
+    def __init__(self, code: str, message: str, *, status: int | None = None, retryable: bool = False) -> None:
+        super().__init__(message)
+        self.code = code
+        self.message = message
+        self.status = status
+        self.retryable = retryable
+
+
+@dataclass(slots=True)
+class FetchedPage:
+    url: str
+    final_url: str | None = None
+    status: int | None = None
+    content_type: str | None = None
+    charset: str | None = None
+    text: str | None = None
+    title: str | None = None
+    published: str | None = None
+    bytes: int = 0
+    fetched_at: str = ""
+    attempts: int = 0
+    error: str | None = None
+    message: str | None = None
+    sha256: str | None = None
+    redirects: list[str] = field(default_factory=list)
+    reused: bool = False
+
+    @property
+    def ok(self) -> bool:
+        return self.error is None and self.text is not None
+
+    def record(self) -> dict[str, Any]:
+        """The JSON record kept next to a snapshot."""
+        data = asdict(self)
+        data.pop("text")
+        data.pop("reused")
+        return data
+
+
+def utc_now() -> str:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+# -- the SSRF guard ------------------------------------------------------------------------------
+
+
+def blocked_reason(address: IPAddress) -> str | None:
+    """Why an address may not be fetched (None when it is a public unicast address)."""
+    if address in METADATA_ADDRESSES:
+        return "a cloud metadata address"
+    if isinstance(address, ipaddress.IPv6Address):
+        mapped = address.ipv4_mapped or address.sixtofour
+        if mapped is None and address in NAT64:
+            mapped = ipaddress.IPv4Address(int(address) & 0xFFFFFFFF)
+        if mapped is None and address.teredo:
+            mapped = address.teredo[1]
+        if mapped is not None:
+            inner = blocked_reason(mapped)
+            return f"an IPv6 address embedding {inner}" if inner else None
+    if address.is_loopback:
+        return "a loopback address"
+    if address.is_unspecified:
+        return "the unspecified address"
+    if address.is_link_local:
+        return "a link-local address"
+    if address.is_multicast:
+        return "a multicast address"
+    if isinstance(address, ipaddress.IPv4Address) and address in CGNAT:
+        return "a carrier-grade NAT address"
+    if address.is_private:
+        return "a private address"
+    if address.is_reserved or not address.is_global:
+        return "a reserved address"
+    return None
+
+
+def _split_allow_entry(entry: str) -> tuple[str, int | None]:
+    entry = entry.strip().lower()
+    if entry.startswith("["):
+        host, _, rest = entry[1:].partition("]")
+        return host, int(rest[1:]) if rest.startswith(":") and rest[1:].isdigit() else None
+    if entry.count(":") == 1:
+        host, _, port = entry.partition(":")
+        return host, int(port) if port.isdigit() else None
+    return entry, None
+
+
+def host_allowed(allow: Sequence[str], host: str, port: int) -> bool:
+    host = host.lower().strip("[]")
+    for entry in allow:
+        a_host, a_port = _split_allow_entry(entry)
+        if a_host == host and (a_port is None or a_port == port):
+            return True
+    return False
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    url: httpx.URL  # what we connect to (host replaced by the checked address when pinned)
+    host: str
+    port: int
+    host_header: str | None
+    sni: str | None
+
+
+async def _resolve(host: str, port: int) -> list[IPAddress]:
+    try:
+        return [ipaddress.ip_address(host)]
+    except ValueError:
+        pass
+    try:
+        infos = await anyio.getaddrinfo(host, port, type=socket.SOCK_STREAM)
+    except (OSError, UnicodeError) as exc:
+        raise FetchFailure("dns_error", f"The host {host} could not be resolved.") from exc
+    addresses: list[IPAddress] = []
+    for info in infos:
+        raw = str(info[4][0]).split("%", 1)[0]
+        addr = ipaddress.ip_address(raw)
+        if addr not in addresses:
+            addresses.append(addr)
+    if not addresses:
+        raise FetchFailure("dns_error", f"The host {host} has no address.")
+    return addresses
+
+
+async def check_url(url: str, allow: Sequence[str]) -> Target:
+    """Validate a URL against the guard; returns where to connect (pinned when not allow-listed)."""
+    if len(url) > MAX_URL_CHARS:
+        raise FetchFailure("invalid_url", f"The URL is longer than {MAX_URL_CHARS} characters.")
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, ValueError) as exc:
+        raise FetchFailure("invalid_url", f"Not a valid URL: {url[:200]}.") from exc
+    if parsed.scheme not in ("http", "https"):
+        raise FetchFailure("invalid_url", f"Only http and https URLs are fetched, not {parsed.scheme or 'none'}.")
+    if not parsed.host:
+        raise FetchFailure("invalid_url", "The URL has no host.")
+    if parsed.userinfo:
+        raise FetchFailure("invalid_url", "URLs with credentials are not fetched.")
+    host = parsed.host.lower()
+    port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    addresses = await _resolve(host, port)
+    if host_allowed(allow, host, port):
+        for addr in addresses:
+            if addr in METADATA_ADDRESSES:
+                raise FetchFailure("blocked_address", f"{host} resolves to a cloud metadata address ({addr}).")
+        return Target(parsed, host, port, None, None)
+    for addr in addresses:
+        reason = blocked_reason(addr)
+        if reason:
+            raise FetchFailure(
+                "blocked_address",
+                f"Refused {host}:{port}: it resolves to {reason} ({addr}) and is not allow-listed in the policy.",
+            )
+    pinned = parsed.copy_with(host=str(addresses[0]))
+    default_port = port == (443 if parsed.scheme == "https" else 80)
+    host_header = parsed.host if default_port else f"{parsed.host}:{port}"
+    if ":" in parsed.host and not parsed.host.startswith("["):
+        host_header = f"[{parsed.host}]" if default_port else f"[{parsed.host}]:{port}"
+    return Target(pinned, host, port, host_header, parsed.host if parsed.scheme == "https" else None)
+
+
+# -- decoding -----------------------------------------------------------------------------------
+
+_META_CHARSET = re.compile(rb"""<meta[^>]+charset\s*=\s*["']?\s*([a-zA-Z0-9_\-:.]+)""", re.IGNORECASE)
+_XML_ENCODING = re.compile(rb"""<\?xml[^>]+encoding\s*=\s*["']([a-zA-Z0-9_\-.]+)""", re.IGNORECASE)
+_CHARSET_ALIASES = {
+    "shift_jis": "cp932",
+    "shift-jis": "cp932",
+    "sjis": "cp932",
+    "x-sjis": "cp932",
+    "ms_kanji": "cp932",
+    "windows-31j": "cp932",
+    "csshiftjis": "cp932",
+    "euc-jp": "euc_jp",
+    "x-euc-jp": "euc_jp",
+    "eucjp": "euc_jp",
+    "iso-8859-1": "cp1252",
+    "latin-1": "cp1252",
+    "us-ascii": "utf-8",
+    "ascii": "utf-8",
+}
+
+
+def normalize_charset(name: str | None) -> str | None:
+    if not name:
+        return None
+    name = name.strip().strip("\"'").lower()
+    name = _CHARSET_ALIASES.get(name, name)
+    try:
+        return codecs.lookup(name).name
+    except LookupError:
+        return None
+
+
+def _try_decode(body: bytes, charset: str) -> str | None:
+    try:
+        return body.decode(charset)
+    except (UnicodeDecodeError, LookupError):
+        return None
+
+
+def decode_body(body: bytes, header_charset: str | None) -> tuple[str, str]:
+    """Decode bytes: BOM, then the header's charset, a <meta> / XML declaration, UTF-8, then detection."""
+    for bom, enc in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16")):
+        if body.startswith(bom):
+            return body.decode(enc, errors="replace").lstrip("\ufeff"), enc
+    candidates: list[str] = []
+    for name in (header_charset,):
+        norm = normalize_charset(name)
+        if norm:
+            candidates.append(norm)
+    head = body[:4096]
+    for pattern in (_META_CHARSET, _XML_ENCODING):
+        m = pattern.search(head)
+        if m:
+            norm = normalize_charset(m.group(1).decode("ascii", "ignore"))
+            if norm and norm not in candidates:
+                candidates.append(norm)
+    if "utf-8" not in candidates:
+        candidates.append("utf-8")
+    for charset in candidates:
+        text = _try_decode(body, charset)
+        if text is not None:
+            return text, charset
+    guessed: str | None = None
+    try:
+        from charset_normalizer import from_bytes
+
+        best = from_bytes(body[:200_000]).best()
+        guessed = normalize_charset(best.encoding) if best is not None else None
+    except ImportError:  # pragma: no cover - charset-normalizer is a dependency
+        guessed = None
+    for charset in [c for c in (guessed, "cp932", "euc_jp") if c]:
+        text = _try_decode(body, charset)
+        if text is not None:
+            return text, charset
+    fallback = candidates[0]
+    return body.decode(fallback, errors="replace"), fallback
+
+
+def looks_binary(body: bytes) -> bool:
+    head = body[:8192]
+    if b"\x00" in head:
+        return True
+    if not head:
+        return False
+    controls = sum(1 for b in head if b < 9 or 13 < b < 32)
+    return controls / len(head) > 0.05
+
+
+# -- main text ----------------------------------------------------------------------------------
+
+_WS = re.compile(r"[ \t\u3000]+")
+_BLANKS = re.compile(r"\n{3,}")
+
+
+def _tidy(text: str) -> str:
+    lines = [_WS.sub(" ", line).strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
+    return _BLANKS.sub("\n\n", "\n".join(lines)).strip()[:MAX_TEXT_CHARS]
+
+
+def _fallback_html_text(html: str) -> tuple[str, str | None]:
+    import lxml.html  # type: ignore[import-untyped]
+
+    try:
+        root = lxml.html.document_fromstring(html)
+    except Exception:  # lxml raises several types on garbage
+        return "", None
+    for bad in root.xpath("//script|//style|//noscript|//template"):
+        bad.getparent().remove(bad)
+    title_el = root.find(".//title")
+    title = title_el.text_content().strip() if title_el is not None else None
+    body = root.find(".//body")
+    return _tidy((body if body is not None else root).text_content()), title or None
+
+
+def extract_main_text(html: str, url: str | None) -> tuple[str, str | None, str | None]:
+    """(text, title, published) of an HTML page: trafilatura, falling back to the whole body text."""
+    text = ""
+    title: str | None = None
+    published: str | None = None
+    try:
+        import trafilatura
+
+        doc = trafilatura.bare_extraction(
+            html,
+            url=url,
+            with_metadata=True,
+            favor_recall=True,
+            include_comments=False,
+            include_tables=True,
+            date_extraction_params={"extensive_search": False, "original_date": True},
+        )
+    except Exception:  # trafilatura raises assorted errors on hostile markup
+        doc = None
+    if doc is not None:
+        text = _tidy(getattr(doc, "text", None) or "")
+        title = getattr(doc, "title", None) or None
+        published = getattr(doc, "date", None) or None
+    if not text:
+        fb_text, fb_title = _fallback_html_text(html)
+        text = fb_text
+        title = title or fb_title
+    return text, title, published
+
+
+# -- fetching -----------------------------------------------------------------------------------
+
+
+class _Body:
+    """Reads a streamed body, decompressing by hand so the cap applies to the decoded size."""
+
+    def __init__(self, encoding: str, cap: int) -> None:
+        self.cap = cap
+        self.parts: list[bytes] = []
+        self.size = 0
+        self.raw_size = 0
+        enc = encoding.strip().lower()
+        self.decoder: Any = None
+        if enc in ("gzip", "x-gzip"):
+            self.decoder = zlib.decompressobj(16 + zlib.MAX_WBITS)
+        elif enc == "deflate":
+            self.decoder = zlib.decompressobj(zlib.MAX_WBITS | 32)
+        elif enc not in ("", "identity"):
+            raise FetchFailure("unsupported_encoding", f"The page uses the content encoding {enc!r}.")
+
+    def _add(self, data: bytes) -> None:
+        self.size += len(data)
+        if self.size > self.cap:
+            raise FetchFailure("too_large", f"The page is larger than the cap of {self.cap} bytes.")
+        self.parts.append(data)
+
+    def feed(self, chunk: bytes) -> None:
+        self.raw_size += len(chunk)
+        if self.raw_size > self.cap:
+            raise FetchFailure("too_large", f"The page is larger than the cap of {self.cap} bytes.")
+        if self.decoder is None:
+            self._add(chunk)
+            return
+        try:
+            data = self.decoder.decompress(chunk, self.cap - self.size + 1)
+            self._add(data)
+            while self.decoder.unconsumed_tail:
+                data = self.decoder.decompress(self.decoder.unconsumed_tail, self.cap - self.size + 1)
+                if not data:
+                    break
+                self._add(data)
+        except zlib.error as exc:
+            raise FetchFailure("decode_error", "The compressed body is corrupt.") from exc
+
+    def value(self) -> bytes:
+        return b"".join(self.parts)
+
+
+class Fetcher:
+    """Fetches evidence URLs under one EvidencePolicy (limits shared across calls)."""
+
+    def __init__(self, policy: EvidencePolicy, *, backoff_seconds: float = 0.5) -> None:
+        self.policy = policy
+        self.backoff_seconds = backoff_seconds
+        self._global = anyio.Semaphore(policy.concurrency)
+        self._per_host: dict[str, anyio.Semaphore] = {}
+
+    def _host_limit(self, url: str) -> anyio.Semaphore:
+        try:
+            host = httpx.URL(url).host.lower()
+        except (httpx.InvalidURL, ValueError):
+            host = ""
+        if host not in self._per_host:
+            self._per_host[host] = anyio.Semaphore(self.policy.per_domain_concurrency)
+        return self._per_host[host]
+
+    def _client(self) -> httpx.AsyncClient:
+        timeout = httpx.Timeout(self.policy.timeout_seconds)
+        return httpx.AsyncClient(
+            follow_redirects=False,
+            timeout=timeout,
+            trust_env=False,  # no proxies from the environment: the guard must see the real target
+            headers={
+                "User-Agent": USER_AGENT,
+                "Accept": "text/html,application/xhtml+xml,text/plain;q=0.9,*/*;q=0.1",
+                "Accept-Encoding": "gzip, deflate",
+            },
+        )
+
+    async def fetch_all(self, urls: Sequence[str]) -> list[FetchedPage]:
+        results: list[FetchedPage | None] = [None] * len(urls)
+        async with self._client() as client:
+
+            async def one(index: int, url: str) -> None:
+                results[index] = await self.fetch(url, client=client)
+
+            async with anyio.create_task_group() as tg:
+                for index, url in enumerate(urls):
+                    tg.start_soon(one, index, url)
+        return [
+            r if r is not None else FetchedPage(url=u, error="internal") for r, u in zip(results, urls, strict=True)
+        ]
+
+    async def fetch(self, url: str, *, client: httpx.AsyncClient | None = None) -> FetchedPage:
+        if client is None:
+            async with self._client() as own:
+                return await self.fetch(url, client=own)
+        page = FetchedPage(url=url)
+        async with self._global, self._host_limit(url):
+            for attempt in range(self.policy.retries + 1):
+                page = FetchedPage(url=url, fetched_at=utc_now(), attempts=attempt + 1)
+                try:
+                    with anyio.fail_after(self.policy.timeout_seconds):
+                        await self._attempt(client, page)
+                    return page
+                except FetchFailure as failure:
+                    page.error, page.message = failure.code, failure.message
+                    page.status = failure.status if failure.status is not None else page.status
+                    if not failure.retryable or attempt >= self.policy.retries:
+                        if failure.retryable:
+                            page.message = f"{failure.message} Gave up after {attempt + 1} attempts."
+                        return page
+                except TimeoutError:
+                    page.error = "timeout"
+                    page.message = f"No complete answer within {self.policy.timeout_seconds:g} s."
+                    return page
+                await anyio.sleep(self.backoff_seconds * (2**attempt))
+        return page
+
+    async def _attempt(self, client: httpx.AsyncClient, page: FetchedPage) -> None:
+        current = page.url
+        for _hop in range(self.policy.max_redirects + 1):
+            target = await check_url(current, self.policy.allow_private_hosts)
+            headers = {"Host": target.host_header} if target.host_header else {}
+            extensions = {"sni_hostname": target.sni} if target.sni else {}
+            request = client.build_request("GET", target.url, headers=headers, extensions=extensions)
+            try:
+                response = await client.send(request, stream=True)
+            except (httpx.ConnectError, httpx.ConnectTimeout) as exc:
+                raise FetchFailure(
+                    "connect_error", f"Could not connect to {target.host}:{target.port}.", retryable=True
+                ) from exc
+            except httpx.TimeoutException as exc:
+                raise FetchFailure("timeout", f"{target.host} did not answer in time.") from exc
+            except httpx.HTTPError as exc:
+                raise FetchFailure("http_error", f"The request failed: {type(exc).__name__}.") from exc
+            try:
+                page.status = response.status_code
+                page.final_url = current
+                if response.status_code in REDIRECT_STATUSES:
+                    location = response.headers.get("location")
+                    if not location:
+                        raise FetchFailure(
+                            "http_error", "A redirect without a Location header.", status=response.status_code
+                        )
+                    current = urljoin(current, location)
+                    page.redirects.append(current)
+                    continue
+                if response.status_code in RETRY_STATUSES:
+                    raise FetchFailure(
+                        f"http_{response.status_code}",
+                        f"The server answered HTTP {response.status_code}.",
+                        status=response.status_code,
+                        retryable=True,
+                    )
+                if response.status_code >= 400:
+                    raise FetchFailure(
+                        f"http_{response.status_code}",
+                        f"The server answered HTTP {response.status_code}.",
+                        status=response.status_code,
+                    )
+                if response.status_code != 200:
+                    raise FetchFailure(
+                        "http_error", f"Unexpected HTTP status {response.status_code}.", status=response.status_code
+                    )
+                await self._read(response, page)
+                return
+            finally:
+                await response.aclose()
+        raise FetchFailure("too_many_redirects", f"More than {self.policy.max_redirects} redirects.")
+
+    async def _read(self, response: httpx.Response, page: FetchedPage) -> None:
+        content_type = response.headers.get("content-type", "")
+        mime, _, params = content_type.partition(";")
+        mime = mime.strip().lower()
+        page.content_type = mime or None
+        if mime not in ALLOWED_CONTENT_TYPES:
+            raise FetchFailure(
+                "unsupported_content_type",
+                f"The content type {mime or 'none'} is not supported (text/html, application/xhtml+xml, text/plain).",
+                status=response.status_code,
+            )
+        declared = response.headers.get("content-length", "")
+        if declared.isdigit() and int(declared) > self.policy.max_bytes:
+            raise FetchFailure(
+                "too_large", f"The page declares {declared} bytes, over the cap of {self.policy.max_bytes}."
+            )
+        body = _Body(response.headers.get("content-encoding", ""), self.policy.max_bytes)
+        async for chunk in response.aiter_raw():
+            body.feed(chunk)
+        raw = body.value()
+        page.bytes = len(raw)
+        if not raw.strip():
+            raise FetchFailure("empty", "The page is empty.", status=response.status_code)
+        if looks_binary(raw):
+            raise FetchFailure("binary_content", f"The page is served as {mime} but its body is binary.")
+        header_charset = None
+        for param in params.split(";"):
+            key, _, value = param.partition("=")
+            if key.strip().lower() == "charset":
+                header_charset = value
+        text, charset = decode_body(raw, header_charset)
+        page.charset = charset
+        if mime == "text/plain":
+            extracted, title, published = _tidy(text), None, None
+        else:
+            extracted, title, published = await anyio.to_thread.run_sync(extract_main_text, text, page.final_url)
+        if not extracted.strip():
+            raise FetchFailure("empty", "No text could be extracted from the page.", status=response.status_code)
+        page.text = extracted
+        page.title = title
+        page.published = published
+        page.sha256 = hashlib.sha256(extracted.encode("utf-8")).hexdigest()
+
+
+async def fetch_urls(urls: Sequence[str], policy: EvidencePolicy) -> list[FetchedPage]:
+    return await Fetcher(policy).fetch_all(urls)

@@ -1,0 +1,32 @@
+"""The Judge protocol: claims + evidence texts in, one finding per claim out.
+
+A judge is handed only claims that have at least one evidence text to look at, and only
+evidence items with text. It answers one `Finding` per claim (supported / unsupported /
+contradicted) with the source and a verbatim quote, plus an overall confidence. A judge that
+cannot answer raises `JudgeFailed`; the validator then answers `unverifiable`, never `pass`.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Protocol, runtime_checkable
+
+from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
+
+
+class JudgeFailed(Exception):
+    """The judge could not produce findings (model down, invalid output twice, ...)."""
+
+
+@dataclass(frozen=True, slots=True)
+class JudgeOutput:
+    findings: list[Finding]
+    confidence: float
+
+
+@runtime_checkable
+class Judge(Protocol):
+    @property
+    def info(self) -> ValidatorInfo: ...
+
+    def judge(self, claims: list[ClaimIn], evidence: list[EvidenceIn]) -> JudgeOutput: ...

@@ -1,0 +1,413 @@
+"""The lexical judge: offline, no model, Japanese and English, and conservative.
+
+For each claim and each evidence text it may use:
+1. Align: the evidence is cut into sentences; candidate windows are 1–3 adjacent sentences;
+   each is scored by the IDF-weighted share of the claim's content terms it contains (Latin
+   words, stemmed, stopwords out; CJK: bigrams inside kanji/katakana runs, unigrams for
+   one-character runs, kanji + first okurigana; hiragana content words kept apart; numbers with
+   their unit or counter). All text is NFKC-normalized and lower-cased.
+2. Contradiction cues, on the aligned window only: a number with the same unit but a different
+   value (and the claim's value absent), negation on one side only (ない, ではない, ません, not,
+   never, no longer, ...), or a pair from the antonym list below on opposite sides. Cues count
+   only when the rest of the claim is well covered (the window is about the same thing).
+3. Support: every number of the claim present, at most a small number of content terms missing
+   (0 for short claims, 1 or 2 for longer ones), at most one hiragana content word missing, and
+   no contradiction cue.
+Anything else is `unsupported`: when unsure the judge says unsupported (→ warn), never supported.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from ..text import Terms, has_cjk, nfkc, split_sentences, terms
+from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
+from .base import JudgeOutput
+
+NAME = "lexical"
+VERSION = "1"
+MAX_SENTENCES = 5000
+QUOTE_CHARS = 400
+
+# Antonym pairs (documented in docs/validator.md). English entries are whole words.
+EN_ANTONYMS: tuple[tuple[str, str], ...] = (
+    ("highest", "lowest"),
+    ("largest", "smallest"),
+    ("biggest", "smallest"),
+    ("longest", "shortest"),
+    ("oldest", "newest"),
+    ("oldest", "youngest"),
+    ("first", "last"),
+    ("increase", "decrease"),
+    ("increased", "decreased"),
+    ("increases", "decreases"),
+    ("rise", "fall"),
+    ("rose", "fell"),
+    ("more", "less"),
+    ("more", "fewer"),
+    ("higher", "lower"),
+    ("larger", "smaller"),
+    ("before", "after"),
+    ("north", "south"),
+    ("east", "west"),
+    ("northern", "southern"),
+    ("eastern", "western"),
+    ("active", "dormant"),
+    ("active", "extinct"),
+    ("open", "closed"),
+    ("public", "private"),
+    ("maximum", "minimum"),
+    ("win", "lose"),
+    ("won", "lost"),
+    ("true", "false"),
+    ("allowed", "forbidden"),
+    ("allowed", "prohibited"),
+    ("legal", "illegal"),
+    ("success", "failure"),
+    ("succeeded", "failed"),
+    ("accepted", "rejected"),
+    ("approved", "rejected"),
+    ("male", "female"),
+    ("internal", "external"),
+    ("inside", "outside"),
+    ("early", "late"),
+    ("earliest", "latest"),
+    ("start", "end"),
+    ("began", "ended"),
+    ("synchronous", "asynchronous"),
+    ("encrypted", "unencrypted"),
+    ("stable", "unstable"),
+    ("supported", "unsupported"),
+    ("deprecated", "recommended"),
+)
+JA_ANTONYMS: tuple[tuple[str, str], ...] = (
+    ("最高", "最低"),
+    ("最大", "最小"),
+    ("最長", "最短"),
+    ("最古", "最新"),
+    ("最初", "最後"),
+    ("増加", "減少"),
+    ("上昇", "下降"),
+    ("上昇", "低下"),
+    ("増え", "減っ"),
+    ("増え", "減り"),
+    ("以前", "以降"),
+    ("高い", "低い"),
+    ("大きい", "小さい"),
+    ("多い", "少ない"),
+    ("長い", "短い"),
+    ("古い", "新しい"),
+    ("早い", "遅い"),
+    ("広い", "狭い"),
+    ("重い", "軽い"),
+    ("北部", "南部"),
+    ("東部", "西部"),
+    ("北側", "南側"),
+    ("東側", "西側"),
+    ("活火山", "休火山"),
+    ("活火山", "死火山"),
+    ("開始", "終了"),
+    ("可能", "不可能"),
+    ("賛成", "反対"),
+    ("勝利", "敗北"),
+    ("成功", "失敗"),
+    ("合法", "違法"),
+    ("公開", "非公開"),
+    ("有効", "無効"),
+    ("同期", "非同期"),
+    ("男性", "女性"),
+    ("内部", "外部"),
+    ("上回", "下回"),
+    ("黒字", "赤字"),
+    ("輸出", "輸入"),
+    ("前半", "後半"),
+    ("上旬", "下旬"),
+)
+
+_EN_NEG = re.compile(r"\b(?:not|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
+_JA_NEG = re.compile(
+    r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満])"
+)
+_NUM_EXPR = re.compile(r"\d")
+
+UNIT_ALIASES = {
+    "metre": "m",
+    "meter": "m",
+    "metres": "m",
+    "meters": "m",
+    "メートル": "m",
+    "km": "km",
+    "kilometer": "km",
+    "kilometre": "km",
+    "キロメートル": "km",
+    "キロ": "km",
+    "%": "%",
+    "％": "%",
+    "percent": "%",
+    "パーセント": "%",
+    "year": "年",
+    "years": "年",
+    "ton": "t",
+    "tonne": "t",
+    "トン": "t",
+    "kg": "kg",
+    "キログラム": "kg",
+    "people": "人",
+    "person": "人",
+    "名": "人",
+    "dollar": "ドル",
+    "dollars": "ドル",
+    "yen": "円",
+    "歳": "歳",
+    "才": "歳",
+}
+
+
+def _unit(number: str) -> tuple[str, str]:
+    value, _, unit = number.partition("|")
+    return value, UNIT_ALIASES.get(unit, unit)
+
+
+def _numbers(t: Terms) -> set[tuple[str, str]]:
+    return {_unit(n) for n in t.numbers}
+
+
+def _negated(text: str) -> bool:
+    lowered = nfkc(text).lower()
+    if has_cjk(lowered) and _JA_NEG.search(lowered):
+        return True
+    return bool(_EN_NEG.search(lowered))
+
+
+def _antonym_hit(claim: str, window: str) -> tuple[str, str] | None:
+    c = nfkc(claim).lower()
+    w = nfkc(window).lower()
+    c_words = set(re.findall(r"[a-z]+", c))
+    w_words = set(re.findall(r"[a-z]+", w))
+    for a, b in EN_ANTONYMS:
+        for x, y in ((a, b), (b, a)):
+            if x in c_words and y in w_words and x not in w_words and y not in c_words:
+                return x, y
+    for a, b in JA_ANTONYMS:
+        for x, y in ((a, b), (b, a)):
+            if x in c and y in w and x not in w and y not in c.replace(x, ""):
+                return x, y
+    return None
+
+
+@dataclass
+class _Doc:
+    source_id: str
+    sentences: list[str]
+    sent_terms: list[set[str]]
+    sent_numbers: list[set[tuple[str, str]]]
+    sent_hira: list[set[str]]
+    index: dict[str, list[int]] = field(default_factory=dict)
+    idf: dict[str, float] = field(default_factory=dict)
+
+
+def _prepare(ev: EvidenceIn) -> _Doc:
+    text = ev.text or ""
+    sentences = [s.text for s in split_sentences(text)][:MAX_SENTENCES]
+    sent_terms: list[set[str]] = []
+    sent_numbers: list[set[tuple[str, str]]] = []
+    sent_hira: list[set[str]] = []
+    index: dict[str, list[int]] = defaultdict(list)
+    for i, sentence in enumerate(sentences):
+        t = terms(sentence)
+        ts = set(t.content)
+        sent_terms.append(ts)
+        sent_numbers.append(_numbers(t))
+        sent_hira.append(set(t.hiragana))
+        for term in ts:
+            index[term].append(i)
+    n = max(1, len(sentences))
+    idf = {term: math.log(1.0 + (n + 1) / (len(ids) + 0.5)) for term, ids in index.items()}
+    return _Doc(ev.source_id, sentences, sent_terms, sent_numbers, sent_hira, dict(index), idf)
+
+
+@dataclass
+class _Alignment:
+    verdict: str
+    source_id: str
+    quote: str
+    reason: str
+    coverage: float
+
+
+class LexicalJudge:
+    """The embedded default judge (see the module docstring)."""
+
+    def __init__(self) -> None:
+        self._info = ValidatorInfo(name=NAME, version=VERSION)
+
+    @property
+    def info(self) -> ValidatorInfo:
+        return self._info
+
+    def judge(self, claims: list[ClaimIn], evidence: list[EvidenceIn]) -> JudgeOutput:
+        docs = {ev.source_id: _prepare(ev) for ev in evidence if ev.text}
+        findings: list[Finding] = []
+        confidences: list[float] = []
+        for claim in claims:
+            wanted = claim.source_ids or list(docs)
+            candidates = [docs[s] for s in wanted if s in docs]
+            best: _Alignment | None = None
+            for doc in candidates:
+                result = self._align(claim.text, doc)
+                if best is None or _rank(result) > _rank(best):
+                    best = result
+            if best is None:
+                findings.append(
+                    Finding(claim_id=claim.id, verdict="no_evidence", reason="No cited source has evidence text.")
+                )
+                confidences.append(0.0)
+                continue
+            findings.append(
+                Finding(
+                    claim_id=claim.id,
+                    verdict=best.verdict,
+                    source_id=best.source_id,
+                    quote=best.quote,
+                    reason=best.reason,
+                )
+            )
+            confidences.append(best.coverage if best.verdict != "unsupported" else 1.0 - best.coverage)
+        confidence = sum(confidences) / len(confidences) if confidences else 0.0
+        return JudgeOutput(findings=findings, confidence=round(min(1.0, max(0.0, confidence)) * 0.8, 3))
+
+    def judge_pair(self, claim: str, evidence: str) -> str:
+        """One claim against one text: 'supported' | 'unsupported' | 'contradicted' (bench helper)."""
+        out = self.judge([ClaimIn(id="c", text=claim)], [EvidenceIn(source_id="e", text=evidence)])
+        return out.findings[0].verdict
+
+    # -- alignment ---------------------------------------------------------------------------
+
+    def _align(self, claim: str, doc: _Doc) -> _Alignment:
+        ct = terms(claim)
+        content = set(ct.content)
+        numbers = _numbers(ct)
+        hira = set(ct.hiragana)
+        if not doc.sentences:
+            return _Alignment("unsupported", doc.source_id, "", "The evidence has no sentences.", 0.0)
+        if not content and not numbers:
+            return _Alignment("unsupported", doc.source_id, "", "The claim has no content words to match.", 0.0)
+        default_idf = math.log(1.0 + (len(doc.sentences) + 1) / 0.5)
+        weight = {t: doc.idf.get(t, default_idf) for t in content}
+        total = sum(weight.values()) or 1.0
+        # sentence scores through the inverted index
+        scores: dict[int, float] = defaultdict(float)
+        for t in content:
+            for i in doc.index.get(t, ()):
+                scores[i] += weight[t]
+        for i, nums in enumerate(doc.sent_numbers):
+            if numbers & nums:
+                scores[i] += 0.5 * total / max(1, len(content))
+        if not scores:
+            return _Alignment("unsupported", doc.source_id, "", "No evidence sentence shares a content term.", 0.0)
+        anchors = sorted(scores, key=lambda i: (-scores[i], i))[:6]
+        best_window: tuple[int, int] | None = None
+        best_key: tuple[float, int, int] = (-1.0, 0, 0)
+        for a in anchors:
+            for start in range(max(0, a - 2), a + 1):
+                for end in range(a + 1, min(len(doc.sentences), start + 3) + 1):
+                    covered: set[str] = set().union(*doc.sent_terms[start:end])
+                    cov = sum(weight[t] for t in content & covered) / total
+                    key = (round(cov, 6), -(end - start), -start)
+                    if key > best_key:
+                        best_key, best_window = key, (start, end)
+        assert best_window is not None
+        start, end = best_window
+        window_terms: set[str] = set().union(*doc.sent_terms[start:end])
+        window_numbers: set[tuple[str, str]] = set().union(*doc.sent_numbers[start:end])
+        window_hira: set[str] = set().union(*doc.sent_hira[start:end])
+        window_text = " ".join(doc.sentences[start:end])
+        quote = window_text[:QUOTE_CHARS]
+        coverage = best_key[0]
+        missing = content - window_terms
+        missing_numbers = numbers - window_numbers
+        # the single best sentence inside the window, for the polarity cues
+        focus = max(range(start, end), key=lambda i: (len(content & doc.sent_terms[i]), -i))
+        focus_text = doc.sentences[focus]
+        sid = doc.source_id
+
+        # -- contradiction cues (only where the window is about the same thing) ---------------
+        if coverage >= 0.5:
+            for value, unit in sorted(missing_numbers):
+                clash = sorted(
+                    (v, u) for v, u in window_numbers if u == unit and v != value and (value, u) not in window_numbers
+                )
+                if clash and (unit or coverage >= 0.8):
+                    v, u = clash[0]
+                    return _Alignment(
+                        "contradicted",
+                        sid,
+                        quote,
+                        f"The claim says {value}{u}, the evidence says {v}{u}.",
+                        coverage,
+                    )
+            focus_cov = sum(weight[t] for t in content & doc.sent_terms[focus]) / total
+            claim_neg = _negated(claim)
+            if not missing_numbers and claim_neg and coverage >= 0.75 and not _negated(window_text):
+                return _Alignment(
+                    "contradicted",
+                    sid,
+                    quote,
+                    "Negation differs: the claim is negative, the evidence is not.",
+                    coverage,
+                )
+            if focus_cov >= 0.75 and not missing_numbers and not claim_neg and _negated(focus_text):
+                return _Alignment(
+                    "contradicted",
+                    sid,
+                    focus_text[:QUOTE_CHARS],
+                    "Negation differs: only the evidence is negative.",
+                    coverage,
+                )
+            hit = _antonym_hit(claim, window_text)
+            if hit:
+                rest = content - set(terms(hit[0]).content)
+                rest_total = sum(weight[t] for t in rest) or 1.0
+                rest_cov = sum(weight[t] for t in rest & window_terms) / rest_total
+                if rest_cov >= 0.8:
+                    return _Alignment(
+                        "contradicted",
+                        sid,
+                        quote,
+                        f"The claim says {hit[0]!r} where the evidence says {hit[1]!r}.",
+                        coverage,
+                    )
+
+        # -- support ---------------------------------------------------------------------------
+        n_content = len(content)
+        cjk = has_cjk(claim)
+        if cjk:
+            allowance = 0 if n_content < 8 else (1 if n_content < 16 else 2)
+        else:
+            allowance = 0 if n_content < 6 else (1 if n_content < 12 else 2)
+        missing_hira = hira - window_hira
+        if (
+            not missing_numbers
+            and not (_negated(claim) and not _negated(window_text))
+            and len(missing) <= allowance
+            and len(missing_hira) <= (1 if len(hira) >= 3 else 0)
+            and coverage >= 0.8
+        ):
+            return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
+        parts = []
+        if missing_numbers:
+            parts.append("numbers not found: " + ", ".join(f"{v}{u}" for v, u in sorted(missing_numbers)))
+        if missing:
+            parts.append(f"{len(missing)} of {n_content} content terms not found")
+        if missing_hira - set():
+            parts.append(f"{len(missing_hira)} word(s) not found")
+        reason = "Not enough overlap with the evidence (" + "; ".join(parts or ["low coverage"]) + ")."
+        return _Alignment("unsupported", sid, quote, reason, coverage)
+
+
+def _rank(a: _Alignment) -> tuple[int, float]:
+    order = {"contradicted": 3, "supported": 2, "unsupported": 1}
+    return order.get(a.verdict, 0), a.coverage

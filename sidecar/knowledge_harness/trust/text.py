@@ -1,0 +1,473 @@
+"""Pure text helpers shared by the claims extractor and the judges: NFKC, sentences, terms.
+
+Nothing here reads or writes files. Sentence splitting handles Japanese (。！？ and their ASCII
+forms, never inside 「」『』（）【】 brackets) and English (abbreviations, initials, decimals).
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterator
+from dataclasses import dataclass
+
+OPEN_BRACKETS = "「『（(【［[〈《\u201c"
+CLOSE_BRACKETS = "」』）)】］]〉》\u201d"
+JA_TERMINATORS = "。！？"
+EN_TERMINATORS = ".!?"
+
+# Words after which a period does not end an English sentence.
+ABBREVIATIONS = frozenset(
+    [
+        "mr",
+        "mrs",
+        "ms",
+        "dr",
+        "prof",
+        "sr",
+        "jr",
+        "st",
+        "mt",
+        "ft",
+        "vs",
+        "etc",
+        "e.g",
+        "i.e",
+        "cf",
+        "fig",
+        "figs",
+        "no",
+        "nos",
+        "vol",
+        "vols",
+        "approx",
+        "est",
+        "inc",
+        "ltd",
+        "co",
+        "corp",
+        "jan",
+        "feb",
+        "mar",
+        "apr",
+        "jun",
+        "jul",
+        "aug",
+        "sep",
+        "sept",
+        "oct",
+        "nov",
+        "dec",
+        "dept",
+        "univ",
+        "gen",
+        "col",
+        "lt",
+        "sgt",
+        "rev",
+        "ed",
+        "eds",
+        "pp",
+        "ch",
+        "sec",
+        "al",
+        "u.s",
+        "u.k",
+        "u.n",
+        "a.m",
+        "p.m",
+        "ph.d",
+    ]
+)
+
+_CJK_RE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+
+
+def nfkc(text: str) -> str:
+    return unicodedata.normalize("NFKC", text)
+
+
+def is_cjk(ch: str) -> bool:
+    return bool(_CJK_RE.match(ch))
+
+
+def has_cjk(text: str) -> bool:
+    return bool(_CJK_RE.search(text))
+
+
+@dataclass(frozen=True, slots=True)
+class Span:
+    """A sentence and its [start, end) character offsets in the text it was cut from."""
+
+    text: str
+    start: int
+    end: int
+
+
+def _word_before(text: str, index: int) -> str:
+    start = index
+    while start > 0 and (text[start - 1].isalnum() or text[start - 1] == "."):
+        start -= 1
+    return text[start:index].lower()
+
+
+def _english_boundary(text: str, index: int) -> bool:
+    """Is the '.', '!' or '?' at index the end of an English sentence?"""
+    ch = text[index]
+    after = index + 1
+    while after < len(text) and text[after] in "\"')]\u201d\u2019":
+        after += 1
+    if after >= len(text):
+        return True
+    if not text[after].isspace():
+        return False  # 3.14, e.g.x, example.com
+    if ch in "!?":
+        return True
+    word = _word_before(text, index)
+    if word.rstrip(".") in ABBREVIATIONS or word in ABBREVIATIONS:
+        return False
+    if len(word) == 1 and word.isalpha():
+        return False  # an initial: J. Smith
+    nxt = after
+    while nxt < len(text) and text[nxt].isspace():
+        nxt += 1
+    if nxt >= len(text):
+        return True
+    follower = text[nxt]
+    return follower.isupper() or follower.isdigit() or follower in "\"'(\u201c[" or is_cjk(follower)
+
+
+def split_sentences(text: str) -> list[Span]:
+    """Split a paragraph into sentences with their offsets; newlines are boundaries."""
+    spans: list[Span] = []
+    depth = 0
+    start = 0
+    i = 0
+    n = len(text)
+
+    def emit(end: int) -> None:
+        raw = text[start:end]
+        stripped = raw.strip()
+        if stripped:
+            lead = len(raw) - len(raw.lstrip())
+            spans.append(Span(stripped, start + lead, start + lead + len(stripped)))
+
+    while i < n:
+        ch = text[i]
+        if ch == "\n":
+            emit(i)
+            depth = 0
+            start = i + 1
+        elif ch in OPEN_BRACKETS:
+            depth += 1
+        elif ch in CLOSE_BRACKETS:
+            depth = max(0, depth - 1)
+        elif (depth == 0 and ch in JA_TERMINATORS) or (depth == 0 and ch in "!?" and i > 0 and is_cjk(text[i - 1])):
+            end = i + 1
+            while end < n and (text[end] in JA_TERMINATORS or text[end] in CLOSE_BRACKETS):
+                end += 1
+            emit(end)
+            start = end
+            i = end
+            continue
+        elif depth == 0 and ch in EN_TERMINATORS and _english_boundary(text, i):
+            end = i + 1
+            while end < n and text[end] in "\"')]\u201d\u2019":
+                end += 1
+            emit(end)
+            start = end
+            i = end
+            continue
+        i += 1
+    emit(n)
+    return spans
+
+
+# -- terms for alignment -------------------------------------------------------------------------
+
+_TOKEN_RE = re.compile(
+    r"(?P<num>\d+(?:[.,]\d+)*)"
+    r"|(?P<latin>[a-z][a-z0-9'\-]*)"
+    r"|(?P<kanji>[\u3400-\u9fff\uf900-\ufaff々〆ヶ]+)"
+    r"|(?P<kata>[\u30a0-\u30ffー]+)"
+    r"|(?P<hira>[\u3040-\u309f]+)"
+)
+
+EN_STOPWORDS = frozenset(
+    [
+        "a",
+        "an",
+        "the",
+        "and",
+        "or",
+        "of",
+        "to",
+        "in",
+        "on",
+        "at",
+        "by",
+        "for",
+        "with",
+        "from",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "it",
+        "its",
+        "this",
+        "that",
+        "these",
+        "those",
+        "there",
+        "their",
+        "they",
+        "them",
+        "he",
+        "she",
+        "his",
+        "her",
+        "we",
+        "our",
+        "you",
+        "your",
+        "i",
+        "which",
+        "who",
+        "whom",
+        "whose",
+        "what",
+        "when",
+        "where",
+        "how",
+        "than",
+        "then",
+        "so",
+        "such",
+        "also",
+        "into",
+        "onto",
+        "over",
+        "about",
+        "after",
+        "before",
+        "between",
+        "during",
+        "under",
+        "more",
+        "most",
+        "very",
+        "can",
+        "could",
+        "may",
+        "might",
+        "will",
+        "would",
+        "shall",
+        "should",
+        "do",
+        "does",
+        "did",
+        "has",
+        "have",
+        "had",
+        "having",
+        "not",
+        "no",
+        "nor",
+        "only",
+        "own",
+        "same",
+        "just",
+        "up",
+        "down",
+        "out",
+        "off",
+        "s",
+        "t",
+        "one",
+        "some",
+        "any",
+        "each",
+        "other",
+        "both",
+        "all",
+        "many",
+        "much",
+    ]
+)
+
+# Hiragana runs that carry no content (particles, auxiliaries, copulas).
+JA_FUNCTION = frozenset(
+    [
+        "は",
+        "が",
+        "を",
+        "に",
+        "で",
+        "と",
+        "の",
+        "へ",
+        "も",
+        "や",
+        "か",
+        "な",
+        "ね",
+        "よ",
+        "から",
+        "まで",
+        "より",
+        "ので",
+        "のは",
+        "には",
+        "では",
+        "とは",
+        "でも",
+        "にも",
+        "へと",
+        "として",
+        "による",
+        "により",
+        "において",
+        "について",
+        "における",
+        "にて",
+        "ため",
+        "ために",
+        "である",
+        "であり",
+        "であった",
+        "です",
+        "でした",
+        "ます",
+        "ました",
+        "する",
+        "した",
+        "して",
+        "され",
+        "される",
+        "された",
+        "れる",
+        "られる",
+        "いる",
+        "いた",
+        "ある",
+        "あった",
+        "あり",
+        "おり",
+        "こと",
+        "もの",
+        "よう",
+        "など",
+        "ない",
+        "という",
+        "といった",
+        "これ",
+        "それ",
+        "あれ",
+        "この",
+        "その",
+        "あの",
+        "また",
+        "および",
+        "ならびに",
+        "かつ",
+        "さらに",
+    ]
+)
+
+# Counter words / units that travel with numbers (3人, 20 km, 1998年).
+UNIT_RE = re.compile(
+    r"^(?:年|月|日|時|分|秒|人|名|個|件|回|台|頭|匹|本|枚|冊|歳|才|円|ドル|万|億|兆|倍|度|%|％|パーセント|"
+    r"メートル|キロメートル|キロ|センチ|ミリ|トン|グラム|キログラム|リットル|階|位|番|号|社|校|国|都市|"
+    r"km|m|cm|mm|kg|g|t|mb|gb|tb|kb|ms|s|h|hz|mhz|ghz|w|kw|mw|v|mph|percent|years?|days?|months?|"
+    r"hours?|minutes?|seconds?|people|persons?|km2|meters?|metres?|kilometers?|kilometres?|miles?|feet|"
+    r"tons?|tonnes?|dollars?|yen|euros?|million|billion|trillion|thousand|times|degrees?)"
+)
+
+
+_PARTICLE_STARTS = frozenset("はがをにでとのへもやかよ")
+
+
+@dataclass(frozen=True, slots=True)
+class Terms:
+    content: tuple[str, ...]  # content terms (words, CJK bigrams) — order kept, may repeat
+    numbers: tuple[str, ...]  # normalized numbers with their unit, e.g. "3776|メートル", "1998|年"
+    hiragana: tuple[str, ...]  # hiragana content words (small separate tolerance)
+
+
+def _stem(word: str) -> str:
+    word = word.removesuffix("'s").removesuffix("s'")
+    stem = _stem_suffix(word)
+    return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
+
+
+def _stem_suffix(word: str) -> str:
+    if len(word) > 4 and word.endswith("ies"):
+        return word[:-3] + "y"
+    if len(word) > 5 and word.endswith("ing"):
+        return word[:-3]
+    if len(word) > 4 and word.endswith("ed"):
+        return word[:-2]
+    if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
+        return word[:-2]
+    if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
+        return word[:-1]
+    return word
+
+
+def _bigrams(run: str) -> list[str]:
+    if len(run) == 1:
+        return [run]
+    return [run[i : i + 2] for i in range(len(run) - 1)]
+
+
+def _norm_number(raw: str) -> str:
+    value = raw.replace(",", "")
+    if "." in value:
+        value = value.rstrip("0").rstrip(".") or "0"
+    return value.lstrip("0") or "0"
+
+
+def terms(text: str) -> Terms:
+    """Content terms of a text: Latin words (stemmed, stopwords out), CJK bigrams, numbers+units."""
+    t = nfkc(text).lower()
+    content: list[str] = []
+    numbers: list[str] = []
+    hira: list[str] = []
+    matches = list(_TOKEN_RE.finditer(t))
+    for idx, m in enumerate(matches):
+        kind = m.lastgroup
+        tok = m.group()
+        if kind == "num":
+            rest = t[m.end() :].lstrip(" ")
+            unit_m = UNIT_RE.match(rest)
+            unit = unit_m.group() if unit_m else ""
+            unit = unit.rstrip("s") if unit and unit.isascii() and len(unit) > 3 else unit
+            numbers.append(f"{_norm_number(tok)}|{unit}")
+        elif kind == "latin":
+            word = tok.strip("'-")
+            if word and word not in EN_STOPWORDS and len(word) > 1:
+                content.append(_stem(word))
+        elif kind == "kanji" or kind == "kata":
+            content.extend(_bigrams(tok))
+            # kanji + first okurigana (高い, 行う) as an extra term keeps verbs/adjectives apart
+            if kind == "kanji" and idx + 1 < len(matches):
+                nxt = matches[idx + 1]
+                if nxt.lastgroup == "hira" and nxt.start() == m.end() and nxt.group()[0] not in _PARTICLE_STARTS:
+                    content.append(tok[-1] + nxt.group()[0])
+        elif kind == "hira" and tok not in JA_FUNCTION and len(tok) >= 2:
+            hira.append(tok)
+    return Terms(tuple(content), tuple(numbers), tuple(hira))
+
+
+def iter_windows(sentences: list[str], size: int = 3) -> Iterator[tuple[int, int]]:
+    """[start, end) indexes of windows of 1..size adjacent sentences."""
+    for i in range(len(sentences)):
+        for w in range(1, size + 1):
+            if i + w <= len(sentences):
+                yield i, i + w

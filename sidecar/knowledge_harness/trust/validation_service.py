@@ -1,0 +1,228 @@
+"""The validation services behind REST, MCP and the CLI.
+
+- `validate_request(vault_root, request)`: the read-only validator on a caller's request
+  (POST /v1/validate, MCP `validate`); the judge comes from `options.judge` or the policy.
+- `dry_run(vault, path)`: one note → claims → evidence (fresh snapshots reused, the rest fetched
+  under the policy's guard and limits) → validator → the policy's mapping → the proposed
+  `verification` / `evidence` blocks. It writes nothing but evidence snapshots; production
+  writes go through the approval gate.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any
+
+import anyio
+
+from ..errors import InputError, InvalidNote
+from ..vault.catalog import jsonable
+from ..vault.note import Note, read_note
+from ..vault.paths import Vault
+from ..vault.references import is_evidence_url
+from ..vault.snapshots import EvidenceStore
+from .claims import Claim, extract_claims
+from .evidence import FetchedPage, Fetcher
+from .judges import JudgeFailed, UnknownJudge, get_judge
+from .judges.base import Judge
+from .policy import Policy, load_policy, proposed_blocks
+from .validation_models import MAX_EVIDENCE, ClaimIn, EvidenceIn, ValidationRequest, ValidationResult, ValidatorInfo
+from .validator import validate
+
+
+def make_judge(policy: Policy, name: str | None = None) -> Judge:
+    backend = name or policy.judge.backend
+    try:
+        return get_judge(backend, policy.judge.model_dump())
+    except UnknownJudge as exc:
+        raise InputError(str(exc)) from exc
+    except JudgeFailed as exc:
+        raise InputError(f"The judge {backend!r} is not configured: {exc}") from exc
+
+
+def validator_label(info: ValidatorInfo) -> str:
+    """The value of `verification.validator`: lexical-1, or the model id of an LLM judge."""
+    return info.model or f"{info.name}-{info.version}"
+
+
+def validate_request(vault_root: Path, request: ValidationRequest, *, policy: Policy | None = None) -> ValidationResult:
+    policy = policy or load_policy(vault_root)
+    judge = make_judge(policy, request.options.judge if request.options else None)
+    return validate(request, judge)
+
+
+def _current_level(note: Note) -> int:
+    block = note.properties.get("verification")
+    if isinstance(block, Mapping):
+        level = block.get("level")
+        if isinstance(level, int) and not isinstance(level, bool):
+            return max(0, min(level, 3))
+    return 0
+
+
+def _block(note: Note, key: str) -> dict[str, Any] | None:
+    value = note.properties.get(key)
+    return dict(value) if isinstance(value, Mapping) else None
+
+
+def _source_urls(note: Note, claims: list[Claim]) -> list[str]:
+    urls: dict[str, None] = {}
+    for url in note.references:
+        if is_evidence_url(url):
+            urls.setdefault(url, None)
+    for claim in claims:
+        for url in claim.references:
+            if is_evidence_url(url):
+                urls.setdefault(url, None)
+    return list(urls)[:MAX_EVIDENCE]
+
+
+def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult) -> str:
+    if not page.ok:
+        return "fetch_failed"
+    verdicts = {f.verdict for f in result.findings if f.source_id == source_id}
+    for verdict in ("contradicted", "supported", "unsupported"):
+        if verdict in verdicts:
+            return verdict
+    return "unused"
+
+
+async def collect_evidence(
+    vault: Vault, urls: list[str], policy: Policy, *, backoff_seconds: float = 0.5
+) -> tuple[list[FetchedPage], list[str]]:
+    """Fresh snapshots are reused; the rest is fetched; successful fetches are snapshotted."""
+    store = EvidenceStore(vault)
+    pages: dict[str, FetchedPage] = {}
+    to_fetch: list[str] = []
+    for url in urls:
+        found = store.lookup(url, max_age_days=policy.evidence.snapshot_max_age_days)
+        if found is None:
+            to_fetch.append(url)
+            continue
+        record, text = found
+        pages[url] = FetchedPage(
+            url=url,
+            final_url=record.get("final_url"),
+            status=record.get("status"),
+            content_type=record.get("content_type"),
+            charset=record.get("charset"),
+            text=text,
+            title=record.get("title"),
+            published=record.get("published"),
+            bytes=int(record.get("bytes") or 0),
+            fetched_at=str(record.get("fetched_at")),
+            attempts=0,
+            sha256=str(record.get("sha256")),
+            reused=True,
+        )
+    written: list[str] = []
+    if to_fetch:
+        fetched = await Fetcher(policy.evidence, backoff_seconds=backoff_seconds).fetch_all(to_fetch)
+        for page in fetched:
+            pages[page.url] = page
+            if page.ok and page.text is not None:
+                paths = store.save(page.record(), page.text)
+                written.extend(store.rel(p) for p in paths)
+    return [pages[u] for u in urls], written
+
+
+async def dry_run(
+    vault: Vault,
+    path: str,
+    *,
+    policy: Policy | None = None,
+    judge_name: str | None = None,
+    today: dt.date | None = None,
+    backoff_seconds: float = 0.5,
+) -> dict[str, Any]:
+    policy = policy or load_policy(vault.root)
+    judge = make_judge(policy, judge_name)
+    note = read_note(vault, path)
+    if note.problem is not None:
+        raise InvalidNote(f"The note cannot be read: {note.problem.message}", detail=note.problem.as_dict())
+    claims = extract_claims(note)
+    urls = _source_urls(note, claims)
+    pages, written = await collect_evidence(vault, urls, policy, backoff_seconds=backoff_seconds)
+    sid = {url: f"s{i + 1}" for i, url in enumerate(urls)}
+
+    if claims:
+        request = ValidationRequest(
+            claims=[
+                ClaimIn(id=c.id, text=c.text, source_ids=[sid[u] for u in c.references if u in sid] or None)
+                for c in claims
+            ],
+            evidence=[
+                EvidenceIn(
+                    source_id=sid[p.url],
+                    url=p.url,
+                    text=p.text if p.ok else None,
+                    fetch_error=None if p.ok else f"{p.error}: {p.message}",
+                )
+                for p in pages
+            ],
+        )
+        result = await anyio.to_thread.run_sync(validate, request, judge)
+    else:
+        result = ValidationResult(verdict="unverifiable", score=0.0, confidence=0.0, findings=[], validator=judge.info)
+
+    sources = [
+        {
+            "source_id": sid[p.url],
+            "url": p.url,
+            "final_url": p.final_url,
+            "status": p.status,
+            "ok": p.ok,
+            "error": p.error,
+            "message": p.message,
+            "content_type": p.content_type,
+            "charset": p.charset,
+            "title": p.title,
+            "published": p.published,
+            "bytes": p.bytes,
+            "attempts": p.attempts,
+            "fetched_at": p.fetched_at,
+            "snapshot_sha256": p.sha256 if p.ok else None,
+            "reused_snapshot": p.reused,
+            "verdict": _source_verdict(sid[p.url], p, result),
+        }
+        for p in pages
+    ]
+    fetch_failed = not any(p.ok for p in pages)
+    verification, evidence = proposed_blocks(
+        policy,
+        verdict=result.verdict,
+        fetch_failed=fetch_failed,
+        all_claims_primary_supported=False,  # L3 needs a claim-to-primary-source mapping (not automated)
+        current_level=_current_level(note),
+        validator=validator_label(result.validator),
+        content_sha256=note.content_sha256,
+        references_sha256=note.references_sha256,
+        run_id=None,
+        sources=sources,
+        today=today,
+        existing_verification=_block(note, "verification"),
+        existing_evidence=_block(note, "evidence"),
+    )
+    claim_lines = {c.id: (c.line, c.end_line) for c in claims}
+    findings = []
+    for f in result.findings:
+        line, end_line = claim_lines.get(f.claim_id, (None, None))
+        text = next((c.text for c in claims if c.id == f.claim_id), "")
+        findings.append({**f.model_dump(), "line": line, "end_line": end_line, "text": text})
+    return {
+        "path": note.path,
+        "title": note.title,
+        "dry_run": True,
+        "claims": [c.as_dict() for c in claims],
+        "sources": sources,
+        "result": result.model_dump(),
+        "findings": findings,
+        "current": {
+            "verification": jsonable(_block(note, "verification")),
+            "evidence": jsonable(_block(note, "evidence")),
+        },
+        "proposed": {"verification": jsonable(verification), "evidence": jsonable(evidence)},
+        "snapshots_written": written,
+    }

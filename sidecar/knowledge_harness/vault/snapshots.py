@@ -1,0 +1,104 @@
+"""Evidence snapshots in VAULT/.harness/evidence/ — the only code that writes them.
+
+Layout (content-addressed by the SHA-256 of the extracted text, JSON with sorted keys):
+  .harness/evidence/<sha256>.txt            the extracted main text, UTF-8
+  .harness/evidence/<sha256>.json           the record of the latest fetch that produced it:
+                                            url, final_url, status, fetched_at, content_type,
+                                            sha256, title, bytes, charset, published, ...
+  .harness/evidence/urls/<sha256(url)>.json the latest successful record for that URL, so a
+                                            re-validation can reuse a snapshot younger than the
+                                            policy's snapshot_max_age_days
+Writes are atomic (temp file + fsync + rename).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from .paths import Vault
+
+EVIDENCE_DIR = "evidence"
+_HEX64 = re.compile(r"^[0-9a-f]{64}$")
+
+
+def _atomic_write(path: Path, data: bytes) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        Path(tmp).replace(path)
+    except BaseException:
+        Path(tmp).unlink(missing_ok=True)
+        raise
+
+
+def _json_bytes(value: Any) -> bytes:
+    return (json.dumps(value, ensure_ascii=False, sort_keys=True, indent=2) + "\n").encode("utf-8")
+
+
+def url_key(url: str) -> str:
+    return hashlib.sha256(url.encode("utf-8")).hexdigest()
+
+
+class EvidenceStore:
+    def __init__(self, vault: Vault) -> None:
+        self.root = vault.harness_dir / EVIDENCE_DIR
+
+    def rel(self, path: Path) -> str:
+        return path.relative_to(self.root.parent.parent).as_posix()
+
+    def save(self, record: dict[str, Any], text: str) -> list[Path]:
+        """Write the text and its records; returns the paths written."""
+        data = text.encode("utf-8")
+        sha = hashlib.sha256(data).hexdigest()
+        record = {**record, "sha256": sha}
+        text_path = self.root / f"{sha}.txt"
+        written: list[Path] = []
+        if not text_path.exists():
+            _atomic_write(text_path, data)
+            written.append(text_path)
+        record_path = self.root / f"{sha}.json"
+        _atomic_write(record_path, _json_bytes(record))
+        written.append(record_path)
+        url_path = self.root / "urls" / f"{url_key(str(record.get('url', '')))}.json"
+        _atomic_write(url_path, _json_bytes(record))
+        written.append(url_path)
+        return written
+
+    def lookup(
+        self, url: str, *, max_age_days: int, now: dt.datetime | None = None
+    ) -> tuple[dict[str, Any], str] | None:
+        """The latest snapshot of a URL when younger than max_age_days and intact, else None."""
+        if max_age_days <= 0:
+            return None
+        url_path = self.root / "urls" / f"{url_key(url)}.json"
+        try:
+            record = json.loads(url_path.read_text(encoding="utf-8"))
+            sha = str(record["sha256"])
+            fetched = dt.datetime.fromisoformat(str(record["fetched_at"]).replace("Z", "+00:00"))
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+        if not _HEX64.match(sha) or record.get("url") != url:
+            return None
+        current = now or dt.datetime.now(dt.UTC)
+        if fetched.tzinfo is None:
+            fetched = fetched.replace(tzinfo=dt.UTC)
+        if current - fetched > dt.timedelta(days=max_age_days):
+            return None
+        try:
+            data = (self.root / f"{sha}.txt").read_bytes()
+        except OSError:
+            return None
+        if hashlib.sha256(data).hexdigest() != sha:
+            return None
+        return record, data.decode("utf-8")

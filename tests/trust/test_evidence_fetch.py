@@ -1,0 +1,222 @@
+"""Evidence fetching against a real local evidence site with hostile pages (tests/support/evidence_site.py)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import ipaddress
+from collections.abc import Iterator
+from pathlib import Path
+
+import anyio
+import pytest
+
+from knowledge_harness.trust.evidence import FetchedPage, Fetcher, blocked_reason, decode_body, host_allowed
+from knowledge_harness.trust.policy import EvidencePolicy, Policy
+from knowledge_harness.trust.validation_service import collect_evidence
+from knowledge_harness.vault.paths import Vault
+from knowledge_harness.vault.snapshots import EvidenceStore
+from tests.support.evidence_site import EvidenceSite
+
+TIMEOUT = 1.0
+
+
+@pytest.fixture(scope="module")
+def site() -> Iterator[EvidenceSite]:
+    running = EvidenceSite(slow_seconds=TIMEOUT + 2).start()
+    try:
+        yield running
+    finally:
+        running.stop()
+
+
+def _policy(site: EvidenceSite, **kw: object) -> EvidencePolicy:
+    base: dict[str, object] = {
+        "allow_private_hosts": [site.allow_entry],
+        "timeout_seconds": TIMEOUT,
+        "max_bytes": 1024 * 1024,
+    }
+    base.update(kw)
+    return EvidencePolicy.model_validate(base)
+
+
+def _fetch(site: EvidenceSite, path: str, **kw: object) -> FetchedPage:
+    fetcher = Fetcher(_policy(site, **kw), backoff_seconds=0.05)
+
+    async def run() -> FetchedPage:
+        return await fetcher.fetch(site.url + path)
+
+    return anyio.run(run)
+
+
+@pytest.mark.parametrize(
+    ("path", "needle", "charset"),
+    [
+        ("/ja/fuji", "標高は3776メートル", "utf-8"),
+        ("/en/fuji", "It is 3,776 metres high", "utf-8"),
+        ("/ja/sjis", "高さは333メートル", "cp932"),
+        ("/ja/sjis-meta", "豊臣秀吉", "cp932"),
+        ("/ja/eucjp", "日本最大の湖", None),
+        ("/plain", "The Shinkansen began service in 1964.", "utf-8"),
+        ("/gzip", "highest mountain in Japan", "utf-8"),
+        ("/to-fuji", "highest mountain in Japan", "utf-8"),
+    ],
+)
+def test_pages_are_fetched_decoded_and_extracted(
+    site: EvidenceSite, path: str, needle: str, charset: str | None
+) -> None:
+    page = _fetch(site, path)
+    assert page.ok, page.message
+    assert page.text is not None and needle in page.text
+    if charset:
+        assert page.charset == charset
+    assert page.sha256 and len(page.sha256) == 64
+    assert "ホーム | 山の事典" not in page.text  # boilerplate navigation dropped
+
+
+def test_title_final_url_and_published_date(site: EvidenceSite) -> None:
+    page = _fetch(site, "/ja/fuji")
+    assert page.title == "富士山"
+    assert page.published == "2024-05-01"
+    redirected = _fetch(site, "/to-fuji")
+    assert redirected.final_url == site.url + "/en/fuji"
+
+
+@pytest.mark.parametrize(
+    ("path", "error"),
+    [
+        ("/404", "http_404"),
+        ("/slow", "timeout"),
+        ("/endless", "too_large"),
+        ("/bomb", "too_large"),
+        ("/loop", "too_many_redirects"),
+        ("/to-metadata", "blocked_address"),
+        ("/to-loopback", "blocked_address"),
+        ("/binary", "binary_content"),
+        ("/empty", "empty"),
+        ("/pdf", "unsupported_content_type"),
+    ],
+)
+def test_hostile_pages_fail_cleanly(site: EvidenceSite, path: str, error: str) -> None:
+    page = _fetch(site, path)
+    assert not page.ok
+    assert page.error == error, page.message
+    assert page.message
+
+
+def test_404_is_not_retried(site: EvidenceSite) -> None:
+    assert _fetch(site, "/404").attempts == 1
+
+
+def test_502_then_200_is_retried(site: EvidenceSite) -> None:
+    page = _fetch(site, "/flaky")
+    assert page.ok and page.attempts == 2
+
+
+def test_always_503_gives_up_after_two_retries(site: EvidenceSite) -> None:
+    before = site.hits.get("/always503", 0)
+    page = _fetch(site, "/always503")
+    assert page.error == "http_503" and page.attempts == 3
+    assert site.hits["/always503"] - before == 3
+
+
+def test_not_allow_listed_site_is_refused(site: EvidenceSite) -> None:
+    page = _fetch(site, "/en/fuji", allow_private_hosts=[])
+    assert page.error == "blocked_address"
+    assert "loopback" in (page.message or "")
+    other_port = _fetch(site, "/en/fuji", allow_private_hosts=["127.0.0.1:1"])
+    assert other_port.error == "blocked_address"
+
+
+@pytest.mark.parametrize(
+    "address",
+    [
+        "127.0.0.1",
+        "10.1.2.3",
+        "172.16.0.1",
+        "192.168.1.1",
+        "169.254.169.254",
+        "100.64.0.1",
+        "100.100.100.200",
+        "224.0.0.1",
+        "0.0.0.0",
+        "::1",
+        "::",
+        "fe80::1",
+        "fc00::1",
+        "fd00:ec2::254",
+        "ff02::1",
+        "::ffff:127.0.0.1",
+        "::ffff:169.254.169.254",
+        "64:ff9b::a00:1",
+        "2002:7f00:1::",
+    ],
+)
+def test_guard_refuses_non_public_addresses(address: str) -> None:
+    assert blocked_reason(ipaddress.ip_address(address)) is not None
+
+
+@pytest.mark.parametrize("address", ["93.184.216.34", "8.8.8.8", "2606:4700:4700::1111"])
+def test_guard_allows_public_addresses(address: str) -> None:
+    assert blocked_reason(ipaddress.ip_address(address)) is None
+
+
+def test_allow_list_entries() -> None:
+    assert host_allowed(["127.0.0.1:8731"], "127.0.0.1", 8731)
+    assert not host_allowed(["127.0.0.1:8731"], "127.0.0.1", 8732)
+    assert host_allowed(["localhost"], "LOCALHOST", 80)
+    assert host_allowed(["[::1]:9000"], "::1", 9000)
+
+
+@pytest.mark.parametrize(
+    "url", ["file:///etc/passwd", "ftp://example.org/", "http://user:pw@example.org/", "http:///x"]
+)
+def test_invalid_urls(url: str) -> None:
+    fetcher = Fetcher(EvidencePolicy())
+
+    async def run() -> FetchedPage:
+        return await fetcher.fetch(url)
+
+    assert anyio.run(run).error == "invalid_url"
+
+
+def test_charset_detection_without_declaration() -> None:
+    text = "日本語の文章です。東京タワーは1958年に完成した。" * 5
+    for enc in ("shift_jis", "euc_jp", "utf-8"):
+        decoded, _ = decode_body(text.encode(enc), None)
+        assert decoded == text
+
+
+def test_fetch_all_keeps_order_and_mixes_results(site: EvidenceSite) -> None:
+    fetcher = Fetcher(_policy(site), backoff_seconds=0.05)
+    urls = [site.url + p for p in ("/en/fuji", "/404", "/ja/fuji", "/to-metadata")]
+
+    async def run() -> list[FetchedPage]:
+        return await fetcher.fetch_all(urls)
+
+    pages = anyio.run(run)
+    assert [p.url for p in pages] == urls
+    assert [p.ok for p in pages] == [True, False, True, False]
+
+
+def test_snapshots_are_content_addressed_and_reused(site: EvidenceSite, tmp_path: Path) -> None:
+    vault = Vault.open(tmp_path)
+    policy = Policy.model_validate({"evidence": _policy(site).model_dump()})
+    urls = [site.url + "/ja/fuji", site.url + "/404"]
+
+    async def run() -> tuple[list[FetchedPage], list[str]]:
+        return await collect_evidence(vault, urls, policy, backoff_seconds=0.05)
+
+    pages, written = anyio.run(run)
+    sha = pages[0].sha256
+    assert sha and f".harness/evidence/{sha}.txt" in written and f".harness/evidence/{sha}.json" in written
+    assert (tmp_path / ".harness/evidence" / f"{sha}.txt").read_text(encoding="utf-8") == pages[0].text
+    record = EvidenceStore(vault).lookup(urls[0], max_age_days=7)
+    assert record is not None
+    assert {"url", "final_url", "status", "fetched_at", "content_type", "sha256", "title", "bytes"} <= set(record[0])
+    hits = site.hits["/ja/fuji"]
+    again, written_again = anyio.run(run)
+    assert again[0].reused and again[0].text == pages[0].text and written_again == []
+    assert site.hits["/ja/fuji"] == hits  # served from the snapshot
+    assert not again[1].ok  # a failure is never snapshotted, so it is fetched again
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(days=8)
+    assert EvidenceStore(vault).lookup(urls[0], max_age_days=7, now=later) is None

@@ -1,0 +1,72 @@
+"""The lexical judge: supports what the evidence states, catches changed numbers, negation and antonyms,
+and says unsupported when unsure."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_harness.trust.evidence import extract_main_text
+from knowledge_harness.trust.judges import get_judge, judge_names
+from knowledge_harness.trust.judges.lexical import LexicalJudge
+from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
+from tests.support.evidence_site import EN_FUJI, JA_FUJI
+
+JA = extract_main_text(JA_FUJI, None)[0]
+EN = extract_main_text(EN_FUJI, None)[0]
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        ("富士山の標高は3776メートルである。", JA, "supported"),
+        ("富士山は日本で最も高い山である。", JA, "supported"),
+        ("最後の噴火は1707年の宝永噴火である。", JA, "supported"),
+        ("富士山の標高は3777メートルである。", JA, "contradicted"),
+        ("最後の噴火は1708年の宝永噴火である。", JA, "contradicted"),
+        ("富士山は日本で最も低い山である。", JA, "contradicted"),
+        ("富士山は静岡県と山梨県にまたがる活火山ではない。", JA, "contradicted"),
+        ("富士山は2013年に世界自然遺産に登録された。", JA, "unsupported"),
+        ("富士山には年間30万人が登る。", JA, "unsupported"),
+        ("Mount Fuji is 3,776 metres high.", EN, "supported"),
+        ("Mount Fuji is 3,776 m high.", EN, "supported"),
+        ("Mount Fuji is the highest mountain in Japan.", EN, "supported"),
+        ("The last eruption of Mount Fuji occurred in 1707.", EN, "supported"),
+        ("Mount Fuji is 3,876 metres high.", EN, "contradicted"),
+        ("Mount Fuji is the lowest mountain in Japan.", EN, "contradicted"),
+        ("Mount Fuji is not an active stratovolcano.", EN, "contradicted"),
+        ("The last eruption of Mount Fuji occurred in 1807.", EN, "contradicted"),
+        ("Mount Fuji was added to the World Heritage List in 2013 for its natural beauty.", EN, "unsupported"),
+        ("Tokyo Tower is 333 metres tall.", EN, "unsupported"),
+    ],
+)
+def test_lexical_cases(claim: str, evidence: str, expected: str) -> None:
+    assert LexicalJudge().judge_pair(claim, evidence) == expected
+
+
+def test_findings_quote_the_aligned_evidence() -> None:
+    out = LexicalJudge().judge(
+        [
+            ClaimIn(id="a", text="Mount Fuji is 3,876 metres high."),
+            ClaimIn(id="b", text="富士山の標高は3776メートルである。"),
+        ],
+        [EvidenceIn(source_id="en", url="u1", text=EN), EvidenceIn(source_id="ja", url="u2", text=JA)],
+    )
+    a, b = out.findings
+    assert a.verdict == "contradicted" and a.source_id == "en" and "3,776 metres" in a.quote
+    assert b.verdict == "supported" and b.source_id == "ja" and "3776メートル" in b.quote
+    assert 0.0 <= out.confidence <= 1.0
+
+
+def test_source_ids_restrict_the_evidence() -> None:
+    out = LexicalJudge().judge(
+        [ClaimIn(id="a", text="Mount Fuji is the highest mountain in Japan.", source_ids=["ja"])],
+        [EvidenceIn(source_id="en", text=EN), EvidenceIn(source_id="ja", text=JA)],
+    )
+    assert out.findings[0].verdict == "unsupported"
+
+
+def test_registry() -> None:
+    assert {"lexical", "openai_compat"} <= set(judge_names())
+    assert get_judge("lexical").info.name == "lexical"
+    with pytest.raises(LookupError):
+        get_judge("nope")
