@@ -11,6 +11,8 @@ from mcp.server.mcpserver import MCPServer
 
 from .. import __version__
 from .context import AppContext
+from .mcp_tools import index as index_tools
+from .mcp_tools import pipeline as pipeline_tools
 from .mcp_tools import trust as trust_tools
 from .mcp_tools import validate as validate_tools
 
@@ -29,7 +31,13 @@ def _register_vault_tools(mcp: MCPServer, ctx: AppContext) -> None:
         return ctx.catalog.list_page(limit=max(1, min(limit, 5000)), cursor=cursor).model_dump()
 
 
-TOOLSETS: list[Registrar] = [_register_vault_tools, trust_tools.register, validate_tools.register]
+TOOLSETS: list[Registrar] = [
+    _register_vault_tools,
+    trust_tools.register,
+    validate_tools.register,
+    index_tools.register,
+    pipeline_tools.register,
+]
 
 
 def build_mcp(ctx: AppContext) -> MCPServer:

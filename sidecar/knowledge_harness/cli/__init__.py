@@ -12,7 +12,7 @@ from collections.abc import Callable
 import typer
 
 from ..errors import HarnessError
-from . import audit, serve, validate
+from . import audit, index, pipeline, serve, validate
 
 app = typer.Typer(
     name="kh",
@@ -22,7 +22,13 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
 )
 
-GROUPS: list[Callable[[typer.Typer], None]] = [serve.register, audit.register, validate.register]
+GROUPS: list[Callable[[typer.Typer], None]] = [
+    serve.register,
+    audit.register,
+    validate.register,
+    index.register,
+    pipeline.register,
+]
 for _register in GROUPS:
     _register(app)
 

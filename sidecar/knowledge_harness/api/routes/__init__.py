@@ -2,6 +2,14 @@
 
 from fastapi import APIRouter
 
-from . import health, notes, system, trust, validate
+from . import health, index, notes, pipeline, system, trust, validate
 
-ROUTERS: list[APIRouter] = [health.router, notes.router, system.router, trust.router, validate.router]
+ROUTERS: list[APIRouter] = [
+    health.router,
+    notes.router,
+    system.router,
+    trust.router,
+    validate.router,
+    index.router,
+    pipeline.router,
+]

@@ -1,0 +1,108 @@
+"""MCP tools of the reasoning index, in the seed's reading order.
+
+1. index_search / index_tree: find candidate notes  2. index_note_headings: pick a section
+3. index_read_section: read the original Markdown and answer from it.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from mcp.server.mcpserver import MCPServer
+
+from ...index.query import check_index, get_tree, note_headings, read_section, search
+from ..context import AppContext
+
+READING_ORDER = """How to use the Knowledge Harness reasoning index (seed 003):
+
+If you already know which note answers the question, skip the index: call
+index_read_section (or read the file) directly.
+
+Otherwise:
+1. index_search with a few words (and filters: type, status, tag, category, trust such as
+   "fresh-l2") -- or index_tree to see the folders -- to find candidate notes.
+2. Narrow to one or a few notes from titles, top headings, categories and trust.
+3. index_note_headings on a candidate to see its heading tree with line ranges.
+4. Choose the heading (or line range) to read.
+5. index_read_section to read the original Markdown of that range.
+6. Answer from the original Markdown, citing the note path and lines -- never from the index alone.
+
+Every answer carries "stale": when true the vault changed since the index was built; a note
+that changed is parsed live ("note_changed": true). If the index is missing, stale for the
+notes you need, or does not narrow the search, fall back to listing and reading notes.
+"""
+
+
+def register(mcp: MCPServer, ctx: AppContext) -> None:
+    @mcp.tool(
+        description=(
+            "Step 1 of the reading order. Ranked search of the vault's notes by words in titles, aliases, "
+            "headings and tags, with optional filters type, status, tag, category (an index note) and trust "
+            "('fresh-l2', 'l1', 'fresh'). Use it first when you do not know which note answers the question. "
+            "Returns paths, titles, top headings, categories, trust and whether the index is stale."
+        )
+    )
+    def index_search(
+        query: str = "",
+        type: str | None = None,
+        status: str | None = None,
+        tag: str | None = None,
+        category: str | None = None,
+        trust: str | None = None,
+        limit: int = 10,
+    ) -> dict[str, Any]:
+        return search(
+            ctx.vault, query, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit
+        ).model_dump()
+
+    @mcp.tool(
+        description=(
+            "Step 1 (alternative). The vault's folder/note tree with heading counts; pass folder to see one "
+            "folder and depth to limit expansion. Use it to orient yourself when search words are unclear."
+        )
+    )
+    def index_tree(folder: str | None = None, depth: int | None = 2) -> dict[str, Any]:
+        return get_tree(ctx.vault, folder, depth).model_dump()
+
+    @mcp.tool(
+        description=(
+            "Step 3. The heading tree of one note (vault-relative path) with 1-based inclusive line ranges "
+            "(line, end_line) and its links. Use it after choosing a candidate note, to pick the section to read."
+        )
+    )
+    def index_note_headings(path: str) -> dict[str, Any]:
+        return note_headings(ctx.vault, path).model_dump()
+
+    @mcp.tool(
+        description=(
+            "Step 5. Read the original Markdown of a note's section: give heading (its title) or line and "
+            "end_line. Answer from this text, not from the index. Size-bounded by max_chars."
+        )
+    )
+    def index_read_section(
+        path: str,
+        heading: str | None = None,
+        line: int | None = None,
+        end_line: int | None = None,
+        max_chars: int = 20_000,
+    ) -> dict[str, Any]:
+        return read_section(
+            ctx.vault, path, heading=heading, line=line, end_line=end_line, max_chars=max_chars
+        ).model_dump()
+
+    @mcp.tool(
+        description=(
+            "Whether the reasoning index matches the vault: status fresh, stale (with changed, added and "
+            "removed notes) or missing. Use it when answers say stale, before relying on the index."
+        )
+    )
+    def index_check() -> dict[str, Any]:
+        return check_index(ctx.vault).model_dump()
+
+    @mcp.prompt(name="reasoning_index_reading_order", description="How to walk the reasoning index, in order.")
+    def reading_order() -> str:
+        return READING_ORDER
+
+    @mcp.resource("harness://index/reading-order", name="reading-order", mime_type="text/plain")
+    def reading_order_resource() -> str:
+        return READING_ORDER

@@ -1,0 +1,64 @@
+"""REST door of the reasoning index: /v1/index/…"""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+from fastapi import APIRouter, Query
+
+from ...index.build import build_index
+from ...index.query import check_index, get_tree, note_headings, read_section, search
+from ...index.schema import BuildReport, CheckReport, HeadingsResult, SearchResult, SectionResult, TreeResult
+from ..deps import Ctx
+
+router = APIRouter(prefix="/v1/index", tags=["index"])
+
+
+@router.post("/build", response_model=BuildReport)
+def build(ctx: Ctx, full: bool = False) -> BuildReport:
+    return build_index(ctx.vault, full=full)
+
+
+@router.get("/check", response_model=CheckReport)
+def check(ctx: Ctx) -> CheckReport:
+    return check_index(ctx.vault)
+
+
+@router.get("/tree", response_model=TreeResult)
+def tree(
+    ctx: Ctx,
+    folder: Annotated[str | None, Query(max_length=1024)] = None,
+    depth: Annotated[int | None, Query(ge=0, le=64)] = None,
+) -> TreeResult:
+    return get_tree(ctx.vault, folder, depth)
+
+
+@router.get("/search", response_model=SearchResult)
+def search_notes(
+    ctx: Ctx,
+    q: Annotated[str, Query(max_length=1000)] = "",
+    type: Annotated[str | None, Query(max_length=100)] = None,
+    status: Annotated[str | None, Query(max_length=100)] = None,
+    tag: Annotated[str | None, Query(max_length=200)] = None,
+    category: Annotated[str | None, Query(max_length=1024)] = None,
+    trust: Annotated[str | None, Query(max_length=20)] = None,
+    limit: Annotated[int, Query(ge=1, le=500)] = 20,
+) -> SearchResult:
+    return search(ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit)
+
+
+@router.get("/notes/{path:path}/headings", response_model=HeadingsResult)
+def headings(ctx: Ctx, path: str) -> HeadingsResult:
+    return note_headings(ctx.vault, path)
+
+
+@router.get("/notes/{path:path}/section", response_model=SectionResult)
+def section(
+    ctx: Ctx,
+    path: str,
+    heading: Annotated[str | None, Query(max_length=1000)] = None,
+    line: Annotated[int | None, Query(ge=1)] = None,
+    end_line: Annotated[int | None, Query(ge=1)] = None,
+    max_chars: Annotated[int, Query(ge=1, le=200_000)] = 20_000,
+) -> SectionResult:
+    return read_section(ctx.vault, path, heading=heading, line=line, end_line=end_line, max_chars=max_chars)

@@ -1,0 +1,118 @@
+"""REST door of the harness pipeline: runs, the run label, advance, answers, agent tasks."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any, Literal
+
+from fastapi import APIRouter, Body, Query
+from pydantic import BaseModel, Field
+
+from ...errors import InputError
+from ...pipeline.agents import AgentTask
+from ...pipeline.contract import RunStatus, RunSummary
+from ...pipeline.engine import Pipeline
+from ..context import AppContext
+from ..deps import Ctx
+
+router = APIRouter(prefix="/v1/pipeline", tags=["pipeline"])
+
+
+def pipeline_for(ctx: AppContext) -> Pipeline:
+    return Pipeline(ctx.vault, ctx.catalog)
+
+
+class CaptureRequest(BaseModel):
+    """Either a request note (`note`) or the question itself (`question`, `title`, `publishable`)."""
+
+    note: str | None = Field(default=None, max_length=1024)
+    question: str | None = Field(default=None, max_length=20_000)
+    title: str = Field(default="", max_length=300)
+    publishable: bool | None = None
+
+
+class RunList(BaseModel):
+    runs: list[RunSummary]
+
+
+class AuthorizeBody(BaseModel):
+    by: str = Field(default="person", max_length=200)
+    via: Literal["api", "plugin"] = "api"
+
+
+class AnswerBody(BaseModel):
+    question_id: str = Field(max_length=20)
+    answer: str = Field(max_length=100)
+    by: str = Field(default="person", max_length=200)
+
+
+class NextTask(BaseModel):
+    task: AgentTask | None
+
+
+class SubmitBody(BaseModel):
+    output: Any
+
+
+@router.post("/runs", response_model=RunStatus, status_code=201)
+def create_run(ctx: Ctx, body: CaptureRequest) -> RunStatus:
+    """O-01: capture a request note or a question. Capturing never starts processing."""
+    pipeline = pipeline_for(ctx)
+    if body.note:
+        return pipeline.capture_note(body.note)
+    if body.question:
+        return pipeline.capture_text(body.question, title=body.title, publishable=body.publishable)
+    raise InputError("Give either `note` (a request note) or `question`.")
+
+
+@router.get("/runs", response_model=RunList)
+def list_runs(ctx: Ctx) -> RunList:
+    return RunList(runs=pipeline_for(ctx).list_runs())
+
+
+@router.get("/runs/{run_id}", response_model=RunStatus)
+def get_run(ctx: Ctx, run_id: str) -> RunStatus:
+    return pipeline_for(ctx).status(run_id)
+
+
+@router.get("/runs/{run_id}/detail")
+def get_run_detail(ctx: Ctx, run_id: str) -> dict[str, Any]:
+    """Status plus questions to the person, tasks, artifacts (SHA-256) and metrics."""
+    return pipeline_for(ctx).detail(run_id)
+
+
+@router.get("/runs/{run_id}/artifacts/{name}")
+def get_artifact(ctx: Ctx, run_id: str, name: str) -> Any:
+    return pipeline_for(ctx).artifact(run_id, name)
+
+
+@router.post("/runs/{run_id}/authorize", response_model=RunStatus)
+def authorize(ctx: Ctx, run_id: str, body: Annotated[AuthorizeBody | None, Body()] = None) -> RunStatus:
+    """O-02: the person's run label (also the plugin's command)."""
+    b = body or AuthorizeBody()
+    return pipeline_for(ctx).authorize(run_id, by=b.by, via=b.via)
+
+
+@router.post("/runs/{run_id}/advance", response_model=RunStatus)
+def advance(ctx: Ctx, run_id: str) -> RunStatus:
+    return pipeline_for(ctx).advance(run_id)
+
+
+@router.post("/runs/{run_id}/answers", response_model=RunStatus)
+def answer(ctx: Ctx, run_id: str, body: AnswerBody) -> RunStatus:
+    return pipeline_for(ctx).answer(run_id, body.question_id, body.answer, by=body.by)
+
+
+@router.get("/tasks/next", response_model=NextTask)
+def next_task(ctx: Ctx, operation: Annotated[str | None, Query(max_length=8)] = None) -> NextTask:
+    return NextTask(task=pipeline_for(ctx).next_task(operation=operation))
+
+
+@router.get("/tasks/{task_id}", response_model=AgentTask)
+def get_task(ctx: Ctx, task_id: str) -> AgentTask:
+    return pipeline_for(ctx).get_task(task_id)
+
+
+@router.post("/tasks/{task_id}/submit")
+def submit(ctx: Ctx, task_id: str, body: SubmitBody) -> dict[str, Any]:
+    """Validate and accept an external agent's output; 422 `submission_refused` with reasons otherwise."""
+    return pipeline_for(ctx).submit(task_id, body.output)

@@ -1,0 +1,125 @@
+"""`kh index …`: build, check and query the reasoning index."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..index.build import build_index
+from ..index.query import check_index, get_tree, note_headings, read_section, search
+from ..vault.paths import Vault
+
+index_app = typer.Typer(help="The reasoning index: build, check, tree, search, headings, read.", no_args_is_help=True)
+
+VaultArg = Annotated[Path, typer.Argument(help="The vault folder.")]
+
+
+def _print(data: object) -> None:
+    typer.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+@index_app.command("build")
+def build(
+    vault: VaultArg,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the build report as JSON.")] = False,
+    full: Annotated[bool, typer.Option("--full", help="Ignore the previous build and re-parse every note.")] = False,
+    workers: Annotated[int, typer.Option(help="Parser processes; 0 = one per core (used for large builds).")] = 0,
+) -> None:
+    """Write the index to VAULT/.harness/index/ (incremental unless --full)."""
+    report = build_index(Vault.open(vault), full=full, workers=workers)
+    if as_json:
+        typer.echo(json.dumps(report.model_dump(include={"notes", "headings", "links", "errors", "seconds"})))
+        return
+    typer.echo(
+        f"Indexed {report.notes} notes, {report.headings} headings, {report.links} links "
+        f"in {report.seconds:.2f} s ({report.reparsed} parsed, {report.files_written} files written)."
+    )
+    for err in report.errors:
+        line = f":{err['line']}" if err.get("line") else ""
+        typer.echo(f"  {err['path']}{line}: {err['message']}", err=True)
+
+
+@index_app.command("check")
+def check(
+    vault: VaultArg,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Exit 0 when the index matches the vault, 1 when stale (lists the notes), 2 when there is none."""
+    report = check_index(Vault.open(vault))
+    if as_json:
+        _print(report.model_dump())
+    elif report.status == "missing":
+        typer.echo("No reasoning index: run `kh index build` first.", err=True)
+    elif report.fresh:
+        typer.echo("The index is fresh.")
+    else:
+        typer.echo("The index is stale.")
+        for label, items in (("changed", report.changed), ("added", report.added), ("removed", report.removed)):
+            for item in items:
+                typer.echo(f"  {label}: {item}")
+        if report.settings_changed:
+            typer.echo("  settings: .harness/index.toml changed")
+    raise typer.Exit(0 if report.fresh else (2 if report.status == "missing" else 1))
+
+
+@index_app.command("tree")
+def tree(
+    vault: VaultArg,
+    folder: Annotated[str | None, typer.Option(help="Only this folder (vault-relative).")] = None,
+    depth: Annotated[int | None, typer.Option(help="Folder levels to expand.")] = None,
+) -> None:
+    """The vault's folders and notes with heading counts (JSON)."""
+    _print(get_tree(Vault.open(vault), folder, depth).model_dump())
+
+
+@index_app.command("search")
+def search_cmd(
+    vault: VaultArg,
+    query: Annotated[str, typer.Argument(help="Words to find in titles, aliases, headings and tags.")] = "",
+    type_: Annotated[str | None, typer.Option("--type")] = None,
+    status: Annotated[str | None, typer.Option()] = None,
+    tag: Annotated[str | None, typer.Option()] = None,
+    category: Annotated[
+        str | None, typer.Option(help="An index note (path or title) on the note's category chain.")
+    ] = None,
+    trust: Annotated[str | None, typer.Option(help="e.g. fresh-l2, l1, fresh")] = None,
+    limit: Annotated[int, typer.Option()] = 20,
+) -> None:
+    """Ranked manifest search (JSON)."""
+    result = search(
+        Vault.open(vault), query, type=type_, status=status, tag=tag, category=category, trust=trust, limit=limit
+    )
+    _print(result.model_dump())
+
+
+@index_app.command("headings")
+def headings(vault: VaultArg, note: Annotated[str, typer.Argument(help="Vault-relative note path.")]) -> None:
+    """A note's heading tree with line ranges (JSON)."""
+    _print(note_headings(Vault.open(vault), note).model_dump())
+
+
+@index_app.command("read")
+def read(
+    vault: VaultArg,
+    note: Annotated[str, typer.Argument(help="Vault-relative note path.")],
+    heading: Annotated[str | None, typer.Option(help="Heading title whose range to read.")] = None,
+    line: Annotated[int | None, typer.Option(help="First line (1-based).")] = None,
+    end_line: Annotated[int | None, typer.Option("--end-line", help="Last line (inclusive).")] = None,
+    max_chars: Annotated[int, typer.Option("--max-chars")] = 20_000,
+    as_json: Annotated[bool, typer.Option("--json")] = False,
+) -> None:
+    """Print the original Markdown of a heading's range or of a line range."""
+    result = read_section(Vault.open(vault), note, heading=heading, line=line, end_line=end_line, max_chars=max_chars)
+    if as_json:
+        _print(result.model_dump())
+        return
+    if result.stale:
+        typer.echo(f"kh: note: the index is stale (note changed: {str(result.note_changed).lower()}).", err=True)
+    typer.echo(result.text)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(index_app, name="index")

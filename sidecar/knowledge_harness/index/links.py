@@ -1,0 +1,221 @@
+"""Links, embeds, tags and external URLs of a note, and Obsidian-style link resolution.
+
+Extraction runs on the body with code masked (fenced and indented code blocks from the
+block structure, inline code spans by a regex), so `[[x]]` or `#tag` inside code is ignored.
+
+Resolution follows Obsidian: a target is matched as an exact vault path (with or without
+`.md`), then relative to the linking note's folder (Markdown links), then as a path suffix,
+then by unique file name; all comparisons are NFC and case-insensitive after an exact
+case-sensitive try. Several candidates at the last step make the link ambiguous.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import unicodedata
+from bisect import bisect_right
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote
+
+_WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
+_URL = re.compile(r"https?://[^\s<>()\[\]\"'`|]+")
+_TAG = re.compile(r"#([^\s#!-,.:-@\[-\^`{-~\u3000-\u3002\uff01\uff0c\uff0e\uff1a\uff1f]+)")
+_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+_TRAILING = ".,;:!?。、）」』】"
+_NOTE_EXT = ".md"
+
+
+@dataclass(frozen=True, slots=True)
+class RawLink:
+    kind: str  # "wikilink" | "embed" | "markdown"
+    target: str  # the path part, NFC, decoded
+    heading: str | None
+    block: str | None
+    line: int  # 1-based line in the file
+
+
+def _nfc(text: str) -> str:
+    return unicodedata.normalize("NFC", text)
+
+
+def mask_code(lines: list[str], code_ranges: Iterable[tuple[int, int]], first_line: int) -> str:
+    """The body text (from 1-based `first_line`) with code lines emptied and code spans blanked."""
+    masked = lines[first_line - 1 :]
+    ranges = list(code_ranges)
+    if ranges:
+        masked = list(masked)
+        for start, end in ranges:
+            for i in range(max(start, first_line), end + 1):
+                masked[i - first_line] = ""
+    text = "\n".join(masked)
+    if "`" in text:
+        text = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+    return text
+
+
+class _LineMap:
+    def __init__(self, text: str, first_line: int) -> None:
+        self.text = text
+        self.first_line = first_line
+        self._starts: list[int] | None = None
+
+    def line_of(self, offset: int) -> int:
+        if self._starts is None:
+            text = self.text
+            starts = []
+            pos = text.find("\n")
+            while pos >= 0:
+                starts.append(pos + 1)
+                pos = text.find("\n", pos + 1)
+            self._starts = starts
+        return self.first_line + bisect_right(self._starts, offset)
+
+
+def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[str]]:
+    """Links, inline tags and external URLs of a masked body text."""
+    links: list[RawLink] = []
+    urls: dict[str, None] = {}
+    lm = _LineMap(text, first_line)
+    if "[[" in text:
+        for m in _WIKILINK.finditer(text):
+            inner = m.group(1)
+            target = inner.split("|", 1)[0]
+            heading: str | None = None
+            block: str | None = None
+            if "#" in target:
+                target, frag = target.split("#", 1)
+                if frag.startswith("^"):
+                    block = frag[1:].strip()
+                else:
+                    heading = frag.strip()
+            target = target.strip()
+            kind = "embed" if m.start() > 0 and text[m.start() - 1] == "!" else "wikilink"
+            links.append(RawLink(kind, _nfc(target), heading, block, lm.line_of(m.start())))
+    if "](" in text:
+        for m in _MDLINK.finditer(text):
+            dest = m.group(2)
+            if dest.startswith("<"):
+                dest = dest[1:-1]
+            if _SCHEME.match(dest):
+                if dest.lower().startswith(("http://", "https://")):
+                    urls.setdefault(dest, None)
+                continue
+            path, _, frag = dest.partition("#")
+            heading = block = None
+            if frag:
+                frag = unquote(frag)
+                if frag.startswith("^"):
+                    block = frag[1:]
+                else:
+                    heading = frag
+            kind = "embed" if m.start() > 0 and text[m.start() - 1] == "!" else "markdown"
+            links.append(RawLink(kind, _nfc(unquote(path)), heading, block, lm.line_of(m.start())))
+    if "http" in text:
+        for u in _URL.findall(text):
+            urls.setdefault(u.rstrip(_TRAILING), None)
+    tags: list[str] = []
+    if "#" in text:
+        for m in _TAG.finditer(text):
+            start = m.start()
+            if start > 0 and not (text[start - 1].isspace() or text[start - 1] == "("):
+                continue
+            t = m.group(1).rstrip("/")
+            if t and not t.replace("/", "").isdigit():
+                tags.append(_nfc(t))
+    return links, tags, list(urls)
+
+
+def property_list(value: Any) -> list[str]:
+    """A list-or-string property (tags, aliases) as a list of strings."""
+    if value is None:
+        return []
+    if isinstance(value, str):
+        parts = re.split(r"[,\s]+", value) if "," in value or " " in value.strip() else [value]
+        return [p for p in (x.strip() for x in parts) if p]
+    if isinstance(value, list | tuple):
+        return [str(v).strip() for v in value if v is not None and str(v).strip()]
+    return [str(value)]
+
+
+def alias_list(value: Any) -> list[str]:
+    if isinstance(value, str):
+        return [value.strip()] if value.strip() else []
+    return property_list(value)
+
+
+class Resolver:
+    """Resolves link targets against the set of note paths, as Obsidian does."""
+
+    def __init__(self, paths: Iterable[str]) -> None:
+        self.paths = set(paths)
+        self.lower: dict[str, list[str]] = {}
+        self.by_name: dict[str, list[str]] = {}
+        self._simple: dict[str, tuple[str, str | None, list[str]]] = {}
+        for p in sorted(self.paths):
+            self.lower.setdefault(p.lower(), []).append(p)
+            stem = posixpath.basename(p)[: -len(_NOTE_EXT)].lower()
+            self.by_name.setdefault(stem, []).append(p)
+
+    def resolve(self, source: str, link: RawLink) -> tuple[str, str | None, list[str]]:
+        """(status, path, candidates): status resolved | unresolved | ambiguous | self | attachment."""
+        target = link.target.strip()
+        if link.kind != "markdown" and target and "/" not in target and "." not in target:
+            # the common case, a bare note name: the same answer from every folder
+            key = target.lower()
+            hit = self._simple.get(key)
+            if hit is None:
+                hit = self._resolve(source, link, target)
+                if hit[0] != "self":
+                    self._simple[key] = hit
+            if hit[1] == source:
+                return ("self", source, [])
+            return hit
+        return self._resolve(source, link, target)
+
+    def _resolve(self, source: str, link: RawLink, target: str) -> tuple[str, str | None, list[str]]:
+        if not target:
+            return ("self", source, [])
+        target = target.lstrip("/")
+        base = posixpath.basename(target)
+        ext = posixpath.splitext(base)[1].lower()
+        if ext and ext != _NOTE_EXT and not self._exists_note(target + _NOTE_EXT):
+            return ("attachment", None, [])
+        with_ext = target if ext == _NOTE_EXT else target + _NOTE_EXT
+        found = self._exact(with_ext)
+        if found is None and link.kind != "wikilink":
+            rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), with_ext))
+            if not rel.startswith("../"):
+                found = self._exact(rel)
+        if found is None and "/" in with_ext:
+            suffix = "/" + with_ext.lower()
+            matches = sorted(p for p in self.paths if p.lower().endswith(suffix))
+            if len(matches) == 1:
+                found = matches[0]
+            elif len(matches) > 1:
+                return ("ambiguous", None, matches)
+        if found is None:
+            name = posixpath.basename(with_ext)[: -len(_NOTE_EXT)].lower()
+            matches = self.by_name.get(name, [])
+            if len(matches) == 1:
+                found = matches[0]
+            elif len(matches) > 1:
+                return ("ambiguous", None, list(matches))
+        if found is None:
+            return ("unresolved", None, [])
+        return ("self" if found == source else "resolved", found, [])
+
+    def _exists_note(self, path: str) -> bool:
+        return self._exact(path) is not None
+
+    def _exact(self, path: str) -> str | None:
+        if path in self.paths:
+            return path
+        hits = self.lower.get(path.lower())
+        if hits and len(hits) == 1:
+            return hits[0]
+        return None

@@ -1,0 +1,467 @@
+"""Reading the index: staleness check, tree, ranked manifest search, heading trees, line ranges.
+
+Every answer says whether the index is stale. A note that changed since the build is never
+answered from old line numbers: its heading tree and sections are parsed from its current
+bytes (`source: "live"`, `note_changed: true`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import math
+import re
+import threading
+from collections import Counter
+from typing import Any
+
+from ..errors import InputError, NotFound
+from ..vault.harness_files import index_read_lock, read_index_file
+from ..vault.paths import Vault, iter_note_files, require_note_path
+from .build import _index_settings, heading_tree, note_id, parse_record
+from .schema import (
+    CheckReport,
+    HeadingsResult,
+    SearchHit,
+    SearchResult,
+    SectionResult,
+    Staleness,
+    TreeResult,
+    TrustSummary,
+)
+
+MAX_SECTION_CHARS = 200_000
+DEFAULT_SECTION_CHARS = 20_000
+FRESH_STATUSES = frozenset({"verified", "reviewed"})
+
+
+# -- loading -----------------------------------------------------------------------------------
+
+_CACHE: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def _load_json(vault: Vault, rel: str) -> Any:
+    raw = read_index_file(vault, rel)
+    if raw is None:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return None
+
+
+def load_manifest(vault: Vault) -> dict[str, Any]:
+    """The manifest, cached per vault while its file is unchanged; NotFound without an index."""
+    path = vault.harness_dir / "index" / "manifest.json"
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        raise NotFound("The vault has no reasoning index yet; run `kh index build` first.") from None
+    key = (st.st_size, st.st_mtime_ns)
+    with _CACHE_LOCK:
+        hit = _CACHE.get(str(path))
+    if hit and hit[0] == key:
+        return hit[1]
+    with index_read_lock(vault):
+        data = _load_json(vault, "manifest.json")
+    if not isinstance(data, dict):
+        raise NotFound("The reasoning index is unreadable; rebuild it with `kh index build`.")
+    data["by_path"] = {n["path"]: n for n in data.get("notes", [])}
+    with _CACHE_LOCK:
+        _CACHE[str(path)] = (key, data)
+    return data
+
+
+# -- staleness -------------------------------------------------------------------------------
+
+
+def check_index(vault: Vault) -> CheckReport:
+    """Compare the index with the vault: fresh, stale (with the notes) or missing."""
+    try:
+        manifest = load_manifest(vault)
+    except NotFound:
+        return CheckReport(status="missing", fresh=False)
+    build = _load_json(vault, "build.json") or {}
+    known: dict[str, list[int]] = build.get("files", {}) if isinstance(build, dict) else {}
+    by_path: dict[str, Any] = manifest["by_path"]
+    changed: list[str] = []
+    added: list[str] = []
+    seen: set[str] = set()
+    for nf in iter_note_files(vault):
+        seen.add(nf.path)
+        entry = by_path.get(nf.path)
+        if entry is None:
+            added.append(nf.path)
+            continue
+        stamp = known.get(nf.path)
+        if stamp is not None and stamp[0] == nf.size and stamp[1] == nf.mtime_ns:
+            continue
+        try:
+            digest = _sha256_file(nf.disk_path)
+        except OSError:
+            changed.append(nf.path)
+            continue
+        if digest != entry["sha256"]:
+            changed.append(nf.path)
+    removed = sorted(p for p in by_path if p not in seen)
+    settings_changed = manifest.get("settings") != _index_settings(vault)
+    fresh = not (changed or added or removed or settings_changed)
+    return CheckReport(
+        status="fresh" if fresh else "stale",
+        fresh=fresh,
+        changed=changed,
+        added=added,
+        removed=removed,
+        settings_changed=settings_changed,
+    )
+
+
+def _sha256_file(path: Any) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as handle:
+        while chunk := handle.read(1 << 20):
+            h.update(chunk)
+    return h.hexdigest()
+
+
+def _staleness(vault: Vault) -> tuple[Staleness, set[str]]:
+    report = check_index(vault)
+    if report.status == "missing":
+        raise NotFound("The vault has no reasoning index yet; run `kh index build` first.")
+    st = Staleness(stale=not report.fresh, changed=report.changed, added=report.added, removed=report.removed)
+    return st, set(report.changed) | set(report.removed)
+
+
+# -- trust --------------------------------------------------------------------------------------
+
+
+def trust_summary(stored: dict[str, Any] | None, today: dt.date) -> TrustSummary | None:
+    if not stored:
+        return None
+    triggers: list[str] = []
+    if stored.get("content_match") is False:
+        triggers.append("content_changed")
+    if stored.get("references_match") is False:
+        triggers.append("references_changed")
+    if stored.get("content_match") is None:
+        triggers.append("no_baseline")
+    revalidate = stored.get("revalidate_after")
+    if revalidate:
+        try:
+            if dt.date.fromisoformat(str(revalidate)[:10]) < today:
+                triggers.append("age_expired")
+        except ValueError:
+            triggers.append("age_expired")
+    level = stored.get("level")
+    status = stored.get("status")
+    fresh = isinstance(level, int) and level >= 2 and status in FRESH_STATUSES and not triggers
+    return TrustSummary(level=level, status=status, fresh=fresh, triggers=triggers, revalidate_after=revalidate)
+
+
+_TRUST_FILTER = re.compile(r"^(fresh)?[-_ ]?(?:l(\d))?$", re.IGNORECASE)
+
+
+def _trust_ok(summary: TrustSummary | None, spec: str) -> bool:
+    m = _TRUST_FILTER.match(spec.strip())
+    if not m or not (m.group(1) or m.group(2)):
+        raise InputError(f"Unknown trust filter {spec!r}; use e.g. 'fresh-l2', 'l1' or 'fresh'.")
+    if summary is None:
+        return False
+    if m.group(2) and (summary.level is None or summary.level < int(m.group(2))):
+        return False
+    return not (m.group(1) and not summary.fresh)
+
+
+# -- search -------------------------------------------------------------------------------------
+
+_WORD = re.compile(r"[0-9a-z_]+|[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]+|[^\s\W]+", re.UNICODE)
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+
+
+def tokenize(text: str) -> list[str]:
+    """Lowercase words; runs of Japanese script become character bigrams (a single char stays)."""
+    out: list[str] = []
+    for word in _WORD.findall(text.lower()):
+        if _CJK.match(word):
+            if len(word) == 1:
+                out.append(word)
+            else:
+                out.extend(word[i : i + 2] for i in range(len(word) - 1))
+        else:
+            out.append(word)
+    return out
+
+
+_FIELD_WEIGHTS = (("title", 3), ("aliases", 3), ("tags", 2), ("heading_titles", 1), ("path", 1))
+
+
+def _doc_tokens(entry: dict[str, Any]) -> Counter[str]:
+    counts: Counter[str] = Counter()
+    for name, weight in _FIELD_WEIGHTS:
+        value = entry.get(name)
+        text = " ".join(value) if isinstance(value, list) else str(value or "")
+        for tok in tokenize(text):
+            counts[tok] += weight
+    return counts
+
+
+_DOCS: dict[int, tuple[dict[str, Counter[str]], dict[str, int], float]] = {}
+
+
+def _corpus(manifest: dict[str, Any]) -> tuple[dict[str, Counter[str]], dict[str, int], float]:
+    key = id(manifest)
+    hit = _DOCS.get(key)
+    if hit is not None:
+        return hit
+    docs = {n["path"]: _doc_tokens(n) for n in manifest["notes"]}
+    df: Counter[str] = Counter()
+    for c in docs.values():
+        df.update(c.keys())
+    avg = sum(sum(c.values()) for c in docs.values()) / max(1, len(docs))
+    _DOCS.clear()
+    _DOCS[key] = (docs, dict(df), avg)
+    return _DOCS[key]
+
+
+def search(
+    vault: Vault,
+    q: str = "",
+    *,
+    type: str | None = None,
+    status: str | None = None,
+    tag: str | None = None,
+    category: str | None = None,
+    trust: str | None = None,
+    limit: int = 20,
+    today: dt.date | None = None,
+) -> SearchResult:
+    """Rank notes by BM25 over title, aliases, tags and headings, after the filters."""
+    stale, changed = _staleness(vault)
+    manifest = load_manifest(vault)
+    day = today or dt.date.today()
+    docs, df, avg = _corpus(manifest)
+    n_docs = max(1, len(docs))
+    terms = tokenize(q)
+    hits: list[SearchHit] = []
+    for entry in manifest["notes"]:
+        if type and (entry.get("type") or "").lower() != type.lower():
+            continue
+        if status and (entry.get("status") or "").lower() != status.lower():
+            continue
+        if tag and tag.lstrip("#").lower() not in {t.lower() for t in entry.get("tags", [])}:
+            continue
+        if category and not _in_category(entry, category, manifest):
+            continue
+        summary = trust_summary(entry.get("trust"), day)
+        if trust and not _trust_ok(summary, trust):
+            continue
+        score = 0.0
+        if terms:
+            counts = docs[entry["path"]]
+            length = sum(counts.values())
+            for t in terms:
+                f = counts.get(t, 0)
+                if not f:
+                    continue
+                idf = math.log(1 + (n_docs - df[t] + 0.5) / (df[t] + 0.5))
+                score += idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * length / max(avg, 1e-9)))
+            if score <= 0:
+                continue
+        low_terms = set(terms)
+        matched = [h for h in entry.get("heading_titles", []) if low_terms & set(tokenize(h))][:10] if terms else []
+        hits.append(
+            SearchHit(
+                path=entry["path"],
+                id=entry["id"],
+                title=entry["title"],
+                score=round(score, 6),
+                type=entry.get("type"),
+                status=entry.get("status"),
+                tags=entry.get("tags", []),
+                aliases=entry.get("aliases", []),
+                top_headings=entry.get("top_headings", []),
+                matched_headings=matched,
+                categories=entry.get("categories", []),
+                trust=summary,
+                note_changed=entry["path"] in changed,
+            )
+        )
+    hits.sort(key=lambda h: (-h.score, h.path))
+    limit = max(1, min(limit, 500))
+    return SearchResult(**stale.model_dump(), query=q, total=len(hits), hits=hits[:limit])
+
+
+def _in_category(entry: dict[str, Any], category: str, manifest: dict[str, Any]) -> bool:
+    want = category.lower()
+    by_path = manifest["by_path"]
+    for chain in entry.get("categories", []):
+        for p in chain:
+            idx = by_path.get(p, {})
+            if p.lower() == want or str(idx.get("title", "")).lower() == want or p.lower().removesuffix(".md") == want:
+                return True
+    return False
+
+
+# -- tree ---------------------------------------------------------------------------------------
+
+
+def get_tree(vault: Vault, folder: str | None = None, depth: int | None = None) -> TreeResult:
+    stale, _ = _staleness(vault)
+    with index_read_lock(vault):
+        tree = _load_json(vault, "tree.json")
+    if not isinstance(tree, dict):
+        raise NotFound("The reasoning index has no tree.json; rebuild it.")
+    if folder:
+        node = _find_folder(tree, folder.strip("/"))
+        if node is None:
+            raise NotFound(f"No folder {folder!r} in the index.")
+        tree = node
+    if depth is not None:
+        tree = _prune(tree, max(0, depth))
+    return TreeResult(**stale.model_dump(), tree=tree)
+
+
+def _find_folder(node: dict[str, Any], path: str) -> dict[str, Any] | None:
+    if node.get("path") == path:
+        return node
+    for child in node.get("children", []):
+        if child.get("kind") == "folder" and (path == child["path"] or path.startswith(child["path"] + "/")):
+            return _find_folder(child, path)
+    return None
+
+
+def _prune(node: dict[str, Any], depth: int) -> dict[str, Any]:
+    if node.get("kind") != "folder":
+        return node
+    if depth == 0:
+        return {k: v for k, v in node.items() if k != "children"} | {"children_count": len(node["children"])}
+    return node | {"children": [_prune(c, depth - 1) for c in node["children"]]}
+
+
+# -- one note -----------------------------------------------------------------------------------
+
+
+def _current_bytes(vault: Vault, path: str) -> bytes:
+    disk = vault.resolve_note(path)
+    return disk.read_bytes()
+
+
+def note_headings(vault: Vault, path: str) -> HeadingsResult:
+    """A note's heading tree with line ranges; parsed live when the note changed since the build."""
+    rel = require_note_path(path)
+    stale, _ = _staleness(vault)
+    manifest = load_manifest(vault)
+    entry = manifest["by_path"].get(rel)
+    raw = _current_bytes(vault, rel)
+    digest = hashlib.sha256(raw).hexdigest()
+    if entry is not None and entry["sha256"] == digest:
+        with index_read_lock(vault):
+            layer = _load_json(vault, f"notes/{entry['id']}.json")
+        if isinstance(layer, dict) and layer.get("sha256") == digest:
+            return HeadingsResult(
+                **stale.model_dump(),
+                path=rel,
+                id=layer["id"],
+                sha256=digest,
+                source="index",
+                title=layer["title"],
+                line_count=layer["line_count"],
+                preamble=layer["preamble"],
+                headings=layer["headings"],
+                links=layer["links"],
+            )
+    record = parse_record(rel, raw)
+    return HeadingsResult(
+        **(stale.model_dump() | {"stale": True}),
+        path=rel,
+        id=note_id(rel),
+        sha256=digest,
+        source="live",
+        note_changed=True,
+        title=record["title"],
+        line_count=record["line_count"],
+        preamble=record["preamble"],
+        headings=record["headings"],
+    )
+
+
+def _find_heading(headings: list[dict[str, Any]], title: str) -> dict[str, Any] | None:
+    want = title.strip().lower()
+    stack: list[dict[str, Any]] = list(reversed(headings))
+    while stack:
+        h = stack.pop()
+        if str(h["title"]).strip().lower() == want:
+            return h
+        stack.extend(reversed(h["children"]))
+    return None
+
+
+def read_section(
+    vault: Vault,
+    path: str,
+    *,
+    heading: str | None = None,
+    line: int | None = None,
+    end_line: int | None = None,
+    max_chars: int = DEFAULT_SECTION_CHARS,
+) -> SectionResult:
+    """The original Markdown of a heading's range (by title) or of explicit lines, size-bounded."""
+    max_chars = max(1, min(max_chars, MAX_SECTION_CHARS))
+    tree = note_headings(vault, path)
+    raw = _current_bytes(vault, tree.path)
+    if hashlib.sha256(raw).hexdigest() != tree.sha256:
+        tree = note_headings(vault, path)  # changed between the two reads
+        raw = _current_bytes(vault, tree.path)
+    title: str | None = None
+    if heading is not None:
+        found = _find_heading(tree.headings, heading)
+        if found is None:
+            raise NotFound(f"No heading {heading!r} in {tree.path}.")
+        start, end, title = found["line"], found["end_line"], found["title"]
+    else:
+        if line is None:
+            raise InputError("Give a heading title or a line (and optionally end_line).")
+        start = line
+        end = end_line if end_line is not None else tree.line_count
+    if start < 1 or end < start:
+        raise InputError(f"Invalid line range {start}-{end}.")
+    text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if start > len(lines):
+        raise InputError(f"Line {start} is past the end of {tree.path} ({len(lines)} lines).")
+    end = min(end, len(lines))
+    chunk = "\n".join(lines[start - 1 : end])
+    truncated = len(chunk) > max_chars
+    if truncated:
+        chunk = chunk[:max_chars]
+        end = start + chunk.count("\n")
+    return SectionResult(
+        stale=tree.stale,
+        changed=tree.changed,
+        added=tree.added,
+        removed=tree.removed,
+        path=tree.path,
+        line=start,
+        end_line=end,
+        heading=title,
+        truncated=truncated,
+        sha256=tree.sha256,
+        note_changed=tree.note_changed,
+        text=chunk,
+    )
+
+
+__all__ = [
+    "check_index",
+    "get_tree",
+    "heading_tree",
+    "load_manifest",
+    "note_headings",
+    "read_section",
+    "search",
+    "trust_summary",
+]

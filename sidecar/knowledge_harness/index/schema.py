@@ -1,0 +1,92 @@
+"""Answers of the index services (the same models serve REST, CLI and MCP)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+
+class BuildReport(BaseModel):
+    notes: int
+    headings: int
+    links: int
+    errors: list[dict[str, Any]]
+    seconds: float
+    reparsed: int = 0
+    removed: int = 0
+    files_written: int = 0
+
+
+class CheckReport(BaseModel):
+    status: str = Field(description="fresh | stale | missing")
+    fresh: bool
+    changed: list[str] = []
+    added: list[str] = []
+    removed: list[str] = []
+    settings_changed: bool = False
+
+
+class Staleness(BaseModel):
+    stale: bool
+    changed: list[str] = []
+    added: list[str] = []
+    removed: list[str] = []
+
+
+class TrustSummary(BaseModel):
+    level: int | None = None
+    status: str | None = None
+    fresh: bool = False
+    triggers: list[str] = []
+    revalidate_after: str | None = None
+
+
+class SearchHit(BaseModel):
+    path: str
+    id: str
+    title: str
+    score: float
+    type: str | None = None
+    status: str | None = None
+    tags: list[str] = []
+    aliases: list[str] = []
+    top_headings: list[str] = []
+    matched_headings: list[str] = []
+    categories: list[list[str]] = []
+    trust: TrustSummary | None = None
+    note_changed: bool = False
+
+
+class SearchResult(Staleness):
+    query: str
+    total: int
+    hits: list[SearchHit]
+
+
+class TreeResult(Staleness):
+    tree: dict[str, Any]
+
+
+class HeadingsResult(Staleness):
+    path: str
+    id: str
+    sha256: str
+    source: str = Field(description="index, or live when the note changed since the build")
+    note_changed: bool = False
+    title: str
+    line_count: int
+    preamble: dict[str, int] | None
+    headings: list[dict[str, Any]]
+    links: list[dict[str, Any]] = []
+
+
+class SectionResult(Staleness):
+    path: str
+    line: int
+    end_line: int
+    heading: str | None = None
+    truncated: bool
+    sha256: str = Field(description="SHA-256 of the note's bytes the lines were read from")
+    note_changed: bool = False
+    text: str

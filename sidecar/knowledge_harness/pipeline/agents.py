@@ -1,0 +1,219 @@
+"""The agent door: one interface for Skill/Agent and AI-judge steps, with pluggable backends.
+
+An operation that needs an agent describes a *task*: the operation, its inputs, the JSON Schema
+of the expected output and instructions in Japanese and English. A backend performs it:
+
+- `external`: the task is published; Claude Code, Codex or any client reads it over REST,
+  `kh pipeline task next` or MCP `harness_next_task`, and submits the output with
+  `harness_submit_result` (or REST / CLI). The run waits meanwhile.
+- `openai_compat`: the task is sent to an OpenAI-compatible chat API and the JSON answer used.
+- `none`: nothing performs it; the run waits at that operation (`waiting_for` says so).
+
+Whatever the backend, the output is validated against the schema and the operation's program
+rules; an invalid output is refused with reasons. Nothing is ever fabricated.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Protocol
+
+import httpx
+from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a runtime dependency of mcp
+from pydantic import BaseModel
+
+from .config import PipelineConfig
+from .contract import ReasonCode
+from .safety import SECRET, find_sensitive
+
+
+@dataclass(frozen=True, slots=True)
+class Refusal:
+    code: str
+    path: str
+    message: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"code": self.code, "path": self.path, "message": self.message}
+
+
+class AgentTask(BaseModel):
+    task_id: str
+    run_id: str
+    operation: str
+    operation_name: str
+    kind: str  # agent | ai_judge
+    inputs: dict[str, Any]
+    output_schema: dict[str, Any]
+    instructions_ja: str
+    instructions_en: str
+    published_at: str
+    submit: dict[str, str]
+
+
+class AgentStep(Protocol):
+    """What an agent operation declares (see ops/)."""
+
+    operation: str
+    kind: str
+    instructions_ja: str
+    instructions_en: str
+
+    def output_schema(self) -> dict[str, Any]: ...
+
+    def check(self, inputs: dict[str, Any], output: dict[str, Any]) -> list[Refusal]: ...
+
+
+def validate_output(step: AgentStep, inputs: dict[str, Any], output: Any) -> list[Refusal]:
+    """Schema first; then the operation's program rules; then no secret in the output."""
+    if not isinstance(output, dict):
+        return [Refusal(ReasonCode.SUBMISSION_SCHEMA_INVALID, "$", "The output must be a JSON object.")]
+    validator = Draft202012Validator(step.output_schema())
+    errors = sorted(validator.iter_errors(output), key=lambda e: list(e.absolute_path))
+    if errors:
+        return [
+            Refusal(
+                ReasonCode.SUBMISSION_SCHEMA_INVALID,
+                "$" + "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path),
+                e.message[:300],
+            )
+            for e in errors[:20]
+        ]
+    refusals = step.check(inputs, output)
+    text = json.dumps(output, ensure_ascii=False)
+    secrets = [f for f in find_sensitive(text) if f.category == SECRET]
+    if secrets:
+        kinds = sorted({f.kind for f in secrets})
+        refusals.append(
+            Refusal(
+                ReasonCode.SECRET_IN_OUTPUT, "$", f"The output contains what looks like a secret: {', '.join(kinds)}."
+            )
+        )
+    return refusals
+
+
+# -- backends ---------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Pending:
+    """The task is published and waits for an external agent."""
+
+
+@dataclass(frozen=True, slots=True)
+class Unavailable:
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Produced:
+    output: Any
+    model: str
+
+
+@dataclass(frozen=True, slots=True)
+class Failed:
+    message: str
+    transient: bool
+
+
+Answer = Pending | Unavailable | Produced | Failed
+
+
+class AgentBackend(Protocol):
+    name: str
+
+    def perform(self, task: AgentTask) -> Answer: ...
+
+
+class ExternalBackend:
+    name = "external"
+
+    def perform(self, task: AgentTask) -> Answer:
+        return Pending()
+
+
+class NoBackend:
+    name = "none"
+
+    def perform(self, task: AgentTask) -> Answer:
+        return Unavailable("no agent backend is configured for this operation")
+
+
+def task_prompt(task: AgentTask) -> list[dict[str, str]]:
+    system = (
+        "You perform one step of the Knowledge Harness pipeline. Answer with ONE JSON object that "
+        "matches the given JSON Schema, nothing else. Use only the inputs; never invent sources.\n\n"
+        f"{task.instructions_en}\n\n{task.instructions_ja}"
+    )
+    user = json.dumps(
+        {"operation": task.operation, "inputs": task.inputs, "output_schema": task.output_schema},
+        ensure_ascii=False,
+    )
+    return [{"role": "system", "content": system}, {"role": "user", "content": user}]
+
+
+class OpenAICompatBackend:
+    """A thin adapter: POST {base_url}/chat/completions, JSON mode, parse the message content.
+
+    It shares the validator's settings shape (base_url, model, api_key_env); when the shared
+    client in trust/judges/openai_compat.py offers a chat call, this adapter should delegate to it.
+    """
+
+    name = "openai_compat"
+
+    def __init__(self, base_url: str | None, model: str | None, api_key_env: str | None, timeout: float) -> None:
+        self.base_url = (base_url or "").rstrip("/")
+        self.model = model or ""
+        self.api_key_env = api_key_env
+        self.timeout = timeout
+
+    def perform(self, task: AgentTask) -> Answer:
+        if not self.base_url or not self.model:
+            return Unavailable("openai_compat needs base_url and model in [agents.openai_compat]")
+        headers = {"Content-Type": "application/json"}
+        key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        body = {
+            "model": self.model,
+            "messages": task_prompt(task),
+            "temperature": 0,
+            "response_format": {"type": "json_object"},
+        }
+        try:
+            with httpx.Client(timeout=self.timeout, trust_env=False) as client:
+                resp = client.post(f"{self.base_url}/chat/completions", json=body, headers=headers)
+        except (httpx.TimeoutException, httpx.NetworkError) as exc:
+            return Failed(f"{type(exc).__name__}", transient=True)
+        except httpx.HTTPError as exc:
+            return Failed(f"{type(exc).__name__}", transient=False)
+        if resp.status_code == 429 or resp.status_code >= 500:
+            return Failed(f"HTTP {resp.status_code}", transient=True)
+        if resp.status_code != 200:
+            return Failed(f"HTTP {resp.status_code}", transient=False)
+        try:
+            content = resp.json()["choices"][0]["message"]["content"]
+            return Produced(json.loads(content), self.model)
+        except (ValueError, KeyError, IndexError, TypeError):
+            return Failed("the model's answer is not a JSON object", transient=True)
+
+
+BackendFactory = Callable[[PipelineConfig], AgentBackend]
+
+
+def _openai(config: PipelineConfig) -> AgentBackend:
+    s = config.agents.openai_compat
+    return OpenAICompatBackend(s.base_url, s.model, s.api_key_env, s.timeout_seconds)
+
+
+BACKENDS: dict[str, BackendFactory] = {
+    "external": lambda _config: ExternalBackend(),
+    "openai_compat": _openai,
+    "none": lambda _config: NoBackend(),
+}
+
+
+def backend_for(config: PipelineConfig, operation: str) -> AgentBackend:
+    return BACKENDS[config.agents.backend_for(operation)](config)

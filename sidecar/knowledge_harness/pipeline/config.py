@@ -1,0 +1,174 @@
+"""Pipeline settings: `VAULT/.harness/pipeline.toml` (every key optional, unknown keys refused).
+
+```toml
+[agents]
+backend = "external"            # external | openai_compat | none
+[agents.operations]             # per-operation override
+"O-05" = "external"
+[agents.openai_compat]
+base_url = "http://127.0.0.1:8000/v1"
+model = "some-model"
+api_key_env = "OPENAI_API_KEY"
+
+[screening]
+private_markers = ["社外秘", "confidential"]   # clearly private → REJECTED
+review_markers = ["社内", "顧客"]               # undecidable → ask the person
+max_masked_ratio = 0.5
+
+[evidence]                      # the seed's initial limits
+rounds = 3
+queries_per_round = 4
+max_fetches = 20
+max_adopted = 12
+per_domain = 3
+time_limit_seconds = 900
+retries_per_url = 2
+providers = ["vault", "cited_urls"]   # add "searxng" with searxng_url
+searxng_url = "http://127.0.0.1:8888"
+primary_domains = ["docs.python.org", "*.readthedocs.io"]
+community_domains = ["stackoverflow.com", "qiita.com"]
+```
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import tomllib
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from ..errors import InputError
+from .safety import DEFAULT_PRIVATE_MARKERS, DEFAULT_REVIEW_MARKERS
+
+CONFIG_FILE = "pipeline.toml"
+
+BackendName = Literal["external", "openai_compat", "none"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class OpenAICompatSettings(_Strict):
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    timeout_seconds: float = Field(default=120.0, gt=0, le=3600)
+
+
+class AgentSettings(_Strict):
+    backend: BackendName = "external"
+    operations: dict[str, BackendName] = Field(default_factory=dict)
+    openai_compat: OpenAICompatSettings = Field(default_factory=OpenAICompatSettings)
+
+    def backend_for(self, operation: str) -> str:
+        return self.operations.get(operation, self.backend)
+
+
+class ScreeningSettings(_Strict):
+    private_markers: list[str] = Field(default_factory=lambda: list(DEFAULT_PRIVATE_MARKERS))
+    review_markers: list[str] = Field(default_factory=lambda: list(DEFAULT_REVIEW_MARKERS))
+    max_masked_ratio: float = Field(default=0.5, gt=0, le=1)
+
+
+DEFAULT_PRIMARY = [
+    "docs.*",
+    "*.readthedocs.io",
+    "readthedocs.org",
+    "developer.*",
+    "developers.*",
+    "github.com",
+    "python.org",
+    "*.python.org",
+    "*.gov",
+    "*.go.jp",
+    "rfc-editor.org",
+    "*.ietf.org",
+    "w3.org",
+    "*.w3.org",
+    "whatwg.org",
+    "*.whatwg.org",
+    "obsidian.md",
+    "*.obsidian.md",
+]
+DEFAULT_COMMUNITY = [
+    "stackoverflow.com",
+    "*.stackexchange.com",
+    "qiita.com",
+    "zenn.dev",
+    "teratail.com",
+    "reddit.com",
+    "*.reddit.com",
+    "news.ycombinator.com",
+    "x.com",
+    "twitter.com",
+    "forum.*",
+    "discuss.*",
+    "note.com",
+    "dev.to",
+    "medium.com",
+]
+
+
+class EvidenceSettings(_Strict):
+    rounds: int = Field(default=3, ge=1, le=10)
+    queries_per_round: int = Field(default=4, ge=1, le=20)
+    max_fetches: int = Field(default=20, ge=0, le=200)
+    max_adopted: int = Field(default=12, ge=1, le=100)
+    per_domain: int = Field(default=3, ge=1, le=50)
+    time_limit_seconds: float = Field(default=900.0, gt=0, le=3600)
+    retries_per_url: int = Field(default=2, ge=0, le=5)
+    primary_target: int = Field(default=2, ge=0, le=20)
+    reaction_target: int = Field(default=3, ge=0, le=20)
+    providers: list[str] = Field(default_factory=lambda: ["vault", "cited_urls"])
+    searxng_url: str | None = None
+    primary_domains: list[str] = Field(default_factory=lambda: list(DEFAULT_PRIMARY))
+    secondary_domains: list[str] = Field(default_factory=list)
+    community_domains: list[str] = Field(default_factory=lambda: list(DEFAULT_COMMUNITY))
+    max_text_chars: int = Field(default=6000, ge=200, le=200_000)
+
+    def classify_host(self, host: str) -> str:
+        """primary / secondary / community by domain rules; fetched and unmatched → secondary."""
+        host = host.lower().rstrip(".")
+        if host.startswith("www."):
+            host = host[4:]
+
+        def hit(patterns: list[str]) -> bool:
+            return any(host == p or fnmatch.fnmatch(host, p) for p in patterns)
+
+        if hit(self.community_domains):
+            return "community"
+        if hit(self.primary_domains):
+            return "primary"
+        return "secondary"
+
+
+class PipelineConfig(_Strict):
+    agents: AgentSettings = Field(default_factory=AgentSettings)
+    screening: ScreeningSettings = Field(default_factory=ScreeningSettings)
+    evidence: EvidenceSettings = Field(default_factory=EvidenceSettings)
+
+    def digest_view(self) -> dict[str, Any]:
+        return self.model_dump(mode="json")
+
+
+def load_config(harness_dir: Path) -> PipelineConfig:
+    path = harness_dir / CONFIG_FILE
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return PipelineConfig()
+    except OSError as exc:
+        raise InputError(f"Cannot read {path}: {exc.strerror}.") from exc
+    try:
+        data = tomllib.loads(raw.decode("utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"{path} is not valid TOML: {exc}.") from exc
+    try:
+        return PipelineConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        key = ".".join(str(p) for p in first["loc"])
+        raise InputError(f"Invalid key {key!r} in {path}: {first['msg']}.") from exc

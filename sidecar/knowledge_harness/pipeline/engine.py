@@ -1,0 +1,672 @@
+"""The pipeline engine: runs operations, enforces the state machine, stores records and artifacts.
+
+One service for every door (CLI, REST, MCP). Idempotency: an operation's inputs are hashed
+(`input_digest`); when a stored record has the same digest and left the run where it is, the
+stored record stands and nothing is written. Changed inputs make a new attempt in the history.
+RETRYABLE_ERROR records are retried by the next `advance`.
+
+Part 2 plugs in by adding operations to OPERATION_REGISTRY and, where needed, NEXT_BY_STATE /
+IN_PLACE; the transition table lives in states.py.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+from collections.abc import Callable
+from typing import Any
+
+from ..errors import Conflict, HarnessError, InputError, NotFound
+from ..vault.catalog import NoteCatalog
+from ..vault.note import read_note
+from ..vault.paths import Vault, require_note_path
+from ..vault.run_store import RunStore, canonical_json
+from .agents import AgentTask, Failed, Pending, Produced, Unavailable, backend_for, validate_output
+from .config import PipelineConfig, load_config
+from .contract import (
+    OPERATIONS,
+    OperationRecord,
+    Producer,
+    Question,
+    ReasonCode,
+    RequestRef,
+    Result,
+    Run,
+    RunLabel,
+    RunStatus,
+    RunSummary,
+    State,
+    TaskEntry,
+    Uncertainty,
+)
+from .fetching import EvidenceFetcher, default_fetcher
+from .ops.base import AgentOperation, OpContext, Outcome, Prepared, ProgramOperation, Wait
+from .ops.o01_capture import CaptureRequest, api_request_artifact
+from .ops.o02_authorize import AuthorizeRun
+from .ops.o03_screen import ScreenSafety
+from .ops.o04_evidence import CollectEvidence
+from .ops.o05_packet import BuildEvidencePacket
+from .ops.o13_record import RecordOutcome
+from .search import is_request_note
+from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
+
+Operation = ProgramOperation | AgentOperation
+
+OPERATION_REGISTRY: dict[str, Operation] = {
+    "O-01": CaptureRequest(),
+    "O-02": AuthorizeRun(),
+    "O-03": ScreenSafety(),
+    "O-04": CollectEvidence(),
+    "O-05": BuildEvidencePacket(),
+    "O-13": RecordOutcome(),
+}
+AGENT_KINDS = ("agent", "ai_judge")
+
+# the operation that moves a run out of each state
+NEXT_BY_STATE: dict[State, str] = {
+    State.CAPTURED: "O-02",
+    State.AUTHORIZED: "O-03",
+    State.SCREENED: "O-04",
+    State.EVIDENCE_READY: "O-06",
+    State.CANDIDATE_ACCEPTED: "O-07",
+    State.PLAN_READY: "O-08",
+    State.DRAFT_READY: "O-09",
+    State.REVISED: "O-09",
+    State.VALIDATED: "O-10",
+    State.REVIEW_READY: "O-11",
+    State.REVISION: "O-12",
+}
+# operations that must have ADVANCEd in a state (without changing it) before the state's next one
+IN_PLACE: dict[State, list[str]] = {State.CAPTURED: ["O-01"], State.EVIDENCE_READY: ["O-05"]}
+
+
+class SubmissionRefused(HarnessError):
+    code = "submission_refused"
+    http_status = 422
+    exit_code = 1
+
+
+def _utc(now: dt.datetime) -> str:
+    return now.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+def is_agent_operation(op: Operation) -> bool:
+    return getattr(op, "kind", None) in AGENT_KINDS
+
+
+class Pipeline:
+    def __init__(
+        self,
+        vault: Vault,
+        catalog: NoteCatalog | None = None,
+        *,
+        fetcher_factory: Callable[[], EvidenceFetcher] | None = None,
+        clock: Callable[[], dt.datetime] | None = None,
+        operations: dict[str, Operation] | None = None,
+    ) -> None:
+        self.vault = vault
+        self.catalog = catalog or NoteCatalog(vault)
+        self.store = RunStore(vault)
+        self.fetcher_factory = fetcher_factory or (lambda: default_fetcher(vault.root))
+        self.clock = clock or (lambda: dt.datetime.now(dt.UTC))
+        self.operations = operations if operations is not None else OPERATION_REGISTRY
+
+    # -- loading -------------------------------------------------------------------------------
+    @property
+    def config(self) -> PipelineConfig:
+        return load_config(self.vault.harness_dir)
+
+    def _now(self) -> str:
+        return _utc(self.clock())
+
+    def _load(self, run_id: str) -> tuple[Run, list[OperationRecord]]:
+        run = Run.model_validate(self.store.read_head(run_id))
+        records = [OperationRecord.model_validate(r) for r in self.store.read_records(run_id)]
+        return run, records
+
+    def _all_runs(self) -> list[Run]:
+        return [Run.model_validate(self.store.read_head(rid)) for rid in self.store.run_ids()]
+
+    def _save(self, run: Run) -> None:
+        self.store.write_head(run.run_id, run.model_dump(mode="json"))
+
+    def _ctx(self, run: Run, records: list[OperationRecord]) -> OpContext:
+        config = self.config
+
+        def artifact(name: str) -> Any:
+            sha = run.artifacts.get(name)
+            if sha is None:
+                raise Conflict(f"Run {run.run_id} has no {name} artifact yet.")
+            return self.store.get_artifact(run.run_id, sha)
+
+        return OpContext(
+            run=run,
+            records=records,
+            config=config,
+            vault=self.vault,
+            catalog=self.catalog,
+            fetcher_factory=self.fetcher_factory,
+            artifact=artifact,
+            artifact_sha=lambda name: run.artifacts.get(name),
+            all_runs=self._all_runs,
+            clock=self.clock,
+        )
+
+    # -- the state machine -----------------------------------------------------------------------
+    def next_operation(self, run: Run, records: list[OperationRecord]) -> str | None:
+        state = run.state
+        if state is None:
+            return "O-01"
+        if state in TERMINAL:
+            done = any(r.operation == "O-13" and r.state_before == state for r in records)
+            return None if done else "O-13"
+        entering = 0
+        for i, record in enumerate(records):
+            if record.state_after == state and record.state_before != state:
+                entering = i
+        for op in IN_PLACE.get(state, []):
+            attempts = [r for r in records[entering:] if r.operation == op]
+            if not attempts or attempts[-1].result != Result.ADVANCE:
+                return op
+        return NEXT_BY_STATE.get(state)
+
+    @staticmethod
+    def _digest(operation: str, prepared: Prepared) -> str:
+        return hashlib.sha256(canonical_json({"operation": operation, "inputs": prepared.inputs})).hexdigest()
+
+    @staticmethod
+    def _stored(
+        records: list[OperationRecord], operation: str, digest: str, state: State | None
+    ) -> OperationRecord | None:
+        for record in reversed(records):
+            if (
+                record.operation == operation
+                and record.input_digest == digest
+                and record.result != Result.RETRYABLE_ERROR
+                and (state is None or record.state_after == state)
+            ):
+                return record
+        return None
+
+    def _apply(
+        self,
+        run: Run,
+        records: list[OperationRecord],
+        operation: str,
+        prepared: Prepared,
+        outcome: Outcome,
+        digest: str,
+        *,
+        task_id: str | None = None,
+    ) -> OperationRecord:
+        before = run.state
+        check_transition(operation, before, outcome.state_after, outcome.result)
+        now = self._now()
+        record_artifacts: dict[str, str] = {}
+        for name, value in outcome.artifacts.items():
+            sha, _ = self.store.put_artifact(run.run_id, value)
+            record_artifacts[name] = sha
+            run.artifacts[name] = sha
+        waiting = outcome.waiting_for
+        if outcome.question is not None:
+            spec = outcome.question
+            open_same = next((q for q in run.questions if q.kind == spec.kind and q.answer is None), None)
+            if open_same is None:
+                open_same = Question(
+                    question_id=f"Q-{len(run.questions) + 1:02d}",
+                    operation=operation,
+                    kind=spec.kind,
+                    question_ja=spec.question_ja,
+                    question_en=spec.question_en,
+                    choices=spec.choices,
+                    asked_at=now,
+                )
+                run.questions.append(open_same)
+            waiting = f"human:{open_same.question_id} {spec.kind}"
+        elif outcome.result == Result.RETRYABLE_ERROR:
+            waiting = f"retry:{operation}"
+        record = OperationRecord(
+            operation=operation,
+            run_id=run.run_id,
+            input_refs=[*prepared.input_refs, *outcome.input_refs],
+            state_before=before,
+            state_after=outcome.state_after,
+            result=outcome.result,
+            reason_codes=outcome.reason_codes,
+            summary_ja=outcome.summary_ja,
+            uncertainties=outcome.uncertainties,
+            created_at=now,
+            producer=outcome.producer,
+            seq=len(records) + 1,
+            attempt=1 + sum(1 for r in records if r.operation == operation),
+            input_digest=digest,
+            artifacts=record_artifacts,
+            metrics=outcome.metrics,
+            task_id=task_id,
+            waiting_for=waiting,
+        )
+        name = self.store.write_record(run.run_id, record.seq, operation, record.model_dump(mode="json"))
+        records.append(record)
+        run.records.append(name)
+        run.state = outcome.state_after
+        run.waiting_for = waiting
+        run.updated_at = now
+        for file_name, text in outcome.text_files.items():
+            self.store.write_text(run.run_id, file_name, text)
+        for proposal_id, text in outcome.proposals:
+            self.store.append_decision(proposal_id, text)
+        self.store.append_history(
+            run.run_id,
+            {
+                "event": "record",
+                "at": now,
+                "seq": record.seq,
+                "operation": operation,
+                "result": record.result,
+                "state_before": before,
+                "state_after": record.state_after,
+            },
+        )
+        self._save(run)
+        return record
+
+    def _set_waiting(self, run: Run, waiting: str | None) -> None:
+        if run.waiting_for != waiting:
+            run.waiting_for = waiting
+            self._save(run)
+
+    def _step(self, run: Run, records: list[OperationRecord]) -> bool:
+        """Run the next operation once; True when the run moved and may move again."""
+        operation = self.next_operation(run, records)
+        if operation is None:
+            self._set_waiting(run, None)
+            return False
+        op = self.operations.get(operation)
+        if op is None:
+            self._set_waiting(run, f"unavailable:{operation} {OPERATIONS.get(operation, '')}".rstrip())
+            return False
+        ctx = self._ctx(run, records)
+        prepared = op.prepare(ctx)
+        if isinstance(prepared, Wait):
+            self._set_waiting(run, prepared.waiting_for)
+            return False
+        digest = self._digest(operation, prepared)
+        stored = self._stored(records, operation, digest, run.state)
+        if stored is not None:
+            self._set_waiting(run, stored.waiting_for)
+            return False
+        if is_agent_operation(op):
+            return self._agent_step(run, records, op, ctx, prepared, digest)  # type: ignore[arg-type]
+        outcome = op.run(ctx, prepared)  # type: ignore[union-attr]
+        record = self._apply(run, records, operation, prepared, outcome, digest)
+        return record.waiting_for is None and record.result != Result.RETRYABLE_ERROR
+
+    # -- agent steps -------------------------------------------------------------------------------
+    def _task(self, run: Run, op: AgentOperation, prepared: Prepared, digest: str, published_at: str) -> AgentTask:
+        task_id = "T-" + hashlib.sha256(f"{run.run_id}|{op.operation}|{digest}".encode()).hexdigest()[:16]
+        return AgentTask(
+            task_id=task_id,
+            run_id=run.run_id,
+            operation=op.operation,
+            operation_name=OPERATIONS.get(op.operation, ""),
+            kind=op.kind,
+            inputs=prepared.inputs,
+            output_schema=op.output_schema(),
+            instructions_ja=op.instructions_ja,
+            instructions_en=op.instructions_en,
+            published_at=published_at,
+            submit={
+                "mcp": "harness_submit_result",
+                "rest": f"POST /v1/pipeline/tasks/{task_id}/submit",
+                "cli": f"kh pipeline task submit VAULT {task_id} --file OUT.json",
+            },
+        )
+
+    def _agent_step(
+        self,
+        run: Run,
+        records: list[OperationRecord],
+        op: AgentOperation,
+        ctx: OpContext,
+        prepared: Prepared,
+        digest: str,
+    ) -> bool:
+        backend = backend_for(ctx.config, op.operation)
+        existing = next(
+            (t for t in run.tasks.values() if t.input_digest == digest and t.operation == op.operation), None
+        )
+        task = self._task(run, op, prepared, digest, existing.published_at if existing else self._now())
+        answer = backend.perform(task)
+        if isinstance(answer, Pending):
+            if existing is None:
+                sha, _ = self.store.put_artifact(run.run_id, task.model_dump(mode="json"))
+                run.tasks[task.task_id] = TaskEntry(
+                    task_id=task.task_id,
+                    operation=op.operation,
+                    kind=op.kind,
+                    input_digest=digest,
+                    document_sha256=sha,
+                    status="open",
+                    published_at=task.published_at,
+                )
+                self.store.append_history(
+                    run.run_id,
+                    {
+                        "event": "task_published",
+                        "at": task.published_at,
+                        "task_id": task.task_id,
+                        "operation": op.operation,
+                    },
+                )
+                run.waiting_for = None  # force a head write below
+            self._set_waiting(run, f"agent:{op.operation} task={task.task_id}")
+            return False
+        if isinstance(answer, Unavailable):
+            self._set_waiting(run, f"agent_backend:{op.operation} ({answer.reason})")
+            return False
+        state = run.state
+        assert state is not None
+        if isinstance(answer, Failed):
+            outcome = Outcome(
+                Result.RETRYABLE_ERROR,
+                state,
+                [ReasonCode.AGENT_BACKEND_ERROR],
+                f"エージェントのバックエンドが失敗しました（{answer.message}）。再実行で再試行します。",
+                producer=Producer.AGENT if op.kind == "agent" else Producer.AI_JUDGE,
+            )
+            self._apply(run, records, op.operation, prepared, outcome, digest)
+            return False
+        assert isinstance(answer, Produced)
+        refusals = validate_output(op, prepared.inputs, answer.output)
+        if refusals:
+            outcome = Outcome(
+                Result.RETRYABLE_ERROR,
+                state,
+                [ReasonCode.AGENT_OUTPUT_INVALID],
+                f"エージェントの出力が契約を満たさないため採用しません（{len(refusals)}件）。再実行で再試行します。",
+                uncertainties=[
+                    Uncertainty(item=f"{r.code} {r.path}: {r.message}", impact="出力を採用しない")
+                    for r in refusals[:10]
+                ],
+                producer=Producer.AGENT if op.kind == "agent" else Producer.AI_JUDGE,
+            )
+            self._apply(run, records, op.operation, prepared, outcome, digest)
+            return False
+        outcome = op.finish(ctx, prepared, answer.output)
+        outcome.input_refs.append(f"backend:openai_compat:{answer.model}")
+        record = self._apply(run, records, op.operation, prepared, outcome, digest)
+        return record.waiting_for is None
+
+    # -- public service ---------------------------------------------------------------------------
+    def status(self, run_id: str) -> RunStatus:
+        run, records = self._load(run_id)
+        assert run.state is not None
+        return RunStatus(
+            run_id=run.run_id,
+            state=run.state,
+            waiting_for=run.waiting_for,
+            records=[r.contract_view() for r in records],
+        )
+
+    def detail(self, run_id: str) -> dict[str, Any]:
+        """The status plus questions, tasks, artifacts and the label (REST/MCP detail view)."""
+        run, records = self._load(run_id)
+        return {
+            **self.status(run_id).model_dump(mode="json"),
+            "request": run.request.model_dump(mode="json"),
+            "label": run.label.model_dump(mode="json") if run.label else None,
+            "questions": [q.model_dump(mode="json") for q in run.questions],
+            "human_questions_asked": len(run.questions),
+            "tasks": [t.model_dump(mode="json") for t in run.tasks.values()],
+            "artifacts": dict(sorted(run.artifacts.items())),
+            "metrics": {r.operation: r.metrics for r in records if r.metrics},
+        }
+
+    def list_runs(self) -> list[RunSummary]:
+        out = []
+        for run in self._all_runs():
+            assert run.state is not None
+            out.append(
+                RunSummary(
+                    run_id=run.run_id,
+                    state=run.state,
+                    waiting_for=run.waiting_for,
+                    title=run.request.title,
+                    source=run.request.source,
+                    path=run.request.path,
+                    created_at=run.created_at,
+                    updated_at=run.updated_at,
+                )
+            )
+        return sorted(out, key=lambda s: (s.created_at, s.run_id))
+
+    def artifact(self, run_id: str, name: str) -> Any:
+        run, _ = self._load(run_id)
+        sha = run.artifacts.get(name)
+        if sha is None:
+            raise NotFound(f"Run {run_id} has no artifact {name}.")
+        return self.store.get_artifact(run_id, sha)
+
+    def _new_run(self, request: RequestRef) -> Run:
+        now = self.clock()
+        run_id = f"{now.astimezone(dt.UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
+        return Run(run_id=run_id, state=None, created_at=_utc(now), updated_at=_utc(now), request=request)
+
+    def _capture(self, run: Run, records: list[OperationRecord]) -> OperationRecord:
+        op = self.operations["O-01"]
+        ctx = self._ctx(run, records)
+        prepared = op.prepare(ctx)
+        assert not isinstance(prepared, Wait)
+        digest = self._digest("O-01", prepared)
+        stored = self._stored(records, "O-01", digest, None)
+        if stored is not None:
+            return stored
+        outcome = op.run(ctx, prepared)  # type: ignore[union-attr]
+        return self._apply(run, records, "O-01", prepared, outcome, digest)
+
+    def capture_note(self, path: str) -> RunStatus:
+        """O-01 from a request note. The same note while its run is CAPTURED: same run (idempotent)."""
+        rel = require_note_path(path)
+        note = read_note(self.vault, rel)
+        if not is_request_note(note):
+            raise InputError(f"{note.path} is not a request note (frontmatter `harness: request`).")
+        with self.store.lock():
+            latest: Run | None = None
+            for run in self._all_runs():
+                if run.request.source == "note" and run.request.path == note.path:
+                    latest = run
+            if latest is not None:
+                run, records = self._load(latest.run_id)
+                captured_sha = next((r for r in reversed(records) if r.operation == "O-01"), None)
+                note_changed = captured_sha is not None and not any(
+                    note.sha256 in ref for ref in captured_sha.input_refs
+                )
+                if run.state == State.CAPTURED:
+                    self._capture(run, records)
+                    self._step_waiting(run, records)
+                    return self.status(run.run_id)
+                if not (run.state in TERMINAL and note_changed):
+                    return self.status(run.run_id)
+            run = self._new_run(RequestRef(source="note", path=note.path, title=note.title))
+            self.store.run_dir(run.run_id).mkdir(parents=True, exist_ok=False)
+            records = []
+            self._capture(run, records)
+            self._step_waiting(run, records)
+            return self.status(run.run_id)
+
+    def capture_text(self, question: str, *, title: str = "", publishable: bool | None = None) -> RunStatus:
+        """O-01 from an API request (`POST /v1/pipeline/runs`); only secret-masked text is stored."""
+        artifact = api_request_artifact(title or question.strip().splitlines()[0][:80], question, publishable)
+        with self.store.lock():
+            run = self._new_run(RequestRef(source="api", title=artifact["title"]))
+            self.store.run_dir(run.run_id).mkdir(parents=True, exist_ok=False)
+            sha, _ = self.store.put_artifact(run.run_id, artifact)
+            run.artifacts["api_request"] = sha
+            records: list[OperationRecord] = []
+            self._capture(run, records)
+            self._step_waiting(run, records)
+            return self.status(run.run_id)
+
+    def _step_waiting(self, run: Run, records: list[OperationRecord]) -> None:
+        """After capture: name what the run waits for (authorization) without running O-02."""
+        if run.state == State.CAPTURED and self.next_operation(run, records) == "O-02":
+            op = self.operations["O-02"]
+            prepared = op.prepare(self._ctx(run, records))
+            self._set_waiting(run, prepared.waiting_for if isinstance(prepared, Wait) else "advance")
+        elif run.state in TERMINAL:
+            self._set_waiting(run, "advance")
+
+    def authorize(self, run_id: str, *, by: str = "cli", via: str = "cli") -> RunStatus:
+        """O-02: the person's run label. Re-authorizing returns the stored record."""
+        with self.store.lock():
+            run, records = self._load(run_id)
+            if any(r.operation == "O-02" for r in records):
+                return self.status(run_id)
+            require_can_start("O-02", run.state)
+            if run.label is None:
+                run.label = RunLabel(by=by, via=via, at=self._now())
+                self.store.append_history(run_id, {"event": "label", "at": run.label.at, "by": by, "via": via})
+                self._save(run)
+            if self.next_operation(run, records) == "O-02":
+                self._step(run, records)
+            return self.status(run_id)
+
+    def advance(self, run_id: str, *, max_steps: int = 40) -> RunStatus:
+        """Run operations until the run waits (authorization, an agent, a person, a retry) or ends."""
+        with self.store.lock():
+            run, records = self._load(run_id)
+            for _ in range(max_steps):
+                if not self._step(run, records):
+                    break
+            return self.status(run_id)
+
+    def run_operation(self, run_id: str, operation: str) -> OperationRecord:
+        """Re-run one operation: unchanged inputs return the stored record; else the state machine decides."""
+        with self.store.lock():
+            run, records = self._load(run_id)
+            op = self.operations.get(operation)
+            if op is None:
+                raise IllegalTransition(f"Operation {operation} is not available.")
+            ctx = self._ctx(run, records)
+            try:
+                prepared = op.prepare(ctx)
+            except Conflict:
+                require_can_start(operation, run.state)
+                raise
+            if not isinstance(prepared, Wait):
+                stored = self._stored(records, operation, self._digest(operation, prepared), None)
+                if stored is not None:
+                    return stored
+            require_can_start(operation, run.state)
+            if self.next_operation(run, records) != operation:
+                raise IllegalTransition(f"{operation} is not the next operation of run {run_id} (state {run.state}).")
+            if isinstance(prepared, Wait):
+                raise Conflict(f"{operation} cannot start: the run waits for {prepared.waiting_for}.")
+            self._step(run, records)
+            return records[-1]
+
+    def answer(self, run_id: str, question_id: str, answer: str, *, by: str = "person") -> RunStatus:
+        """The person's answer to a question; the run then advances."""
+        with self.store.lock():
+            run, _ = self._load(run_id)
+            question = next((q for q in run.questions if q.question_id == question_id), None)
+            if question is None:
+                raise NotFound(f"Run {run_id} has no question {question_id}.")
+            if question.answer is not None:
+                if question.answer == answer:
+                    return self.status(run_id)
+                raise Conflict(f"Question {question_id} was already answered ({question.answer}).")
+            if answer not in question.choices:
+                raise InputError(f"Answer one of: {', '.join(question.choices)}.")
+            question.answer, question.answered_at, question.answered_by = answer, self._now(), by
+            self.store.append_history(
+                run_id,
+                {"event": "answer", "at": question.answered_at, "question_id": question_id, "answer": answer, "by": by},
+            )
+            self._save(run)
+        return self.advance(run_id)
+
+    # -- the external agent door ------------------------------------------------------------------
+    def next_task(self, *, operation: str | None = None) -> AgentTask | None:
+        """The oldest open task of any run (optionally of one operation)."""
+        open_tasks: list[tuple[str, str, TaskEntry]] = []
+        for run in self._all_runs():
+            for entry in run.tasks.values():
+                if entry.status == "open" and (operation is None or entry.operation == operation):
+                    open_tasks.append((entry.published_at, run.run_id, entry))
+        if not open_tasks:
+            return None
+        _, run_id, entry = sorted(open_tasks, key=lambda t: (t[0], t[1]))[0]
+        return AgentTask.model_validate(self.store.get_artifact(run_id, entry.document_sha256))
+
+    def get_task(self, task_id: str) -> AgentTask:
+        run, entry = self._find_task(task_id)
+        return AgentTask.model_validate(self.store.get_artifact(run.run_id, entry.document_sha256))
+
+    def _find_task(self, task_id: str) -> tuple[Run, TaskEntry]:
+        for run in self._all_runs():
+            if task_id in run.tasks:
+                return run, run.tasks[task_id]
+        raise NotFound(f"No task {task_id}.")
+
+    def submit(self, task_id: str, output: Any) -> dict[str, Any]:
+        """Validate an external agent's output and complete its operation; refused with reasons otherwise."""
+        with self.store.lock():
+            found, _ = self._find_task(task_id)
+            run, records = self._load(found.run_id)
+            entry = run.tasks[task_id]
+            submission_sha = hashlib.sha256(canonical_json(output)).hexdigest()
+            if entry.status == "done":
+                if entry.submission_sha256 == submission_sha and entry.record_seq is not None:
+                    record = records[entry.record_seq - 1]
+                    return {
+                        "accepted": True,
+                        "record": record.contract_view(),
+                        "status": self.status(run.run_id).model_dump(mode="json"),
+                    }
+                raise Conflict(f"Task {task_id} is already completed with another output.")
+            if entry.status != "open":
+                raise Conflict(f"Task {task_id} is {entry.status}.")
+            op = self.operations[entry.operation]
+            ctx = self._ctx(run, records)
+            prepared = op.prepare(ctx) if self.next_operation(run, records) == entry.operation else Wait("stale")
+            if isinstance(prepared, Wait) or self._digest(entry.operation, prepared) != entry.input_digest:
+                entry.status = "stale"
+                self._save(run)
+                raise Conflict(f"Task {task_id} is stale: the run moved on or its inputs changed.")
+            refusals = validate_output(op, prepared.inputs, output)  # type: ignore[arg-type]
+            if refusals:
+                entry.refused_submissions += 1
+                self.store.append_history(
+                    run.run_id,
+                    {
+                        "event": "submission_refused",
+                        "at": self._now(),
+                        "task_id": task_id,
+                        "reasons": sorted({r.code for r in refusals}),
+                    },
+                )
+                self._save(run)
+                raise SubmissionRefused(
+                    f"The output for task {task_id} was refused: {refusals[0].code} at {refusals[0].path}: {refusals[0].message}",
+                    detail={"reasons": [r.as_dict() for r in refusals]},
+                )
+            sub_name = f"{entry.operation}_submission"
+            outcome = op.finish(ctx, prepared, output)  # type: ignore[union-attr]
+            outcome.artifacts[sub_name] = output
+            outcome.input_refs.append(f"task:{task_id}")
+            record = self._apply(run, records, entry.operation, prepared, outcome, entry.input_digest, task_id=task_id)
+            entry = run.tasks[task_id]
+            entry.status = "done"
+            entry.submission_sha256 = submission_sha
+            entry.record_seq = record.seq
+            self._save(run)
+            for _ in range(40):
+                if not self._step(run, records):
+                    break
+            return {
+                "accepted": True,
+                "record": record.contract_view(),
+                "status": self.status(run.run_id).model_dump(mode="json"),
+            }

@@ -1,0 +1,130 @@
+"""O-03 Screen Safety: secrets, personal information, company/private markers.
+
+Clearly private → REJECTED; masking suffices → only the masked request goes on; undecidable →
+the person is asked (once). No secret value is ever stored: findings keep kind and line only.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..contract import ReasonCode, Result, State
+from ..safety import PERSONAL, SECRET, screen
+from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait
+from .o01_capture import question_text
+
+OPERATION = "O-03"
+
+
+class ScreenSafety:
+    operation = OPERATION
+
+    def prepare(self, ctx: OpContext) -> Prepared | Wait:
+        request = ctx.artifact("request")
+        answer = ctx.answered("screening")
+        note = ctx.request_note()
+        properties: dict[str, Any] = {}
+        prior = 0
+        if note is not None:
+            title, text, properties = note.title, question_text(note.body), dict(note.properties)
+            ref = f"note:{note.path}@sha256:{note.sha256}"
+            source_digest = note.sha256
+        else:
+            title, text = request["title"], request["question_masked"]
+            prior = len(request.get("secret_findings", []))
+            ref = f"artifact:request@sha256:{ctx.artifact_sha('request')}"
+            source_digest = str(ctx.artifact_sha("request"))
+        inputs = {
+            "source": source_digest,
+            "answer": {"question_id": answer.question_id, "answer": answer.answer} if answer else None,
+            "screening": ctx.config.screening.model_dump(mode="json"),
+        }
+        refs = [ref] + ([f"answer:{answer.question_id}"] if answer else [])
+        payload = {"title": title, "text": text, "properties": properties, "prior": prior}
+        return Prepared(inputs=inputs, payload=payload, input_refs=refs)
+
+    def run(self, ctx: OpContext, prepared: Prepared) -> Outcome:
+        p = prepared.payload
+        cfg = ctx.config.screening
+        kwargs: dict[str, Any] = {
+            "private_words": cfg.private_markers,
+            "review_words": cfg.review_markers,
+            "max_masked_ratio": cfg.max_masked_ratio,
+        }
+        title_s = screen(p["title"], None, **kwargs)
+        body_s = screen(p["text"], p["properties"], prior_findings=p["prior"], **kwargs)
+        findings = [f.public() for f in title_s.findings] + [f.public() for f in body_s.findings]
+        private = sorted(set(title_s.private + body_s.private))
+        review = sorted(set(title_s.review + body_s.review))
+        decisions = {title_s.decision, body_s.decision}
+        answer = prepared.inputs["answer"]
+        screened = {
+            "title_masked": title_s.masked_text,
+            "question_masked": body_s.masked_text,
+            "findings": findings,
+            "private_markers": private,
+            "review_markers": review,
+            "masked_ratio": body_s.masked_ratio,
+        }
+        codes: list[ReasonCode] = []
+        if any(f["category"] == SECRET for f in findings) or p["prior"]:
+            codes.append(ReasonCode.SECRET_MASKED)
+        if any(f["category"] == PERSONAL for f in findings):
+            codes.append(ReasonCode.PERSONAL_INFO_MASKED)
+        metrics = {
+            "findings": len(findings) + p["prior"],
+            "private_markers": len(private),
+            "review_markers": len(review),
+        }
+        if "private" in decisions:
+            return Outcome(
+                Result.REJECTED,
+                State.REJECTED,
+                [ReasonCode.PRIVATE_MARKER],
+                f"非公開マーカー（{', '.join(private)}）があるため対象外として終了しました。",
+                artifacts={"screening": {**screened, "decision": "private", "question_masked": None}},
+                metrics=metrics,
+            )
+        if "undecidable" in decisions:
+            if answer is None:
+                return Outcome(
+                    Result.HOLD,
+                    State.AUTHORIZED,
+                    [*codes, ReasonCode.SCREEN_UNDECIDABLE],
+                    "公開可否を機械的に確定できないため、公開してよいかを人間へ確認します。",
+                    artifacts={"screening": {**screened, "decision": "undecidable", "question_masked": None}},
+                    metrics=metrics,
+                    question=QuestionSpec(
+                        kind="screening",
+                        question_ja=(
+                            "依頼に社内・顧客情報や個人情報の可能性がある記述があります"
+                            f"（{', '.join(review) or 'マスク対象が多い'}）。マスクした内容で公開前提の処理を続けてよいですか。"
+                        ),
+                        question_en=(
+                            "The request may contain company, customer or personal information "
+                            f"({', '.join(review) or 'much masked text'}). May processing continue on the masked text?"
+                        ),
+                        choices=["publishable", "private"],
+                    ),
+                )
+            if answer["answer"] == "private":
+                return Outcome(
+                    Result.REJECTED,
+                    State.REJECTED,
+                    [ReasonCode.SCREEN_ANSWERED_PRIVATE],
+                    "人間が非公開と回答したため対象外として終了しました。",
+                    artifacts={"screening": {**screened, "decision": "private", "question_masked": None}},
+                    metrics=metrics,
+                )
+            codes.append(ReasonCode.SCREEN_ANSWERED_PUBLISHABLE)
+        if not codes:
+            codes.append(ReasonCode.SCREEN_CLEAN)
+        masked_note = "マスク後の参照だけを後段へ渡します。" if findings or p["prior"] else ""
+        return Outcome(
+            Result.ADVANCE,
+            State.SCREENED,
+            codes,
+            f"安全性の確認を終えました（検出{metrics['findings']}件）。{masked_note}",
+            artifacts={"screened_request": {**screened, "decision": "publishable"}},
+            metrics=metrics,
+        )

@@ -1,0 +1,237 @@
+"""O-03's screening rules: secrets, personal information and private markers.
+
+Pure functions over text: they find spans and mask them. A finding carries its kind, category
+and line, never the matched value, so nothing secret reaches `.harness/`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+SECRET = "secret"  # noqa: S105 - a category name
+PERSONAL = "personal_info"
+
+_PREFECTURE = r"(?:東京都|北海道|(?:京都|大阪)府|[\u4e00-\u9fff]{2,3}県)"
+
+# (kind, category, pattern, group to mask: 0 = whole match)
+_RULES: list[tuple[str, str, re.Pattern[str], int]] = [
+    (
+        "private_key_block",
+        SECRET,
+        re.compile(
+            r"-----BEGIN (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----.*?(?:-----END (?:[A-Z0-9]+ )*PRIVATE KEY(?: BLOCK)?-----|\Z)",
+            re.S,
+        ),
+        0,
+    ),
+    (
+        "aws_access_key",
+        SECRET,
+        re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![A-Z0-9])"),
+        0,
+    ),
+    (
+        "aws_secret_key",
+        SECRET,
+        re.compile(r"(?i)aws_?secret_?access_?key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40})"),
+        1,
+    ),
+    ("google_api_key", SECRET, re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), 0),
+    ("openai_api_key", SECRET, re.compile(r"\bsk-(?:proj-|ant-(?:api\d{2}-)?)?[A-Za-z0-9_\-]{20,}"), 0),
+    ("github_token", SECRET, re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
+    ("slack_token", SECRET, re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),
+    ("stripe_key", SECRET, re.compile(r"\b[sr]k_live_[A-Za-z0-9]{16,}"), 0),
+    ("bearer_token", SECRET, re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
+    ("password_in_url", SECRET, re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@]+:([^\s/@]+)@"), 1),
+    (
+        "secret_assignment",
+        SECRET,
+        re.compile(
+            r"(?i)(?:\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|client[_-]?secret)|パスワード)"
+            r"\s*(?:[:=：]|は)\s*[\"']?([^\s\"'、。]{6,})"
+        ),
+        1,
+    ),
+    (
+        "email_address",
+        PERSONAL,
+        re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
+        0,
+    ),
+    (
+        "postal_address_ja",
+        PERSONAL,
+        re.compile(rf"(?:〒\s?\d{{3}}-?\d{{4}}|\b\d{{3}}-\d{{4}}(?=\s*{_PREFECTURE}))[^\n]{{0,40}}"),
+        0,
+    ),
+    (
+        "postal_address_en",
+        PERSONAL,
+        re.compile(
+            r"\b\d{1,5}\s+(?:[A-Z][a-z]+\s+){1,4}(?:Street|St\.?|Avenue|Ave\.?|Road|Rd\.?|Boulevard|Blvd\.?|Lane|Ln\.?|Drive|Dr\.?)"
+            r"(?:,?\s+[A-Z][a-z]+)*,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
+        ),
+        0,
+    ),
+    (
+        "phone_ja",
+        PERSONAL,
+        re.compile(
+            r"(?<![\d\-.])(?:0\d{1,4}-\d{1,4}-\d{3,4}|0[5789]0-?\d{4}-?\d{4}|\(0\d{1,4}\)\s?\d{1,4}-\d{4})(?![\d\-.])"
+        ),
+        0,
+    ),
+    (
+        "phone_international",
+        PERSONAL,
+        re.compile(r"(?<![\w+])\+\d{1,3}[\s\-]?\(?\d{1,4}\)?(?:[\s\-]?\d{2,4}){2,3}(?![\d\-])"),
+        0,
+    ),
+]
+
+DEFAULT_PRIVATE_MARKERS: tuple[str, ...] = (
+    "社外秘",
+    "部外秘",
+    "機密",
+    "極秘",
+    "非公開",
+    "confidential",
+    "do not share",
+    "internal only",
+    "not for publication",
+)
+DEFAULT_REVIEW_MARKERS: tuple[str, ...] = (
+    "社内",
+    "顧客",
+    "取引先",
+    "議事録",
+    "上司",
+    "同僚",
+    "our customer",
+    "our client",
+    "my boss",
+    "my coworker",
+    "meeting notes",
+    "internal memo",
+)
+_PRIVATE_TAG = re.compile(r"(?<![\w/#])#private\b", re.I)
+
+
+@dataclass(frozen=True, slots=True)
+class Finding:
+    kind: str
+    category: str
+    line: int
+    start: int
+    end: int
+
+    def public(self) -> dict[str, Any]:
+        """What may be stored: kind, category, line, length — never the value."""
+        return {"kind": self.kind, "category": self.category, "line": self.line, "length": self.end - self.start}
+
+
+def find_sensitive(text: str) -> list[Finding]:
+    """Secrets and personal information, non-overlapping, earlier and longer spans first."""
+    candidates: list[Finding] = []
+    for kind, category, pattern, group in _RULES:
+        for match in pattern.finditer(text):
+            start, end = match.span(group)
+            if end <= start:
+                continue
+            line = text.count("\n", 0, start) + 1
+            candidates.append(Finding(kind, category, line, start, end))
+    candidates.sort(key=lambda f: (f.start, f.category != SECRET, -(f.end - f.start)))
+    chosen: list[Finding] = []
+    last_end = -1
+    for finding in candidates:
+        if finding.start >= last_end:
+            chosen.append(finding)
+            last_end = finding.end
+    return chosen
+
+
+def mask(text: str, findings: Iterable[Finding]) -> str:
+    out: list[str] = []
+    pos = 0
+    for finding in sorted(findings, key=lambda f: f.start):
+        out.append(text[pos : finding.start])
+        out.append(f"[MASKED:{finding.kind}]")
+        pos = finding.end
+    out.append(text[pos:])
+    return "".join(out)
+
+
+def mask_secrets(text: str) -> tuple[str, list[Finding]]:
+    """Mask only secrets (used before anything is stored, e.g. at capture)."""
+    findings = [f for f in find_sensitive(text) if f.category == SECRET]
+    return mask(text, findings), findings
+
+
+def _contains(text: str, word: str) -> bool:
+    if re.fullmatch(r"[A-Za-z][A-Za-z ]*", word):
+        return re.search(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", text, re.I) is not None
+    return word.lower() in text.lower()
+
+
+def private_markers(text: str, properties: Mapping[str, Any] | None, words: Iterable[str]) -> list[str]:
+    """Private markers: `private: true`, a `private` tag or `#private`, configured words."""
+    found: list[str] = []
+    props = properties or {}
+    if props.get("private") is True or str(props.get("private", "")).lower() == "true":
+        found.append("property:private")
+    tags = props.get("tags")
+    tag_list = tags if isinstance(tags, list) else (str(tags).replace(",", " ").split() if tags else [])
+    if any(str(t).strip().lstrip("#").lower() == "private" for t in tag_list):
+        found.append("tag:private")
+    if _PRIVATE_TAG.search(text):
+        found.append("tag:#private")
+    for word in words:
+        if word and _contains(text, word):
+            found.append(f"word:{word}")
+    return found
+
+
+def review_markers(text: str, words: Iterable[str]) -> list[str]:
+    return [f"word:{w}" for w in words if w and _contains(text, w)]
+
+
+@dataclass(frozen=True, slots=True)
+class Screening:
+    decision: str  # clean | masked | private | undecidable
+    masked_text: str
+    findings: list[Finding]
+    private: list[str]
+    review: list[str]
+    masked_ratio: float
+
+
+def screen(
+    text: str,
+    properties: Mapping[str, Any] | None = None,
+    *,
+    private_words: Iterable[str] = DEFAULT_PRIVATE_MARKERS,
+    review_words: Iterable[str] = DEFAULT_REVIEW_MARKERS,
+    max_masked_ratio: float = 0.5,
+    prior_findings: int = 0,
+) -> Screening:
+    """Decide: clearly private → private; masking suffices → masked; else undecidable; else clean."""
+    findings = find_sensitive(text)
+    masked = mask(text, findings)
+    private = private_markers(text, properties, private_words)
+    review = review_markers(text, review_words)
+    masked_chars = sum(f.end - f.start for f in findings)
+    ratio = masked_chars / max(1, len(text.strip()))
+    remaining = re.sub(r"\[MASKED:[a-z_]+\]", "", masked)
+    meaningful = len(re.sub(r"[\s\W_]", "", remaining))
+    if private:
+        decision = "private"
+    elif review or ratio > max_masked_ratio or (findings and meaningful < 8):
+        decision = "undecidable"
+    elif findings or prior_findings:
+        decision = "masked"
+    else:
+        decision = "clean"
+    return Screening(decision, masked, findings, private, review, round(ratio, 4))

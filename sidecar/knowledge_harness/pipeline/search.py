@@ -1,0 +1,265 @@
+"""Search providers for O-04 behind one protocol, with a registry.
+
+- `vault`: BM25 over the vault's note text (titles weigh double); hits are the notes
+  themselves, read in full (source class secondary; `disputed` notes discovery_only).
+- `cited_urls`: the reference URLs of the notes the vault search found (fetched later).
+- `searxng`: a SearXNG instance's JSON API (`/search?q=…&format=json`); results are
+  discovery-only snippets until their pages are fetched.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+import httpx
+
+from ..vault.catalog import NoteCatalog
+from ..vault.note import Note
+from ..vault.references import is_evidence_url
+from .config import EvidenceSettings
+
+
+class ProviderError(Exception):
+    def __init__(self, message: str, *, transient: bool) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+@dataclass
+class SearchHit:
+    provider: str
+    title: str
+    snippet: str = ""
+    url: str | None = None  # web result or cited URL
+    note_path: str | None = None  # vault note
+    line: int | None = None
+    end_line: int | None = None
+    score: float = 0.0
+    discovered_via: str = ""
+    extra: dict[str, Any] = field(default_factory=dict)
+
+
+class SearchProvider(Protocol):
+    name: str
+
+    def search(self, query: str, *, limit: int, context: list[SearchHit]) -> list[SearchHit]: ...
+
+
+_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+.#-]*[A-Za-z0-9+#]|[A-Za-z]")
+_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u30fc]+")
+_STOP_WORDS = (
+    "the a an and or of to in on for with is are be was were how what why when which does do can i you it this "
+    "that from by as at use using about"
+)
+_STOP = frozenset(_STOP_WORDS.split())
+
+
+def tokenize(text: str) -> list[str]:
+    """English words (lower case, stop words dropped) and CJK character bigrams."""
+    tokens = [w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1]
+    for run in _CJK_RUN.findall(text):
+        if len(run) == 1:
+            continue
+        tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
+    return tokens
+
+
+def key_terms(text: str, limit: int = 12) -> list[str]:
+    """Query terms of a question in first-seen order: words and CJK runs (katakana/kanji)."""
+    seen: dict[str, None] = {}
+    for match in re.finditer(
+        r"[A-Za-z][A-Za-z0-9_+.#-]*[A-Za-z0-9+#]|[\u30a0-\u30ff\u30fc]{2,}|[\u3400-\u9fff]{2,}", text
+    ):
+        term = match.group(0)
+        if term.lower() in _STOP or len(term) < 2:
+            continue
+        seen.setdefault(term, None)
+    return list(seen)[:limit]
+
+
+def is_request_note(note: Note) -> bool:
+    return str(note.properties.get("harness", "")).strip().lower() == "request"
+
+
+class VaultSearch:
+    """BM25 (k1 1.2, b 0.75) over note title + body; the request notes themselves are skipped."""
+
+    name = "vault"
+
+    def __init__(self, catalog: NoteCatalog, *, exclude: set[str] | None = None) -> None:
+        self.catalog = catalog
+        self.exclude = exclude or set()
+        self._docs: list[tuple[Note, Counter[str], int]] | None = None
+
+    def _index(self) -> list[tuple[Note, Counter[str], int]]:
+        if self._docs is None:
+            docs = []
+            for _, note in self.catalog.notes():
+                if note.path in self.exclude or note.problem is not None or is_request_note(note):
+                    continue
+                tokens = tokenize(note.title) * 2 + tokenize(note.body)
+                docs.append((note, Counter(tokens), len(tokens)))
+            self._docs = docs
+        return self._docs
+
+    def search(self, query: str, *, limit: int, context: list[SearchHit]) -> list[SearchHit]:
+        docs = self._index()
+        if not docs:
+            return []
+        terms = list(dict.fromkeys(tokenize(query)))
+        avg = sum(n for _, _, n in docs) / len(docs) or 1.0
+        df = {t: sum(1 for _, c, _ in docs if t in c) for t in terms}
+        scored: list[tuple[float, int, Note]] = []
+        for note, counts, length in docs:
+            score = 0.0
+            matched = 0
+            for term in terms:
+                tf = counts.get(term, 0)
+                if not tf:
+                    continue
+                matched += 1
+                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
+                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
+            if matched >= min(2, len(terms)) and score > 0:
+                scored.append((score, matched, note))
+        scored.sort(key=lambda item: (-item[0], item[2].path))
+        hits = []
+        for score, _, note in scored[:limit]:
+            line, end_line, passage = best_passage(note, terms)
+            hits.append(
+                SearchHit(
+                    provider=self.name,
+                    title=note.title,
+                    snippet=passage,
+                    note_path=note.path,
+                    line=line,
+                    end_line=end_line,
+                    score=round(score, 4),
+                    discovered_via=f"vault-bm25:{query}",
+                    extra={"status": _verification_status(note), "references": note.references},
+                )
+            )
+        return hits
+
+
+def _verification_status(note: Note) -> str | None:
+    verification = note.properties.get("verification")
+    if isinstance(verification, dict):
+        status = verification.get("status")
+        return str(status) if status else None
+    return None
+
+
+def best_passage(note: Note, terms: list[str], window: int = 8) -> tuple[int, int, str]:
+    """The body window (1-based file lines, inclusive) with the most query-term hits."""
+    lines = note.body.splitlines()
+    offset = note.body_start_line
+    if not lines:
+        return offset, offset, ""
+    best, best_start = -1, 0
+    for start in range(0, max(1, len(lines) - window + 1), max(1, window // 2)):
+        chunk = "\n".join(lines[start : start + window])
+        tokens = Counter(tokenize(chunk))
+        hits = sum(tokens.get(t, 0) for t in terms)
+        if hits > best:
+            best, best_start = hits, start
+    chunk_lines = lines[best_start : best_start + window]
+    return offset + best_start, offset + best_start + len(chunk_lines) - 1, "\n".join(chunk_lines).strip()
+
+
+class CitedUrls:
+    """The reference URLs of the notes found by the vault search in this run."""
+
+    name = "cited_urls"
+
+    def search(self, query: str, *, limit: int, context: list[SearchHit]) -> list[SearchHit]:
+        hits: list[SearchHit] = []
+        for hit in context:
+            if hit.provider != "vault":
+                continue
+            for url in hit.extra.get("references", []):
+                if is_evidence_url(url):
+                    hits.append(
+                        SearchHit(provider=self.name, title=url, url=url, discovered_via=f"cited-by:{hit.note_path}")
+                    )
+        return hits[: limit * 3]
+
+
+class SearxngSearch:
+    """A SearXNG instance: GET {base}/search?q=…&format=json → results[{url, title, content}]."""
+
+    name = "searxng"
+
+    def __init__(self, base_url: str, *, timeout: float = 15.0) -> None:
+        self.base_url = base_url.rstrip("/")
+        self.timeout = timeout
+
+    def search(self, query: str, *, limit: int, context: list[SearchHit]) -> list[SearchHit]:
+        try:
+            with httpx.Client(timeout=self.timeout, trust_env=False) as client:
+                resp = client.get(f"{self.base_url}/search", params={"q": query, "format": "json"})
+        except (httpx.TimeoutException, httpx.NetworkError) as exc:
+            raise ProviderError(f"searxng: {type(exc).__name__}", transient=True) from exc
+        except httpx.HTTPError as exc:
+            raise ProviderError(f"searxng: {type(exc).__name__}", transient=False) from exc
+        if resp.status_code == 429 or resp.status_code >= 500:
+            raise ProviderError(f"searxng: HTTP {resp.status_code}", transient=True)
+        if resp.status_code != 200:
+            raise ProviderError(f"searxng: HTTP {resp.status_code}", transient=False)
+        try:
+            results = resp.json().get("results", [])
+        except ValueError as exc:
+            raise ProviderError("searxng: the answer is not JSON", transient=False) from exc
+        hits = []
+        for item in results[:limit]:
+            if not isinstance(item, dict) or not isinstance(item.get("url"), str):
+                continue
+            hits.append(
+                SearchHit(
+                    provider=self.name,
+                    title=str(item.get("title") or item["url"]),
+                    snippet=str(item.get("content") or ""),
+                    url=item["url"],
+                    discovered_via=f"searxng:{query}",
+                    extra={"published": item.get("publishedDate"), "engine": item.get("engine")},
+                )
+            )
+        return hits
+
+
+ProviderFactory = Callable[[NoteCatalog, EvidenceSettings, set[str]], SearchProvider | None]
+
+
+def _vault(catalog: NoteCatalog, settings: EvidenceSettings, exclude: set[str]) -> SearchProvider:
+    return VaultSearch(catalog, exclude=exclude)
+
+
+def _cited(catalog: NoteCatalog, settings: EvidenceSettings, exclude: set[str]) -> SearchProvider:
+    return CitedUrls()
+
+
+def _searxng(catalog: NoteCatalog, settings: EvidenceSettings, exclude: set[str]) -> SearchProvider | None:
+    return SearxngSearch(settings.searxng_url) if settings.searxng_url else None
+
+
+PROVIDERS: dict[str, ProviderFactory] = {"vault": _vault, "cited_urls": _cited, "searxng": _searxng}
+
+
+def build_providers(catalog: NoteCatalog, settings: EvidenceSettings, exclude: set[str]) -> list[SearchProvider]:
+    names = list(settings.providers)
+    if settings.searxng_url and "searxng" not in names:
+        names.append("searxng")
+    out: list[SearchProvider] = []
+    for name in names:
+        factory = PROVIDERS.get(name)
+        if factory is None:
+            continue
+        provider = factory(catalog, settings, exclude)
+        if provider is not None:
+            out.append(provider)
+    return out

@@ -1,0 +1,245 @@
+"""Building the index: deterministic bytes, incremental equals full, bad input, schemas, staleness."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from knowledge_harness.index.build import build_index, note_id
+from knowledge_harness.index.query import check_index, note_headings, read_section, search
+from knowledge_harness.vault.paths import Vault
+
+REPO = Path(__file__).resolve().parents[2]
+KH = Path(sys.executable).with_name("kh")
+SCHEMAS = REPO / "docs" / "schema"
+LAYERS = ("manifest.json", "tree.json", "notes", ".gitignore")
+
+
+def _layers(vault: Path) -> dict[str, bytes]:
+    root = vault / ".harness" / "index"
+    out = {}
+    for rel in LAYERS:
+        p = root / rel
+        if p.is_dir():
+            for f in sorted(p.iterdir()):
+                out[f"{rel}/{f.name}"] = f.read_bytes()
+        elif p.exists():
+            out[rel] = p.read_bytes()
+    return out
+
+
+def _write(vault: Path, rel: str, text: str) -> None:
+    path = vault / rel
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(text, encoding="utf-8")
+
+
+@pytest.fixture
+def small_vault(tmp_path: Path) -> Path:
+    v = tmp_path / "small"
+    _write(
+        v,
+        "MOC/技術.md",
+        "---\ntype: moc\n---\n# 技術\n\n- [[GitHub CI]]\n- [[Note A]]\n",
+    )
+    _write(v, "MOC/GitHub CI.md", "---\ntype: moc\n---\n# GitHub / CI\n\n上位: [[技術]]\n\n- [[Deep/Note B]]\n")
+    _write(
+        v,
+        "Note A.md",
+        "---\ntitle: Alpha\ntags: [ai, github]\naliases: アルファ\nstatus: active\ntype: resource\n---\n"
+        "intro #inline-tag\n\n# Alpha\n\n## 自動生成物\n\ntext [[Note B#Section]] ![[pic.png]]\n\n"
+        "### staleな実行を上書きしない\n\n```\n[[Not A Link]] #notatag\n```\n\n## デバッグ\n\n[x](Deep/Note%20B.md) https://example.org/a\n",
+    )
+    _write(v, "Deep/Note B.md", "# Note B\n\n## Section\n\n[[Note A]] [[Missing]] [[Dup]]\n")
+    _write(v, "Home.md", "[[技術]]\n")
+    _write(v, "x/Dup.md", "# Dup x\n")
+    _write(v, "y/Dup.md", "# Dup y\n")
+    return v
+
+
+def test_building_twice_gives_byte_identical_layers(small_vault: Path, tmp_path: Path) -> None:
+    build_index(Vault.open(small_vault))
+    first = _layers(small_vault)
+    other = tmp_path / "copy"
+    shutil.copytree(small_vault, other, ignore=shutil.ignore_patterns(".harness"))
+    build_index(Vault.open(other), full=True)
+    assert _layers(other) == first
+    build_index(Vault.open(small_vault), full=True)
+    assert _layers(small_vault) == first
+
+
+def test_layers_validate_against_the_published_json_schemas(small_vault: Path) -> None:
+    build_index(Vault.open(small_vault))
+    root = small_vault / ".harness" / "index"
+    names = ["manifest.schema.json", "note.schema.json", "tree.schema.json"]
+    schemas = {name: json.loads((SCHEMAS / name).read_text()) for name in names}
+    jsonschema.validate(json.loads((root / "manifest.json").read_text()), schemas["manifest.schema.json"])
+    jsonschema.validate(json.loads((root / "tree.json").read_text()), schemas["tree.schema.json"])
+    for f in (root / "notes").iterdir():
+        jsonschema.validate(json.loads(f.read_text()), schemas["note.schema.json"])
+
+
+def test_heading_tree_has_line_ranges_of_the_original_file(small_vault: Path) -> None:
+    vault = Vault.open(small_vault)
+    build_index(vault)
+    result = note_headings(vault, "Note A.md")
+    assert result.source == "index" and not result.stale
+    (alpha,) = result.headings
+    assert (alpha["title"], alpha["line"], alpha["end_line"]) == ("Alpha", 10, 24)
+    gen, debug = alpha["children"]
+    assert (gen["title"], gen["line"], gen["end_line"]) == ("自動生成物", 12, 21)
+    assert gen["children"][0]["title"] == "staleな実行を上書きしない"
+    assert (debug["line"], debug["end_line"]) == (22, 24)
+    assert result.preamble == {"line": 8, "end_line": 9}
+    section = read_section(vault, "Note A.md", heading="デバッグ")
+    assert section.text.startswith("## デバッグ") and section.line == 22
+
+
+def test_links_resolve_like_obsidian_and_backlinks_and_categories_follow(small_vault: Path) -> None:
+    vault = Vault.open(small_vault)
+    build_index(vault)
+    manifest = json.loads((small_vault / ".harness/index/manifest.json").read_text())
+    by = {n["path"]: n for n in manifest["notes"]}
+    a = by["Note A.md"]
+    assert a["links_out"] == ["Deep/Note B.md"]
+    assert a["links_in"] == ["Deep/Note B.md", "MOC/技術.md"]
+    assert a["tags"] == ["ai", "github", "inline-tag"]
+    assert a["aliases"] == ["アルファ"] and a["title"] == "Alpha"
+    assert by["Deep/Note B.md"]["categories"] == [["MOC/技術.md", "MOC/GitHub CI.md"]]
+    assert by["MOC/技術.md"]["categories"] == []
+    layer = json.loads((small_vault / f".harness/index/notes/{note_id('Deep/Note B.md')}.json").read_text())
+    statuses = {lk["target"]: lk["status"] for lk in layer["links"]}
+    assert statuses == {"Note A": "resolved", "Missing": "unresolved", "Dup": "ambiguous"}
+    a_layer = json.loads((small_vault / f".harness/index/notes/{a['id']}.json").read_text())
+    assert a_layer["external_links"] == ["https://example.org/a"]
+    assert all(lk["target"] != "Not A Link" for lk in a_layer["links"])
+
+
+def test_incremental_rebuilds_after_random_edits_equal_a_full_rebuild(small_vault: Path, tmp_path: Path) -> None:
+    rng = random.Random(3)
+    vault = Vault.open(small_vault)
+    build_index(vault)
+    names = ["Note A.md", "Deep/Note B.md", "MOC/技術.md", "New/新しい.md", "x/Dup.md", "Note C.md"]
+    bodies = [
+        "# T\n\n[[Note A]]\n",
+        "Setext\n===\n\n[[Dup]] #tag\n",
+        "---\ntype: moc\n---\n[[Note C]]\n",
+        "no heading\n",
+    ]
+    for step in range(12):
+        name = rng.choice(names)
+        path = small_vault / name
+        action = rng.choice(["edit", "edit", "delete", "touch"])
+        if action == "delete" and path.exists():
+            path.unlink()
+        elif action == "touch" and path.exists():
+            os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
+        else:
+            _write(small_vault, name, rng.choice(bodies) + f"step {step}\n")
+        build_index(vault)
+        incremental = _layers(small_vault)
+        fresh = tmp_path / f"fresh{step}"
+        shutil.copytree(small_vault, fresh, ignore=shutil.ignore_patterns(".harness"))
+        build_index(Vault.open(fresh))
+        assert _layers(fresh) == incremental, f"step {step}: {action} {name}"
+        assert check_index(vault).fresh
+
+
+def test_check_reports_fresh_stale_and_missing_with_exit_codes(small_vault: Path) -> None:
+    def kh(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(KH), "index", *args], capture_output=True, text=True, timeout=60)
+
+    assert kh("check", str(small_vault)).returncode == 2
+    built = kh("build", str(small_vault), "--json")
+    assert built.returncode == 0
+    report = json.loads(built.stdout)
+    assert set(report) == {"notes", "headings", "links", "errors", "seconds"} and report["notes"] == 7
+    assert kh("check", str(small_vault)).returncode == 0
+    _write(small_vault, "Note A.md", "# changed\n")
+    _write(small_vault, "Added.md", "# new\n")
+    (small_vault / "x/Dup.md").unlink()
+    stale = kh("check", str(small_vault))
+    assert stale.returncode == 1
+    assert "changed: Note A.md" in stale.stdout and "added: Added.md" in stale.stdout
+    assert "removed: x/Dup.md" in stale.stdout
+
+
+def test_a_stale_index_says_so_and_reads_changed_notes_live(small_vault: Path) -> None:
+    vault = Vault.open(small_vault)
+    build_index(vault)
+    _write(small_vault, "Deep/Note B.md", "preface\n\n\n# Note B moved\n\n## Section\nbody\n")
+    result = note_headings(vault, "Deep/Note B.md")
+    assert result.stale and result.note_changed and result.source == "live"
+    assert result.headings[0]["line"] == 4
+    section = read_section(vault, "Deep/Note B.md", heading="Section")
+    assert section.stale and section.note_changed and section.text == "## Section\nbody"
+    hits = search(vault, "Note B")
+    assert hits.stale and "Deep/Note B.md" in hits.changed
+
+
+def test_search_ranks_titles_and_filters_by_type_tag_category_and_trust(small_vault: Path) -> None:
+    vault = Vault.open(small_vault)
+    _write(
+        small_vault,
+        "Keywords/Verified.md",
+        "---\nverification:\n  level: 2\n  status: verified\n  revalidate_after: 2099-01-01\n---\n# Verified GitHub\n",
+    )
+    build_index(vault)
+    res = search(vault, "アルファ")
+    assert res.hits[0].path == "Note A.md"
+    assert [h.path for h in search(vault, "", tag="github").hits] == ["Note A.md"]
+    assert [h.path for h in search(vault, "", type="moc").hits] == ["MOC/GitHub CI.md", "MOC/技術.md"]
+    assert "Deep/Note B.md" in [h.path for h in search(vault, "", category="GitHub CI").hits]
+    # no content hash stored: no baseline, so not fresh L2
+    trusted = search(vault, "", trust="l2")
+    assert [h.path for h in trusted.hits] == ["Keywords/Verified.md"]
+    assert search(vault, "", trust="fresh-l2").hits == []
+    assert res.stale is False
+
+
+def test_bad_notes_are_reported_and_the_build_finishes(tmp_path: Path) -> None:
+    v = tmp_path / "bad"
+    _write(v, "ok.md", "# fine\n")
+    (v / "latin1.md").write_bytes("# caf\xe9\n".encode("latin-1"))
+    (v / "binary.md").write_bytes(b"\x00\x01\x02PNG")
+    (v / "huge.md").write_bytes(b"# big\n" + b"x" * (50 * 1024 * 1024))
+    _write(v, "many.md", "".join(f"## h{i}\n" for i in range(10_000)))
+    _write(v, "nested.md", "".join("  " * i + "- item\n" for i in range(200)) + "> " * 100 + "# deep\n# top\n")
+    _write(v, "yaml.md", "---\na: [unclosed\n---\n# still indexed\n")
+    (v / "loop").mkdir()
+    os.symlink(v / "loop", v / "loop" / "again")
+    report = build_index(Vault.open(v))
+    problems = {e["path"]: e["message"] for e in report.errors}
+    assert {"latin1.md", "binary.md", "huge.md", "yaml.md"} <= set(problems)
+    assert any("loop" in p for p in problems)
+    manifest = json.loads((v / ".harness/index/manifest.json").read_text())
+    by = {n["path"]: n for n in manifest["notes"]}
+    assert by["many.md"]["heading_count"] == 10_000
+    assert by["yaml.md"]["heading_count"] == 1
+    assert by["nested.md"]["error"] is None  # markdown-it stops at nesting level 20; so do we
+    assert len(by["huge.md"]["sha256"]) == 64 and by["huge.md"]["error"]
+    assert check_index(Vault.open(v)).fresh
+
+
+def test_a_failed_build_leaves_the_previous_index_readable(small_vault: Path) -> None:
+    vault = Vault.open(small_vault)
+    build_index(vault)
+    before = _layers(small_vault)
+    index = small_vault / ".harness" / "index"
+    blocker = index / "notes" / f"{note_id('Note A.md')}.json"
+    blocker.unlink()
+    blocker.mkdir()  # the next write of this note layer fails
+    (blocker / "keep").write_text("x")
+    _write(small_vault, "Note A.md", "# changed\n")
+    with pytest.raises(OSError):
+        build_index(vault)
+    assert (index / "manifest.json").read_bytes() == before["manifest.json"]
+    assert json.loads((index / "manifest.json").read_text())["notes"]

@@ -1,0 +1,72 @@
+"""The CI regeneration script against a real local bare remote."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+SCRIPT = REPO / "scripts" / "regenerate-index.sh"
+KH = Path(sys.executable).with_name("kh")
+ENV = {
+    **os.environ,
+    "KH": str(KH),
+    "PYTHON": sys.executable,
+    "GIT_AUTHOR_NAME": "t",
+    "GIT_AUTHOR_EMAIL": "t@example.org",
+    "GIT_COMMITTER_NAME": "t",
+    "GIT_COMMITTER_EMAIL": "t@example.org",
+}
+
+
+def git(cwd: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=cwd, env=ENV, check=True, capture_output=True, text=True).stdout.strip()
+
+
+def run_script(cwd: Path) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(SCRIPT), "."], cwd=cwd, env=ENV, capture_output=True, text=True, timeout=120)
+
+
+def _setup(tmp_path: Path) -> tuple[Path, Path, Path]:
+    remote = tmp_path / "remote.git"
+    git(tmp_path, "init", "--quiet", "--bare", "-b", "main", str(remote))
+    a = tmp_path / "a"
+    git(tmp_path, "clone", "--quiet", str(remote), str(a))
+    git(a, "checkout", "--quiet", "-b", "main")
+    (a / "ノート.md").write_text("# 見出し\n\n[[Other]]\n", encoding="utf-8")
+    (a / "Other.md").write_text("# Other\n", encoding="utf-8")
+    git(a, "add", "-A")
+    git(a, "commit", "--quiet", "-m", "notes")
+    git(a, "push", "--quiet", "origin", "main")
+    b = tmp_path / "b"
+    git(tmp_path, "clone", "--quiet", str(remote), str(b))
+    return remote, a, b
+
+
+def test_a_run_commits_and_pushes_the_index_only_when_it_changed(tmp_path: Path) -> None:
+    remote, a, _ = _setup(tmp_path)
+    first = run_script(a)
+    assert first.returncode == 0, first.stderr + first.stdout
+    assert "pushed" in first.stdout
+    files = git(remote, "ls-tree", "-r", "--name-only", "main")
+    assert ".harness/index/manifest.json" in files and ".harness/index/build.json" not in files
+    head = git(remote, "rev-parse", "main")
+    second = run_script(a)
+    assert second.returncode == 0 and "did not change" in second.stdout
+    assert git(remote, "rev-parse", "main") == head
+
+
+def test_a_run_whose_checkout_is_behind_the_remote_does_not_push(tmp_path: Path) -> None:
+    remote, a, b = _setup(tmp_path)
+    (b / "Newer.md").write_text("# Newer\n", encoding="utf-8")
+    git(b, "add", "-A")
+    git(b, "commit", "--quiet", "-m", "newer")
+    git(b, "push", "--quiet", "origin", "main")
+    newer = git(remote, "rev-parse", "main")
+    result = run_script(a)  # a still has the older checkout
+    assert result.returncode == 0, result.stderr
+    assert "not pushing" in result.stdout
+    assert git(remote, "rev-parse", "main") == newer
+    assert ".harness/index/manifest.json" not in git(remote, "ls-tree", "-r", "--name-only", "main")

@@ -1,0 +1,97 @@
+"""The same index service behind three doors: REST (/v1/index), MCP tools and the kh CLI."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from tests.conftest import Sidecar
+
+KH = Path(sys.executable).with_name("kh")
+
+
+def _kh(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(KH), "index", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_rest_builds_searches_walks_and_reads_the_original_markdown(sidecar: Sidecar) -> None:
+    with sidecar.client() as client:
+        assert client.get("/v1/index/search", params={"q": "x"}).status_code == 404  # no index yet
+        assert client.get("/v1/index/check").json()["status"] == "missing"
+        built = client.post("/v1/index/build")
+        assert built.status_code == 200 and built.json()["notes"] > 0
+        assert client.get("/v1/index/check").json()["status"] == "fresh"
+        tree = client.get("/v1/index/tree", params={"depth": 1}).json()
+        assert tree["stale"] is False and tree["tree"]["kind"] == "folder"
+        hits = client.get("/v1/index/search", params={"q": "CI", "type": "moc"}).json()
+        assert hits["hits"] and hits["hits"][0]["path"] == "MOC/CI.md"
+        path = hits["hits"][0]["path"]
+        heads = client.get(f"/v1/index/notes/{path}/headings").json()
+        first = heads["headings"][0]
+        section = client.get(f"/v1/index/notes/{path}/section", params={"heading": first["title"]}).json()
+        assert section["line"] == first["line"] and section["text"].startswith("#")
+        assert client.get("/v1/index/search", headers={"Authorization": ""}).status_code == 401
+        assert client.get("/v1/index/notes/../x.md/headings").status_code in (400, 404)
+    (sidecar.vault / "MOC" / "CI.md").write_text("# CI moved\n", encoding="utf-8")
+    with sidecar.client() as client:
+        stale = client.get(f"/v1/index/notes/{path}/headings").json()
+        assert stale["stale"] is True and stale["note_changed"] is True and stale["source"] == "live"
+        assert stale["headings"][0]["title"] == "CI moved"
+
+
+async def _mcp_session(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[Any], str]:
+    headers = {"Authorization": f"Bearer {sidecar.token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
+        ClientSession(streams[0], streams[1]) as session,
+    ):
+        await session.initialize()
+        tools = [t.name for t in (await session.list_tools()).tools]
+        results = [(await session.call_tool(name, args)).structured_content for name, args in calls]
+        prompt = await session.get_prompt("reasoning_index_reading_order")
+        text = prompt.messages[0].content.text  # type: ignore[union-attr]
+        return tools, results, text
+
+
+def test_mcp_tools_follow_the_reading_order_and_explain_it(sidecar: Sidecar) -> None:
+    assert _kh("build", str(sidecar.vault)).returncode == 0
+    calls = [
+        ("index_search", {"query": "GitHub"}),
+        ("index_tree", {"depth": 1}),
+        ("index_check", {}),
+    ]
+    tools, results, order = anyio.run(_mcp_session, sidecar, calls)
+    assert {"index_search", "index_tree", "index_note_headings", "index_read_section", "index_check"} <= set(tools)
+    search, tree, check = results
+    assert search["hits"] and search["stale"] is False
+    assert tree["tree"]["kind"] == "folder" and check["status"] == "fresh"
+    assert "index_note_headings" in order and "original Markdown" in order
+    path = search["hits"][0]["path"]
+    _, (heads, section), _ = anyio.run(
+        _mcp_session,
+        sidecar,
+        [("index_note_headings", {"path": path}), ("index_read_section", {"path": path, "line": 1, "end_line": 3})],
+    )
+    assert heads["path"] == path and heads["source"] == "index"
+    assert section["line"] == 1 and section["end_line"] <= 3
+
+
+def test_cli_reads_a_heading_range_and_searches(example_vault: Path) -> None:
+    assert _kh("build", str(example_vault)).returncode == 0
+    found = json.loads(_kh("search", str(example_vault), "Reasoning Index").stdout)
+    assert found["hits"]
+    path = found["hits"][0]["path"]
+    heads = json.loads(_kh("headings", str(example_vault), path).stdout)
+    title = heads["headings"][0]["title"]
+    read = _kh("read", str(example_vault), path, "--heading", title)
+    assert read.returncode == 0 and title in read.stdout
+    missing = _kh("read", str(example_vault), path, "--heading", "no such heading at all")
+    assert missing.returncode == 2 and missing.stderr.startswith("kh: ")
