@@ -9,14 +9,10 @@ bin=.venv/bin
 mkdir -p .run
 token_file=.run/token
 
-if "$bin/kh" --help 2>/dev/null | grep -q "index"; then
-  echo "== Reasoning index"
-  "$bin/kh" index build "$vault" --json
-fi
-if "$bin/kh" --help 2>/dev/null | grep -q "audit"; then
-  echo "== Audit (read-only)"
-  "$bin/kh" audit "$vault" || true
-fi
+echo "== Reasoning index"
+"$bin/kh" index build "$vault" --json
+echo "== Audit (read-only)"
+"$bin/kh" audit "$vault"
 
 echo "== Evidence site on http://127.0.0.1:$evidence_port/"
 "$bin/python" -m http.server "$evidence_port" --bind 127.0.0.1 --directory examples/evidence-site \
