@@ -46,6 +46,9 @@ plugin: setup
 	cp $(PLUGIN)/main.js $(PLUGIN)/manifest.json $(PLUGIN)/styles.css "$(VAULT)/.obsidian/plugins/knowledge-harness/"
 	@echo "Installed into $(VAULT)/.obsidian/plugins/knowledge-harness — enable it in Settings → Community plugins."
 
+api-types: setup
+	cd $(PLUGIN) && npx --no-install jiti scripts/api-types.ts
+
 bench: setup
 	$(BIN)/python -m bench
 

@@ -21,6 +21,14 @@ export default defineConfig([
 		},
 	},
 	{
+		// Build scripts run in Node (make api-types), not in Obsidian's windows.
+		files: ["scripts/**/*.ts"],
+		rules: {
+			"obsidianmd/prefer-window-timers": "off",
+			"obsidianmd/no-global-this": "off",
+		},
+	},
+	{
 		// The mock *implements* Obsidian's createEl/createDiv helpers for the
 		// tests, so it has to create elements with the DOM's own API.
 		files: ["tests/mocks/**/*.ts"],

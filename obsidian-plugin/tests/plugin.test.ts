@@ -49,16 +49,48 @@ describe("KnowledgeHarnessPlugin", () => {
 		await plugin.onload();
 
 		expect(mock.settingTabs).toHaveLength(1);
-		expect(mock.statusBarItems).toHaveLength(1);
+		expect(mock.statusBarItems).toHaveLength(2);
 		const status = mock.statusBarItems[0];
 		expect(status.textContent).toBe("Sidecar offline");
 		expect(status.classList.contains("kh-status-offline")).toBe(true);
 
-		expect(mock.commands.map((c) => c.id)).toEqual(["restart-sidecar"]);
-		const command = mock.commands[0];
-		expect(command.name).toBe("Restart sidecar");
-		expect(command.hotkeys).toBeUndefined();
-		expect(command.id).not.toContain("knowledge-harness");
+		expect(mock.commands.map((c) => c.id)).toEqual([
+			"restart-sidecar",
+			"audit-vault",
+			"validate-current-note",
+			"show-trust-details",
+			"plan-batch-canary",
+			"plan-batch-pilot",
+			"plan-batch-progressive",
+			"approve-pending-batch",
+			"open-stale-list",
+			"open-dashboard",
+			"rebuild-index",
+			"check-index",
+			"search-index",
+			"capture-current-note",
+			"authorize-run",
+			"advance-run",
+			"review-run",
+			"open-run",
+		]);
+		expect(mock.commands[0].name).toBe("Restart sidecar");
+		for (const command of mock.commands) {
+			expect(command.hotkeys, command.id).toBeUndefined();
+			expect(command.id).not.toContain("knowledge-harness");
+			// sentence case: first letter upper case, no further capitalised words except names
+			expect(command.name, command.id).toMatch(/^[A-Z][a-z]/);
+			expect(command.name.split(" ").slice(1).filter((word) => /^[A-Z][a-z]/.test(word)), command.id).toEqual([]);
+		}
+		expect(mock.editorExtensions).toHaveLength(1);
+		expect(mock.postProcessors).toHaveLength(1);
+	});
+
+	it("names every command in Japanese when Obsidian speaks Japanese", async () => {
+		mockState.language = "ja";
+		const { plugin, mock } = makePlugin({ autoStart: false });
+		await plugin.onload();
+		for (const command of mock.commands) expect(command.name, command.id).toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
 	});
 
 	it("starts the sidecar on layout ready and shows its state", async () => {

@@ -1,4 +1,22 @@
 import type { HttpMethod, HttpResponse, Transport } from "./transport";
+import type {
+	AuditReport,
+	AuditTrendPoint,
+	Badge,
+	BatchPlan,
+	BatchPlanRequest,
+	BatchRunRecord,
+	DecisionRequest,
+	DryRunValidation,
+	IndexBuildReport,
+	IndexCheckReport,
+	IndexHeadings,
+	IndexSearchResult,
+	PipelineRunDetail,
+	PipelineRunStatus,
+	PipelineRunSummary,
+	StaleReport,
+} from "./types";
 
 export type { HttpMethod, HttpRequest, HttpResponse, Transport } from "./transport";
 
@@ -128,6 +146,106 @@ export class SidecarClient {
 
 	async shutdown(): Promise<void> {
 		await this.request<unknown>("POST", "/v1/shutdown");
+	}
+
+	// ---- trust ----
+
+	audit(options: { record?: boolean } = {}): Promise<AuditReport> {
+		return this.request<AuditReport>("GET", "/v1/trust/audit", { query: { record: options.record ? true : undefined } });
+	}
+
+	/** Past audits (coverage trend). Not served by the sidecar yet: expect SidecarError 404. */
+	auditTrend(): Promise<{ audits: AuditTrendPoint[] }> {
+		return this.request<{ audits: AuditTrendPoint[] }>("GET", "/v1/trust/audits");
+	}
+
+	stale(): Promise<StaleReport> {
+		return this.request<StaleReport>("GET", "/v1/trust/stale");
+	}
+
+	badge(path: string): Promise<Badge> {
+		return this.request<Badge>("GET", `/v1/trust/notes/${encodeVaultPath(path)}`);
+	}
+
+	validateNote(path: string): Promise<DryRunValidation> {
+		return this.request<DryRunValidation>("POST", `/v1/trust/notes/${encodeVaultPath(path)}/validate`, {
+			query: { dry_run: true },
+		});
+	}
+
+	// ---- the approval gate ----
+
+	planBatch(request: BatchPlanRequest): Promise<BatchPlan> {
+		return this.request<BatchPlan>("POST", "/v1/batches", { body: request });
+	}
+
+	getBatch(planId: string): Promise<BatchPlan> {
+		return this.request<BatchPlan>("GET", `/v1/batches/${encodeURIComponent(planId)}`);
+	}
+
+	approveBatch(planId: string, challenge: string): Promise<BatchRunRecord> {
+		return this.request<BatchRunRecord>("POST", `/v1/batches/${encodeURIComponent(planId)}/approve`, {
+			body: { challenge },
+		});
+	}
+
+	// ---- the reasoning index ----
+
+	buildIndex(full = false): Promise<IndexBuildReport> {
+		return this.request<IndexBuildReport>("POST", "/v1/index/build", { query: { full: full ? true : undefined } });
+	}
+
+	checkIndex(): Promise<IndexCheckReport> {
+		return this.request<IndexCheckReport>("GET", "/v1/index/check");
+	}
+
+	searchIndex(q: string, limit = 20): Promise<IndexSearchResult> {
+		return this.request<IndexSearchResult>("GET", "/v1/index/search", { query: { q, limit } });
+	}
+
+	headings(path: string): Promise<IndexHeadings> {
+		return this.request<IndexHeadings>("GET", `/v1/index/notes/${encodeVaultPath(path)}/headings`);
+	}
+
+	// ---- the harness pipeline ----
+
+	/** O-01 from a request note; capturing never starts processing. */
+	capture(path: string): Promise<PipelineRunStatus> {
+		return this.request<PipelineRunStatus>("POST", "/v1/pipeline/runs", { body: { note: path } });
+	}
+
+	listRuns(): Promise<{ runs: PipelineRunSummary[] }> {
+		return this.request<{ runs: PipelineRunSummary[] }>("GET", "/v1/pipeline/runs");
+	}
+
+	runDetail(runId: string): Promise<PipelineRunDetail> {
+		return this.request<PipelineRunDetail>("GET", `/v1/pipeline/runs/${encodeURIComponent(runId)}/detail`);
+	}
+
+	answer(runId: string, questionId: string, answer: string): Promise<PipelineRunStatus> {
+		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/answers`, {
+			body: { question_id: questionId, answer, by: "person" },
+		});
+	}
+
+	runStatus(runId: string): Promise<PipelineRunStatus> {
+		return this.request<PipelineRunStatus>("GET", `/v1/pipeline/runs/${encodeURIComponent(runId)}`);
+	}
+
+	authorize(runId: string): Promise<PipelineRunStatus> {
+		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/authorize`, {
+			body: { via: "plugin" },
+		});
+	}
+
+	advance(runId: string): Promise<PipelineRunStatus> {
+		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/advance`);
+	}
+
+	decide(runId: string, decision: DecisionRequest): Promise<PipelineRunStatus> {
+		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/decisions`, {
+			body: decision,
+		});
 	}
 
 	/** Sends one request and returns the decoded JSON body, or throws SidecarError / SidecarOfflineError. */

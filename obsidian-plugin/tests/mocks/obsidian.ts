@@ -4,6 +4,8 @@
  * obsidian.d.ts; this file only has to behave well enough for the tests.
  */
 
+import { StateField } from "@codemirror/state";
+
 // ---- Obsidian's DOM helpers on HTMLElement ----
 
 interface DomElementOptions {
@@ -47,10 +49,35 @@ function installDomHelpers(): void {
 		createSpan(this: HTMLElement, options?: DomElementOptions | string) {
 			return createChild(this, "span", options);
 		},
+		createSvg(this: Element, tag: string, options?: DomElementOptions | string) {
+			return createSvgChild(this, tag, options);
+		},
+		hide(this: HTMLElement) {
+			this.classList.add("mock-hidden");
+		},
+		show(this: HTMLElement) {
+			this.classList.remove("mock-hidden");
+		},
 	};
 	for (const [name, fn] of Object.entries(helpers)) {
 		Object.defineProperty(proto, name, { value: fn, configurable: true, writable: true });
 	}
+	// SVG elements get the same helpers (createSvg, addClass, setAttr, ...).
+	const svgProto = SVGElement.prototype as unknown as Record<string, unknown>;
+	for (const name of ["createSvg", "addClass", "removeClass", "toggleClass", "setAttr", "empty", "setText"]) {
+		Object.defineProperty(svgProto, name, { value: helpers[name], configurable: true, writable: true });
+	}
+}
+
+const SVG_NS = "http://www.w3.org/2000/svg";
+
+function createSvgChild(parent: Element, tag: string, options?: DomElementOptions | string): SVGElement {
+	const el = parent.ownerDocument.createElementNS(SVG_NS, tag);
+	const opts: DomElementOptions = typeof options === "string" ? { cls: options } : (options ?? {});
+	if (opts.cls) el.classList.add(...(Array.isArray(opts.cls) ? opts.cls : opts.cls.split(" ")));
+	for (const [key, value] of Object.entries(opts.attr ?? {})) el.setAttribute(key, value);
+	parent.appendChild(el);
+	return el;
 }
 
 function createChild(parent: HTMLElement, tag: string, options?: DomElementOptions | string): HTMLElement {
@@ -211,6 +238,69 @@ export class Component {
 	}
 }
 
+export class TFile {
+	path: string;
+	basename: string;
+	extension: string;
+
+	constructor(path: string) {
+		this.path = path;
+		const name = path.split("/").pop() ?? path;
+		this.extension = name.includes(".") ? (name.split(".").pop() ?? "") : "";
+		this.basename = name.replace(/\.[^.]*$/, "");
+	}
+}
+
+export class Events {
+	private handlers = new Map<string, ((...args: unknown[]) => unknown)[]>();
+
+	on(name: string, callback: (...args: unknown[]) => unknown): { off: () => void } {
+		const list = this.handlers.get(name) ?? [];
+		list.push(callback);
+		this.handlers.set(name, list);
+		return { off: () => this.handlers.set(name, (this.handlers.get(name) ?? []).filter((cb) => cb !== callback)) };
+	}
+
+	trigger(name: string, ...args: unknown[]): void {
+		for (const callback of this.handlers.get(name) ?? []) callback(...args);
+	}
+}
+
+export class WorkspaceLeaf {
+	view: unknown = null;
+	app: App;
+	viewState: { type: string } | null = null;
+
+	constructor(app: App) {
+		this.app = app;
+	}
+
+	setViewState(state: { type: string }): Promise<void> {
+		this.viewState = state;
+		const factory = this.app.workspace.viewFactories.get(state.type);
+		if (factory) {
+			const view = factory(this) as { onOpen?: () => Promise<void> };
+			this.view = view;
+			return Promise.resolve(view.onOpen?.());
+		}
+		return Promise.resolve();
+	}
+}
+
+export class MarkdownView {
+	file: TFile | null;
+	saved = 0;
+
+	constructor(file: TFile | null) {
+		this.file = file;
+	}
+
+	save(): Promise<void> {
+		this.saved += 1;
+		return Promise.resolve();
+	}
+}
+
 export class FileSystemAdapter {
 	constructor(private readonly basePath: string) {}
 
@@ -219,9 +309,50 @@ export class FileSystemAdapter {
 	}
 }
 
-export class Workspace {
+export class Workspace extends Events {
 	private readyCallbacks: (() => void)[] = [];
 	layoutReady = false;
+	readonly leaves: WorkspaceLeaf[] = [];
+	readonly viewFactories = new Map<string, (leaf: WorkspaceLeaf) => unknown>();
+	activeFile: TFile | null = null;
+	readonly opened: { linktext: string; state?: unknown }[] = [];
+	app: App | null = null;
+
+	getActiveFile(): TFile | null {
+		return this.activeFile;
+	}
+
+	getActiveViewOfType<T>(type: new (...args: never[]) => T): T | null {
+		const leaf = this.leaves.find((l) => l.view instanceof type);
+		return (leaf?.view as T | undefined) ?? null;
+	}
+
+	iterateAllLeaves(callback: (leaf: WorkspaceLeaf) => void): void {
+		for (const leaf of this.leaves) callback(leaf);
+	}
+
+	getLeavesOfType(type: string): WorkspaceLeaf[] {
+		return this.leaves.filter((leaf) => leaf.viewState?.type === type);
+	}
+
+	getRightLeaf(_split: boolean): WorkspaceLeaf {
+		const leaf = new WorkspaceLeaf(this.app as App);
+		this.leaves.push(leaf);
+		return leaf;
+	}
+
+	getLeaf(_newLeaf?: unknown): WorkspaceLeaf {
+		return this.getRightLeaf(false);
+	}
+
+	setActiveLeaf(_leaf: WorkspaceLeaf, _params?: unknown): void {
+		// nothing to focus in tests
+	}
+
+	openLinkText(linktext: string, _sourcePath: string, _newLeaf?: unknown, state?: unknown): Promise<void> {
+		this.opened.push({ linktext, state });
+		return Promise.resolve();
+	}
 
 	onLayoutReady(callback: () => void): void {
 		if (this.layoutReady) callback();
@@ -238,9 +369,11 @@ export class Workspace {
 export class App {
 	vault: { adapter: unknown };
 	workspace = new Workspace();
+	metadataCache = new Events();
 
 	constructor(adapter: unknown = new FileSystemAdapter("/tmp/vault")) {
 		this.vault = { adapter };
+		this.workspace.app = this;
 	}
 }
 
@@ -291,6 +424,21 @@ export class Plugin extends Component {
 		return el;
 	}
 
+	readonly editorExtensions: unknown[] = [];
+	readonly postProcessors: unknown[] = [];
+
+	registerView(type: string, factory: (leaf: WorkspaceLeaf) => unknown): void {
+		this.app.workspace.viewFactories.set(type, factory);
+	}
+
+	registerEditorExtension(extension: unknown): void {
+		this.editorExtensions.push(extension);
+	}
+
+	registerMarkdownPostProcessor(processor: unknown): void {
+		this.postProcessors.push(processor);
+	}
+
 	addRibbonIcon(_icon: string, _title: string, callback: (evt: MouseEvent) => unknown): HTMLElement {
 		const el = document.createElement("div");
 		el.addEventListener("click", (evt) => callback(evt));
@@ -320,6 +468,7 @@ export class PluginSettingTab {
 export class Modal {
 	app: App;
 	containerEl: HTMLElement = document.createElement("div");
+	modalEl: HTMLElement = document.createElement("div");
 	titleEl: HTMLElement = document.createElement("div");
 	contentEl: HTMLElement = document.createElement("div");
 	isOpen = false;
@@ -354,13 +503,25 @@ export class Modal {
 
 export class ItemView extends Component {
 	leaf: unknown;
+	app: App;
 	containerEl: HTMLElement = document.createElement("div");
 	contentEl: HTMLElement = document.createElement("div");
+	readonly actions: { icon: string; title: string; callback: () => unknown }[] = [];
 
 	constructor(leaf: unknown) {
 		super();
 		this.leaf = leaf;
+		this.app = (leaf as { app?: App } | null)?.app ?? new App();
 		this.containerEl.appendChild(this.contentEl);
+	}
+
+	addAction(icon: string, title: string, callback: () => unknown): HTMLElement {
+		this.actions.push({ icon, title, callback });
+		return document.createElement("div");
+	}
+
+	getIcon(): string {
+		return "";
 	}
 
 	getViewType(): string {
@@ -578,3 +739,42 @@ export function settingsIn(containerEl: HTMLElement): Setting[] {
 		.map((el) => settingRegistry.get(el))
 		.filter((setting): setting is Setting => setting !== undefined);
 }
+
+export class SuggestModal<T> extends Modal {
+	emptyStateText = "";
+	placeholder = "";
+
+	setPlaceholder(placeholder: string): void {
+		this.placeholder = placeholder;
+	}
+
+	getSuggestions(_query: string): T[] | Promise<T[]> {
+		return [];
+	}
+
+	renderSuggestion(_value: T, _el: HTMLElement): void {
+		// overridden
+	}
+
+	onChooseSuggestion(_item: T, _evt: MouseEvent | KeyboardEvent): void {
+		// overridden
+	}
+}
+
+export class MarkdownRenderChild extends Component {
+	containerEl: HTMLElement;
+
+	constructor(containerEl: HTMLElement) {
+		super();
+		this.containerEl = containerEl;
+	}
+}
+
+/** Stands in for Obsidian's editorInfoField (a CM6 StateField holding the editor's file). */
+
+export const editorInfoFileMock: { file: TFile | null } = { file: null };
+
+export const editorInfoField = StateField.define<{ file: TFile | null }>({
+	create: () => ({ file: editorInfoFileMock.file }),
+	update: (value) => value,
+});

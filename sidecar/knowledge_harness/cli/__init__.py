@@ -12,7 +12,7 @@ from collections.abc import Callable
 import typer
 
 from ..errors import HarnessError
-from . import audit, index, pipeline, serve, validate
+from . import audit, batch, index, pipeline, runs, serve, validate
 
 app = typer.Typer(
     name="kh",
@@ -28,6 +28,8 @@ GROUPS: list[Callable[[typer.Typer], None]] = [
     validate.register,
     index.register,
     pipeline.register,
+    batch.register,
+    runs.register,
 ]
 for _register in GROUPS:
     _register(app)

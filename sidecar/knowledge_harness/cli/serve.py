@@ -14,6 +14,7 @@ import uvicorn
 from ..api.app import create_app
 from ..api.context import AppContext
 from ..settings import Settings, load_token, require_loopback
+from ..trust.batch import recover_quietly
 
 
 class _Server(uvicorn.Server):
@@ -55,6 +56,7 @@ def serve(
     token = load_token(token_file)
     settings = Settings(vault=vault, host=bind, port=port, token=token)
     ctx = AppContext.create(settings)
+    recover_quietly(ctx.vault)  # close batch runs a crash left IN_PROGRESS as FAILED (trust/batch.py)
     app = create_app(settings, ctx)
 
     def on_started(server: uvicorn.Server) -> None:

@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter
 
-from . import health, index, notes, pipeline, system, trust, validate
+from . import batches, health, index, notes, pipeline, system, trust, validate
 
 ROUTERS: list[APIRouter] = [
     health.router,
@@ -12,4 +12,5 @@ ROUTERS: list[APIRouter] = [
     validate.router,
     index.router,
     pipeline.router,
+    batches.router,
 ]

@@ -1,0 +1,134 @@
+import type { Badge, Trigger } from "../api/types";
+import { type MessageKey, t } from "../i18n";
+
+/**
+ * Tone of a badge, one CSS class each (kh-badge-<tone>), coloured with
+ * Obsidian's CSS variables in styles.css.
+ * - ok: Fresh at L2 or above, verified or reviewed
+ * - due: like ok, but revalidate_after is in the next-batch window (≤ 7 days)
+ * - stale: validated once, but a stale trigger fired
+ * - disputed: the validator found a contradiction
+ * - error: the trust metadata cannot be read
+ * - info: verified or reviewed below L2 (no fetched evidence)
+ * - neutral: unverified
+ * - offline: the sidecar does not answer
+ */
+export type BadgeTone = "ok" | "due" | "stale" | "disputed" | "error" | "info" | "neutral" | "offline";
+
+export const BADGE_TONES: readonly BadgeTone[] = ["ok", "due", "stale", "disputed", "error", "info", "neutral", "offline"];
+
+export interface BadgeModel {
+	tone: BadgeTone;
+	/** e.g. "L2". */
+	level: string;
+	status: string;
+	/** "fresh", the stale triggers, or "" when the note was never validated. */
+	freshness: string;
+	/** e.g. "45 days left", "overdue by 3 days", "". */
+	days: string;
+	/** One line for the status bar and the editor. */
+	text: string;
+	/** Several lines for the tooltip. */
+	tooltip: string;
+	cls: string;
+	triggers: string[];
+}
+
+const STATUS_KEYS: Record<string, MessageKey> = {
+	verified: "trust.status.verified",
+	reviewed: "trust.status.reviewed",
+	disputed: "trust.status.disputed",
+	unverified: "trust.status.unverified",
+};
+
+const TRIGGER_KEYS: Record<Trigger, MessageKey> = {
+	content_changed: "trust.trigger.content_changed",
+	references_changed: "trust.trigger.references_changed",
+	age_expired: "trust.trigger.age_expired",
+	no_baseline: "trust.trigger.no_baseline",
+};
+
+export function statusLabel(status: string): string {
+	const key = STATUS_KEYS[status];
+	return key ? t(key) : status;
+}
+
+export function triggerLabel(trigger: string): string {
+	const key = (TRIGGER_KEYS as Record<string, MessageKey | undefined>)[trigger];
+	return key ? t(key) : trigger;
+}
+
+export function windowLabel(window: string | null | undefined): string {
+	switch (window) {
+		case "next_batch":
+			return t("trust.window.next_batch");
+		case "prepare":
+			return t("trust.window.prepare");
+		case "watch":
+			return t("trust.window.watch");
+		default:
+			return "";
+	}
+}
+
+export function daysLabel(daysLeft: number | null | undefined): string {
+	if (daysLeft === null || daysLeft === undefined) return "";
+	if (daysLeft < 0) return t("trust.days.overdue", { days: -daysLeft });
+	if (daysLeft === 0) return t("trust.days.today");
+	return t("trust.days.left", { days: daysLeft });
+}
+
+function toneOf(badge: Badge): BadgeTone {
+	if (badge.error) return "error";
+	if (badge.status === "disputed") return "disputed";
+	if (badge.triggers.length > 0) return "stale";
+	if (badge.status === "verified" || badge.status === "reviewed") {
+		if (badge.level < 2) return "info";
+		return badge.window === "next_batch" ? "due" : "ok";
+	}
+	return "neutral";
+}
+
+/** What a badge shows for the sidecar's answer about one note (pure). */
+export function badgeModel(badge: Badge): BadgeModel {
+	const tone = toneOf(badge);
+	const level = `L${badge.level}`;
+	const status = badge.error ? t("trust.metadataError") : statusLabel(badge.status);
+	const triggers = badge.triggers.map(triggerLabel);
+	const validated = badge.last_validated !== null || badge.validator !== null;
+	let freshness = "";
+	if (triggers.length > 0) freshness = triggers.join(", ");
+	else if (badge.fresh && validated) freshness = t("trust.fresh");
+	const days = daysLabel(badge.days_left);
+	const text = [level, status, freshness, days].filter((part) => part.length > 0).join(" · ");
+
+	const lines = [t("badge.tooltip.level", { level, name: badge.level_name }), t("badge.tooltip.status", { status })];
+	if (triggers.length > 0) lines.push(t("badge.tooltip.stale", { triggers: triggers.join(", ") }));
+	else if (freshness) lines.push(freshness);
+	if (badge.revalidate_after) {
+		lines.push(t("badge.tooltip.revalidate", { date: badge.revalidate_after, days }));
+	}
+	const window = windowLabel(badge.window);
+	if (window) lines.push(window);
+	if (badge.validator) lines.push(t("badge.tooltip.validator", { validator: badge.validator, date: badge.last_validated ?? "?" }));
+	if (badge.error) lines.push(t("badge.tooltip.error", { message: badge.error.message, line: badge.error.line ?? "?" }));
+	lines.push(t("badge.tooltip.click"));
+
+	return { tone, level, status, freshness, days, text, tooltip: lines.join("\n"), cls: `kh-badge-${tone}`, triggers };
+}
+
+/** The neutral badge shown while the sidecar does not answer (never a notice). */
+export function offlineBadgeModel(): BadgeModel {
+	const text = t("badge.offline");
+	return {
+		tone: "offline",
+		level: "",
+		status: "",
+		freshness: "",
+		days: "",
+		text,
+		tooltip: t("badge.offline.tooltip"),
+		cls: "kh-badge-offline",
+		triggers: [],
+	};
+}

@@ -1,0 +1,82 @@
+import { SuggestModal } from "obsidian";
+import type { IndexSearchHit } from "../api/types";
+import { t } from "../i18n";
+import type { HarnessHost } from "./host";
+
+export interface IndexSuggestion {
+	hit: IndexSearchHit;
+	/** A matched heading's title, or null for the note itself. */
+	heading: string | null;
+}
+
+interface HeadingNode {
+	title?: string;
+	line?: number;
+	children?: HeadingNode[];
+}
+
+/** The 1-based line of the first heading titled `title` in a heading tree. */
+export function findHeadingLine(headings: HeadingNode[], title: string): number | null {
+	for (const node of headings) {
+		if (node.title === title && typeof node.line === "number") return node.line;
+		const inner = findHeadingLine(node.children ?? [], title);
+		if (inner !== null) return inner;
+	}
+	return null;
+}
+
+/** Search over the reasoning index's manifest; choosing a heading opens the note at its line. */
+export class IndexSearchModal extends SuggestModal<IndexSuggestion> {
+	stale = false;
+
+	constructor(private readonly host: HarnessHost) {
+		super(host.app);
+		this.setPlaceholder(t("search.placeholder"));
+		this.emptyStateText = t("search.empty");
+	}
+
+	override async getSuggestions(query: string): Promise<IndexSuggestion[]> {
+		if (query.trim().length === 0) return [];
+		try {
+			const result = await this.host.client.searchIndex(query, 20);
+			this.stale = result.stale;
+			return result.hits.flatMap<IndexSuggestion>((hit) =>
+				hit.matched_headings.length > 0
+					? hit.matched_headings.map((heading) => ({ hit, heading }))
+					: [{ hit, heading: null }],
+			);
+		} catch (error) {
+			this.host.reportError(error);
+			return [];
+		}
+	}
+
+	override renderSuggestion(suggestion: IndexSuggestion, el: HTMLElement): void {
+		el.addClass("kh-suggestion");
+		el.createDiv({ text: suggestion.heading ? `${suggestion.hit.title} › ${suggestion.heading}` : suggestion.hit.title });
+		const meta = [suggestion.hit.path];
+		if (suggestion.hit.trust?.level !== null && suggestion.hit.trust?.level !== undefined) {
+			meta.push(`L${suggestion.hit.trust.level} ${suggestion.hit.trust.status ?? ""}`.trim());
+		}
+		if (this.stale || suggestion.hit.note_changed) meta.push(t("search.stale"));
+		el.createDiv({ cls: "kh-muted", text: meta.join(" · ") });
+	}
+
+	override onChooseSuggestion(suggestion: IndexSuggestion): void {
+		void this.jump(suggestion);
+	}
+
+	async jump(suggestion: IndexSuggestion): Promise<number | undefined> {
+		let line: number | undefined;
+		if (suggestion.heading) {
+			try {
+				const tree = await this.host.client.headings(suggestion.hit.path);
+				line = findHeadingLine(tree.headings, suggestion.heading) ?? undefined;
+			} catch (error) {
+				this.host.reportError(error);
+			}
+		}
+		await this.host.openNote(suggestion.hit.path, line);
+		return line;
+	}
+}

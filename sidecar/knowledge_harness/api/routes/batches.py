@@ -1,0 +1,67 @@
+"""The approval gate over HTTP: POST /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/approve,
+GET /v1/runs/{id}. Same services as `kh batch` / `kh runs` (trust/batch.py, docs/approval.md).
+
+An approval answers 200 with the run record whenever the run took place (its `run_status`,
+`consumption` and `result` say how it went, FAILED included); refusals before anything is
+written are errors: 409 `challenge_refused` / `plan_expired` / `conflict` (already approved),
+423 `busy`, 404 for an unknown plan.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Annotated, Any, Literal
+
+import anyio
+from fastapi import APIRouter, Body
+from pydantic import BaseModel, ConfigDict, Field
+
+from ...trust.batch import approve, build_plan, plan_view, recover_interrupted_runs, show_plan, show_run
+from ..deps import Ctx
+
+router = APIRouter(tags=["batches"])
+
+
+class PlanRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    stage: Literal["canary", "pilot", "progressive"] = "canary"
+    notes: list[Annotated[str, Field(min_length=1, max_length=1024)]] | None = Field(default=None, max_length=10_000)
+    today: dt.date | None = None
+    judge: str | None = Field(default=None, max_length=64)
+
+
+class ApproveRequest(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    challenge: str = Field(max_length=200, description='Exactly "APPROVE_PRODUCTION <digest>" as typed by a person.')
+
+
+@router.post("/v1/batches")
+async def post_batch(ctx: Ctx, request: Annotated[PlanRequest, Body()]) -> dict[str, Any]:
+    """Build a plan (dry-run validation of each target); writes no note."""
+    await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
+    plan = await build_plan(
+        ctx.vault, stage=request.stage, notes=request.notes, today=request.today, judge_name=request.judge
+    )
+    return plan_view(ctx.vault, plan)
+
+
+@router.get("/v1/batches/{plan_id}")
+async def get_batch(ctx: Ctx, plan_id: str) -> dict[str, Any]:
+    """A plan with its digest and status (open, expired, consumed)."""
+    return await anyio.to_thread.run_sync(show_plan, ctx.vault, plan_id)
+
+
+@router.post("/v1/batches/{plan_id}/approve")
+async def post_approve(ctx: Ctx, plan_id: str, request: Annotated[ApproveRequest, Body()]) -> dict[str, Any]:
+    """Apply the plan after the exact typed challenge; the run record."""
+
+    def run() -> dict[str, Any]:
+        return approve(ctx.vault, plan_id, request.challenge)
+
+    return await anyio.to_thread.run_sync(run)
+
+
+@router.get("/v1/runs/{run_id}")
+async def get_run(ctx: Ctx, run_id: str) -> dict[str, Any]:
+    """A batch run record."""
+    return await anyio.to_thread.run_sync(show_run, ctx.vault, run_id)

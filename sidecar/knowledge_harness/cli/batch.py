@@ -1,0 +1,140 @@
+"""`kh batch plan|approve|show`: plans, and the typed approval that applies them (docs/approval.md)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import sys
+from pathlib import Path
+from typing import Annotated, Any
+
+import anyio
+import typer
+
+from ..errors import InputError
+from ..trust.batch import (
+    CHALLENGE_KEYWORD,
+    approve,
+    build_plan,
+    plan_view,
+    recover_interrupted_runs,
+    show_plan,
+)
+from ..vault.paths import Vault
+
+batch_app = typer.Typer(help="Batch plans and the typed approval gate.", no_args_is_help=True)
+
+
+def _day(value: str | None) -> dt.date | None:
+    if value is None:
+        return None
+    try:
+        return dt.date.fromisoformat(value)
+    except ValueError as exc:
+        raise InputError(f"--today must be a date like 2026-12-02, got {value!r}.") from exc
+
+
+def _short(text: str, n: int = 110) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def render_plan(view: dict[str, Any]) -> str:
+    out = [
+        f"Plan {view['plan_id']}  stage {view['stage']} (limit {view['limit']}), "
+        f"{len(view['targets'])} target(s) of {view['candidates_total']} candidate(s)",
+        f"Created {view['created_at']}, expires {view['expires_at']}; status {view['status']}",
+        "",
+    ]
+    for i, t in enumerate(view["targets"], 1):
+        v = t["proposed"]["verification"]
+        e = t["proposed"]["evidence"]
+        cur = t["current"].get("verification") or {}
+        why = t["reason"] + (f" ({', '.join(t['triggers'])})" if t["triggers"] else "")
+        out.append(f"{i}. {t['path']}  [{why}]")
+        out.append(f"   sha256 now {t['sha256_before'][:12]} → after {t['sha256_after'][:12]}")
+        out.append(
+            f"   verdict {t['verdict']}: verification {cur.get('status', '—')}/L{cur.get('level', 0)} → "
+            f"{v.get('status')}/L{v.get('level')}, revalidate_after {v.get('revalidate_after')}; "
+            f"evidence {e.get('status')} ({e.get('source_count')} source(s))"
+        )
+        for f in t["findings"]:
+            out.append(f"     [{f['verdict']}] {_short(f.get('text') or f.get('claim_id', ''))}")
+    for s in view["skipped"]:
+        out.append(f"skipped {s['path']}: {s['reason']}")
+    out += [
+        "",
+        "Only the verification and evidence blocks of these notes will change.",
+        f"Digest: {view['digest']}",
+        f"To apply, read the plan, then type: kh batch approve VAULT {view['plan_id']} "
+        f'--challenge "{CHALLENGE_KEYWORD} <digest>"',
+    ]
+    return "\n".join(out) + "\n"
+
+
+@batch_app.command("plan")
+def plan_cmd(
+    vault: Annotated[Path, typer.Argument(help="The vault folder.")],
+    stage: Annotated[
+        str, typer.Option("--stage", help="canary (1 note), pilot (8) or progressive (policy).")
+    ] = "canary",
+    notes: Annotated[
+        str | None, typer.Option("--notes", help="Comma-separated vault-relative notes instead of the candidates.")
+    ] = None,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+    today: Annotated[str | None, typer.Option("--today", help="Plan as of this date (YYYY-MM-DD).")] = None,
+    judge: Annotated[str | None, typer.Option("--judge", help="Judge name (default: the policy's).")] = None,
+) -> None:
+    """Build a plan: candidates (or --notes), dry-run validation, proposed blocks, digest. Writes no note."""
+    handle = Vault.open(vault)
+    recover_interrupted_runs(handle)
+    listed = [n for n in (notes or "").split(",") if n.strip()] or None
+    day = _day(today)
+
+    async def run() -> dict[str, Any]:
+        return await build_plan(handle, stage=stage, notes=listed, today=day, judge_name=judge)
+
+    view = plan_view(handle, anyio.run(run))
+    typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view), nl=as_json)
+
+
+@batch_app.command("show")
+def show_cmd(
+    vault: Annotated[Path, typer.Argument(help="The vault folder.")],
+    plan_id: Annotated[str, typer.Argument(help="The plan id.")],
+    as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
+) -> None:
+    """Show a plan, its digest and whether it is open, expired or consumed."""
+    view = show_plan(Vault.open(vault), plan_id)
+    typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view), nl=as_json)
+
+
+@batch_app.command("approve")
+def approve_cmd(
+    vault: Annotated[Path, typer.Argument(help="The vault folder.")],
+    plan_id: Annotated[str, typer.Argument(help="The plan id.")],
+    challenge: Annotated[
+        str | None,
+        typer.Option("--challenge", help=f'Exactly "{CHALLENGE_KEYWORD} <digest>"; asked for when omitted.'),
+    ] = None,
+) -> None:
+    """Apply a plan after the typed challenge; prints the run record. Exit 1 unless every target applied."""
+    handle = Vault.open(vault)
+    if challenge is None:
+        if not sys.stdin.isatty():
+            raise InputError(f'Give --challenge "{CHALLENGE_KEYWORD} <digest>" (no terminal to ask on).')
+        challenge = typer.prompt(f"Type {CHALLENGE_KEYWORD} <digest> to apply {plan_id}")
+    record = approve(handle, plan_id, challenge)
+    typer.echo(json.dumps(record, ensure_ascii=False, indent=2))
+    if record["run_status"] != "SUCCEEDED" or record["result"] != "APPLIED":
+        typer.echo(
+            f"kh: run {record['run_id']}: {record['run_status']} / {record['consumption']}, result {record['result']}"
+            + (f" — {record['failure']}" if record.get("failure") else "")
+            + ".",
+            err=True,
+        )
+        raise typer.Exit(1)
+
+
+def register(app: typer.Typer) -> None:
+    app.add_typer(batch_app, name="batch")

@@ -1,0 +1,750 @@
+"""The approval gate: batch plans, the typed challenge, guarded writes, scope checks, run records.
+
+Seed 000, stages C–E and lessons 1 and 2 (docs/approval.md is the user's guide).
+
+**Candidates**, in this order (`find_candidates`), each group without duplicates:
+
+1. `next_batch`: Fresh L2 notes whose deadline is 0–7 days away, soonest first;
+2. `stale`: validated, evidence-capable Keyword notes with a stale trigger, most overdue first
+   (no deadline at all counts as most overdue), then by path;
+3. `never_validated`: evidence-capable Keyword notes without any validation, by path.
+
+Notes whose frontmatter cannot be read are never candidates. A plan takes the first N where N
+is the stage's limit (policy `[stages]`: canary 1, pilot 8, progressive N), or exactly the notes
+the person lists (`--notes`, at most the stage's limit).
+
+**A plan** (`.harness/plans/<plan_id>.json`) holds, per target, the path, the SHA-256 of the file
+when planned, the proposed `verification` / `evidence` blocks (from the dry-run validation,
+with `verification.run_id` set to the run that will apply them), the SHA-256 the file will have
+after the metadata-only splice, the verdict and the findings. Its digest is the SHA-256 of the
+plan's canonical JSON (sorted keys, no whitespace, the `digest` key itself left out), shown as
+its first 12 hex digits. A plan expires after `plan_ttl_hours` (24 h by default).
+
+**Approval** needs exactly `APPROVE_PRODUCTION <digest12>`. Under the vault lock the plan is
+checked (intact, not consumed, not expired, challenge exact), then consumed atomically before
+anything is written; the run record is written as IN_PROGRESS; each target is written through
+the metadata-only writer with its precondition hash (a target changed since planning is
+REFUSED and keeps its bytes; the others proceed); the record is replaced after every file.
+Finally the scope is verified (snapshot, and git where the vault is a repository): the files
+changed during the run must be exactly the targets written, each with the bytes planned.
+
+**Run records** keep process integrity apart from result integrity (seed lesson 1):
+`run_status` SUCCEEDED | FAILED (IN_PROGRESS while running), `consumption` CONSUMED once any
+write happened | NOT_CONSUMED, and a result per file and for the run:
+
+- per file: APPLIED, REFUSED (guard refused; nothing written), PROVISIONAL_RETAIN (written,
+  but the run failed afterwards: the data is kept, provisionally), NOT_APPLIED (never reached
+  or not written when the run failed), ERROR (the write itself failed);
+- per run: APPLIED (every target), PARTIALLY_APPLIED (some refused), REFUSED (all refused),
+  PROVISIONAL_RETAIN (writes happened and the run FAILED), NOT_APPLIED (FAILED, nothing written).
+
+A FAILED run carries `failure_reason` (scope_verification_failed | interrupted | write_error)
+and `failure` (one sentence). A FAILED run is never reported as SUCCEEDED because its data
+looks right. A run interrupted
+by a crash is found IN_PROGRESS by the next writer or reader (`recover_interrupted_runs`, run
+by every batch / runs command and at `kh serve` start) and reported FAILED, with the files
+written reconciled from the journal and the disk.
+
+Test-only: env `KH_TEST_PAUSE_AFTER_WRITE=<seconds>` sleeps after each file is written and
+recorded, so tests can kill the process (or edit a file) between writes. Never set it otherwise.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+import os
+import re
+import secrets
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, Refused
+from ..vault.catalog import NoteCatalog, jsonable
+from ..vault.frontmatter import SpliceRefused, replace_trust_blocks
+from ..vault.lock import vault_lock
+from ..vault.note import parse_note
+from ..vault.paths import Vault, require_note_path
+from ..vault.run_store import canonical_json
+from ..vault.scope import git_changed_paths, is_git_repository, snapshot, verify_scope
+from ..vault.trust_records import (
+    check_id,
+    claim_plan,
+    list_run_ids,
+    plan_claimed_by,
+    read_journal,
+    read_plan,
+    read_run,
+    write_plan,
+    write_run,
+)
+from ..vault.writer import write_trust_blocks
+from .audit import NoteState, iter_states
+from .freshness import is_validated
+from .policy import Policy, load_policy
+from .validation_service import dry_run
+
+PLAN_FORMAT = "kh-plan/1"
+RUN_FORMAT = "kh-run/1"
+CHALLENGE_KEYWORD = "APPROVE_PRODUCTION"
+DIGEST_SHOWN = 12
+PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see the module docstring
+Stage = Literal["canary", "pilot", "progressive"]
+Reason = Literal["next_batch", "stale", "never_validated", "requested"]
+_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+
+
+class ChallengeRefused(Refused):
+    code = "challenge_refused"
+
+
+class PlanExpired(Refused):
+    code = "plan_expired"
+
+
+class PlanTampered(Refused):
+    code = "plan_tampered"
+
+
+# -- time and ids ------------------------------------------------------------------------------
+def utcnow() -> dt.datetime:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0)
+
+
+def iso(moment: dt.datetime) -> str:
+    return moment.astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+def parse_iso(text: str) -> dt.datetime:
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
+
+
+def new_ids(now: dt.datetime) -> tuple[str, str]:
+    """A plan id and the id of the one run that may apply it (same stamp and suffix)."""
+    stamp = now.astimezone(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    suffix = secrets.token_hex(4)
+    return f"plan-{stamp}-{suffix}", f"run-{stamp}-{suffix}"
+
+
+def sha256_hex(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def person_name() -> str:
+    """Who typed the challenge: the OS user running the CLI or the sidecar."""
+    return os.environ.get("USER") or os.environ.get("USERNAME") or "person"
+
+
+# -- candidates --------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Candidate:
+    path: str
+    reason: Reason
+    days_left: int | None = None
+    triggers: tuple[str, ...] = field(default_factory=tuple)
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"path": self.path, "reason": self.reason, "days_left": self.days_left, "triggers": list(self.triggers)}
+
+
+def _plannable(state: NoteState) -> bool:
+    return state.keyword and state.facts.note.problem is None and state.facts.evidence_capable
+
+
+def find_candidates(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[Candidate]:
+    """Every candidate in the documented order (next_batch, stale, never validated)."""
+    states = iter_states(catalog, policy, today)
+    next_batch = sorted(
+        (s.days_left if s.days_left is not None else 0, s.facts.note.path)
+        for s in states
+        if _plannable(s) and s.fresh_l2 and s.window == "next_batch"
+    )
+    stale = sorted(
+        (s.days_left if s.days_left is not None else -(10**9), s.facts.note.path, tuple(s.triggers))
+        for s in states
+        if _plannable(s) and s.triggers
+    )
+    never = sorted(
+        s.facts.note.path
+        for s in states
+        if _plannable(s) and not is_validated(s.facts.trust.verification) and not s.triggers
+    )
+    out: list[Candidate] = [Candidate(path, "next_batch", days) for days, path in next_batch]
+    out += [Candidate(path, "stale", None if days == -(10**9) else days, triggers) for days, path, triggers in stale]
+    out += [Candidate(path, "never_validated") for path in never]
+    seen: set[str] = set()
+    unique = []
+    for candidate in out:
+        if candidate.path not in seen:
+            seen.add(candidate.path)
+            unique.append(candidate)
+    return unique
+
+
+# -- plans -------------------------------------------------------------------------------------
+def key_order(proposed: Mapping[str, Any]) -> dict[str, Any]:
+    """The key order of the proposed blocks (stored in the plan: JSON files sort their keys)."""
+    sources = proposed["evidence"].get("sources")
+    return {
+        "verification": list(proposed["verification"]),
+        "evidence": list(proposed["evidence"]),
+        "sources": [list(s) for s in sources] if isinstance(sources, list) else [],
+    }
+
+
+def _ordered(mapping: Mapping[str, Any], order: Sequence[str]) -> dict[str, Any]:
+    out = {key: mapping[key] for key in order if key in mapping}
+    out.update({key: value for key, value in mapping.items() if key not in out})
+    return out
+
+
+def blocks_to_write(
+    proposed: Mapping[str, Any], order: Mapping[str, Any] | None = None
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The proposed blocks as the writer takes them: keys in the planned order, ISO dates as dates."""
+    order = order or key_order(proposed)
+    verification = _ordered(proposed["verification"], order["verification"])
+    for key in ("last_validated", "revalidate_after"):
+        value = verification.get(key)
+        if isinstance(value, str) and _DATE.match(value):
+            verification[key] = dt.date.fromisoformat(value)
+    evidence = _ordered(proposed["evidence"], order["evidence"])
+    sources = evidence.get("sources")
+    if isinstance(sources, list):
+        orders = order.get("sources") or []
+        evidence["sources"] = [
+            _ordered(item, orders[i]) if isinstance(item, Mapping) and i < len(orders) else item
+            for i, item in enumerate(sources)
+        ]
+    return verification, evidence
+
+
+def _with_run_id(verification: Mapping[str, Any], run_id: str) -> dict[str, Any]:
+    """Insert `run_id` right after `references_sha256` (the writer's key order)."""
+    out: dict[str, Any] = {}
+    for key, value in verification.items():
+        if key == "run_id":
+            continue
+        out[key] = value
+        if key == "references_sha256":
+            out["run_id"] = run_id
+    out.setdefault("run_id", run_id)
+    return out
+
+
+def plan_digest(plan: Mapping[str, Any]) -> str:
+    body = {k: v for k, v in plan.items() if k != "digest"}
+    return sha256_hex(canonical_json(body))
+
+
+def _resolve_targets(
+    catalog: NoteCatalog, policy: Policy, stage: str, notes: Sequence[str] | None, today: dt.date
+) -> tuple[list[Candidate], int]:
+    limit = policy.stages.limit(stage)
+    if notes:
+        requested: list[str] = []
+        for raw in notes:
+            path = require_note_path(raw.strip())
+            if path not in requested:
+                requested.append(path)
+        if len(requested) > limit:
+            raise InputError(
+                f"{len(requested)} notes were listed but the {stage} stage allows at most {limit}; "
+                "list fewer notes or choose a later stage (--stage pilot|progressive)."
+            )
+        return [Candidate(path, "requested") for path in requested], len(requested)
+    found = find_candidates(catalog, policy, today)
+    return found[:limit], len(found)
+
+
+async def build_plan(
+    vault: Vault,
+    *,
+    stage: str = "canary",
+    notes: Sequence[str] | None = None,
+    today: dt.date | None = None,
+    now: dt.datetime | None = None,
+    judge_name: str | None = None,
+    backoff_seconds: float = 0.5,
+) -> dict[str, Any]:
+    """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest)."""
+    moment = now or utcnow()
+    day = today or moment.date()
+    policy = load_policy(vault.root)
+    catalog = NoteCatalog(vault)
+    chosen, total = _resolve_targets(catalog, policy, stage, notes, day)
+    if not chosen:
+        raise Refused(
+            "Nothing to plan: no note is due (next_batch window), stale, or evidence-capable and never validated.",
+            detail={"stage": stage},
+        )
+    plan_id, run_id = new_ids(moment)
+    targets: list[dict[str, Any]] = []
+    skipped: list[dict[str, Any]] = []
+    for candidate in chosen:
+        try:
+            disk = vault.resolve_note(candidate.path)
+            before = disk.read_bytes()
+            report = await dry_run(
+                vault, candidate.path, policy=policy, judge_name=judge_name, today=day, backoff_seconds=backoff_seconds
+            )
+        except HarnessError as exc:
+            skipped.append({"path": candidate.path, "reason": exc.message})
+            continue
+        if disk.read_bytes() != before:
+            skipped.append({"path": candidate.path, "reason": "The note changed while it was being validated."})
+            continue
+        verification = _with_run_id(report["proposed"]["verification"], run_id)
+        proposed = {"verification": verification, "evidence": report["proposed"]["evidence"]}
+        order = key_order(proposed)
+        try:
+            new_v, new_e = blocks_to_write(proposed, order)
+            after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
+        except (SpliceRefused, InputError) as exc:
+            skipped.append({"path": candidate.path, "reason": exc.message})
+            continue
+        provenance = _provenance_of(candidate.path, before)
+        result = report["result"]
+        targets.append(
+            {
+                "path": report["path"],
+                "reason": candidate.reason,
+                "triggers": list(candidate.triggers),
+                "days_left": candidate.days_left,
+                "sha256_before": sha256_hex(before),
+                "sha256_after": sha256_hex(after),
+                "proposed": jsonable(proposed),
+                "key_order": order,
+                "current": report["current"],
+                "provenance": provenance,
+                "verdict": result["verdict"],
+                "score": result["score"],
+                "confidence": result["confidence"],
+                "validator": result["validator"],
+                "findings": report["findings"],
+                "sources": [
+                    {
+                        k: s.get(k)
+                        for k in ("source_id", "url", "ok", "status", "snapshot_sha256", "fetched_at", "verdict")
+                    }
+                    for s in report["sources"]
+                ],
+            }
+        )
+    if not targets:
+        raise Refused(
+            "Nothing to plan: every selected note was skipped.",
+            detail={"skipped": skipped},
+        )
+    expires = moment + dt.timedelta(hours=policy.plan_ttl_hours)
+    plan: dict[str, Any] = {
+        "format": PLAN_FORMAT,
+        "plan_id": plan_id,
+        "run_id": run_id,
+        "stage": stage,
+        "limit": policy.stages.limit(stage),
+        "selection": "notes" if notes else "candidates",
+        "candidates_total": total,
+        "created_at": iso(moment),
+        "expires_at": iso(expires),
+        "today": day.isoformat(),
+        "policy": {"ttl_days": policy.ttl_days, "plan_ttl_hours": policy.plan_ttl_hours, "judge": policy.judge.backend},
+        "targets": targets,
+        "skipped": skipped,
+    }
+    plan["digest"] = plan_digest(plan)
+    with vault_lock(vault, f"batch plan {plan_id}"):
+        write_plan(vault, plan_id, plan)
+    return plan
+
+
+def _provenance_of(path: str, raw: bytes) -> dict[str, Any] | None:
+    value = parse_note(path, raw).properties.get("provenance")
+    return jsonable(dict(value)) if isinstance(value, Mapping) else None
+
+
+def plan_status(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None = None) -> dict[str, Any]:
+    consumed_by = plan_claimed_by(vault, str(plan["plan_id"]))
+    expired = (now or utcnow()) >= parse_iso(str(plan["expires_at"]))
+    status = "consumed" if consumed_by else ("expired" if expired else "open")
+    return {"status": status, "consumed_by_run": consumed_by, "expired": expired}
+
+
+def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None = None) -> dict[str, Any]:
+    """CONTRACT's plan JSON (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
+    full = str(plan["digest"])
+    return {
+        "plan_id": plan["plan_id"],
+        "digest": full[:DIGEST_SHOWN],
+        "digest_sha256": full,
+        "run_id": plan["run_id"],
+        "stage": plan["stage"],
+        "limit": plan["limit"],
+        "selection": plan["selection"],
+        "candidates_total": plan["candidates_total"],
+        "created_at": plan["created_at"],
+        "expires_at": plan["expires_at"],
+        "today": plan["today"],
+        **plan_status(vault, plan, now=now),
+        "targets": [
+            {
+                "path": t["path"],
+                "reason": t["reason"],
+                "triggers": t["triggers"],
+                "sha256_before": t["sha256_before"],
+                "sha256_after": t["sha256_after"],
+                "proposed": t["proposed"],
+                "current": t["current"],
+                "verdict": t["verdict"],
+                "validator": t["validator"],
+                "findings": t["findings"],
+                "sources": t["sources"],
+            }
+            for t in plan["targets"]
+        ],
+        "skipped": plan["skipped"],
+    }
+
+
+def load_plan(vault: Vault, plan_id: str) -> dict[str, Any]:
+    plan = read_plan(vault, check_id("plan", plan_id))
+    if plan.get("format") != PLAN_FORMAT or plan.get("plan_id") != plan_id:
+        raise PlanTampered(f"The plan file {plan_id} is not a plan this sidecar wrote; nothing was written.")
+    if plan_digest(plan) != plan.get("digest"):
+        raise PlanTampered(
+            f"The plan {plan_id} was modified after it was made (its digest no longer matches); "
+            "nothing was written. Make a new plan."
+        )
+    return plan
+
+
+# -- approval ----------------------------------------------------------------------------------
+def expected_challenge(plan: Mapping[str, Any]) -> str:
+    return f"{CHALLENGE_KEYWORD} {str(plan['digest'])[:DIGEST_SHOWN]}"
+
+
+def check_challenge(plan: Mapping[str, Any], challenge: str) -> None:
+    """Exactly `APPROVE_PRODUCTION <digest12>`; the refusal never reveals the expected digest."""
+    if challenge == expected_challenge(plan):
+        return
+    typed = challenge if len(challenge) <= 80 else challenge[:80] + "…"
+    if challenge.strip() != challenge or "  " in challenge:
+        why = "it has extra spaces"
+    elif not challenge.startswith(CHALLENGE_KEYWORD + " "):
+        why = f"it must start with the keyword {CHALLENGE_KEYWORD} (upper case) followed by one space"
+    else:
+        why = "the digest does not match this plan's digest"
+    raise ChallengeRefused(
+        f"Approval refused: the challenge {typed!r} is not exactly "
+        f"'{CHALLENGE_KEYWORD} <the 12-digit digest of plan {plan['plan_id']}>' ({why}); nothing was written.",
+        detail={"plan_id": plan["plan_id"], "reason": why},
+    )
+
+
+def _file_entry(target: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "path": target["path"],
+        "result": "PENDING",
+        "reason": None,
+        "sha256_before": target["sha256_before"],
+        "sha256_planned_after": target["sha256_after"],
+        "sha256_found": None,
+        "sha256_after": None,
+        "written_at": None,
+        "verdict": target["verdict"],
+        "validator": target["validator"],
+        "findings": target["findings"],
+    }
+
+
+def _finish(record: dict[str, Any], *, failed: str | None, failure: dict[str, Any] | None) -> None:
+    files = record["files"]
+    written = [f for f in files if f["result"] in ("APPLIED", "PROVISIONAL_RETAIN")]
+    record["consumption"] = "CONSUMED" if written else "NOT_CONSUMED"
+    if failed:
+        record["run_status"] = "FAILED"
+        record["failure_reason"] = failed
+        record["failure"] = (failure or {}).get("message") or failed
+        for f in files:
+            if f["result"] == "APPLIED":
+                f["result"] = "PROVISIONAL_RETAIN"
+            elif f["result"] in ("PENDING", "WRITING"):
+                f["result"] = "NOT_APPLIED"
+        record["result"] = "PROVISIONAL_RETAIN" if written else "NOT_APPLIED"
+    else:
+        record["run_status"] = "SUCCEEDED"
+        refused = [f for f in files if f["result"] != "APPLIED"]
+        if not refused:
+            record["result"] = "APPLIED"
+        elif written:
+            record["result"] = "PARTIALLY_APPLIED"
+        else:
+            record["result"] = "REFUSED"
+    record["files_written"] = [f["path"] for f in written]
+
+
+def _pause_for_tests() -> None:
+    value = os.environ.get(PAUSE_ENV)
+    if value:
+        try:
+            seconds = float(value)
+        except ValueError:
+            return
+        time.sleep(max(0.0, min(seconds, 600.0)))
+
+
+def _raise_if_busy_with(vault: Vault, plan_id: str, exc: HarnessError) -> None:
+    holder = str((exc.detail or {}).get("holder", "")) if isinstance(exc.detail, dict) else ""
+    if plan_id in holder:
+        raise Conflict(
+            f"The plan {plan_id} is being approved by another process right now; a plan is approved once.",
+            detail={"plan_id": plan_id, "holder": holder},
+        ) from exc
+
+
+def approve(
+    vault: Vault,
+    plan_id: str,
+    challenge: str,
+    *,
+    now: dt.datetime | None = None,
+    person: str | None = None,
+) -> dict[str, Any]:
+    """Apply a plan after the exact typed challenge; returns the run record (see the docstring)."""
+    check_id("plan", plan_id)
+    try:
+        with vault_lock(vault, f"batch approve {plan_id}"):
+            return _approve_locked(vault, plan_id, challenge, now=now, person=person)
+    except Busy as exc:
+        _raise_if_busy_with(vault, plan_id, exc)
+        raise
+
+
+def _approve_locked(
+    vault: Vault, plan_id: str, challenge: str, *, now: dt.datetime | None, person: str | None
+) -> dict[str, Any]:
+    recover_interrupted_runs(vault)
+    plan = load_plan(vault, plan_id)
+    claimed = plan_claimed_by(vault, plan_id)
+    if claimed:
+        raise Conflict(
+            f"The plan {plan_id} was already approved (run {claimed}); a plan is approved once. Make a new plan.",
+            detail={"plan_id": plan_id, "run_id": claimed},
+        )
+    moment = now or utcnow()
+    if moment >= parse_iso(str(plan["expires_at"])):
+        raise PlanExpired(
+            f"The plan {plan_id} expired at {plan['expires_at']}; nothing was written. Make a new plan.",
+            detail={"plan_id": plan_id, "expires_at": plan["expires_at"]},
+        )
+    check_challenge(plan, challenge)
+    run_id = str(plan["run_id"])
+    if not claim_plan(vault, plan_id, run_id):
+        raise Conflict(f"The plan {plan_id} was already approved; a plan is approved once.")
+
+    git_before = git_changed_paths(vault) if is_git_repository(vault.root) else None
+    before = snapshot(vault)
+    record: dict[str, Any] = {
+        "format": RUN_FORMAT,
+        "run_id": run_id,
+        "plan_id": plan_id,
+        "plan_digest": plan["digest"],
+        "digest": str(plan["digest"])[:DIGEST_SHOWN],
+        "stage": plan["stage"],
+        "challenge": challenge,
+        "approved_by": person or person_name(),
+        "approved_at": iso(moment),
+        "started_at": iso(utcnow()),
+        "updated_at": iso(utcnow()),
+        "finished_at": None,
+        "run_status": "IN_PROGRESS",
+        "consumption": "NOT_CONSUMED",
+        "result": None,
+        "files": [_file_entry(t) for t in plan["targets"]],
+        "files_written": [],
+        "scope": None,
+        "failure": None,
+        "failure_reason": None,
+        "validators": sorted({_validator_label(t["validator"]) for t in plan["targets"]}),
+        "writer": {"pid": os.getpid(), "program": "kh"},
+    }
+    write_run(vault, run_id, record)
+
+    failure: dict[str, Any] | None = None
+    for target, entry in zip(plan["targets"], record["files"], strict=True):
+        path = str(target["path"])
+        try:
+            current = vault.resolve_note(path).read_bytes()
+        except HarnessError as exc:
+            entry.update(result="REFUSED", reason=f"The note cannot be read any more: {exc.message}")
+            _save(vault, record)
+            continue
+        entry["sha256_found"] = sha256_hex(current)
+        if entry["sha256_found"] != target["sha256_before"]:
+            entry.update(
+                result="REFUSED",
+                reason="The note changed since the plan was made (its SHA-256 differs); it was left as it is.",
+            )
+            _save(vault, record)
+            continue
+        entry["result"] = "WRITING"
+        _save(vault, record)
+        verification, evidence = blocks_to_write(target["proposed"], target.get("key_order"))
+        try:
+            receipt = write_trust_blocks(
+                vault, path, verification, evidence, str(target["sha256_before"]), run_id=run_id
+            )
+        except Refused as exc:  # PreconditionFailed (changed just now), SpliceRefused
+            entry.update(result="REFUSED", reason=exc.message)
+            _save(vault, record)
+            continue
+        except (HarnessError, OSError) as exc:
+            message = exc.message if isinstance(exc, HarnessError) else f"{type(exc).__name__}: {exc}"
+            entry.update(result="ERROR", reason=f"The write failed: {message}")
+            failure = {"reason": "write_error", "message": f"Writing {path} failed: {message}"}
+            _save(vault, record)
+            break
+        entry.update(result="APPLIED", sha256_after=receipt.sha256_after, written_at=receipt.written_at)
+        _save(vault, record)
+        _pause_for_tests()
+
+    if failure is None:
+        failure = _verify_after(vault, record, before, git_before)
+    else:
+        record["scope"] = verify_scope(
+            vault, before, {f["path"] for f in record["files"] if f["result"] == "APPLIED"}, git_before=git_before
+        ).model_dump()
+    _finish(record, failed=failure["reason"] if failure else None, failure=failure)
+    record["finished_at"] = iso(utcnow())
+    _save(vault, record)
+    return record
+
+
+def _validator_label(info: Mapping[str, Any]) -> str:
+    return str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
+
+
+def _save(vault: Vault, record: dict[str, Any]) -> None:
+    record["updated_at"] = iso(utcnow())
+    write_run(vault, str(record["run_id"]), record)
+
+
+def _verify_after(
+    vault: Vault, record: dict[str, Any], before: Any, git_before: set[str] | None
+) -> dict[str, Any] | None:
+    """Scope verification plus a read-back of every written file; a failure dict or None."""
+    applied = [f for f in record["files"] if f["result"] == "APPLIED"]
+    report = verify_scope(vault, before, {f["path"] for f in applied}, git_before=git_before)
+    record["scope"] = report.model_dump()
+    problems: list[str] = []
+    if not report.ok:
+        problems.append(report.message)
+    for entry in applied:
+        try:
+            now_sha = sha256_hex(vault.resolve_note(entry["path"]).read_bytes())
+        except HarnessError:
+            now_sha = None
+        if now_sha != entry["sha256_after"]:
+            problems.append(f"{entry['path']} no longer has the bytes written by this run.")
+        elif entry["sha256_after"] != entry["sha256_planned_after"]:
+            problems.append(f"{entry['path']} was written with bytes other than the plan's.")
+    if not problems:
+        return None
+    return {"reason": "scope_verification_failed", "message": " ".join(problems)}
+
+
+# -- recovery ----------------------------------------------------------------------------------
+def _reconcile_interrupted(vault: Vault, record: dict[str, Any]) -> dict[str, Any]:
+    journal = {str(e.get("path")): e for e in read_journal(vault, str(record["run_id"]))}
+    for entry in record["files"]:
+        if entry["result"] not in ("PENDING", "WRITING", "APPLIED"):
+            continue
+        try:
+            current: str | None = sha256_hex(vault.resolve_note(entry["path"]).read_bytes())
+        except HarnessError:
+            current = None
+        planned = entry["sha256_planned_after"]
+        written = entry["result"] == "APPLIED" or entry["path"] in journal or current == planned
+        if current == planned:
+            entry["disk"] = "new"
+        elif current == entry["sha256_before"]:
+            entry["disk"] = "old"
+        else:
+            entry["disk"] = "missing" if current is None else "changed_since"
+        if written:
+            entry["result"] = "APPLIED"  # turned into PROVISIONAL_RETAIN by _finish
+            entry["sha256_after"] = (
+                entry["sha256_after"] or journal.get(entry["path"], {}).get("sha256_after") or planned
+            )
+            entry["written_at"] = entry["written_at"] or journal.get(entry["path"], {}).get("written_at")
+    moment = iso(utcnow())
+    failure = {
+        "reason": "interrupted",
+        "message": (
+            "The run was interrupted before it finished (the process ended during the batch); "
+            f"found IN_PROGRESS and closed as FAILED at {moment}. Files written before the interruption "
+            "are kept provisionally; the scope was not verified."
+        ),
+    }
+    _finish(record, failed="interrupted", failure=failure)
+    record["recovered_at"] = moment
+    record["finished_at"] = None
+    return record
+
+
+def recover_interrupted_runs(vault: Vault) -> list[str]:
+    """Close every IN_PROGRESS run whose writer is gone as FAILED; returns the run ids closed.
+
+    Needs the vault lock (an approval holds it for its whole run, so holding it proves no run
+    is active); when another process holds it, nothing is recovered now.
+    """
+    ids = list_run_ids(vault)
+    if not ids:
+        return []
+    pending = []
+    for run_id in ids:
+        try:
+            if read_run(vault, run_id).get("run_status") == "IN_PROGRESS":
+                pending.append(run_id)
+        except (NotFound, ValueError):
+            continue
+    if not pending:
+        return []
+    closed: list[str] = []
+    try:
+        with vault_lock(vault, "recover interrupted runs", wait_seconds=0):
+            for run_id in pending:
+                record = read_run(vault, run_id)
+                if record.get("run_status") != "IN_PROGRESS":
+                    continue
+                _save(vault, _reconcile_interrupted(vault, record))
+                closed.append(run_id)
+    except Busy:
+        return closed
+    return closed
+
+
+def recover_quietly(vault: Vault) -> list[str]:
+    """Recovery for start-up paths: never raises (a broken record must not stop `kh serve`)."""
+    try:
+        return recover_interrupted_runs(vault)
+    except (HarnessError, OSError, ValueError):
+        return []
+
+
+def show_run(vault: Vault, run_id: str) -> dict[str, Any]:
+    check_id("run", run_id)
+    recover_interrupted_runs(vault)
+    return read_run(vault, run_id)
+
+
+def show_plan(vault: Vault, plan_id: str) -> dict[str, Any]:
+    recover_interrupted_runs(vault)
+    return plan_view(vault, load_plan(vault, plan_id))
+
+
+def dumps(value: Any) -> str:
+    return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=False)

@@ -1,0 +1,151 @@
+"""Files of the approval gate under `VAULT/.harness/` (the only writer of them).
+
+- `.harness/plans/<plan_id>.json`      a batch plan; written once, never rewritten
+- `.harness/plans/<plan_id>.consumed`  created exclusively (O_CREAT|O_EXCL) when the plan is
+                                       approved: the atomic "approved once" marker
+- `.harness/runs/<run_id>.json`        a run record; replaced atomically after every step
+- `.harness/discovery.json`            the latest read-only discovery (`kh discover`)
+
+Ids are checked against one pattern so a caller's id can never name another file. JSON is
+written with sorted keys (pretty for people, diff-friendly in git).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import re
+from pathlib import Path
+from typing import Any
+
+from ..errors import NotFound, PathRejected
+from .paths import Vault
+from .run_store import atomic_write, pretty_json
+
+PLANS_DIR = "plans"
+RUNS_DIR = "runs"
+DISCOVERY_FILE = "discovery.json"
+_ID = re.compile(r"^(plan|run)-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$")
+
+
+def check_id(kind: str, value: str) -> str:
+    match = _ID.match(value or "")
+    if match is None or match.group(1) != kind:
+        raise PathRejected(f"Not a valid {kind} id: {value!r} (expected {kind}-YYYYMMDDTHHMMSSZ-xxxxxxxx).")
+    return value
+
+
+def plans_dir(vault: Vault) -> Path:
+    return vault.harness_dir / PLANS_DIR
+
+
+def runs_dir(vault: Vault) -> Path:
+    return vault.harness_dir / RUNS_DIR
+
+
+def _read_json(path: Path, what: str) -> dict[str, Any]:
+    try:
+        data = json.loads(path.read_bytes())
+    except FileNotFoundError as exc:
+        raise NotFound(f"No {what}.") from exc
+    if not isinstance(data, dict):
+        raise NotFound(f"The {what} file is not a JSON object: {path.name}.")
+    return data
+
+
+# -- plans ------------------------------------------------------------------------------------
+def write_plan(vault: Vault, plan_id: str, plan: dict[str, Any]) -> Path:
+    path = plans_dir(vault) / f"{check_id('plan', plan_id)}.json"
+    atomic_write(path, pretty_json(plan))
+    return path
+
+
+def read_plan(vault: Vault, plan_id: str) -> dict[str, Any]:
+    return _read_json(plans_dir(vault) / f"{check_id('plan', plan_id)}.json", f"plan {plan_id}")
+
+
+def list_plan_ids(vault: Vault) -> list[str]:
+    folder = plans_dir(vault)
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("plan-*.json") if _ID.match(p.stem))
+
+
+def claim_plan(vault: Vault, plan_id: str, run_id: str) -> bool:
+    """Atomically mark a plan consumed by `run_id`; False when it already was (by anyone)."""
+    path = plans_dir(vault) / f"{check_id('plan', plan_id)}.consumed"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    try:
+        os.write(fd, (json.dumps({"run_id": run_id}) + "\n").encode("utf-8"))
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    with contextlib.suppress(OSError):
+        dir_fd = os.open(path.parent, os.O_RDONLY)
+        try:
+            os.fsync(dir_fd)
+        finally:
+            os.close(dir_fd)
+    return True
+
+
+def plan_claimed_by(vault: Vault, plan_id: str) -> str | None:
+    """The run id that consumed the plan, or None when it was never approved."""
+    path = plans_dir(vault) / f"{check_id('plan', plan_id)}.consumed"
+    try:
+        raw = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+    try:
+        value = json.loads(raw).get("run_id")
+    except (ValueError, AttributeError):
+        return "unknown"
+    return str(value) if value else "unknown"
+
+
+# -- run records ------------------------------------------------------------------------------
+def write_run(vault: Vault, run_id: str, record: dict[str, Any]) -> Path:
+    path = runs_dir(vault) / f"{check_id('run', run_id)}.json"
+    atomic_write(path, pretty_json(record))
+    return path
+
+
+def read_run(vault: Vault, run_id: str) -> dict[str, Any]:
+    return _read_json(runs_dir(vault) / f"{check_id('run', run_id)}.json", f"run {run_id}")
+
+
+def list_run_ids(vault: Vault) -> list[str]:
+    folder = runs_dir(vault)
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("run-*.json") if _ID.match(p.stem))
+
+
+def read_journal(vault: Vault, run_id: str) -> list[dict[str, Any]]:
+    """Lines of `.harness/runs/journal.jsonl` (vault/writer.py) that belong to `run_id`."""
+    path = runs_dir(vault) / "journal.jsonl"
+    entries: list[dict[str, Any]] = []
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except FileNotFoundError:
+        return entries
+    for line in lines:
+        try:
+            entry = json.loads(line)
+        except ValueError:
+            continue  # a torn last line after a crash
+        if isinstance(entry, dict) and entry.get("run_id") == run_id:
+            entries.append(entry)
+    return entries
+
+
+# -- discovery --------------------------------------------------------------------------------
+def write_discovery(vault: Vault, report: dict[str, Any]) -> Path:
+    path = vault.harness_dir / DISCOVERY_FILE
+    atomic_write(path, pretty_json(report))
+    return path

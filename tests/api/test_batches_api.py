@@ -1,0 +1,101 @@
+"""The approval gate over HTTP with a real `kh serve`: plan, read, typed approval, run record, recovery."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from ..conftest import KH, start_sidecar, stop_sidecar
+from ..trust.batch_support import evidence_site, git_vault, plan_json, run_record, tree_bytes, wait_for  # noqa: F401
+
+pytestmark = pytest.mark.usefixtures("evidence_site")
+
+
+def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
+    vault = git_vault(tmp_path)
+    sidecar = start_sidecar(vault)
+    try:
+        with sidecar.client() as client:
+            assert (
+                client.post("/v1/batches", json={"stage": "canary"}, headers={"Authorization": ""}).status_code == 401
+            )
+            response = client.post("/v1/batches", json={"stage": "canary", "today": "2026-12-02"})
+            assert response.status_code == 200, response.text
+            plan = response.json()
+            assert {"plan_id", "digest", "targets", "expires_at"} <= plan.keys()
+            assert {"path", "sha256_before", "proposed"} <= plan["targets"][0].keys()
+            shown = client.get(f"/v1/batches/{plan['plan_id']}").json()
+            assert shown["digest"] == plan["digest"] and shown["status"] == "open"
+
+            before = tree_bytes(vault)
+            for typed in ("OK", plan["digest"], f"approve_production {plan['digest']}"):
+                refused = client.post(f"/v1/batches/{plan['plan_id']}/approve", json={"challenge": typed})
+                assert refused.status_code == 409
+                assert refused.json()["error"]["code"] == "challenge_refused"
+            assert tree_bytes(vault) == before
+
+            url = f"/v1/batches/{plan['plan_id']}/approve"
+            approved = client.post(url, json={"challenge": f"APPROVE_PRODUCTION {plan['digest']}"})
+            assert approved.status_code == 200, approved.text
+            record = approved.json()
+            assert (record["run_status"], record["consumption"], record["result"]) == (
+                "SUCCEEDED",
+                "CONSUMED",
+                "APPLIED",
+            )
+            assert client.get(f"/v1/runs/{record['run_id']}").json() == record
+            again = client.post(url, json={"challenge": f"APPROVE_PRODUCTION {plan['digest']}"})
+            assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
+            assert client.get(f"/v1/batches/{plan['plan_id']}").json()["status"] == "consumed"
+            assert client.get("/v1/batches/plan-20260101T000000Z-00000000").status_code == 404
+            assert client.get("/v1/runs/../../etc").status_code in (400, 404)
+            assert client.get("/v1/runs/not-a-run").status_code == 400
+    finally:
+        stop_sidecar(sidecar)
+
+
+def test_kh_serve_start_reports_an_interrupted_run_as_failed(tmp_path: Path) -> None:
+    vault = git_vault(tmp_path)
+    plan = plan_json(vault, "--stage", "pilot")
+    proc = subprocess.Popen(
+        [
+            str(KH),
+            "batch",
+            "approve",
+            str(vault),
+            plan["plan_id"],
+            "--challenge",
+            f"APPROVE_PRODUCTION {plan['digest']}",
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        env={**os.environ, "KH_TEST_PAUSE_AFTER_WRITE": "60"},
+    )
+    try:
+        wait_for(
+            lambda: any(f["result"] == "APPLIED" for f in run_record(vault, plan["run_id"])["files"]),
+            what="the first write",
+        )
+        proc.send_signal(signal.SIGKILL)
+        proc.wait(timeout=30)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert run_record(vault, plan["run_id"])["run_status"] == "IN_PROGRESS"
+    sidecar = start_sidecar(vault)
+    try:
+        record = run_record(vault, plan["run_id"])  # closed at start-up, before any request
+        assert (record["run_status"], record["consumption"], record["result"]) == (
+            "FAILED",
+            "CONSUMED",
+            "PROVISIONAL_RETAIN",
+        )
+        assert record["files_written"] == [plan["targets"][0]["path"]]
+        with sidecar.client() as client:
+            assert client.get(f"/v1/runs/{plan['run_id']}").json() == record
+    finally:
+        stop_sidecar(sidecar)

@@ -1,0 +1,132 @@
+"""Helpers of the approval-gate tests: the example evidence site on 127.0.0.1:8731, git vaults, kh.
+
+The example vault's notes cite http://127.0.0.1:8731/… and its policy allow-lists that host,
+so plans validate for real only when examples/evidence-site is served there. The fixture
+serves it (threaded http.server). When the port is already taken by a server that serves the
+very same files (e.g. `make run` or another test session), it is used as is; any other
+occupant fails the tests with a clear message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import functools
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+
+from ..conftest import EXAMPLE_VAULT, KH, REPO
+
+SITE = REPO / "examples" / "evidence-site"
+HOST, PORT = "127.0.0.1", 8731
+TODAY = "2026-12-02"  # the fixture's "today" (examples/README.md)
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _serves_our_site() -> bool:
+    expected = hashlib.sha256((SITE / "freshness.html").read_bytes()).hexdigest()
+    try:
+        response = httpx.get(f"http://{HOST}:{PORT}/freshness.html", timeout=5)
+    except httpx.HTTPError:
+        return False
+    return response.status_code == 200 and hashlib.sha256(response.content).hexdigest() == expected
+
+
+@pytest.fixture(scope="session")
+def evidence_site() -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    try:
+        server = ThreadingHTTPServer((HOST, PORT), handler)
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        if _serves_our_site():
+            yield f"http://{HOST}:{PORT}/"
+            return
+        pytest.fail(
+            f"Port {PORT} on {HOST} is taken by something that is not examples/evidence-site; "
+            "stop it (the example vault's notes cite that address) and rerun.",
+            pytrace=False,
+        )
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True, name="evidence-site")
+    thread.start()
+    try:
+        yield f"http://{HOST}:{PORT}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def git(repo: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(repo), *args], capture_output=True, text=True, check=True).stdout
+
+
+def git_vault(tmp_path: Path, name: str = "vault") -> Path:
+    """A copy of examples/vault committed in a fresh git repository (core.quotePath left default)."""
+    dest = tmp_path / name
+    shutil.copytree(EXAMPLE_VAULT, dest, symlinks=True)
+    git(dest, "init", "-q")
+    git(dest, "config", "user.email", "test@example.invalid")
+    git(dest, "config", "user.name", "test")
+    git(dest, "add", "-A")
+    git(dest, "commit", "-qm", "vault")
+    return dest
+
+
+def tree_bytes(vault: Path) -> dict[str, bytes]:
+    """Every file outside .git/ and .harness/ → its bytes."""
+    out: dict[str, bytes] = {}
+    for path in sorted(vault.rglob("*")):
+        rel = path.relative_to(vault)
+        if rel.parts and rel.parts[0] in (".git", ".harness"):
+            continue
+        if path.is_file():
+            out[rel.as_posix()] = path.read_bytes()
+    return out
+
+
+def kh(*args: str, env: dict[str, str] | None = None, check: bool = False) -> subprocess.CompletedProcess[str]:
+    result = subprocess.run(
+        [str(KH), *args], capture_output=True, text=True, env={**os.environ, **(env or {})}, timeout=120
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"kh {' '.join(args)} exited {result.returncode}: {result.stderr}")
+    return result
+
+
+def plan_json(vault: Path, *extra: str) -> dict[str, Any]:
+    result = kh("batch", "plan", str(vault), "--json", "--today", TODAY, *extra, check=True)
+    data: dict[str, Any] = json.loads(result.stdout)
+    return data
+
+
+def wait_for(predicate: Any, timeout: float = 60.0, what: str = "condition") -> None:
+    deadline = time.monotonic() + timeout
+    while time.monotonic() < deadline:
+        with contextlib.suppress(OSError, ValueError, KeyError):
+            if predicate():
+                return
+        time.sleep(0.05)
+    raise AssertionError(f"timed out waiting for {what}")
+
+
+def run_record(vault: Path, run_id: str) -> dict[str, Any]:
+    data: dict[str, Any] = json.loads((vault / ".harness" / "runs" / f"{run_id}.json").read_bytes())
+    return data

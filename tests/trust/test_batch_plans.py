@@ -1,0 +1,94 @@
+"""Plans and discovery: the candidate order, stage limits, the digest, tampering, read-only discovery."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import json
+from pathlib import Path
+
+import anyio
+import pytest
+
+from knowledge_harness.errors import InputError
+from knowledge_harness.trust import batch
+from knowledge_harness.trust.policy import load_policy
+from knowledge_harness.vault.catalog import NoteCatalog
+from knowledge_harness.vault.paths import Vault
+
+from .batch_support import TODAY, evidence_site, kh, tree_bytes  # noqa: F401
+
+DAY = dt.date.fromisoformat(TODAY)
+
+
+def test_candidates_come_in_the_documented_order(example_vault: Path) -> None:
+    vault = Vault.open(example_vault)
+    found = batch.find_candidates(NoteCatalog(vault), load_policy(vault.root), DAY)
+    reasons = [c.reason for c in found]
+    assert reasons == sorted(reasons, key=["next_batch", "stale", "never_validated"].index)
+    by_reason = {r: [c.path for c in found if c.reason == r] for r in ("next_batch", "stale", "never_validated")}
+    assert by_reason["next_batch"] == ["Keywords/鮮度管理.md"]
+    assert set(by_reason["stale"]) == {
+        "Keywords/Map of Content.md",
+        "Keywords/Markdown見出し.md",
+        "Keywords/Properties（Obsidian）.md",
+        "Keywords/内部リンク.md",
+    }
+    assert by_reason["stale"][0] == "Keywords/Map of Content.md"  # the most overdue first (14 days)
+    assert by_reason["never_validated"] == ["Keywords/Embedding.md", "Keywords/RAG.md"]
+    # never a candidate: the malformed note, the note without http evidence, prepare/watch windows
+    paths = {c.path for c in found}
+    assert not paths & {"Keywords/Stage F.md", "Keywords/チャンキング.md", "Keywords/GitHub Actions.md"}
+
+
+@pytest.mark.usefixtures("evidence_site")
+def test_the_digest_is_the_sha256_of_the_plans_canonical_json(example_vault: Path) -> None:
+    vault = Vault.open(example_vault)
+    plan = anyio.run(lambda: batch.build_plan(vault, stage="pilot", today=DAY))
+    assert len(plan["targets"]) == 7  # 1 next_batch + 4 stale + 2 never validated, under pilot's 8
+    stored = json.loads((example_vault / ".harness" / "plans" / f"{plan['plan_id']}.json").read_bytes())
+    body = {k: v for k, v in stored.items() if k != "digest"}
+    canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
+    assert stored["digest"] == hashlib.sha256(canonical).hexdigest()
+    view = batch.plan_view(vault, stored)
+    assert view["digest"] == stored["digest"][:12]
+    created = batch.parse_iso(view["created_at"])
+    assert batch.parse_iso(view["expires_at"]) - created == dt.timedelta(hours=24)
+    for target in stored["targets"]:
+        assert target["sha256_before"] == hashlib.sha256((example_vault / target["path"]).read_bytes()).hexdigest()
+        assert set(target["proposed"]) == {"verification", "evidence"}
+        assert "findings" in target
+
+    # a plan edited after it was made is refused, nothing written
+    stored["targets"][0]["proposed"]["verification"]["level"] = 3
+    path = example_vault / ".harness" / "plans" / f"{plan['plan_id']}.json"
+    path.write_text(json.dumps(stored), encoding="utf-8")
+    before = tree_bytes(example_vault)
+    with pytest.raises(batch.PlanTampered):
+        batch.approve(vault, plan["plan_id"], batch.expected_challenge(plan))
+    assert tree_bytes(example_vault) == before
+
+
+def test_stage_limits_cap_an_explicit_note_list(example_vault: Path) -> None:
+    vault = Vault.open(example_vault)
+    with pytest.raises(InputError, match="at most 1"):
+        anyio.run(lambda: batch.build_plan(vault, stage="canary", notes=["Keywords/RAG.md", "Keywords/Embedding.md"]))
+    with pytest.raises(InputError):
+        anyio.run(lambda: batch.build_plan(vault, stage="bogus"))
+
+
+def test_discovery_writes_only_its_own_file(example_vault: Path) -> None:
+    before = tree_bytes(example_vault)
+    harness_before = sorted(p.relative_to(example_vault).as_posix() for p in (example_vault / ".harness").rglob("*"))
+    result = kh("discover", str(example_vault), "--json", "--today", TODAY, check=True)
+    report = json.loads(result.stdout)
+    assert report["counts"]["candidates"] == 7
+    assert report["counts"]["next_batch"] == 1 and report["counts"]["prepare"] == 1 and report["counts"]["watch"] == 1
+    assert [w["path"] for w in report["windows"]["next_batch"]] == ["Keywords/鮮度管理.md"]
+    assert report["never_validated"] == ["Keywords/Embedding.md", "Keywords/RAG.md"]
+    assert tree_bytes(example_vault) == before
+    harness_after = sorted(p.relative_to(example_vault).as_posix() for p in (example_vault / ".harness").rglob("*"))
+    assert set(harness_after) - set(harness_before) == {".harness/discovery.json"}
+    assert json.loads((example_vault / ".harness" / "discovery.json").read_bytes()) == report
+    text = kh("discover", str(example_vault), "--today", TODAY, check=True).stdout
+    assert "Candidates: 7" in text and "APPROVE_PRODUCTION" in text
