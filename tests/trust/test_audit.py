@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 from pathlib import Path
@@ -225,3 +226,36 @@ def test_mcp_audit_and_badge_tools_on_a_real_sidecar(tmp_path: Path) -> None:
     data = audit.structured_content
     assert (data["raw"], data["evidence_capable"], data["fresh_l2"], data["surplus"]) == (80, 73, 59, 0)
     assert badge.structured_content["triggers"] == ["references_changed"]
+
+
+def test_recorded_audits_form_the_trend_and_bad_lines_are_skipped(tmp_path: Path) -> None:
+    from knowledge_harness.trust.audit import audit_trend, record_audit
+
+    (tmp_path / "a.md").write_text("---\nprovenance: {origin: human}\nreferences: [https://x.example/]\n---\nx\n")
+    catalog = NoteCatalog(Vault.open(tmp_path))
+    assert audit_trend(catalog).audits == []
+    policy = Policy()
+    record_audit(catalog, run_audit(catalog, policy, today=dt.date(2026, 12, 1)))
+    with (tmp_path / ".harness" / "audits.jsonl").open("a") as handle:
+        handle.write("not json\n")
+    record_audit(catalog, run_audit(catalog, policy, today=dt.date(2026, 12, 2)))
+    trend = audit_trend(catalog)
+    assert [p.today for p in trend.audits] == ["2026-12-01", "2026-12-02"]
+    assert trend.audits[0].evidence_capable == 1
+    assert trend.skipped_lines == 1
+    assert [p.today for p in audit_trend(catalog, limit=1).audits] == ["2026-12-02"]
+
+
+def test_rest_trend_lists_audits_recorded_over_rest(tmp_path: Path) -> None:
+    (tmp_path / "a.md").write_text("---\nprovenance: {origin: human}\nreferences: [https://x.example/]\n---\nx\n")
+    running = start_sidecar(tmp_path)
+    try:
+        with running.client() as client:
+            assert client.get("/v1/trust/audits").json()["audits"] == []
+            client.get("/v1/trust/audit", params={"record": "true", "today": "2026-12-02"}).raise_for_status()
+            client.get("/v1/trust/audit", params={"today": "2026-12-03"}).raise_for_status()  # not recorded
+            audits = client.get("/v1/trust/audits").json()["audits"]
+        assert [a["today"] for a in audits] == ["2026-12-02"]
+        assert audits[0]["evidence_capable"] == 1
+    finally:
+        stop_sidecar(running)

@@ -92,6 +92,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/trust/audits": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Audit Trend
+         * @description Audits recorded with `?record=true` or `kh audit --record`, oldest first: the dashboard's trend.
+         */
+        get: operations["get_audit_trend_v1_trust_audits_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/trust/stale": {
         parameters: {
             query?: never;
@@ -628,6 +648,52 @@ export interface components {
             today: string;
             /** Ttl Days */
             ttl_days: number;
+        };
+        /** AuditTrend */
+        AuditTrend: {
+            /** Audits */
+            audits: components["schemas"]["AuditTrendPoint"][];
+            /**
+             * Skipped Lines
+             * @description Lines of audits.jsonl that could not be read (kept, not shown).
+             */
+            skipped_lines: number;
+        };
+        /** AuditTrendPoint */
+        AuditTrendPoint: {
+            /** Recorded At */
+            recorded_at: string;
+            /** Today */
+            today: string;
+            /** Raw */
+            raw: number;
+            /** Evidence Capable */
+            evidence_capable: number;
+            /** Fresh L2 */
+            fresh_l2: number;
+            /** Coverage */
+            coverage: number;
+            /** Threshold */
+            threshold: number;
+            /** Threshold Count */
+            threshold_count: number;
+            /** Surplus */
+            surplus: number;
+            /**
+             * Stale
+             * @default 0
+             */
+            stale: number;
+            /**
+             * Disputed
+             * @default 0
+             */
+            disputed: number;
+            /**
+             * Errors
+             * @default 0
+             */
+            errors: number;
         };
         /** AuditWindows */
         AuditWindows: {
@@ -1402,6 +1468,37 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["AuditReport"];
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    get_audit_trend_v1_trust_audits_get: {
+        parameters: {
+            query?: {
+                limit?: number;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuditTrend"];
                 };
             };
             /** @description Validation Error */

@@ -8,7 +8,17 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 
-from ...trust.audit import AuditReport, Badge, StaleReport, note_badge, record_audit, run_audit, stale_report
+from ...trust.audit import (
+    AuditReport,
+    AuditTrend,
+    Badge,
+    StaleReport,
+    audit_trend,
+    note_badge,
+    record_audit,
+    run_audit,
+    stale_report,
+)
 from ...trust.policy import load_policy
 from ..deps import Ctx
 
@@ -26,6 +36,12 @@ def get_audit(
     if record:
         record_audit(ctx.catalog, report)
     return report
+
+
+@router.get("/audits", response_model=AuditTrend)
+def get_audit_trend(ctx: Ctx, limit: Annotated[int, Query(ge=1, le=5000)] = 365) -> AuditTrend:
+    """Audits recorded with `?record=true` or `kh audit --record`, oldest first: the dashboard's trend."""
+    return audit_trend(ctx.catalog, limit=limit)
 
 
 @router.get("/stale", response_model=StaleReport)
