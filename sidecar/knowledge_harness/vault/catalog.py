@@ -13,6 +13,7 @@ from typing import Any
 
 from pydantic import BaseModel
 
+from ..errors import InvalidNote
 from .note import MAX_NOTE_BYTES, Note, NoteProblem, read_note, read_note_file
 from .paths import NoteFile, ScanProblem, Vault, iter_note_files
 
@@ -107,6 +108,21 @@ class NoteCatalog:
         with self._lock:
             self._cache[note_file.path] = _Cached(note_file.size, note_file.mtime_ns, note)
         return note
+
+    def note(self, rel_path: str) -> Note:
+        """One note through path confinement, from the cache while its (size, mtime) is unchanged.
+
+        Same answers as `read_note` (NotFound, PathRejected, InvalidNote when too large), without
+        re-reading and re-parsing a note that has not changed (the badge path).
+        """
+        disk = self.vault.resolve_note(rel_path)
+        st = disk.stat()
+        if st.st_size > self.max_note_bytes:
+            raise InvalidNote(
+                f"The note is {st.st_size} bytes, more than the limit of {self.max_note_bytes} bytes.",
+                detail={"path": self.vault.rel(disk), "size": st.st_size},
+            )
+        return self.load(NoteFile(self.vault.rel(disk), disk, st.st_size, st.st_mtime_ns))
 
     def notes(self) -> list[tuple[NoteFile, Note]]:
         files, _ = self.scan()
