@@ -54,6 +54,7 @@ def test_openai_compat_backend(tmp_path: Path) -> None:
 
     with local_server(chat) as llm:
         agents = f'[agents]\nbackend = "openai_compat"\n[agents.openai_compat]\nbase_url = "{llm.url("/v1")}"\nmodel = "stand-in"\n'
+        agents += '[agents.operations]\n"O-06" = "none"\n'  # part 2: the stand-in only speaks O-05
         vault = _vault(tmp_path, agents)
         p = Pipeline(Vault.open(vault))
         run_id = p.capture_note("Requests/q.md").run_id
@@ -65,5 +66,5 @@ def test_openai_compat_backend(tmp_path: Path) -> None:
     assert second.records[-1]["operation"] == "O-05" and second.records[-1]["result"] == "ADVANCE"
     assert second.records[-1]["producer"] == "agent"
     assert "backend:openai_compat:stand-in" in second.records[-1]["input_refs"]
-    assert second.waiting_for == "unavailable:O-06 Judge Candidate"
+    assert second.waiting_for is not None and second.waiting_for.startswith("agent_backend:O-06")
     assert calls[0]["model"] == "stand-in"

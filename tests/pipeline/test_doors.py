@@ -92,7 +92,7 @@ def test_example_vault_run_to_evidence_ready_with_an_mcp_agent(example_vault: Pa
         assert status["state"] == "EVIDENCE_READY"
         assert [r["operation"] for r in status["records"]] == ["O-01", "O-02", "O-03", "O-04", "O-05"]
         assert status["records"][-1]["producer"] == "agent"
-        assert status["waiting_for"] == "unavailable:O-06 Judge Candidate"
+        assert status["waiting_for"].startswith("agent:O-06 task=")
     finally:
         stop_sidecar(sidecar)
 

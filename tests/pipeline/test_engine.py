@@ -146,7 +146,7 @@ def test_full_part1_run_with_external_agent(tmp_path: Path) -> None:
     assert result["record"]["operation"] == "O-05" and result["record"]["result"] == "ADVANCE"
     after = p.status(run_id)
     assert after.state == State.EVIDENCE_READY
-    assert after.waiting_for == "unavailable:O-06 Judge Candidate"  # part 2
+    assert after.waiting_for is not None and after.waiting_for.startswith("agent:O-06 task=")  # part 2
     packet = p.artifact(run_id, "evidence_packet")
     assert packet["carried_uncertainties"]  # the evidence set's uncertainties are carried over
     # the same submission again is idempotent; another one is refused

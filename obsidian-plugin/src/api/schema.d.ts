@@ -471,6 +471,86 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pipeline/decision-choices": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Decision Choices
+         * @description The four choices shown to the person, with their effects and the message after each.
+         */
+        get: operations["decision_choices_v1_pipeline_decision_choices_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipeline/runs/{run_id}/review": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Review
+         * @description The Review Packet (公開候補の確認待ち): markdown, SHA-256, candidate commit, choices.
+         */
+        get: operations["get_review_v1_pipeline_runs__run_id__review_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipeline/runs/{run_id}/decision": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decide
+         * @description O-11: the person's decision; returns the Japanese message, the decision and the run status.
+         */
+        post: operations["decide_v1_pipeline_runs__run_id__decision_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipeline/check-draft": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Check Draft
+         * @description O-09's program checks on a draft text (no repository: local references are only warned about).
+         */
+        post: operations["post_check_draft_v1_pipeline_check_draft_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/batches": {
         parameters: {
             query?: never;
@@ -801,6 +881,19 @@ export interface components {
             /** Publishable */
             publishable?: boolean | null;
         };
+        /** CheckDraftBody */
+        CheckDraftBody: {
+            /** Rst */
+            rst: string;
+            /** Manifest */
+            manifest?: {
+                [key: string]: unknown;
+            } | null;
+            /** Packet */
+            packet?: {
+                [key: string]: unknown;
+            } | null;
+        };
         /** CheckReport */
         CheckReport: {
             /**
@@ -830,6 +923,38 @@ export interface components {
              * @default false
              */
             settings_changed: boolean;
+        };
+        /**
+         * DecisionBody
+         * @description The person's decision. `choice`: approve (公開を承認する), revise (今回だけ修正を求める),
+         *     reject (公開しない), policy (今後の方針として検討する). Anything else is recorded as unknown → HOLD.
+         */
+        DecisionBody: {
+            /** Choice */
+            choice: string;
+            /** Instructions */
+            instructions?: string | null;
+            /** Blocks */
+            blocks?: string[];
+            /** Commit */
+            commit?: string | null;
+            /** Review Packet Sha256 */
+            review_packet_sha256?: string | null;
+            /**
+             * Decider
+             * @default person
+             */
+            decider: string;
+            /**
+             * Via
+             * @default api
+             * @enum {string}
+             */
+            via: "api" | "plugin";
+            /** Comment Ref */
+            comment_ref?: string | null;
+            /** Policy Options */
+            policy_options?: string[];
         };
         /** Finding */
         Finding: {
@@ -2153,6 +2278,133 @@ export interface operations {
         requestBody: {
             content: {
                 "application/json": components["schemas"]["SubmitBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    decision_choices_v1_pipeline_decision_choices_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+        };
+    };
+    get_review_v1_pipeline_runs__run_id__review_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    decide_v1_pipeline_runs__run_id__decision_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["DecisionBody"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        [key: string]: unknown;
+                    };
+                };
+            };
+            /** @description Validation Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["HTTPValidationError"];
+                };
+            };
+        };
+    };
+    post_check_draft_v1_pipeline_check_draft_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CheckDraftBody"];
             };
         };
         responses: {

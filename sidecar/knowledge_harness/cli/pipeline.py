@@ -1,20 +1,25 @@
 """`kh pipeline …`: the harness pipeline (seed 004) from the command line.
 
 Commands of part 1: capture, authorize, advance, status, list, answer, task next, task submit.
-Part 2 adds `decide` and `check-draft` with `@pipeline_app.command(...)` in this module.
+Part 2: `decide` (O-11, the person's decision), `review` (the Review Packet) and `check-draft`
+(O-09's program checks on any draft).
 """
 
 from __future__ import annotations
 
 import json
+import subprocess
+from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ..errors import InputError
-from ..pipeline.contract import RunStatus
+from ..pipeline.contract import ReasonCode, RunStatus
+from ..pipeline.drafts import CheckInputs, check_draft
 from ..pipeline.engine import Pipeline, SubmissionRefused
+from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
 
 pipeline_app = typer.Typer(
@@ -34,6 +39,19 @@ def _pipeline(vault: Path) -> Pipeline:
 
 def _print_json(data: Any) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
+
+
+def _print_budget(pipeline: Pipeline, run_id: str) -> None:
+    budget = pipeline.detail(run_id)["human_budget"]
+    final = budget["final_decision"]
+    typer.echo(
+        f"  人間への確認: {budget['total_asked']}回（最終公開判断 {final['asked']}/{final['limit']}"
+        + "".join(f"、{k} {n}" for k, n in budget["exceptions"].items())
+        + "）"
+    )
+    for asked in budget["asked"]:
+        state = "回答済み" if asked["answered"] else "未回答"
+        typer.echo(f"    {asked['question_id']} {asked['kind']} ({asked['operation']}, {state}): {asked['why_ja']}")
 
 
 def _print_status(status: RunStatus) -> None:
@@ -87,12 +105,14 @@ def advance(vault: VaultArg, run_id: RunArg, as_json: JsonOpt = False) -> None:
 
 @pipeline_app.command("status")
 def status(vault: VaultArg, run_id: RunArg, as_json: JsonOpt = False) -> None:
-    """A run: state, what it waits for, its records."""
-    result = _pipeline(vault).status(run_id)
+    """A run: state, what it waits for, its records, and how often the person was asked and why."""
+    pipeline = _pipeline(vault)
+    result = pipeline.status(run_id)
     if as_json:
         _print_json(result.model_dump(mode="json"))
     else:
         _print_status(result)
+        _print_budget(pipeline, run_id)
 
 
 @pipeline_app.command("list")
@@ -165,6 +185,167 @@ def task_submit(
     else:
         rec = result["record"]
         typer.echo(f"Accepted: {rec['operation']} {rec['result']} -> {rec['state_after']}. {rec['summary_ja']}")
+
+
+class Choice(StrEnum):
+    approve = "approve"
+    revise = "revise"
+    reject = "reject"
+    policy = "policy"
+
+
+_NOT_ACCEPTED = {
+    ReasonCode.DECISION_UNKNOWN,
+    ReasonCode.DECISION_CONTRADICTORY,
+    ReasonCode.DECISION_INCOMPLETE,
+    ReasonCode.DECISION_SHA_MISMATCH,
+    ReasonCode.DECISION_COMMIT_MISMATCH,
+    ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW,
+    ReasonCode.DECIDER_NOT_ALLOWED,
+    ReasonCode.UNKNOWN_TARGET_BLOCK,
+    ReasonCode.BLOG_REPO_NOT_CONFIGURED,
+}
+
+
+@pipeline_app.command("decide")
+def decide(
+    vault: VaultArg,
+    run_id: RunArg,
+    choice: Annotated[
+        Choice,
+        typer.Option(
+            "--choice",
+            help="approve = 公開を承認する, revise = 今回だけ修正を求める, reject = 公開しない, policy = 今後の方針として検討する.",
+        ),
+    ],
+    instructions: Annotated[
+        str | None,
+        typer.Option("--instructions", help="Concrete Japanese instructions (revise), a reason or a problem."),
+    ] = None,
+    blocks: Annotated[str | None, typer.Option("--blocks", help="Target block ids for revise: B1,B2.")] = None,
+    commit: Annotated[str | None, typer.Option("--commit", help="The candidate commit you reviewed (approve).")] = None,
+    review_sha256: Annotated[
+        str | None, typer.Option("--review-sha256", help="SHA-256 of the Review Packet you reviewed (approve).")
+    ] = None,
+    by: Annotated[str, typer.Option(help="Who decides.")] = "cli",
+    comment_ref: Annotated[str | None, typer.Option("--comment-ref", help="A PR comment or review id.")] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """O-11: the person's publication decision. Exit 1 when it could not be accepted as given (HOLD)."""
+    result = _pipeline(vault).decide(
+        run_id,
+        choice.value,
+        instructions=instructions,
+        blocks=[b for b in (blocks or "").split(",") if b.strip()],
+        commit=commit,
+        review_packet_sha256=review_sha256,
+        decider=by,
+        via="cli",
+        comment_ref=comment_ref,
+    )
+    if as_json:
+        _print_json(result)
+    else:
+        typer.echo(result["message_ja"])
+        rec = result["record"]
+        typer.echo(f"  {rec['operation']} {rec['result']} -> {result['status']['state']}. {rec['summary_ja']}")
+    if any(code in _NOT_ACCEPTED for code in result["record"]["reason_codes"]):
+        raise typer.Exit(1)
+
+
+@pipeline_app.command("review")
+def review(vault: VaultArg, run_id: RunArg, as_json: JsonOpt = False) -> None:
+    """The Review Packet of a run (公開候補の確認待ち) with its SHA-256."""
+    result = _pipeline(vault).review(run_id)
+    if as_json:
+        _print_json(result)
+    else:
+        typer.echo(result["review_packet"]["markdown"])
+        typer.echo(f"Review Packet SHA-256: {result['review_packet_sha256']}")
+
+
+def _read_json_file(path: Path | None, what: str) -> Any:
+    if path is None:
+        return None
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+        raise InputError(f"Cannot read the {what} JSON {path}: {exc}.") from exc
+
+
+def _git_toplevel(folder: Path) -> Path | None:
+    try:
+        proc = subprocess.run(
+            ["git", "-c", "core.quotePath=false", "-C", str(folder), "rev-parse", "--show-toplevel"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+            check=False,
+        )
+    except OSError:
+        return None
+    return Path(proc.stdout.strip()).resolve() if proc.returncode == 0 and proc.stdout.strip() else None
+
+
+@pipeline_app.command("check-draft")
+def check_draft_cmd(
+    draft: Annotated[Path, typer.Argument(help="The draft .rst file.")],
+    manifest: Annotated[Path | None, typer.Option("--manifest", help="draft_manifest.json of the draft.")] = None,
+    packet: Annotated[
+        Path | None, typer.Option("--packet", help="The evidence packet JSON (allowed URLs, refs).")
+    ] = None,
+    repo: Annotated[
+        Path | None, typer.Option("--repo", help="Repository root for local references (default: git top level).")
+    ] = None,
+    posts: Annotated[
+        Path | None, typer.Option("--posts", help="A folder of existing articles (title duplicates, similarity).")
+    ] = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """O-09's program checks on a draft; exit 1 when there are errors. Reads only; never fixes."""
+    try:
+        text = draft.read_bytes().decode("utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise InputError(f"Cannot read the draft {draft}: {exc}.") from exc
+    draft_dir_abs = draft.resolve().parent
+    root = (repo.resolve() if repo else None) or _git_toplevel(draft_dir_abs) or draft_dir_abs
+    try:
+        draft_dir = draft_dir_abs.relative_to(root).as_posix()
+    except ValueError:
+        draft_dir = ""
+    draft_dir = "" if draft_dir == "." else draft_dir
+
+    def exists(rel: str) -> bool:
+        target = (root / rel).resolve()
+        return target.is_relative_to(root) and target.exists()
+
+    past: list[PastPost] = []
+    if posts is not None:
+        for path in sorted(posts.glob("*")):
+            if path.suffix in (".rst", ".md") and path.resolve() != draft.resolve() and path.is_file():
+                body = path.read_text(encoding="utf-8", errors="replace")
+                past.append(PastPost(path.as_posix(), None, path.stem, first_title(body), body, ""))
+    report = check_draft(
+        text,
+        CheckInputs(
+            manifest=_read_json_file(manifest, "manifest"),
+            packet=_read_json_file(packet, "packet"),
+            draft_dir=draft_dir,
+            local_exists=exists,
+            past_posts=past,
+        ),
+    )
+    data = report.as_json()
+    if as_json:
+        typer.echo(json.dumps(data, ensure_ascii=False, indent=2))
+    else:
+        for finding in data["errors"]:
+            typer.echo(f"{draft}:{finding['line']}: error {finding['code']}: {finding['message']}")
+        for finding in data["warnings"]:
+            typer.echo(f"{draft}:{finding['line']}: warning {finding['code']}: {finding['message']}")
+        typer.echo(f"{len(data['errors'])} error(s), {len(data['warnings'])} warning(s).")
+    if data["errors"]:
+        raise typer.Exit(1)
 
 
 def register(app: typer.Typer) -> None:

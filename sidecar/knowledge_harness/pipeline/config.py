@@ -27,6 +27,17 @@ providers = ["vault", "cited_urls"]   # add "searxng" with searxng_url
 searxng_url = "http://127.0.0.1:8888"
 primary_domains = ["docs.python.org", "*.readthedocs.io"]
 community_domains = ["stackoverflow.com", "qiita.com"]
+
+[blog]                          # the blog repository (a separate git repository, never inside the vault)
+repo = "../blog"                # absolute, or relative to the vault folder
+posts_dir = "docs/blog/posts"
+base_branch = "main"
+branch_prefix = "harness/"
+author = "Knowledge Harness"
+pull_request = "none"           # none | gh (optional adapter: push + `gh pr create --draft`)
+
+[decision]
+deciders = []                   # who may decide (O-11); empty: anyone using the doors
 ```
 """
 
@@ -145,10 +156,34 @@ class EvidenceSettings(_Strict):
         return "secondary"
 
 
+class BlogSettings(_Strict):
+    repo: str | None = None
+    posts_dir: str = Field(default="docs/blog/posts", min_length=1, max_length=300)
+    base_branch: str = Field(default="main", min_length=1, max_length=200)
+    branch_prefix: str = Field(default="harness/", max_length=100)
+    author: str = Field(default="Knowledge Harness", min_length=1, max_length=200)
+    category: str | None = None
+    pull_request: Literal["none", "gh"] = "none"
+    similarity_threshold: float = Field(default=0.85, gt=0, le=1)
+
+    def repo_path(self, vault_root: Path) -> Path | None:
+        """The configured repository folder (relative paths are taken from the vault folder)."""
+        if not self.repo:
+            return None
+        path = Path(self.repo).expanduser()
+        return (path if path.is_absolute() else vault_root / path).resolve()
+
+
+class DecisionSettings(_Strict):
+    deciders: list[str] = Field(default_factory=list)
+
+
 class PipelineConfig(_Strict):
     agents: AgentSettings = Field(default_factory=AgentSettings)
     screening: ScreeningSettings = Field(default_factory=ScreeningSettings)
     evidence: EvidenceSettings = Field(default_factory=EvidenceSettings)
+    blog: BlogSettings = Field(default_factory=BlogSettings)
+    decision: DecisionSettings = Field(default_factory=DecisionSettings)
 
     def digest_view(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

@@ -117,6 +117,96 @@ class ReasonCode(StrEnum):
     CONTRADICTION_NEEDS_TWO_SOURCES = "CONTRADICTION_NEEDS_TWO_SOURCES"
     PAST_ARTICLE_DIFF_WITHOUT_REFERENCE = "PAST_ARTICLE_DIFF_WITHOUT_REFERENCE"
     SECRET_IN_OUTPUT = "SECRET_IN_OUTPUT"  # noqa: S105
+    # O-06
+    JUDGE_ALL_PASS = "JUDGE_ALL_PASS"  # noqa: S105
+    JUDGE_AXIS_FAIL = "JUDGE_AXIS_FAIL"
+    JUDGE_AXIS_UNCERTAIN = "JUDGE_AXIS_UNCERTAIN"
+    JUDGE_LOW_CONFIDENCE = "JUDGE_LOW_CONFIDENCE"
+    UNCERTAINTY_IMPACT_HIGH = "UNCERTAINTY_IMPACT_HIGH"
+    NO_PAST_ARTICLES = "NO_PAST_ARTICLES"
+    UNKNOWN_PACKET_REF = "UNKNOWN_PACKET_REF"
+    NOVELTY_WITHOUT_PAST_ARTICLES = "NOVELTY_WITHOUT_PAST_ARTICLES"
+    # O-07
+    PLAN_BUILT = "PLAN_BUILT"
+    AUTHOR_QUESTION_ASKED = "AUTHOR_QUESTION_ASKED"
+    AUTHOR_QUESTION_NOT_ALLOWED = "AUTHOR_QUESTION_NOT_ALLOWED"
+    DUPLICATE_SECTION_ID = "DUPLICATE_SECTION_ID"
+    UNCERTAINTY_UNHANDLED = "UNCERTAINTY_UNHANDLED"
+    UNCERTAINTY_UNKNOWN = "UNCERTAINTY_UNKNOWN"
+    UNCERTAINTY_NOT_PLACED = "UNCERTAINTY_NOT_PLACED"
+    EXCLUDED_ITEM_REFERENCED = "EXCLUDED_ITEM_REFERENCED"
+    URL_NOT_IN_PACKET = "URL_NOT_IN_PACKET"
+    CENTRAL_MESSAGE_NOT_ONE_SENTENCE = "CENTRAL_MESSAGE_NOT_ONE_SENTENCE"
+    # O-08
+    DRAFT_BUILT = "DRAFT_BUILT"
+    DUPLICATE_BLOCK_ID = "DUPLICATE_BLOCK_ID"
+    SECTION_MISSING = "SECTION_MISSING"
+    SECTION_ORDER = "SECTION_ORDER"
+    UNKNOWN_SECTION = "UNKNOWN_SECTION"
+    BLOCK_REF_NOT_ALLOWED = "BLOCK_REF_NOT_ALLOWED"
+    PLANNED_REF_UNUSED = "PLANNED_REF_UNUSED"
+    UNCERTAINTY_NOT_REFLECTED = "UNCERTAINTY_NOT_REFLECTED"
+    HEADING_IN_BLOCK = "HEADING_IN_BLOCK"
+    BLOCK_FORMAT = "BLOCK_FORMAT"
+    DIRECTIVE_FORBIDDEN = "DIRECTIVE_FORBIDDEN"
+    POST_DIRECTIVE_FORBIDDEN = "POST_DIRECTIVE_FORBIDDEN"
+    AI_SCOPE_MISSING = "AI_SCOPE_MISSING"
+    DRAFT_METADATA_MISSING = "DRAFT_METADATA_MISSING"
+    UNKNOWN_VALUE_NOT_MARKED = "UNKNOWN_VALUE_NOT_MARKED"
+    PUBLICATION_DATE_IN_DRAFT = "PUBLICATION_DATE_IN_DRAFT"
+    UNSUPPORTED_VALUE = "UNSUPPORTED_VALUE"
+    # O-09
+    RST_SYNTAX = "RST_SYNTAX"
+    HEADING_UNDERLINE = "HEADING_UNDERLINE"
+    TRAILING_WHITESPACE = "TRAILING_WHITESPACE"
+    NO_FINAL_NEWLINE = "NO_FINAL_NEWLINE"
+    DRAFT_SHA_MISMATCH = "DRAFT_SHA_MISMATCH"
+    MANIFEST_MISMATCH = "MANIFEST_MISMATCH"
+    URL_UNCHECKED = "URL_UNCHECKED"
+    LOCAL_REF_OUTSIDE = "LOCAL_REF_OUTSIDE"
+    LOCAL_REF_MISSING = "LOCAL_REF_MISSING"
+    LOCAL_REF_UNCHECKED = "LOCAL_REF_UNCHECKED"
+    TITLE_DUPLICATE = "TITLE_DUPLICATE"
+    DUPLICATE_CANDIDATE = "DUPLICATE_CANDIDATE"
+    SECRET_IN_DRAFT = "SECRET_IN_DRAFT"  # noqa: S105
+    PERSONAL_INFO_IN_DRAFT = "PERSONAL_INFO_IN_DRAFT"
+    PRIVATE_MARKER_IN_DRAFT = "PRIVATE_MARKER_IN_DRAFT"
+    AUTOFIX_APPLIED = "AUTOFIX_APPLIED"
+    DRAFT_PROGRAM_ERRORS = "DRAFT_PROGRAM_ERRORS"
+    UNKNOWN_BLOCK_REF = "UNKNOWN_BLOCK_REF"
+    DUPLICATE_ASSESSMENT_MISSING = "DUPLICATE_ASSESSMENT_MISSING"
+    VALIDATION_PASSED = "VALIDATION_PASSED"
+    # O-10
+    REVIEW_PREPARED = "REVIEW_PREPARED"
+    BLOG_BRANCH_CREATED = "BLOG_BRANCH_CREATED"
+    BLOG_COMMIT_CREATED = "BLOG_COMMIT_CREATED"
+    BLOG_COMMIT_REUSED = "BLOG_COMMIT_REUSED"
+    PULL_REQUEST_PREPARED = "PULL_REQUEST_PREPARED"
+    PULL_REQUEST_FAILED = "PULL_REQUEST_FAILED"
+    SLUG_INVALID = "SLUG_INVALID"
+    BLOG_REPO_NOT_CONFIGURED = "BLOG_REPO_NOT_CONFIGURED"
+    # O-11
+    DECISION_APPROVED = "DECISION_APPROVED"
+    DECISION_REVISION_REQUESTED = "DECISION_REVISION_REQUESTED"
+    DECISION_REJECTED = "DECISION_REJECTED"
+    DECISION_POLICY = "DECISION_POLICY"
+    DECISION_UNKNOWN = "DECISION_UNKNOWN"
+    DECISION_CONTRADICTORY = "DECISION_CONTRADICTORY"
+    DECISION_INCOMPLETE = "DECISION_INCOMPLETE"
+    DECISION_SHA_MISMATCH = "DECISION_SHA_MISMATCH"
+    DECISION_COMMIT_MISMATCH = "DECISION_COMMIT_MISMATCH"
+    MERGE_NOT_FOUND = "MERGE_NOT_FOUND"
+    CANDIDATE_CHANGED_AFTER_REVIEW = "CANDIDATE_CHANGED_AFTER_REVIEW"
+    DECIDER_NOT_ALLOWED = "DECIDER_NOT_ALLOWED"
+    UNKNOWN_TARGET_BLOCK = "UNKNOWN_TARGET_BLOCK"
+    # O-12
+    REVISION_APPLIED = "REVISION_APPLIED"
+    REVISION_LIMIT_REACHED = "REVISION_LIMIT_REACHED"
+    REVISION_CANNOT_APPLY = "REVISION_CANNOT_APPLY"
+    BLOCK_NOT_TARGETED = "BLOCK_NOT_TARGETED"
+    TARGET_BLOCK_MISSING = "TARGET_BLOCK_MISSING"
+    # budget
+    HUMAN_BUDGET_EXCEEDED = "HUMAN_BUDGET_EXCEEDED"
     # O-13
     OUTCOME_RECORDED = "OUTCOME_RECORDED"
     HUMAN_QUESTION_REPEATED = "HUMAN_QUESTION_REPEATED"
@@ -224,6 +314,256 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
     ReasonCode.POLICY_PROPOSAL_RECORDED: (
         "方針変更候補をDECISIONS.mdへ提案した（自動採用しない）",
         "A policy proposal was added to DECISIONS.md (never adopted automatically).",
+    ),
+    ReasonCode.JUDGE_ALL_PASS: (
+        "全必須軸が確信度0.70以上のPASSで、不確実性の影響がLOWまたはMEDIUM",
+        "Every required axis is PASS with confidence ≥ 0.70 and the uncertainty impact is LOW or MEDIUM.",
+    ),
+    ReasonCode.JUDGE_AXIS_FAIL: ("必須軸にFAILがある", "A required axis is FAIL."),
+    ReasonCode.JUDGE_AXIS_UNCERTAIN: ("必須軸にUNCERTAINがある", "A required axis is UNCERTAIN."),
+    ReasonCode.JUDGE_LOW_CONFIDENCE: ("確信度0.70未満のPASSがある", "A PASS has a confidence below 0.70."),
+    ReasonCode.UNCERTAINTY_IMPACT_HIGH: (
+        "未解決の不確実性が核心主張へ与える影響がHIGH",
+        "Unresolved uncertainty has a HIGH impact on the central claim.",
+    ),
+    ReasonCode.NO_PAST_ARTICLES: (
+        "過去記事参照がない（ブログの記事フォルダが未設定）ため新規性はUNCERTAIN",
+        "No past-article reference (no blog posts folder configured): novelty is UNCERTAIN.",
+    ),
+    ReasonCode.UNKNOWN_PACKET_REF: (
+        "Evidence Packetに存在しない項目を参照している",
+        "An item that is not in the evidence packet is referenced.",
+    ),
+    ReasonCode.NOVELTY_WITHOUT_PAST_ARTICLES: (
+        "過去記事参照がないのに新規性をPASS/FAILと判定している",
+        "Novelty is judged PASS/FAIL without past-article references.",
+    ),
+    ReasonCode.PLAN_BUILT: ("Article Planを作成した", "The article plan was built."),
+    ReasonCode.AUTHOR_QUESTION_ASKED: (
+        "著者固有の動機が中心メッセージに不可欠で復元できないため、一回だけ著者へ確認する",
+        "The author's motive is essential and cannot be recovered: the author is asked once.",
+    ),
+    ReasonCode.AUTHOR_QUESTION_NOT_ALLOWED: (
+        "著者への質問の条件を満たさない（既に質問済み、必須でない、または復元可能）",
+        "A question to the author is not allowed here (already asked, not essential, or recoverable).",
+    ),
+    ReasonCode.DUPLICATE_SECTION_ID: ("節IDが重複している", "A section id is used twice."),
+    ReasonCode.UNCERTAINTY_UNHANDLED: (
+        "扱い（DISCLOSE/LIMIT_CLAIM/EXCLUDE）が決まっていない不確実性がある",
+        "An uncertainty has no treatment (DISCLOSE / LIMIT_CLAIM / EXCLUDE).",
+    ),
+    ReasonCode.UNCERTAINTY_UNKNOWN: (
+        "存在しない不確実性を扱っている",
+        "A treatment names an uncertainty that does not exist.",
+    ),
+    ReasonCode.UNCERTAINTY_NOT_PLACED: (
+        "DISCLOSE/LIMIT_CLAIMの不確実性がどの節にも対応付けられていない",
+        "A DISCLOSE / LIMIT_CLAIM uncertainty is mapped to no section.",
+    ),
+    ReasonCode.EXCLUDED_ITEM_REFERENCED: ("EXCLUDEとした項目を参照している", "An EXCLUDE item is referenced."),
+    ReasonCode.URL_NOT_IN_PACKET: (
+        "Evidence Packetの情報源にない外部URL",
+        "An external URL that is not a source of the evidence packet.",
+    ),
+    ReasonCode.CENTRAL_MESSAGE_NOT_ONE_SENTENCE: (
+        "中心メッセージが一文ではない",
+        "The central message is not one sentence.",
+    ),
+    ReasonCode.DRAFT_BUILT: (
+        "draft.rstとdraft_manifest.jsonを作成した",
+        "draft.rst and draft_manifest.json were built.",
+    ),
+    ReasonCode.DUPLICATE_BLOCK_ID: ("ブロックIDが重複している", "A block id is used twice."),
+    ReasonCode.SECTION_MISSING: ("Planの節が本文にない", "A plan section is missing from the draft."),
+    ReasonCode.SECTION_ORDER: ("節の順序・回数がPlanと一致しない", "Sections are not in plan order, once each."),
+    ReasonCode.UNKNOWN_SECTION: ("Planにない節", "A section that is not in the plan."),
+    ReasonCode.BLOCK_REF_NOT_ALLOWED: (
+        "ブロックの参照がその節で許可されたPacket参照の範囲外",
+        "A block cites a packet item its section does not allow.",
+    ),
+    ReasonCode.PLANNED_REF_UNUSED: (
+        "節の計画済みPacket参照がどの本文ブロックにも対応付けられていない",
+        "A planned packet reference of a section is used by no block.",
+    ),
+    ReasonCode.UNCERTAINTY_NOT_REFLECTED: (
+        "DISCLOSE/LIMIT_CLAIMの不確実性が本文に反映されていない",
+        "A DISCLOSE / LIMIT_CLAIM uncertainty is not reflected in the text.",
+    ),
+    ReasonCode.HEADING_IN_BLOCK: (
+        "ブロック内に見出しがある（節構成はPlanだけが決める）",
+        "A block contains a heading (only the plan defines sections).",
+    ),
+    ReasonCode.BLOCK_FORMAT: (
+        "ブロックの形式が不正（字下げで始まる、内部マーカーを含むなど）",
+        "A block is malformed (starts indented, contains an internal marker, ...).",
+    ),
+    ReasonCode.DIRECTIVE_FORBIDDEN: (
+        "外部内容を取り込むdirective（raw, include, literalincludeなど）",
+        "A directive that pulls in outside content (raw, include, literalinclude, ...).",
+    ),
+    ReasonCode.POST_DIRECTIVE_FORBIDDEN: (
+        "下書きに公開用postディレクティブがある",
+        "The draft contains the publishing `post` directive.",
+    ),
+    ReasonCode.AI_SCOPE_MISSING: (
+        "AIの担当範囲と人間の確認範囲が記事の早い位置に明示されていない",
+        "The AI/human split is not stated early in the article.",
+    ),
+    ReasonCode.DRAFT_METADATA_MISSING: (
+        "公開日・情報基準日・対象バージョン・記事状態のいずれかがない",
+        "One of publication date, information date, target version, article status is missing.",
+    ),
+    ReasonCode.UNKNOWN_VALUE_NOT_MARKED: (
+        "確認できない値が「未確認」「未確定」と書かれていない",
+        "An unknown value is not written as 未確認 / 未確定.",
+    ),
+    ReasonCode.PUBLICATION_DATE_IN_DRAFT: (
+        "下書きに最終公開日がある（公開日は未確定とする）",
+        "The draft states a final publication date (it must be 未確定).",
+    ),
+    ReasonCode.UNSUPPORTED_VALUE: (
+        "Packetにない日付・バージョンを書いている（推測しない）",
+        "A date or version that is not in the packet (never guessed).",
+    ),
+    ReasonCode.RST_SYNTAX: ("reStructuredTextの構文エラー・警告", "A reStructuredText syntax error or warning."),
+    ReasonCode.HEADING_UNDERLINE: (
+        "見出しの装飾長が見出しの幅と合わない",
+        "A heading underline does not match the title's width.",
+    ),
+    ReasonCode.TRAILING_WHITESPACE: ("行末に空白がある", "Trailing whitespace."),
+    ReasonCode.NO_FINAL_NEWLINE: ("最終行に改行がない", "No newline at the end of the file."),
+    ReasonCode.DRAFT_SHA_MISMATCH: (
+        "DraftのSHA-256がmanifestと一致しない",
+        "The draft's SHA-256 does not match the manifest.",
+    ),
+    ReasonCode.MANIFEST_MISMATCH: (
+        "ブロック・節・Packet参照がmanifestと一致しない",
+        "Blocks, sections or packet references do not match the manifest.",
+    ),
+    ReasonCode.URL_UNCHECKED: (
+        "Packetがないため外部URLを照合できない",
+        "No packet given: external URLs cannot be checked.",
+    ),
+    ReasonCode.LOCAL_REF_OUTSIDE: (
+        "ローカル参照がリポジトリの外を指す（パストラバーサル）",
+        "A local reference points outside the repository (path traversal).",
+    ),
+    ReasonCode.LOCAL_REF_MISSING: ("ローカル参照先が存在しない", "A local reference target does not exist."),
+    ReasonCode.LOCAL_REF_UNCHECKED: (
+        "リポジトリがないためローカル参照を照合できない",
+        "No repository: local references cannot be checked.",
+    ),
+    ReasonCode.TITLE_DUPLICATE: (
+        "正規化タイトルが既存記事と一致する",
+        "The normalized title equals an existing article's.",
+    ),
+    ReasonCode.DUPLICATE_CANDIDATE: (
+        "既存記事との本文類似度が0.85以上（AI Judgeへ渡す重複候補）",
+        "Body similarity to an existing article is ≥ 0.85 (a duplicate candidate for the AI judge).",
+    ),
+    ReasonCode.SECRET_IN_DRAFT: ("本文に秘密情報らしき文字列がある", "The draft contains what looks like a secret."),
+    ReasonCode.PERSONAL_INFO_IN_DRAFT: (
+        "本文にマスクされていないメールアドレス・電話番号などがある",
+        "The draft contains an unmasked e-mail address, phone number or address.",
+    ),
+    ReasonCode.PRIVATE_MARKER_IN_DRAFT: ("本文に非公開マーカーがある", "The draft contains a private marker."),
+    ReasonCode.AUTOFIX_APPLIED: (
+        "末尾空白・最終改行・見出し装飾長だけを一回自動修正して再検査した",
+        "Trailing whitespace, the final newline and heading underlines were fixed once and re-checked.",
+    ),
+    ReasonCode.DRAFT_PROGRAM_ERRORS: ("Programの検査エラーが解消されない", "Program check errors remain."),
+    ReasonCode.UNKNOWN_BLOCK_REF: (
+        "Draftに存在しないブロックを参照している",
+        "A block that is not in the draft is referenced.",
+    ),
+    ReasonCode.DUPLICATE_ASSESSMENT_MISSING: (
+        "重複候補があるのに重複の評価がない",
+        "There are duplicate candidates but no duplicate assessment.",
+    ),
+    ReasonCode.VALIDATION_PASSED: (
+        "Programエラーがなく、全必須軸が確信度0.70以上のPASS",
+        "No program error and every required axis is PASS with confidence ≥ 0.70.",
+    ),
+    ReasonCode.REVIEW_PREPARED: (
+        "公開候補とReview Packetを準備した（公開候補の確認待ち）",
+        "The publication candidate and the review packet are ready (waiting for the person).",
+    ),
+    ReasonCode.BLOG_BRANCH_CREATED: (
+        "ブログリポジトリに実行用branchを作成した",
+        "The run's branch was created in the blog repository.",
+    ),
+    ReasonCode.BLOG_COMMIT_CREATED: ("公開候補をcommitした", "The publication candidate was committed."),
+    ReasonCode.BLOG_COMMIT_REUSED: (
+        "同じ内容のcommitが既にあるため再利用した（重複させない）",
+        "A commit with the same content exists and was reused (no duplicate).",
+    ),
+    ReasonCode.PULL_REQUEST_PREPARED: ("Draft PRを準備した（gh）", "The draft pull request was prepared (gh)."),
+    ReasonCode.PULL_REQUEST_FAILED: (
+        "Draft PRを作成できない（branchとReview Packetは有効）",
+        "The draft pull request could not be created (branch and review packet stand).",
+    ),
+    ReasonCode.SLUG_INVALID: (
+        "slugの形式が不正、または既存記事のファイル名と重複する",
+        "The slug is malformed or its file name is already used.",
+    ),
+    ReasonCode.BLOG_REPO_NOT_CONFIGURED: ("ブログリポジトリが設定されていない", "No blog repository is configured."),
+    ReasonCode.DECISION_APPROVED: (
+        "merge事実を確認し、公開を承認した",
+        "The merge fact was verified; publication is approved.",
+    ),
+    ReasonCode.DECISION_REVISION_REQUESTED: ("今回だけの修正が求められた", "A one-off revision was requested."),
+    ReasonCode.DECISION_REJECTED: ("公開しないと判断された", "The person decided not to publish."),
+    ReasonCode.DECISION_POLICY: ("今後の方針として検討するため保留する", "Held to consider a policy for the future."),
+    ReasonCode.DECISION_UNKNOWN: ("判断の種類が分からない", "The kind of decision is unknown."),
+    ReasonCode.DECISION_CONTRADICTORY: (
+        "判断が矛盾している（例: merge済みなのに修正要求、承認に修正指示）",
+        "The decision contradicts itself or the facts (e.g. a revision of a merged branch).",
+    ),
+    ReasonCode.DECISION_INCOMPLETE: (
+        "修正要求に具体的な日本語指示または対象ブロックがない",
+        "A revision request lacks concrete Japanese instructions or target blocks.",
+    ),
+    ReasonCode.DECISION_SHA_MISMATCH: (
+        "判断が示すReview PacketのSHA-256が準備したものと一致しない",
+        "The decision's review-packet SHA-256 does not match the prepared one.",
+    ),
+    ReasonCode.DECISION_COMMIT_MISMATCH: (
+        "判断が示すcommitが公開候補のcommitと一致しない",
+        "The decision's commit does not match the candidate's commit.",
+    ),
+    ReasonCode.MERGE_NOT_FOUND: (
+        "公開候補のcommitがbase branchへmergeされていない",
+        "The candidate commit is not merged into the base branch.",
+    ),
+    ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW: (
+        "レビュー後に公開候補のbranchまたは内容が変わった",
+        "The candidate branch or content changed after review.",
+    ),
+    ReasonCode.DECIDER_NOT_ALLOWED: ("判断者が許可された人間ではない", "The decider is not an allowed person."),
+    ReasonCode.UNKNOWN_TARGET_BLOCK: ("修正対象のブロックが存在しない", "A revision target block does not exist."),
+    ReasonCode.REVISION_APPLIED: (
+        "指定ブロックだけを修正した（修正しました。再検証します）",
+        "Only the named blocks were revised (revised; validating again).",
+    ),
+    ReasonCode.REVISION_LIMIT_REACHED: (
+        "AIによる修正は同一記事2回まで。3回目は実行しない",
+        "At most two AI revisions per article; the third is not run.",
+    ),
+    ReasonCode.REVISION_CANNOT_APPLY: (
+        "新しい根拠や未依頼の変更が必要なため修正できない",
+        "The revision needs new evidence or unrequested changes.",
+    ),
+    ReasonCode.BLOCK_NOT_TARGETED: (
+        "修正対象でないブロックを変更しようとしている",
+        "A block that is not a revision target is changed.",
+    ),
+    ReasonCode.TARGET_BLOCK_MISSING: (
+        "修正対象のブロックの修正文がない",
+        "A revision target block has no revised text.",
+    ),
+    ReasonCode.HUMAN_BUDGET_EXCEEDED: (
+        "人間判断の予算を超えるため質問しない",
+        "The human-decision budget is exhausted; nobody is asked.",
     ),
 }
 
@@ -376,3 +716,71 @@ class RunSummary(BaseModel):
     path: str | None
     created_at: str
     updated_at: str
+
+
+# -- the human-decision budget (seed 004: 人間判断の予算) ----------------------------------------------
+# The pipeline calls the person for the final publication decision once per review round; a
+# revision round asks again (at most two AI revisions, so at most three asks). The exceptions
+# outside the budget are asked at most once per run and never again for the same reason. The run
+# label is a trigger given before the run, not a question, and is not counted.
+MAX_AI_REVISIONS = 2
+HUMAN_BUDGET: dict[str, int] = {
+    "publishability": 1,
+    "screening": 1,
+    "author_motive": 1,
+    "publication_decision": 1 + MAX_AI_REVISIONS,
+}
+BUDGET_EXCEPTIONS = ("publishability", "screening", "author_motive")
+
+
+def human_budget(run: Run) -> dict[str, Any]:
+    """How often the person was asked in this run, and why."""
+    asked = [
+        {
+            "question_id": q.question_id,
+            "kind": q.kind,
+            "operation": q.operation,
+            "why_ja": q.question_ja.splitlines()[0][:300] if q.question_ja else "",
+            "asked_at": q.asked_at,
+            "answered": q.answer is not None,
+            "answered_by": q.answered_by,
+        }
+        for q in run.questions
+    ]
+    by_kind: dict[str, int] = {}
+    for q in run.questions:
+        by_kind[q.kind] = by_kind.get(q.kind, 0) + 1
+    decisions = by_kind.get("publication_decision", 0)
+    return {
+        "total_asked": len(run.questions),
+        "by_kind": by_kind,
+        "final_decision": {"asked": decisions, "limit": HUMAN_BUDGET["publication_decision"]},
+        "exceptions": {k: by_kind[k] for k in BUDGET_EXCEPTIONS if k in by_kind},
+        "within_budget": all(n <= HUMAN_BUDGET.get(k, 1) for k, n in by_kind.items()),
+        "asked": asked,
+        "rule_ja": (
+            "通常の一実行で人間を呼ぶのは最終公開判断の一回まで（修正要求のたびに再確認、AI修正は2回まで）。"
+            "公開可能性・判断不能な安全性・著者の動機は例外として各一回まで。実行ラベルは予算に含めない。"
+        ),
+    }
+
+
+DECISION_CHOICES: dict[str, tuple[str, str, str]] = {
+    # code: (label shown to the person, effect, message after the decision)
+    "approve": (
+        "公開を承認する",
+        "対象branch（PR）がbaseへmergeされた事実をgitで確認し、APPROVEDとします。merge前は受け付けません。",
+        "公開を承認しました",
+    ),
+    "revise": (
+        "今回だけ修正を求める",
+        "具体的な日本語の指示と対象ブロックを保存し、AIが指定ブロックだけを修正して再検証・再レビューします（AI修正は2回まで）。",
+        "修正後に再確認します",
+    ),
+    "reject": ("公開しない", "理由を保存し、公開せずHOLDで終了します。", "公開しません"),
+    "policy": (
+        "今後の方針として検討する",
+        "問題・選択肢・影響を方針候補としてDECISIONS.mdへ保存し、公開せずHOLDとします（自動採用しない）。",
+        "方針判断のため保留します",
+    ),
+}

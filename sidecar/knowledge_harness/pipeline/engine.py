@@ -25,6 +25,8 @@ from ..vault.run_store import RunStore, canonical_json
 from .agents import AgentTask, Failed, Pending, Produced, Unavailable, backend_for, validate_output
 from .config import PipelineConfig, load_config
 from .contract import (
+    DECISION_CHOICES,
+    HUMAN_BUDGET,
     OPERATIONS,
     OperationRecord,
     Producer,
@@ -39,6 +41,7 @@ from .contract import (
     State,
     TaskEntry,
     Uncertainty,
+    human_budget,
 )
 from .fetching import EvidenceFetcher, default_fetcher
 from .ops.base import AgentOperation, OpContext, Outcome, Prepared, ProgramOperation, Wait
@@ -47,7 +50,15 @@ from .ops.o02_authorize import AuthorizeRun
 from .ops.o03_screen import ScreenSafety
 from .ops.o04_evidence import CollectEvidence
 from .ops.o05_packet import BuildEvidencePacket
+from .ops.o06_judge import JudgeCandidate
+from .ops.o07_plan import PlanArticle
+from .ops.o08_draft import DraftArticle
+from .ops.o09_validate import ValidateDraft
+from .ops.o10_review import PrepareReview
+from .ops.o11_decide import DecidePublication
+from .ops.o12_feedback import ApplyFeedback
 from .ops.o13_record import RecordOutcome
+from .safety import mask_secrets
 from .search import is_request_note
 from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
 
@@ -59,6 +70,13 @@ OPERATION_REGISTRY: dict[str, Operation] = {
     "O-03": ScreenSafety(),
     "O-04": CollectEvidence(),
     "O-05": BuildEvidencePacket(),
+    "O-06": JudgeCandidate(),
+    "O-07": PlanArticle(),
+    "O-08": DraftArticle(),
+    "O-09": ValidateDraft(),
+    "O-10": PrepareReview(),
+    "O-11": DecidePublication(),
+    "O-12": ApplyFeedback(),
     "O-13": RecordOutcome(),
 }
 AGENT_KINDS = ("agent", "ai_judge")
@@ -212,6 +230,13 @@ class Pipeline:
         if outcome.question is not None:
             spec = outcome.question
             open_same = next((q for q in run.questions if q.kind == spec.kind and q.answer is None), None)
+            asked = sum(1 for q in run.questions if q.kind == spec.kind)
+            if open_same is None and asked >= HUMAN_BUDGET.get(spec.kind, 1):
+                raise Conflict(
+                    f"The human-decision budget allows {HUMAN_BUDGET.get(spec.kind, 1)} question(s) of kind "
+                    f"{spec.kind!r} per run; it was already asked {asked} time(s).",
+                    detail={"reason": ReasonCode.HUMAN_BUDGET_EXCEEDED.value},
+                )
             if open_same is None:
                 open_same = Question(
                     question_id=f"Q-{len(run.questions) + 1:02d}",
@@ -297,6 +322,11 @@ class Pipeline:
             self._set_waiting(run, stored.waiting_for)
             return False
         if is_agent_operation(op):
+            early = getattr(op, "program_outcome", None)
+            outcome_now = early(ctx, prepared) if early is not None else None
+            if outcome_now is not None:
+                record = self._apply(run, records, operation, prepared, outcome_now, digest)
+                return record.waiting_for is None and record.result != Result.RETRYABLE_ERROR
             return self._agent_step(run, records, op, ctx, prepared, digest)  # type: ignore[arg-type]
         outcome = op.run(ctx, prepared)  # type: ignore[union-attr]
         record = self._apply(run, records, operation, prepared, outcome, digest)
@@ -418,6 +448,7 @@ class Pipeline:
             "label": run.label.model_dump(mode="json") if run.label else None,
             "questions": [q.model_dump(mode="json") for q in run.questions],
             "human_questions_asked": len(run.questions),
+            "human_budget": human_budget(run),
             "tasks": [t.model_dump(mode="json") for t in run.tasks.values()],
             "artifacts": dict(sorted(run.artifacts.items())),
             "metrics": {r.operation: r.metrics for r in records if r.metrics},
@@ -577,8 +608,14 @@ class Pipeline:
                 if question.answer == answer:
                     return self.status(run_id)
                 raise Conflict(f"Question {question_id} was already answered ({question.answer}).")
-            if answer not in question.choices:
+            if question.kind == "publication_decision":
+                raise InputError("Publication decisions go through `kh pipeline decide` or POST …/decision.")
+            if question.choices and answer not in question.choices:
                 raise InputError(f"Answer one of: {', '.join(question.choices)}.")
+            if not question.choices:
+                answer = mask_secrets(answer.strip())[0]
+                if not answer or len(answer) > 4000:
+                    raise InputError("Answer with a non-empty text of at most 4000 characters.")
             question.answer, question.answered_at, question.answered_by = answer, self._now(), by
             self.store.append_history(
                 run_id,
@@ -586,6 +623,99 @@ class Pipeline:
             )
             self._save(run)
         return self.advance(run_id)
+
+    # -- O-11: the person's publication decision --------------------------------------------------
+    def review(self, run_id: str) -> dict[str, Any]:
+        """The Review Packet of a run (markdown, SHA-256, candidate, choices) for the person."""
+        run, _ = self._load(run_id)
+        if "review_packet" not in run.artifacts:
+            raise NotFound(f"Run {run_id} has no review packet yet (state {run.state}).")
+        review = self.store.get_artifact(run_id, run.artifacts["review_packet"])
+        return {
+            "run_id": run_id,
+            "state": run.state,
+            "waiting_for": run.waiting_for,
+            "review_packet_sha256": review["sha256"],
+            "review_packet": review,
+        }
+
+    def decide(
+        self,
+        run_id: str,
+        choice: str,
+        *,
+        instructions: str | None = None,
+        blocks: list[str] | None = None,
+        commit: str | None = None,
+        review_packet_sha256: str | None = None,
+        decider: str = "person",
+        via: str = "cli",
+        comment_ref: str | None = None,
+        policy_options: list[str] | None = None,
+    ) -> dict[str, Any]:
+        """O-11: record the person's structured decision (idempotent), then let the run move on."""
+        decision: dict[str, Any] = {
+            "choice": choice,
+            "instructions": mask_secrets(instructions.strip())[0] if instructions else None,
+            "blocks": [b.strip() for b in blocks or [] if b.strip()],
+            "commit": commit.strip().lower() if commit else None,
+            "review_packet_sha256": review_packet_sha256.strip().lower() if review_packet_sha256 else None,
+            "decider": decider,
+            "via": via,
+            "comment_ref": comment_ref,
+            "policy_options": policy_options or None,
+        }
+        with self.store.lock():
+            run, records = self._load(run_id)
+            op = self.operations["O-11"]
+            if run.state != State.REVIEW_READY:
+                for record in reversed(records):
+                    if record.operation == "O-11" and record.input_digest:
+                        stored_decision = self._stored_decision(run, record)
+                        if (
+                            stored_decision is not None
+                            and stored_decision.get("choice") == choice
+                            and all(stored_decision.get(k) == v for k, v in decision.items())
+                        ):
+                            return self._decision_view(run_id, record, stored_decision)
+                        break
+            require_can_start("O-11", run.state)
+            ctx = self._ctx(run, records)
+            prepared = op.prepare_decision(ctx, decision)  # type: ignore[union-attr]
+            digest = self._digest("O-11", prepared)
+            stored = self._stored(records, "O-11", digest, None)
+            if stored is not None:
+                return self._decision_view(run_id, stored, self._stored_decision(run, stored))
+            outcome, _message = op.decide(ctx, prepared, self._now())  # type: ignore[union-attr]
+            question = next(
+                (q for q in reversed(run.questions) if q.kind == "publication_decision" and q.answer is None), None
+            )
+            if question is not None:
+                question.answer = choice if choice in DECISION_CHOICES else f"unknown:{choice}"[:100]
+                question.answered_at, question.answered_by = self._now(), decider
+            record = self._apply(run, records, "O-11", prepared, outcome, digest)
+            self.store.append_history(
+                run_id, {"event": "decision", "at": record.created_at, "choice": choice, "by": decider, "via": via}
+            )
+            for _ in range(40):
+                if not self._step(run, records):
+                    break
+            return self._decision_view(run_id, record, self._stored_decision(run, record))
+
+    def _stored_decision(self, run: Run, record: OperationRecord) -> dict[str, Any] | None:
+        sha = record.artifacts.get("publication_decision")
+        if sha is None:
+            return None
+        data: dict[str, Any] = self.store.get_artifact(run.run_id, sha)
+        return data
+
+    def _decision_view(self, run_id: str, record: OperationRecord, decision: dict[str, Any] | None) -> dict[str, Any]:
+        return {
+            "message_ja": (decision or {}).get("message_ja", record.summary_ja),
+            "decision": decision,
+            "record": record.contract_view(),
+            "status": self.status(run_id).model_dump(mode="json"),
+        }
 
     # -- the external agent door ------------------------------------------------------------------
     def next_task(self, *, operation: str | None = None) -> AgentTask | None:

@@ -23,7 +23,7 @@ TRANSITIONS: dict[str, dict[State | None, frozenset[State]]] = {
     "O-04": {S.SCREENED: frozenset({S.EVIDENCE_READY, S.HOLD, S.SCREENED})},
     "O-05": {S.EVIDENCE_READY: frozenset({S.EVIDENCE_READY, S.NO_CANDIDATE})},
     "O-06": {S.EVIDENCE_READY: frozenset({S.CANDIDATE_ACCEPTED, S.NO_CANDIDATE, S.HOLD})},
-    "O-07": {S.CANDIDATE_ACCEPTED: frozenset({S.PLAN_READY, S.HOLD})},
+    "O-07": {S.CANDIDATE_ACCEPTED: frozenset({S.PLAN_READY, S.HOLD, S.CANDIDATE_ACCEPTED})},
     "O-08": {S.PLAN_READY: frozenset({S.DRAFT_READY, S.HOLD})},
     "O-09": {S.DRAFT_READY: frozenset({S.VALIDATED, S.HOLD}), S.REVISED: frozenset({S.VALIDATED, S.HOLD})},
     "O-10": {S.VALIDATED: frozenset({S.REVIEW_READY, S.HOLD})},

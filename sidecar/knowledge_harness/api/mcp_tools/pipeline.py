@@ -64,6 +64,15 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     def harness_list_runs() -> dict[str, Any]:
         return {"runs": [r.model_dump(mode="json") for r in pipeline().list_runs()]}
 
+    @mcp.tool(
+        description=(
+            "The Review Packet of a pipeline run waiting for the person's publication decision (read-only). "
+            "Publication decisions are the person's: they go through REST, `kh pipeline decide` or the plugin, not MCP."
+        )
+    )
+    def harness_review_packet(run_id: str) -> dict[str, Any]:
+        return pipeline().review(run_id)
+
     @mcp.tool(description="Advance an authorized pipeline run until it waits (an agent, a person, a retry) or ends.")
     def harness_advance_run(run_id: str) -> dict[str, Any]:
         return pipeline().advance(run_id).model_dump(mode="json")

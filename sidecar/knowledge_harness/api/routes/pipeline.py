@@ -1,4 +1,5 @@
-"""REST door of the harness pipeline: runs, the run label, advance, answers, agent tasks."""
+"""REST door of the harness pipeline: runs, the run label, advance, answers, agent tasks,
+the Review Packet and the person's decision (O-11), and O-09's program checks on a draft."""
 
 from __future__ import annotations
 
@@ -9,7 +10,8 @@ from pydantic import BaseModel, Field
 
 from ...errors import InputError
 from ...pipeline.agents import AgentTask
-from ...pipeline.contract import RunStatus, RunSummary
+from ...pipeline.contract import DECISION_CHOICES, RunStatus, RunSummary
+from ...pipeline.drafts import CheckInputs, check_draft
 from ...pipeline.engine import Pipeline
 from ..context import AppContext
 from ..deps import Ctx
@@ -116,3 +118,64 @@ def get_task(ctx: Ctx, task_id: str) -> AgentTask:
 def submit(ctx: Ctx, task_id: str, body: SubmitBody) -> dict[str, Any]:
     """Validate and accept an external agent's output; 422 `submission_refused` with reasons otherwise."""
     return pipeline_for(ctx).submit(task_id, body.output)
+
+
+class DecisionBody(BaseModel):
+    """The person's decision. `choice`: approve (公開を承認する), revise (今回だけ修正を求める),
+    reject (公開しない), policy (今後の方針として検討する). Anything else is recorded as unknown → HOLD."""
+
+    choice: str = Field(max_length=40)
+    instructions: str | None = Field(default=None, max_length=8000)
+    blocks: list[str] = Field(default_factory=list, max_length=100)
+    commit: str | None = Field(default=None, max_length=64)
+    review_packet_sha256: str | None = Field(default=None, max_length=64)
+    decider: str = Field(default="person", max_length=200)
+    via: Literal["api", "plugin"] = "api"
+    comment_ref: str | None = Field(default=None, max_length=500)
+    policy_options: list[str] = Field(default_factory=list, max_length=3)
+
+
+class CheckDraftBody(BaseModel):
+    rst: str = Field(max_length=2_000_000)
+    manifest: dict[str, Any] | None = None
+    packet: dict[str, Any] | None = None
+
+
+@router.get("/decision-choices")
+def decision_choices() -> dict[str, Any]:
+    """The four choices shown to the person, with their effects and the message after each."""
+    return {
+        "choices": [
+            {"code": code, "label_ja": label, "effect_ja": effect, "message_ja": message}
+            for code, (label, effect, message) in DECISION_CHOICES.items()
+        ]
+    }
+
+
+@router.get("/runs/{run_id}/review")
+def get_review(ctx: Ctx, run_id: str) -> dict[str, Any]:
+    """The Review Packet (公開候補の確認待ち): markdown, SHA-256, candidate commit, choices."""
+    return pipeline_for(ctx).review(run_id)
+
+
+@router.post("/runs/{run_id}/decision")
+def decide(ctx: Ctx, run_id: str, body: DecisionBody) -> dict[str, Any]:
+    """O-11: the person's decision; returns the Japanese message, the decision and the run status."""
+    return pipeline_for(ctx).decide(
+        run_id,
+        body.choice,
+        instructions=body.instructions,
+        blocks=body.blocks,
+        commit=body.commit,
+        review_packet_sha256=body.review_packet_sha256,
+        decider=body.decider,
+        via=body.via,
+        comment_ref=body.comment_ref,
+        policy_options=body.policy_options or None,
+    )
+
+
+@router.post("/check-draft")
+def post_check_draft(body: CheckDraftBody) -> dict[str, Any]:
+    """O-09's program checks on a draft text (no repository: local references are only warned about)."""
+    return check_draft(body.rst, CheckInputs(manifest=body.manifest, packet=body.packet)).as_json()

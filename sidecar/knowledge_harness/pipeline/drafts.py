@@ -1,0 +1,682 @@
+"""Drafts in reStructuredText: assembling (O-08), the block layout (O-10, O-12), the program
+checks of O-09 (also `kh pipeline check-draft`) and the one automatic fix.
+
+A draft the program assembles looks like::
+
+    <working title>
+    ===============
+
+    :公開日: 未確定
+    :情報基準日: 2026-03-01
+    :対象バージョン: 未確認
+    :記事状態: 下書き
+
+    .. note::
+
+       <what the AI did and what the person checks>
+
+    .. kh-section S1
+
+    <section heading>
+    -----------------
+
+    .. kh-block B1 section=S1
+
+    <block text>
+
+The `.. kh-…` lines are reStructuredText comments (never rendered): they tie every block to its
+plan section so that a revision can replace exactly the named blocks and the manifest can be
+checked. Checks never read outside content: docutils runs with file insertion and `raw` off.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import io
+import posixpath
+import re
+import unicodedata
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from docutils import nodes
+from docutils.frontend import get_default_settings
+from docutils.parsers.rst import Parser, roles
+from docutils.utils import column_width, new_document
+
+from .ops.o04_evidence import normalize_url
+from .packets import packet_corpus, packet_items, packet_urls, urls_in
+from .safety import DEFAULT_PRIVATE_MARKERS, SECRET, find_sensitive, private_markers
+
+META_FIELDS = ("公開日", "情報基準日", "対象バージョン", "記事状態")
+UNKNOWN_MARKS = ("未確認", "未確定")
+DRAFT_STATUS = "下書き"
+MANIFEST_FORMAT = "kh-draft-manifest/1"
+FIXABLE = frozenset({"TRAILING_WHITESPACE", "NO_FINAL_NEWLINE", "HEADING_UNDERLINE"})
+# directives that pull in outside content (or publish): never allowed in a draft
+FORBIDDEN_DIRECTIVES = frozenset(
+    {"raw", "include", "literalinclude", "image", "figure", "postlist", "blogpost", "ablog", "embed", "video"}
+)
+_VAGUE = {"", "不明", "tbd", "?", "？", "-", "n/a", "na", "unknown", "なし", "未定", "要確認", "todo"}
+_MARK = re.compile(r"^\.\. kh-(section|block) ([A-Za-z0-9_.-]+)(?: section=([A-Za-z0-9_.-]+))?\s*$")
+_ADORN = re.compile(r"^([=\-~^\"'`#*+:._!$%&,/;<>?@|{}()\[\]\\])\1+\s*$")
+_DIRECTIVE = re.compile(r"^(\s*)\.\.\s+(?:\|[^|]+\|\s+)?([A-Za-z][\w:+.-]*)::(.*)$")
+_META = re.compile(r"^:(公開日|情報基準日|対象バージョン|記事状態):[ \t]*(.*)$")
+_DATE = re.compile(r"(?<!\d)(\d{4}-\d{1,2}-\d{1,2}|\d{4}/\d{1,2}/\d{1,2}|\d{4}年\d{1,2}月\d{1,2}日)(?!\d)")
+_ISO_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
+_ROLE_REF = re.compile(r":(doc|download|ref|any):`([^`]+)`")
+_LINK = re.compile(r"`[^`<]*<([^`>]+)>`__?")
+_TARGET = re.compile(r"^\s*\.\.\s+_[^:]+:\s+(\S+)\s*$")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+# -- findings -------------------------------------------------------------------------------------------
+@dataclass(frozen=True, slots=True)
+class Finding:
+    code: str
+    line: int
+    message: str
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"code": self.code, "line": self.line, "message": self.message}
+
+
+@dataclass
+class CheckReport:
+    errors: list[Finding] = field(default_factory=list)
+    warnings: list[Finding] = field(default_factory=list)
+    duplicates: list[dict[str, Any]] = field(default_factory=list)
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "errors": [f.as_dict() for f in self.errors],
+            "warnings": [f.as_dict() for f in self.warnings],
+        }
+
+
+def sha256_text(text: str) -> str:
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+# -- headings and assembly ---------------------------------------------------------------------------------
+def heading_lines(title: str, char: str) -> list[str]:
+    return [title, char * max(column_width(title), 2)]
+
+
+def _strip_blank_edges(text: str) -> list[str]:
+    lines = text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    while lines and not lines[0].strip():
+        lines.pop(0)
+    while lines and not lines[-1].strip():
+        lines.pop()
+    return lines
+
+
+def assemble(
+    title: str,
+    metadata: dict[str, str],
+    ai_scope: str,
+    sections: Sequence[dict[str, Any]],
+    blocks: Sequence[dict[str, Any]],
+) -> str:
+    """The draft text: title, metadata, the AI/human note, then each section's blocks in plan order."""
+    lines = [*heading_lines(title, "="), ""]
+    lines += [f":{name}: {metadata[name]}" for name in META_FIELDS]
+    lines += ["", ".. note::", ""]
+    lines += [f"   {line}" if line.strip() else "" for line in _strip_blank_edges(ai_scope)]
+    lines.append("")
+    for section in sections:
+        sid = section["id"]
+        lines += [f".. kh-section {sid}", "", *heading_lines(section["heading"], "-"), ""]
+        for block in blocks:
+            if block["section_id"] == sid:
+                lines += [f".. kh-block {block['block_id']} section={sid}", ""]
+                lines += _strip_blank_edges(block["rst"])
+                lines.append("")
+    return "\n".join(lines)
+
+
+@dataclass(frozen=True, slots=True)
+class Block:
+    block_id: str
+    section_id: str
+    marker_line: int  # 1-based
+    start_line: int  # first line of the text (1-based); start > end for an empty block
+    end_line: int
+    text: str
+
+    @property
+    def sha256(self) -> str:
+        return sha256_text(self.text)
+
+
+@dataclass
+class Layout:
+    title: str | None
+    title_line: int | None  # 1-based
+    metadata: dict[str, tuple[str, int]]
+    sections: list[tuple[str, str, int]]  # (id, heading, marker line)
+    blocks: list[Block]
+    markers: list[tuple[str, str, int]]  # (kind, id, line) in order
+
+
+def find_headings(lines: Sequence[str]) -> list[tuple[int, int]]:
+    """(title index, underline index) of underline-only section titles (0-based)."""
+    out: list[tuple[int, int]] = []
+    for i in range(len(lines) - 1):
+        title, under = lines[i], lines[i + 1]
+        if not title.strip() or title[0] in " \t" or _ADORN.match(title) or not _ADORN.match(under):
+            continue
+        if title.startswith(".. ") or title.rstrip().endswith("::"):
+            continue
+        if i > 0 and lines[i - 1].strip():
+            continue  # not after a blank line (or an overline title, which the program never writes)
+        out.append((i, i + 1))
+    return out
+
+
+def layout(text: str) -> Layout:
+    lines = text.split("\n")
+    headings = find_headings(lines)
+    title: str | None = None
+    title_line: int | None = None
+    first_marker = next((n for n, ln in enumerate(lines) if _MARK.match(ln)), len(lines))
+    if headings and headings[0][0] < first_marker:
+        idx = headings[0][0]
+        title, title_line = lines[idx].rstrip(), idx + 1
+    metadata: dict[str, tuple[str, int]] = {}
+    for n, line in enumerate(lines[:first_marker]):
+        meta = _META.match(line)
+        if meta and meta.group(1) not in metadata:
+            metadata[meta.group(1)] = (meta.group(2).strip(), n + 1)
+    markers: list[tuple[str, str, int]] = []
+    sections: list[tuple[str, str, int]] = []
+    blocks: list[Block] = []
+    positions = [(n, _MARK.match(ln)) for n, ln in enumerate(lines)]
+    marks = [(n, m) for n, m in positions if m is not None]
+    for k, (n, match) in enumerate(marks):
+        kind, ident, section = match.group(1), match.group(2), match.group(3)
+        markers.append((kind, ident, n + 1))
+        end = marks[k + 1][0] if k + 1 < len(marks) else len(lines)
+        if kind == "section":
+            heading = next(
+                (lines[i].rstrip() for i in range(n + 1, end - 1) if lines[i].strip() and _ADORN.match(lines[i + 1])),
+                "",
+            )
+            sections.append((ident, heading, n + 1))
+            continue
+        start = n + 1
+        if start < end and not lines[start].strip():
+            start += 1
+        stop = end
+        while stop > start and not lines[stop - 1].strip():
+            stop -= 1
+        body = "\n".join(lines[start:stop])
+        blocks.append(Block(ident, section or "", n + 1, start + 1, stop, body))
+    return Layout(title, title_line, metadata, sections, blocks, markers)
+
+
+def replace_blocks(text: str, replacements: dict[str, str]) -> str:
+    """Replace the text of the named blocks; every other byte stays as it is."""
+    lines = text.split("\n")
+    for block in sorted(layout(text).blocks, key=lambda b: b.start_line, reverse=True):
+        if block.block_id in replacements:
+            new = _strip_blank_edges(replacements[block.block_id])
+            lines[block.start_line - 1 : block.end_line] = new
+    return "\n".join(lines)
+
+
+def replace_front(text: str, *, title: str | None = None, metadata: dict[str, str] | None = None) -> str:
+    """Replace the title and metadata values only (O-10's 'Draft表示の置換')."""
+    lines = text.split("\n")
+    lay = layout(text)
+    for name, value in (metadata or {}).items():
+        if name in lay.metadata:
+            lines[lay.metadata[name][1] - 1] = f":{name}: {value}"
+    if title is not None and lay.title_line is not None:
+        idx = lay.title_line - 1
+        lines[idx : idx + 2] = heading_lines(title, lines[idx + 1][:1] or "=")
+    return "\n".join(lines)
+
+
+def manifest_for(
+    text: str, sections: Sequence[dict[str, Any]], refs: dict[str, list[str]], **extra: Any
+) -> dict[str, Any]:
+    """draft_manifest.json: the draft's SHA-256, its sections and every block with refs, lines, SHA-256."""
+    lay = layout(text)
+    return {
+        "format": MANIFEST_FORMAT,
+        **extra,
+        "title": lay.title,
+        "draft_sha256": sha256_text(text),
+        "sections": [
+            {"section_id": s["id"], "heading": s["heading"], "packet_refs": list(s.get("packet_refs", []))}
+            for s in sections
+        ],
+        "blocks": [
+            {
+                "block_id": b.block_id,
+                "section_id": b.section_id,
+                "packet_refs": list(refs.get(b.block_id, [])),
+                "sha256": b.sha256,
+                "start_line": b.start_line,
+                "end_line": b.end_line,
+            }
+            for b in lay.blocks
+        ],
+    }
+
+
+def refresh_manifest(text: str, manifest: dict[str, Any]) -> dict[str, Any]:
+    """The same manifest for a changed text (after the automatic fix or a revision)."""
+    refs = {b["block_id"]: b["packet_refs"] for b in manifest.get("blocks", [])}
+    sections = [
+        {"id": s["section_id"], "heading": s["heading"], "packet_refs": s["packet_refs"]}
+        for s in manifest.get("sections", [])
+    ]
+    extra = {k: v for k, v in manifest.items() if k not in ("format", "title", "draft_sha256", "sections", "blocks")}
+    return manifest_for(text, sections, refs, **extra)
+
+
+# -- docutils ---------------------------------------------------------------------------------------------
+def _generic_role(
+    name: str, rawtext: str, text: str, lineno: int, inliner: Any, options: Any = None, content: Any = None
+) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+    return [nodes.literal(rawtext, text)], []
+
+
+for _role in ("doc", "ref", "download", "any", "term", "abbr", "file", "kbd", "command", "program", "option"):
+    roles.register_local_role(_role, _generic_role)  # Sphinx roles: parsed, checked by the program
+
+
+def docutils_messages(text: str) -> list[tuple[int, int, str]]:
+    """(level, line, message) of docutils' system messages (level ≥ 2), parsing the text alone."""
+    settings = get_default_settings(Parser)
+    settings.report_level = 5
+    settings.halt_level = 5
+    settings.warning_stream = io.StringIO()
+    settings.file_insertion_enabled = False
+    settings.raw_enabled = False
+    settings.language_code = "ja"
+    settings.syntax_highlight = "none"
+    document = new_document("draft.rst", settings)
+    found: list[tuple[int, int, str]] = []
+
+    def observe(msg: nodes.system_message) -> None:
+        level = int(msg.get("level", 0))
+        if level >= 2:
+            body = msg.children[0].astext() if msg.children else msg.astext()
+            found.append((level, int(msg.get("line") or 0), body.splitlines()[0] if body else ""))
+
+    document.reporter.attach_observer(observe)
+    try:
+        Parser().parse(text, document)
+    except Exception as exc:
+        found.append((4, 0, f"parser failure: {type(exc).__name__}: {exc}"))
+    return found
+
+
+# -- checks ---------------------------------------------------------------------------------------------------
+@dataclass
+class CheckInputs:
+    manifest: dict[str, Any] | None = None
+    packet: dict[str, Any] | None = None
+    # repository-relative folder where the draft will live (local references are resolved from it)
+    draft_dir: str = ""
+    local_exists: Callable[[str], bool] | None = None
+    past_posts: Sequence[Any] = ()  # objects with .path, .title, .text
+    private_words: Iterable[str] = DEFAULT_PRIVATE_MARKERS
+    similarity_threshold: float = 0.85
+    draft_phase: bool = True  # a draft: 公開日 must be 未確定 and no post directive
+
+
+def normalize_title(title: str) -> str:
+    text = unicodedata.normalize("NFKC", title).casefold()
+    return "".join(ch for ch in text if not (ch.isspace() or unicodedata.category(ch)[0] in "PSZ"))
+
+
+def _shingles(text: str, n: int = 3) -> set[str]:
+    flat = "".join(unicodedata.normalize("NFKC", text).split())
+    return {flat[i : i + n] for i in range(max(0, len(flat) - n + 1))}
+
+
+def similarity(a: str, b: str) -> float:
+    """Jaccard similarity of character 3-gram sets (whitespace removed, NFKC)."""
+    sa, sb = _shingles(a), _shingles(b)
+    if not sa or not sb:
+        return 0.0
+    return len(sa & sb) / len(sa | sb)
+
+
+def _body_for_similarity(text: str) -> str:
+    return "\n".join(
+        ln for ln in text.split("\n") if not _MARK.match(ln) and not _META.match(ln) and not _DIRECTIVE.match(ln)
+    )
+
+
+def _directive_findings(lines: Sequence[str], draft_phase: bool) -> list[Finding]:
+    out: list[Finding] = []
+    for n, line in enumerate(lines, start=1):
+        match = _DIRECTIVE.match(line)
+        if not match:
+            continue
+        name = match.group(2).lower()
+        arg = match.group(3)
+        options = []
+        for follow in lines[n : n + 20]:
+            if follow.strip() and not follow.startswith((" ", "\t")):
+                break
+            options.append(follow.strip())
+        if name == "post":
+            if draft_phase:
+                out.append(
+                    Finding(
+                        "POST_DIRECTIVE_FORBIDDEN",
+                        n,
+                        "下書きに公開用の post directive は置けません（O-10が付与します）。",
+                    )
+                )
+        elif name in FORBIDDEN_DIRECTIVES:
+            out.append(Finding("DIRECTIVE_FORBIDDEN", n, f"外部内容を取り込む directive `{name}` は使えません。"))
+        elif name in ("csv-table", "table", "list-table") and any(o.startswith((":file:", ":url:")) for o in options):
+            out.append(
+                Finding("DIRECTIVE_FORBIDDEN", n, f"`{name}` の :file: / :url: は外部内容を取り込むため使えません。")
+            )
+        elif name == "role" and "raw" in arg:
+            out.append(Finding("DIRECTIVE_FORBIDDEN", n, "raw を基にした role は使えません。"))
+    return out
+
+
+def _local_refs(lines: Sequence[str]) -> list[tuple[int, str]]:
+    refs: list[tuple[int, str]] = []
+    for n, line in enumerate(lines, start=1):
+        for match in _ROLE_REF.finditer(line):
+            if match.group(1) in ("doc", "download"):
+                inner = match.group(2)
+                target = inner[inner.rfind("<") + 1 : -1] if inner.endswith(">") and "<" in inner else inner
+                refs.append((n, target.strip() + ("" if match.group(1) == "download" else "#doc")))
+        for match in _LINK.finditer(line):
+            target = match.group(1).strip()
+            if not _SCHEME.match(target) and not target.endswith("_"):
+                refs.append((n, target))
+        target_match = _TARGET.match(line)
+        if target_match and not _SCHEME.match(target_match.group(1)) and not target_match.group(1).endswith("_"):
+            refs.append((n, target_match.group(1)))
+    return refs
+
+
+def _resolve_local(target: str, draft_dir: str) -> tuple[str | None, list[str]]:
+    """(None, []) when the target leaves the repository; else (normalized, candidates to try)."""
+    is_doc = target.endswith("#doc")
+    target = target.removesuffix("#doc").split("#", 1)[0].strip()
+    if not target:
+        return "", []
+    joined = target.lstrip("/") if target.startswith("/") else posixpath.join(draft_dir, target)
+    norm = posixpath.normpath(joined)
+    if norm == ".." or norm.startswith("../") or target.startswith("~") or "\x00" in target:
+        return None, []
+    candidates = [norm]
+    if is_doc and not posixpath.splitext(norm)[1]:
+        candidates = [norm + ".rst", norm + ".md", norm + ".ipynb", norm]
+    return norm, candidates
+
+
+def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
+    """O-09's program checks. Pure: reads nothing but through `inputs.local_exists`."""
+    cfg = inputs or CheckInputs()
+    report = CheckReport()
+    errors, warnings = report.errors, report.warnings
+    lines = text.split("\n")
+    body_lines = lines[:-1] if text.endswith("\n") else lines
+
+    # whitespace, final newline, heading underlines (the fixable ones)
+    for n, line in enumerate(body_lines, start=1):
+        if line != line.rstrip(" \t"):
+            errors.append(Finding("TRAILING_WHITESPACE", n, "行末に空白があります。"))
+    if text and not text.endswith("\n"):
+        errors.append(Finding("NO_FINAL_NEWLINE", len(lines), "最終行に改行がありません。"))
+    elif text.endswith("\n\n"):
+        errors.append(Finding("TRAILING_WHITESPACE", len(body_lines), "ファイル末尾に空行があります。"))
+    for title_idx, under_idx in find_headings(body_lines):
+        want = column_width(body_lines[title_idx].rstrip())
+        have = len(body_lines[under_idx].rstrip())
+        if have < want:
+            errors.append(
+                Finding("HEADING_UNDERLINE", under_idx + 1, f"見出しの装飾が短すぎます（{have} < 幅{want}）。")
+            )
+        elif have > want:
+            warnings.append(
+                Finding("HEADING_UNDERLINE", under_idx + 1, f"見出しの装飾が幅より長い（{have} > {want}）。")
+            )
+
+    # directives
+    directive_findings = _directive_findings(body_lines, cfg.draft_phase)
+    errors.extend(directive_findings)
+    directive_lines = {f.line for f in directive_findings}
+
+    # docutils, alone
+    for level, msg_line, message in docutils_messages(text):
+        if "Title underline too short" in message or "Title overline too short" in message:
+            continue  # HEADING_UNDERLINE above
+        near = any(abs(msg_line - d) <= 2 for d in directive_lines)
+        if msg_line in directive_lines or ("directive" in message and near):
+            continue
+        kind = {2: "WARNING", 3: "ERROR"}.get(level, "SEVERE")
+        errors.append(Finding("RST_SYNTAX", msg_line, f"reStructuredText {kind}: {message}"))
+
+    lay = layout(text)
+    # metadata, the AI/human split, unknown values
+    first_section = min([m[2] for m in lay.markers] or [0]) or None
+    if first_section is None:
+        heads = find_headings(body_lines)
+        first_section = heads[1][0] + 1 if len(heads) > 1 else min(len(body_lines), 40) + 1
+    early = "\n".join(body_lines[: first_section - 1])
+    if not (("AI" in early or "ＡＩ" in early) and "人間" in early):
+        errors.append(
+            Finding("AI_SCOPE_MISSING", 1, "AIの担当範囲と人間の確認範囲を最初の節より前に明示してください。")
+        )
+    corpus = packet_corpus(cfg.packet) if cfg.packet is not None else None
+    for name in META_FIELDS:
+        if name not in lay.metadata:
+            errors.append(Finding("DRAFT_METADATA_MISSING", 1, f"メタデータ「{name}」がありません。"))
+            continue
+        value, line_no = lay.metadata[name]
+        if value.strip().lower() in _VAGUE:
+            errors.append(
+                Finding(
+                    "UNKNOWN_VALUE_NOT_MARKED",
+                    line_no,
+                    f"「{name}」が確認できない場合は 未確認 または 未確定 と書いてください。",
+                )
+            )
+            continue
+        if value in UNKNOWN_MARKS:
+            continue
+        if name == "公開日" and cfg.draft_phase:
+            errors.append(Finding("PUBLICATION_DATE_IN_DRAFT", line_no, "下書きの公開日は 未確定 としてください。"))
+        elif name == "情報基準日" and not _ISO_DATE.match(value):
+            errors.append(
+                Finding("UNKNOWN_VALUE_NOT_MARKED", line_no, "情報基準日は YYYY-MM-DD か 未確認 としてください。")
+            )
+        elif name == "対象バージョン" and corpus is not None and value not in corpus:
+            errors.append(
+                Finding("UNSUPPORTED_VALUE", line_no, f"対象バージョン「{value}」はPacketにありません（推測しない）。")
+            )
+    if corpus is not None:
+        meta_lines = {ln for _, ln in lay.metadata.values()}
+        for n, line in enumerate(body_lines, start=1):
+            if n in meta_lines:
+                continue
+            for match in _DATE.finditer(line):
+                if match.group(1) not in corpus:
+                    errors.append(
+                        Finding(
+                            "UNSUPPORTED_VALUE",
+                            n,
+                            f"日付「{match.group(1)}」はPacketにありません（推測せず 未確認 とする）。",
+                        )
+                    )
+
+    # manifest
+    if cfg.manifest is not None:
+        _check_manifest(text, lay, cfg, errors)
+
+    # external URLs
+    allowed = packet_urls(cfg.packet) if cfg.packet is not None else None
+    for n, url in urls_in(text):
+        if allowed is None:
+            warnings.append(Finding("URL_UNCHECKED", n, f"Packetがないため {url} を照合できません。"))
+        elif normalize_url(url) not in allowed:
+            errors.append(Finding("URL_NOT_IN_PACKET", n, f"{url} はEvidence Packetの情報源にありません。"))
+
+    # local references
+    for n, target in _local_refs(body_lines):
+        norm, candidates = _resolve_local(target, cfg.draft_dir)
+        shown = target.removesuffix("#doc")
+        if norm is None:
+            errors.append(Finding("LOCAL_REF_OUTSIDE", n, f"ローカル参照 {shown} がリポジトリの外を指しています。"))
+        elif not candidates:
+            continue
+        elif cfg.local_exists is None:
+            warnings.append(Finding("LOCAL_REF_UNCHECKED", n, f"リポジトリがないため {shown} を照合できません。"))
+        elif not any(cfg.local_exists(c) for c in candidates):
+            errors.append(Finding("LOCAL_REF_MISSING", n, f"ローカル参照 {shown} が存在しません。"))
+
+    # duplicates against existing articles
+    if lay.title:
+        key = normalize_title(lay.title)
+        for post in cfg.past_posts:
+            if post.title and normalize_title(post.title) == key:
+                errors.append(
+                    Finding("TITLE_DUPLICATE", lay.title_line or 1, f"タイトルが既存記事 {post.path} と同じです。")
+                )
+    body = _body_for_similarity(text)
+    for post in cfg.past_posts:
+        score = similarity(body, _body_for_similarity(post.text))
+        if score >= cfg.similarity_threshold:
+            report.duplicates.append({"path": post.path, "similarity": round(score, 4)})
+            warnings.append(
+                Finding(
+                    "DUPLICATE_CANDIDATE",
+                    1,
+                    f"既存記事 {post.path} との本文類似度 {score:.2f}（AI Judgeへ渡す重複候補）。",
+                )
+            )
+
+    # secrets, personal information, private markers (never the value in a message)
+    for finding in find_sensitive(text):
+        if finding.category == SECRET:
+            errors.append(
+                Finding("SECRET_IN_DRAFT", finding.line, f"秘密情報らしき文字列（{finding.kind}）があります。")
+            )
+        else:
+            errors.append(
+                Finding(
+                    "PERSONAL_INFO_IN_DRAFT", finding.line, f"マスクされていない個人情報（{finding.kind}）があります。"
+                )
+            )
+    for marker in private_markers(text, None, cfg.private_words):
+        word = marker.split(":", 1)[-1]
+        line_no = next((n for n, ln in enumerate(body_lines, start=1) if word.lower() in ln.lower()), 1)
+        errors.append(Finding("PRIVATE_MARKER_IN_DRAFT", line_no, f"非公開マーカー（{marker}）があります。"))
+
+    errors.sort(key=lambda f: (f.line, f.code))
+    warnings.sort(key=lambda f: (f.line, f.code))
+    return report
+
+
+def _check_manifest(text: str, lay: Layout, cfg: CheckInputs, errors: list[Finding]) -> None:
+    manifest = cfg.manifest or {}
+    if manifest.get("draft_sha256") != sha256_text(text):
+        errors.append(Finding("DRAFT_SHA_MISMATCH", 1, "DraftのSHA-256がmanifestと一致しません。"))
+    want_sections = [s.get("section_id") for s in manifest.get("sections", [])]
+    have_sections = [s[0] for s in lay.sections]
+    if want_sections != have_sections:
+        errors.append(
+            Finding("MANIFEST_MISMATCH", 1, f"節の並び {have_sections} がmanifest {want_sections} と一致しません。")
+        )
+    section_refs = {s.get("section_id"): set(s.get("packet_refs", [])) for s in manifest.get("sections", [])}
+    want_blocks = manifest.get("blocks", [])
+    have = {b.block_id: b for b in lay.blocks}
+    if [b.get("block_id") for b in want_blocks] != [b.block_id for b in lay.blocks]:
+        errors.append(Finding("MANIFEST_MISMATCH", 1, "ブロックの並びがmanifestと一致しません。"))
+    items = set(packet_items(cfg.packet)) if cfg.packet is not None else None
+    excluded = set(manifest.get("excluded_refs", []))
+    for entry in want_blocks:
+        block = have.get(entry.get("block_id"))
+        if block is None:
+            errors.append(
+                Finding("MANIFEST_MISMATCH", 1, f"manifestのブロック {entry.get('block_id')} が本文にありません。")
+            )
+            continue
+        if block.sha256 != entry.get("sha256"):
+            errors.append(
+                Finding("MANIFEST_MISMATCH", block.marker_line, f"ブロック {block.block_id} のSHA-256が一致しません。")
+            )
+        if block.section_id != entry.get("section_id"):
+            errors.append(
+                Finding("MANIFEST_MISMATCH", block.marker_line, f"ブロック {block.block_id} の節が一致しません。")
+            )
+        refs = set(entry.get("packet_refs", []))
+        if entry.get("section_id") in section_refs and not refs <= section_refs[entry.get("section_id")]:
+            errors.append(
+                Finding(
+                    "MANIFEST_MISMATCH", block.marker_line, f"ブロック {block.block_id} の参照が節の許可範囲外です。"
+                )
+            )
+        if refs & excluded:
+            errors.append(
+                Finding(
+                    "MANIFEST_MISMATCH", block.marker_line, f"ブロック {block.block_id} がEXCLUDE項目を参照しています。"
+                )
+            )
+        if items is not None and not refs <= items:
+            errors.append(
+                Finding(
+                    "MANIFEST_MISMATCH",
+                    block.marker_line,
+                    f"ブロック {block.block_id} の参照 {sorted(refs - items)} がPacketにありません。",
+                )
+            )
+
+
+# -- the one automatic fix ------------------------------------------------------------------------------------
+def autofix(text: str) -> tuple[str, list[dict[str, Any]]]:
+    """Fix trailing whitespace, the final newline and heading underline lengths; nothing else."""
+    fixes: list[dict[str, Any]] = []
+    had_final = text.endswith("\n")
+    lines = text.split("\n")
+    if had_final:
+        lines = lines[:-1]
+    for i, line in enumerate(lines):
+        stripped = line.rstrip(" \t")
+        if stripped != line:
+            lines[i] = stripped
+            fixes.append({"code": "TRAILING_WHITESPACE", "line": i + 1})
+    for title_idx, under_idx in find_headings(lines):
+        want = column_width(lines[title_idx])
+        if len(lines[under_idx]) != want and want >= 2:
+            lines[under_idx] = lines[under_idx][0] * want
+            fixes.append({"code": "HEADING_UNDERLINE", "line": under_idx + 1})
+    while lines and lines[-1] == "":
+        lines.pop()
+        fixes.append({"code": "TRAILING_WHITESPACE", "line": len(lines) + 1})
+    if not had_final:
+        fixes.append({"code": "NO_FINAL_NEWLINE", "line": len(lines)})
+    return "\n".join(lines) + "\n", fixes
+
+
+def block_problems(rst: str) -> list[tuple[str, str]]:
+    """What a block of agent text may not contain: headings, internal markers, a leading indent."""
+    out: list[tuple[str, str]] = []
+    lines = _strip_blank_edges(rst)
+    if lines and lines[0][:1] in (" ", "\t"):
+        out.append(("BLOCK_FORMAT", "A block may not start indented (it would join the marker comment)."))
+    if any(_MARK.match(ln) or ln.startswith(".. kh-") for ln in lines):
+        out.append(("BLOCK_FORMAT", "A block may not contain `.. kh-` marker lines."))
+    if find_headings(["", *lines]) or any(_ADORN.match(ln) and len(ln.strip()) >= 4 for ln in lines):
+        out.append(
+            ("HEADING_IN_BLOCK", "A block may not contain a heading or a transition; the plan defines sections.")
+        )
+    return out

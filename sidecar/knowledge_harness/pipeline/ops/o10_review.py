@@ -1,0 +1,352 @@
+"""O-10 Prepare Review: the publication candidate on the run's branch and the Review Packet.
+
+The agent proposes the final title, slug, tags and a PR description; the program checks them
+and does the rest: the publication date (Asia/Tokyo, the first date after today not used by an
+existing post), `docs/blog/posts/YYYY-MM-DD-slug.rst` with an ablog `post` directive (language
+ja) whose body is the validated draft with only the title, 公開日 and 記事状態 replaced, one commit
+per review round on the run's one branch (`<branch_prefix><run_id>`; unchanged content → no new
+commit, never a second branch), and the Review Packet in Japanese with SHA-256s. O-10 never
+merges, approves, interprets comments, edits the text, translates or makes images. A GitHub
+pull request is an optional adapter (`[blog] pull_request = "gh"`).
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+from zoneinfo import ZoneInfo
+
+from ...vault.blog_repo import BlogRepoError
+from ..agents import Refusal
+from ..blog import blog_repo, run_branch
+from ..contract import DECISION_CHOICES, Producer, ReasonCode, Result, State, Uncertainty
+from ..drafts import normalize_title, replace_front, sha256_text
+from ..packets import packet_items
+from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait
+
+OPERATION = "O-10"
+TOKYO = ZoneInfo("Asia/Tokyo")
+SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
+CANDIDATE_STATUS = "公開候補（レビュー待ち）"
+
+SCHEMA: dict[str, Any] = {
+    "$schema": "https://json-schema.org/draft/2020-12/schema",
+    "title": "Review metadata (O-10)",
+    "type": "object",
+    "additionalProperties": False,
+    "required": ["title", "slug", "tags", "pr_description_ja"],
+    "properties": {
+        "title": {"type": "string", "minLength": 1, "maxLength": 200, "pattern": "^[^\\n]+$"},
+        "slug": {"type": "string", "minLength": 1, "maxLength": 80},
+        "tags": {
+            "type": "array",
+            "maxItems": 10,
+            "items": {"type": "string", "pattern": "^[^,\\n]{1,40}$"},
+        },
+        "pr_description_ja": {"type": "string", "minLength": 1, "maxLength": 8000},
+    },
+}
+
+INSTRUCTIONS_JA = """\
+検証済みDraft（inputs.draft_rst）とArticle Plan（inputs.plan）だけを使い、公開用の最終タイトル、slug（英小文字・数字・ハイフン）、tags、PR説明案（日本語）を作ってください。
+- 本文は変更できません。公開日はプログラムが決めます（inputs.publication_date）。
+- タイトルは既存記事（inputs.existing_titles）と同じにしない。slug は inputs.existing_files と重ならないファイル名になるもの。
+- PR説明案には中心メッセージ、主要根拠、不確実性、人間が確認すること、無回答なら公開しないことを書く。"""
+
+INSTRUCTIONS_EN = """\
+From the validated draft (inputs.draft_rst) and the plan (inputs.plan) only, propose the final title, a slug (lowercase
+letters, digits, hyphens), tags and a Japanese PR description. You cannot change the body; the program picks the publication
+date (inputs.publication_date). The title must differ from existing titles (inputs.existing_titles) and the file name from
+inputs.existing_files. The PR description states the central message, main evidence, uncertainties, what the person checks,
+and that no answer means no publication."""
+
+
+def publication_date(today: dt.date, used: set[str]) -> str:
+    day = today + dt.timedelta(days=1)
+    while day.isoformat() in used:
+        day += dt.timedelta(days=1)
+    return day.isoformat()
+
+
+def _ai_scope(draft: str) -> str:
+    lines = draft.split("\n")
+    out: list[str] = []
+    inside = False
+    for line in lines:
+        if line.strip() == ".. note::":
+            inside = True
+            continue
+        if inside:
+            if line and not line.startswith(" "):
+                break
+            out.append(line.strip())
+    return "\n".join(x for x in out if x)
+
+
+class PrepareReview:
+    operation = OPERATION
+    kind = "agent"
+    instructions_ja = INSTRUCTIONS_JA
+    instructions_en = INSTRUCTIONS_EN
+
+    def output_schema(self) -> dict[str, Any]:
+        return SCHEMA
+
+    def prepare(self, ctx: OpContext) -> Prepared | Wait:
+        repo = blog_repo(ctx)
+        if repo is None:
+            return Wait("config:blog.repo (set [blog] repo in .harness/pipeline.toml)")
+        posts = repo.posts()
+        draft = ctx.artifact("draft")
+        plan = ctx.artifact("article_plan")
+        today = ctx.clock().astimezone(TOKYO).date()
+        used = {p.date for p in posts if p.date}
+        previous = ctx.artifact("publication_candidate") if ctx.artifact_sha("publication_candidate") else None
+        inputs = {
+            "run_id": ctx.run.run_id,
+            "draft_sha256": draft["sha256"],
+            "draft_rst": draft["rst"],
+            "manifest_sha256": ctx.artifact_sha("draft_manifest"),
+            "plan_sha256": ctx.artifact_sha("article_plan"),
+            "packet_sha256": ctx.artifact_sha("evidence_packet"),
+            "validation_sha256": ctx.artifact_sha("validation_report"),
+            "candidate_decision_sha256": ctx.artifact_sha("candidate_decision"),
+            "plan": {k: plan[k] for k in ("working_title", "central_message", "audience", "structure_type")},
+            "run_date": today.isoformat(),
+            "publication_date": publication_date(today, used),
+            "existing_titles": sorted({p.title for p in posts if p.title}),
+            "existing_files": sorted(p.path.rsplit("/", 1)[-1] for p in posts),
+            "posts_dir": repo.posts_dir,
+            "branch": run_branch(ctx),
+            "base_branch": repo.base_branch,
+            "base_commit": repo.base_commit(),
+        }
+        return Prepared(
+            inputs=inputs,
+            # the previous round's candidate path (to remove after a slug change); not an input of its own
+            payload={"previous_path": previous["path"] if previous else None},
+            input_refs=[
+                f"artifact:draft@sha256:{ctx.artifact_sha('draft')}",
+                f"artifact:validation_report@sha256:{inputs['validation_sha256']}",
+                f"blog:{repo.base_branch}@{inputs['base_commit']}",
+            ],
+        )
+
+    def check(self, inputs: dict[str, Any], output: dict[str, Any]) -> list[Refusal]:
+        refusals: list[Refusal] = []
+        slug = output["slug"]
+        if not SLUG.match(slug):
+            refusals.append(
+                Refusal(ReasonCode.SLUG_INVALID, "$.slug", "Use lowercase letters, digits and single hyphens.")
+            )
+        name = f"{inputs['publication_date']}-{slug}.rst"
+        if name in inputs["existing_files"]:
+            refusals.append(Refusal(ReasonCode.SLUG_INVALID, "$.slug", f"{name} already exists in the posts folder."))
+        key = normalize_title(output["title"])
+        if any(normalize_title(t) == key for t in inputs["existing_titles"]):
+            refusals.append(
+                Refusal(ReasonCode.TITLE_DUPLICATE, "$.title", "The title equals an existing article's title.")
+            )
+        return refusals
+
+    def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome:
+        inputs = prepared.inputs
+        repo = blog_repo(ctx)
+        assert repo is not None
+        cfg = ctx.config.blog
+        date = inputs["publication_date"]
+        header = [f".. post:: {date}"]
+        if output["tags"]:
+            header.append(f"   :tags: {', '.join(output['tags'])}")
+        if cfg.category:
+            header.append(f"   :category: {cfg.category}")
+        header += [f"   :author: {cfg.author}", "   :language: ja", "", ""]
+        body = replace_front(
+            inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": CANDIDATE_STATUS}
+        )
+        candidate = "\n".join(header) + body
+        rel = repo.post_path(f"{date}-{output['slug']}.rst")
+        previous_path = (prepared.payload or {}).get("previous_path")
+        remove = [previous_path] if previous_path and previous_path != rel else []
+        result = repo.commit_post(
+            inputs["branch"],
+            rel,
+            candidate.encode("utf-8"),
+            f"公開候補: {output['title']}\n\nKnowledge Harness run {inputs['run_id']} (O-10 Prepare Review).\n",
+            remove=remove,
+            author=cfg.author,
+        )
+        codes = [ReasonCode.REVIEW_PREPARED]
+        codes.append(ReasonCode.BLOG_BRANCH_CREATED if result.created_branch else ReasonCode.BLOG_COMMIT_REUSED)
+        if result.created_commit:
+            codes.append(ReasonCode.BLOG_COMMIT_CREATED)
+        candidate_sha = sha256_text(candidate)
+        uncertainties: list[Uncertainty] = []
+        pr_url: str | None = None
+        packet = ctx.artifact("evidence_packet")
+        manifest = ctx.artifact("draft_manifest")
+        review_md = build_review_packet(
+            ctx, inputs, output, rel, result.commit, candidate_sha, packet, manifest, remove
+        )
+        if cfg.pull_request == "gh":
+            try:
+                pr_url = repo.draft_pr(inputs["branch"], output["title"], review_md)
+                codes.append(ReasonCode.PULL_REQUEST_PREPARED)
+            except BlogRepoError as exc:
+                codes.append(ReasonCode.PULL_REQUEST_FAILED)
+                uncertainties.append(
+                    Uncertainty(item=f"Draft PRを作成できない: {exc.message}", impact="branchとReview Packetで確認する")
+                )
+        review = {
+            "markdown": review_md,
+            "sha256": sha256_text(review_md),
+            "run_id": inputs["run_id"],
+            "candidate_path": rel,
+            "candidate_sha256": candidate_sha,
+            "branch": inputs["branch"],
+            "base_branch": inputs["base_branch"],
+            "commit": result.commit,
+            "pr_url": pr_url,
+            "choices": [
+                {"code": code, "label_ja": label, "effect_ja": effect}
+                for code, (label, effect, _) in DECISION_CHOICES.items()
+            ],
+        }
+        publication = {
+            "path": rel,
+            "sha256": candidate_sha,
+            "rst": candidate,
+            "branch": inputs["branch"],
+            "base_branch": inputs["base_branch"],
+            "base_commit": result.base_commit,
+            "commit": result.commit,
+            "title": output["title"],
+            "slug": output["slug"],
+            "publication_date": date,
+            "tags": output["tags"],
+            "pr_url": pr_url,
+            "pr_description_ja": output["pr_description_ja"],
+        }
+        labels = "／".join(f"「{label}」" for label, _, _ in DECISION_CHOICES.values())
+        return Outcome(
+            Result.ADVANCE,
+            State.REVIEW_READY,
+            codes,
+            f"公開候補の確認待ちです（{rel}、branch {inputs['branch']}、commit {result.commit[:12]}）。"
+            f"選択肢: {labels}。無回答の場合は公開せずHOLDを維持します。",
+            uncertainties=uncertainties,
+            artifacts={"publication_candidate": publication, "review_packet": review},
+            metrics={"publication_date": date, "new_commit": result.created_commit},
+            producer=Producer.AGENT,
+            text_files={"REVIEW_PACKET.md": review_md},
+            question=QuestionSpec(
+                kind="publication_decision",
+                question_ja=f"公開候補の確認待ち: {output['title']}（{rel}）。{labels}から選んでください。",
+                question_en="Publication candidate waiting for review: approve (after merging), revise, reject or policy.",
+                choices=list(DECISION_CHOICES),
+            ),
+        )
+
+
+def build_review_packet(
+    ctx: OpContext,
+    inputs: dict[str, Any],
+    output: dict[str, Any],
+    rel: str,
+    commit: str,
+    candidate_sha: str,
+    packet: dict[str, Any],
+    manifest: dict[str, Any],
+    removed: list[str],
+) -> str:
+    plan = ctx.artifact("article_plan")
+    validation = ctx.artifact("validation_report")
+    items = packet_items(packet)
+    sources = {s["source_id"]: s for s in packet.get("sources") or []}
+    cited: list[str] = []
+    for block in manifest.get("blocks", []):
+        for ref in block.get("packet_refs", []):
+            for sid in items.get(ref, {}).get("source_ids", []):
+                if sid not in cited:
+                    cited.append(sid)
+    lines = [
+        f"# 公開候補の確認待ち — {output['title']}",
+        "",
+        f"- run_id: `{inputs['run_id']}`",
+        f"- 公開候補: `{rel}`",
+        f"- branch: `{inputs['branch']}` → base `{inputs['base_branch']}`、commit `{commit}`",
+        f"- 公開日（予定、Asia/Tokyo）: {inputs['publication_date']}",
+        "",
+        "## 中心メッセージ",
+        "",
+        plan["central_message"],
+        "",
+        "## 主要根拠",
+        "",
+    ]
+    for sid in cited:
+        s = sources.get(sid, {})
+        where = s.get("url") or s.get("repository_ref") or ""
+        lines.append(f"- `{sid}` {s.get('title', '')}（{s.get('source_class', '')}） {where}".rstrip())
+    lines += ["", "## 不確実性と扱い", ""]
+    for entry in plan.get("uncertainty_handling", []):
+        lines.append(f"- `{entry['uncertainty_id']}` {entry['treatment']}: {entry['reason']}")
+    lines += ["", "## 検証結果", ""]
+    lines.append(
+        f"- Program: エラー{len(validation.get('errors', []))}件、警告{len(validation.get('warnings', []))}件、"
+        f"自動修正{len(validation.get('autofix', []))}件（末尾空白・最終改行・見出し装飾長のみ）"
+    )
+    for key, axis in (validation.get("axes") or {}).items():
+        lines.append(f"- {key}: {axis['verdict']}（確信度{float(axis['confidence']):.2f}）{axis['reasons'][:200]}")
+    lines += [
+        "",
+        "## AIが担当した範囲",
+        "",
+        "Evidence Packetの整理、候補判定、構成、本文案、検証の評価、タイトル・slug・PR説明案の作成をAIが行いました。",
+        _ai_scope(inputs["draft_rst"]),
+        "",
+        "## 人間が確認する範囲",
+        "",
+        "- 中心メッセージと主要根拠が公開してよい内容か",
+        "- 不確実性の扱い（明示・限定・除外）が妥当か",
+        "- 公開日・タイトル・タグ",
+        "- 公開してよいかの最終判断（mergeまたは下の選択肢）",
+        "",
+        "## 変更ファイル",
+        "",
+        f"- `{rel}` sha256 `{candidate_sha}`",
+    ]
+    for old in removed:
+        lines.append(f"- `{old}` （前回の公開候補、削除）")
+    lines += ["", "## 判断の選択肢と影響", ""]
+    for code, (label, effect, _) in DECISION_CHOICES.items():
+        lines.append(f"- **{label}**（`{code}`）: {effect}")
+    lines += [
+        "",
+        "**無回答の場合は公開せず、HOLD（未公開）を維持します。**",
+        "",
+        "## 判断の方法",
+        "",
+        "承認は、branchをbaseへmergeしたあとに、このReview PacketのSHA-256（`REVIEW_PACKET.md` のSHA-256、"
+        "`kh pipeline review` や REST の `review_packet_sha256` でも表示）とcommitを添えて行います:",
+        "",
+        f"    kh pipeline decide VAULT {inputs['run_id']} --choice approve --commit {commit} --review-sha256 <SHA-256>",
+        f'    kh pipeline decide VAULT {inputs["run_id"]} --choice revise --instructions "…" --blocks B1',
+        "",
+        "## SHA-256",
+        "",
+        f"- 公開候補 `{rel}`: `{candidate_sha}`",
+        f"- draft.rst: `{inputs['draft_sha256']}`",
+        f"- draft_manifest: `{inputs['manifest_sha256']}`",
+        f"- article_plan: `{inputs['plan_sha256']}`",
+        f"- evidence_packet: `{inputs['packet_sha256']}`",
+        f"- validation_report: `{inputs['validation_sha256']}`",
+        f"- candidate_decision: `{inputs['candidate_decision_sha256']}`",
+        "",
+        "## PR説明案",
+        "",
+        output["pr_description_ja"].strip(),
+        "",
+    ]
+    return "\n".join(lines)

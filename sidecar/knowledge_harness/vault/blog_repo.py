@@ -1,0 +1,266 @@
+"""The blog repository of the harness pipeline: a separate git repository (never inside the vault).
+
+O-06/O-09 read past articles from the configured posts folder of the base branch; O-10 writes one
+publication candidate per review round onto the run's own branch; O-11 verifies the merge fact.
+
+Writing never touches the repository's working tree or its checked-out branch: the candidate is
+stored with git plumbing (`hash-object -w`, a private temporary index, `write-tree`,
+`commit-tree`) and the branch ref is moved with `update-ref` and the expected old value, so a
+commit appears atomically or not at all. Every path is confined to the posts folder; git is
+always asked with `-c core.quotePath=false` and NUL-separated output so Japanese names survive.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import posixpath
+import re
+import shutil
+import subprocess
+import tempfile
+from dataclasses import dataclass
+from pathlib import Path
+
+from ..errors import ExternalError, InputError, PathRejected
+from .paths import nfc
+
+GIT_TIMEOUT = 60
+ZERO = "0" * 40
+_DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.(rst|md)$")
+_POST_DATE = re.compile(r"^\.\.\s+post::\s*(\d{4}-\d{2}-\d{2})", re.M)
+_ADORN = re.compile(r"^([=\-~^\"'`#*+:._])\1+\s*$")
+
+
+class BlogRepoError(ExternalError):
+    code = "blog_repo_error"
+
+
+@dataclass(frozen=True, slots=True)
+class PastPost:
+    """An article already on the base branch."""
+
+    path: str  # repository-relative POSIX path
+    date: str | None
+    slug: str
+    title: str
+    text: str
+    sha256: str
+
+
+@dataclass(frozen=True, slots=True)
+class CommitResult:
+    branch: str
+    commit: str
+    base_commit: str
+    created_branch: bool
+    created_commit: bool
+
+
+def first_title(text: str) -> str:
+    """The first section title of a reStructuredText (or Markdown `#`) document."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines):
+        if line.startswith("# "):
+            return line[2:].strip()
+        plain = line.strip() and not line.startswith((" ", "\t", "..", ":"))
+        if plain and i + 1 < len(lines) and _ADORN.match(lines[i + 1]) and not _ADORN.match(line):
+            return line.strip()
+    return ""
+
+
+class BlogRepo:
+    """One git repository on disk; only the posts folder of it is ever written (on run branches)."""
+
+    def __init__(self, root: Path, posts_dir: str, base_branch: str) -> None:
+        self.root = root.resolve()
+        self.posts_dir = self._clean_rel(posts_dir, what="posts folder")
+        self.base_branch = base_branch
+        if not (self.root / ".git").exists():
+            raise InputError(f"The blog repository {self.root} is not a git repository (no .git).")
+        if shutil.which("git") is None:
+            raise BlogRepoError("git is not installed.")
+        self.check_branch_name(base_branch)
+
+    # -- git -------------------------------------------------------------------------------------
+    def _git(
+        self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None, ok: tuple[int, ...] = (0,)
+    ) -> subprocess.CompletedProcess[bytes]:
+        full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+        try:
+            proc = subprocess.run(
+                ["git", "-c", "core.quotePath=false", "-C", str(self.root), *args],
+                input=data,
+                capture_output=True,
+                timeout=GIT_TIMEOUT,
+                env=full_env,
+                check=False,
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise BlogRepoError(f"git {args[0]} failed: {exc}.") from exc
+        if proc.returncode not in ok:
+            err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+            raise BlogRepoError(f"git {args[0]} failed: {err[-1] if err else proc.returncode}.")
+        return proc
+
+    def check_branch_name(self, name: str) -> str:
+        proc = self._git("check-ref-format", "--branch", name, ok=(0, 1, 128))
+        if proc.returncode != 0:
+            raise InputError(f"Not a valid git branch name: {name!r}.")
+        return name
+
+    def rev(self, ref: str) -> str | None:
+        """The commit a ref points to, or None."""
+        proc = self._git("rev-parse", "--verify", "--quiet", f"{ref}^{{commit}}", ok=(0, 1, 128))
+        out = proc.stdout.decode().strip()
+        return out if proc.returncode == 0 and out else None
+
+    def base_commit(self) -> str:
+        commit = self.rev(f"refs/heads/{self.base_branch}")
+        if commit is None:
+            raise BlogRepoError(f"The blog repository has no branch {self.base_branch!r}.")
+        return commit
+
+    def branch_head(self, branch: str) -> str | None:
+        return self.rev(f"refs/heads/{self.check_branch_name(branch)}")
+
+    def is_merged(self, commit: str) -> bool:
+        """The merge fact: `commit` is reachable from the base branch."""
+        proc = self._git("merge-base", "--is-ancestor", commit, f"refs/heads/{self.base_branch}", ok=(0, 1, 128))
+        return proc.returncode == 0
+
+    def file_at(self, ref: str, rel: str) -> bytes | None:
+        rel = self._clean_rel(rel)
+        proc = self._git("cat-file", "blob", f"{ref}:{rel}", ok=(0, 128))
+        return proc.stdout if proc.returncode == 0 else None
+
+    # -- paths -------------------------------------------------------------------------------------
+    @staticmethod
+    def _clean_rel(rel: str, *, what: str = "path") -> str:
+        if not rel or "\x00" in rel or "\\" in rel or rel.startswith("/"):
+            raise PathRejected(f"Not a repository-relative {what}: {rel!r}.")
+        norm = posixpath.normpath(nfc(rel))
+        if norm == ".." or norm.startswith("../") or norm == "." or ".git" in norm.split("/"):
+            raise PathRejected(f"The {what} {rel!r} leaves the repository.")
+        return norm
+
+    def post_path(self, name: str) -> str:
+        """`<posts_dir>/<name>`; refuses anything that is not one plain file name in the posts folder."""
+        if "/" in name or name.startswith(".") or not name:
+            raise PathRejected(f"Not a plain post file name: {name!r}.")
+        return self._clean_rel(f"{self.posts_dir}/{name}")
+
+    def exists(self, rel: str, ref: str | None = None) -> bool:
+        """Whether a repository-relative path exists on the base branch (a file or a folder)."""
+        try:
+            rel = self._clean_rel(rel)
+        except PathRejected:
+            return False
+        proc = self._git("cat-file", "-e", f"{ref or 'refs/heads/' + self.base_branch}:{rel}", ok=(0, 1, 128))
+        return proc.returncode == 0
+
+    # -- past articles -------------------------------------------------------------------------------
+    def posts(self) -> list[PastPost]:
+        """Articles in the posts folder of the base branch (`.rst` and `.md`), sorted by path."""
+        base = f"refs/heads/{self.base_branch}"
+        self.base_commit()
+        proc = self._git("ls-tree", "-r", "-z", "--name-only", base, "--", self.posts_dir)
+        out: list[PastPost] = []
+        for raw in proc.stdout.split(b"\x00"):
+            if not raw:
+                continue
+            rel = nfc(raw.decode("utf-8", "replace"))
+            name = rel.rsplit("/", 1)[-1]
+            if not name.endswith((".rst", ".md")):
+                continue
+            data = self.file_at(base, rel) or b""
+            text = data.decode("utf-8", "replace")
+            dated = _DATED.match(name)
+            post_date = _POST_DATE.search(text)
+            date = post_date.group(1) if post_date else (dated.group(1) if dated else None)
+            slug = dated.group(2) if dated else name.rsplit(".", 1)[0]
+            out.append(PastPost(rel, date, slug, first_title(text), text, hashlib.sha256(data).hexdigest()))
+        return sorted(out, key=lambda p: p.path)
+
+    # -- writing a candidate ---------------------------------------------------------------------------
+    def commit_post(
+        self,
+        branch: str,
+        rel: str,
+        data: bytes,
+        message: str,
+        *,
+        remove: list[str] | None = None,
+        author: str = "Knowledge Harness",
+        email: str = "knowledge-harness@localhost",
+    ) -> CommitResult:
+        """Put `data` at `rel` on `branch` (created from the base branch when missing) in one commit.
+
+        Unchanged content on the branch creates nothing (no second branch, no second commit).
+        `remove` drops earlier candidate paths of the same run (e.g. after a slug change).
+        """
+        branch = self.check_branch_name(branch)
+        rel = self._clean_rel(rel)
+        if not rel.startswith(self.posts_dir + "/"):
+            raise PathRejected(f"A candidate must be written inside {self.posts_dir}/: {rel!r}.")
+        drops = [self._clean_rel(r) for r in (remove or []) if r and r != rel]
+        for r in drops:
+            if not r.startswith(self.posts_dir + "/"):
+                raise PathRejected(f"Only earlier candidates in {self.posts_dir}/ may be removed: {r!r}.")
+        base = self.base_commit()
+        head = self.branch_head(branch)
+        parent = head or base
+        blob = self._git("hash-object", "-w", "--stdin", data=data).stdout.decode().strip()
+        if head is not None:
+            current = self._git("rev-parse", "--verify", "--quiet", f"{head}:{rel}", ok=(0, 1, 128))
+            same = current.returncode == 0 and current.stdout.decode().strip() == blob
+            if same and not any(self.exists(r, head) for r in drops):
+                return CommitResult(branch, head, base, created_branch=False, created_commit=False)
+        with tempfile.TemporaryDirectory(prefix="kh-blog-index-") as tmp:
+            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+            self._git("read-tree", parent, env=env)
+            self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}", env=env)
+            for r in drops:
+                self._git("update-index", "--force-remove", "--", r, env=env)
+            tree = self._git("write-tree", env=env).stdout.decode().strip()
+        identity = {
+            "GIT_AUTHOR_NAME": author,
+            "GIT_AUTHOR_EMAIL": email,
+            "GIT_COMMITTER_NAME": author,
+            "GIT_COMMITTER_EMAIL": email,
+        }
+        commit = (
+            self._git("commit-tree", tree, "-p", parent, "-F", "-", data=message.encode("utf-8"), env=identity)
+            .stdout.decode()
+            .strip()
+        )
+        self._git(
+            "update-ref", "-m", "knowledge-harness: publication candidate", f"refs/heads/{branch}", commit, head or ZERO
+        )
+        return CommitResult(branch, commit, base, created_branch=head is None, created_commit=True)
+
+    # -- optional GitHub pull request (the `gh` CLI) ------------------------------------------------------
+    def draft_pr(self, branch: str, title: str, body: str, *, remote: str = "origin") -> str | None:
+        """Push the branch and open a draft PR with `gh` (once; an existing PR is reused). Returns its URL.
+
+        Optional adapter: only called when `[blog] pull_request = "gh"`; needs `gh` logged in and a remote.
+        """
+        gh = shutil.which("gh")
+        if gh is None:
+            raise BlogRepoError("The gh CLI is not installed.")
+        self._git("push", remote, f"refs/heads/{branch}:refs/heads/{branch}")
+
+        def run(*args: str) -> subprocess.CompletedProcess[str]:
+            return subprocess.run(
+                [gh, *args], cwd=self.root, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
+            )
+
+        existing = run("pr", "list", "--head", branch, "--state", "all", "--json", "url", "--jq", ".[0].url")
+        if existing.returncode == 0 and existing.stdout.strip():
+            return existing.stdout.strip()
+        created = run(
+            "pr", "create", "--draft", "--base", self.base_branch, "--head", branch, "--title", title, "--body", body
+        )
+        if created.returncode != 0:
+            raise BlogRepoError(f"gh pr create failed: {created.stderr.strip()[:300]}")
+        return created.stdout.strip().splitlines()[-1] if created.stdout.strip() else None

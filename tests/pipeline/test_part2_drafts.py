@@ -1,0 +1,175 @@
+"""O-09's program checks on drafts (pipeline/drafts.py) and `kh pipeline check-draft`: JSON output, exit codes."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from knowledge_harness.pipeline.drafts import CheckInputs, autofix, check_draft, similarity
+from knowledge_harness.vault.blog_repo import PastPost
+
+from ..conftest import KH
+from .part2_support import git, make_blog, make_vault, pipeline, to_review_ready
+
+GOOD = """\
+YAML の真偽値
+=============
+
+:公開日: 未確定
+:情報基準日: 2026-03-01
+:対象バージョン: 未確認
+:記事状態: 下書き
+
+.. note::
+
+   AI が下書きを作成し、人間が事実と公開を確認します。
+
+はじめに
+--------
+
+YAML 1.2 では *true* と *false* だけが真偽値です。詳しくは :doc:`other` を参照。
+"""
+
+
+def _kh(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(KH), *args], capture_output=True, text=True, timeout=60, cwd=cwd)
+
+
+def codes(text: str, inputs: CheckInputs | None = None) -> list[tuple[str, int]]:
+    return [(f.code, f.line) for f in check_draft(text, inputs).errors]
+
+
+def test_clean_draft_has_no_errors() -> None:
+    report = check_draft(GOOD, CheckInputs(local_exists=lambda rel: rel == "other.rst"))
+    assert report.errors == [] and report.warnings == []
+
+
+def test_docutils_errors_carry_line_numbers() -> None:
+    broken = GOOD + "\n.. unknown-directive:: x\n\n*強調が閉じない\n"
+    found = codes(broken, CheckInputs(local_exists=lambda rel: True))
+    assert ("RST_SYNTAX", 18) in found  # the unknown directive
+    assert any(code == "RST_SYNTAX" and line == 20 for code, line in found)  # the unclosed emphasis
+
+
+def test_fixable_findings_and_the_one_fix() -> None:
+    text = GOOD.replace("はじめに\n--------", "はじめに\n---").replace("を参照。", "を参照。  ").rstrip("\n")
+    found = codes(text, CheckInputs(local_exists=lambda rel: True))
+    assert ("HEADING_UNDERLINE", 14) in found and ("TRAILING_WHITESPACE", 16) in found
+    assert ("NO_FINAL_NEWLINE", 16) in found
+    fixed, fixes = autofix(text)
+    assert fixed == GOOD
+    assert sorted(f["code"] for f in fixes) == ["HEADING_UNDERLINE", "NO_FINAL_NEWLINE", "TRAILING_WHITESPACE"]
+    assert codes(fixed, CheckInputs(local_exists=lambda rel: True)) == []
+    # a wrong word, a broken link, a missing section: never "fixed"
+    assert autofix(GOOD.replace("true", "ture"))[0] == GOOD.replace("true", "ture")
+
+
+def test_safety_urls_references_duplicates_and_metadata() -> None:
+    packet = {"sources": [{"source_id": "S-1", "url": "https://docs.example.org/yaml"}], "issues": []}
+    text = GOOD + (
+        "\nhttps://docs.example.org/yaml/ と https://evil.example.com/x を見る。電話 03-1234-5678、"
+        "キー AKIA" + "Z7QXW3ERTY5UIOPA、社外秘。\n\n`親 <../../outside.rst>`_\n"
+    )
+    report = check_draft(text, CheckInputs(packet=packet, local_exists=lambda rel: True))
+    got = {f.code for f in report.errors}
+    assert {
+        "URL_NOT_IN_PACKET",
+        "PERSONAL_INFO_IN_DRAFT",
+        "SECRET_IN_DRAFT",
+        "PRIVATE_MARKER_IN_DRAFT",
+        "LOCAL_REF_OUTSIDE",
+    } <= got
+    assert "AKIA" not in json.dumps(report.as_json(), ensure_ascii=False)
+    assert sum(1 for f in report.errors if f.code == "URL_NOT_IN_PACKET") == 1  # the packet's URL is allowed
+    past = [PastPost("docs/blog/posts/2026-01-01-x.rst", "2026-01-01", "x", "YAML  の真偽値", GOOD, "")]
+    report = check_draft(GOOD, CheckInputs(past_posts=past, local_exists=lambda rel: True))
+    assert [f.code for f in report.errors] == ["TITLE_DUPLICATE"]
+    assert [f.code for f in report.warnings] == ["DUPLICATE_CANDIDATE"] and report.duplicates[0]["similarity"] >= 0.85
+    assert similarity("全く違う内容の記事です。", GOOD) < 0.85
+    no_meta = (
+        GOOD.replace(":対象バージョン: 未確認\n", "")
+        .replace(":公開日: 未確定", ":公開日: 2026-03-05")
+        .replace(":記事状態: 下書き", ":記事状態: 不明")
+    )
+    found = {c for c, _ in codes(no_meta, CheckInputs(local_exists=lambda rel: True))}
+    assert {"DRAFT_METADATA_MISSING", "PUBLICATION_DATE_IN_DRAFT", "UNKNOWN_VALUE_NOT_MARKED"} <= found
+    assert "AI_SCOPE_MISSING" in {
+        c for c, _ in codes(GOOD.replace("AI が", "私が"), CheckInputs(local_exists=lambda r: True))
+    }
+
+
+def test_check_draft_cli_json_and_exit_codes(tmp_path: Path) -> None:
+    # a draft from a real run, with its manifest and packet: clean
+    blog = make_blog(tmp_path)
+    vault = make_vault(tmp_path, blog=blog)
+    p = pipeline(vault)
+    run_id = to_review_ready(p, vault)
+    run_dir = vault / ".harness/runs/pipeline" / run_id
+    (tmp_path / "packet.json").write_text(json.dumps(p.artifact(run_id, "evidence_packet")), encoding="utf-8")
+    ok = _kh(
+        "pipeline",
+        "check-draft",
+        str(run_dir / "draft.rst"),
+        "--manifest",
+        str(run_dir / "draft_manifest.json"),
+        "--packet",
+        str(tmp_path / "packet.json"),
+        "--json",
+    )
+    assert ok.returncode == 0, ok.stdout + ok.stderr
+    assert json.loads(ok.stdout) == {"errors": [], "warnings": []}
+    # the same draft with one changed byte no longer matches its manifest
+    changed = tmp_path / "changed.rst"
+    changed.write_text((run_dir / "draft.rst").read_text(encoding="utf-8").replace("安全", "安心"), encoding="utf-8")
+    bad = _kh("pipeline", "check-draft", str(changed), "--manifest", str(run_dir / "draft_manifest.json"), "--json")
+    assert bad.returncode == 1
+    found = {e["code"] for e in json.loads(bad.stdout)["errors"]}
+    assert {"DRAFT_SHA_MISMATCH", "MANIFEST_MISMATCH"} <= found
+    # a draft inside the blog repository: include rejected, local references resolved in the repo
+    posts = blog / "docs" / "blog" / "posts"
+    draft = posts / "draft.rst"
+    draft.write_text(
+        GOOD.replace(":doc:`other`", ":doc:`/docs/index` と :doc:`../../nothing`")
+        + "\n.. include:: ../../../etc/passwd\n",
+        encoding="utf-8",
+    )
+    result = _kh("pipeline", "check-draft", str(draft), "--json", "--posts", str(posts))
+    assert result.returncode == 1
+    data = json.loads(result.stdout)
+    assert set(data) == {"errors", "warnings"}
+    assert all(set(e) == {"code", "line", "message"} for e in data["errors"] + data["warnings"])
+    assert ("DIRECTIVE_FORBIDDEN", 18) in {(e["code"], e["line"]) for e in data["errors"]}
+    assert ("LOCAL_REF_MISSING", 16) in {(e["code"], e["line"]) for e in data["errors"]}
+    assert not any(e["code"] == "LOCAL_REF_MISSING" and "index" in e["message"] for e in data["errors"])
+    text_out = _kh("pipeline", "check-draft", str(draft))
+    assert text_out.returncode == 1 and "error DIRECTIVE_FORBIDDEN" in text_out.stdout
+    assert git(blog, "status", "--porcelain") == "?? docs/blog/posts/draft.rst"  # read only
+    missing = _kh("pipeline", "check-draft", str(tmp_path / "nope.rst"), "--json")
+    assert missing.returncode == 2 and missing.stderr.startswith("kh: ")
+
+
+def test_blog_repo_commits_once_and_stays_confined(tmp_path: Path) -> None:
+    import pytest
+
+    from knowledge_harness.errors import PathRejected
+    from knowledge_harness.vault.blog_repo import BlogRepo
+
+    blog = make_blog(tmp_path)
+    repo = BlogRepo(blog, "docs/blog/posts", "main")
+    assert [p.title for p in repo.posts()] == ["カレーの作り方"] and repo.posts()[0].date == "2026-03-02"
+    rel = repo.post_path("2026-03-03-日本語.rst")
+    first = repo.commit_post("harness/r1", rel, "本文\n".encode(), "msg")
+    again = repo.commit_post("harness/r1", rel, "本文\n".encode(), "msg")
+    assert first.created_branch and first.created_commit
+    assert again.commit == first.commit and not again.created_branch and not again.created_commit
+    assert git(blog, "show", f"harness/r1:{rel}") == "本文"
+    assert git(blog, "status", "--porcelain") == "" and git(blog, "rev-parse", "--abbrev-ref", "HEAD") == "main"
+    assert not repo.is_merged(first.commit)
+    for bad in ("../x.rst", "sub/x.rst", ".hidden.rst"):
+        with pytest.raises(PathRejected):
+            repo.post_path(bad)
+    with pytest.raises(PathRejected):
+        repo.commit_post("harness/r1", "docs/index.rst", b"x", "msg")
+    git(blog, "merge", "-q", "--no-ff", "-m", "merge", "harness/r1")
+    assert repo.is_merged(first.commit)
