@@ -53,7 +53,7 @@ bench: setup
 	$(BIN)/python -m bench
 
 fuzz: setup
-	KH_FUZZ=1 $(BIN)/pytest -q tests -m fuzz --hypothesis-profile=fuzz
+	KH_FUZZ=1 HYPOTHESIS_PROFILE=fuzz timeout 3600 $(BIN)/pytest -q tests -m fuzz --hypothesis-profile=fuzz
 
 clean:
 	rm -rf $(VENV) $(PLUGIN)/node_modules $(PLUGIN)/main.js .run

@@ -43,6 +43,29 @@ def git_rev() -> str:
         return "unknown"
 
 
+TITLES = {"audit": "Trust audit on a generated 10,000-note vault (read-only, `kh audit`)"}
+
+
+def normalize(name: str, result: dict[str, Any]) -> dict[str, Any]:
+    """Accept a module that returns plain figures (`{"key": value, "targets": {...}}`) as well."""
+    if "figures" in result:
+        result.setdefault("title", TITLES.get(name, name))
+        result.setdefault("command", f"python -m bench {name}")
+        return result
+    targets = result.get("targets", {}) if isinstance(result.get("targets"), dict) else {}
+    figures = []
+    for key, value in result.items():
+        if key == "targets" or isinstance(value, dict | list):
+            continue
+        unit = "s" if key.endswith("_seconds") else ""
+        label = key.removesuffix("_seconds").replace("_", " ")
+        figure: dict[str, Any] = {"name": label, "value": value, "unit": unit}
+        if key in targets:
+            figure["target"] = f"≤ {targets[key]} {unit}".strip()
+        figures.append(figure)
+    return {"title": TITLES.get(name, name), "command": f"python -m bench {name}", "figures": figures}
+
+
 def main(argv: list[str]) -> int:
     only = set(argv)
     names = [n for n in ORDER if (ROOT / "bench" / f"{n}.py").exists() and (not only or n in only)]
@@ -57,13 +80,16 @@ def main(argv: list[str]) -> int:
             traceback.print_exc()
             failed = True
             result = {"title": name, "command": f"python -m bench {name}", "figures": [], "notes": "FAILED"}
+        result = normalize(name, result)
         results.append(result)
         for fig in result.get("figures", []):
             target = f"  (target {fig['target']})" if fig.get("target") else ""
             print(f"   {fig['name']}: {fig['value']} {fig.get('unit', '')}{target}", flush=True)
     write_report(results)
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
-    (ROOT / "bench" / "out" / "results.json").write_text(json.dumps(results, indent=2, ensure_ascii=False))
+    (ROOT / "bench" / "out" / "results.json").write_text(
+        json.dumps(results, indent=2, ensure_ascii=False, default=str), encoding="utf-8"
+    )
     return 1 if failed else 0
 
 
@@ -86,7 +112,10 @@ def write_report(results: list[dict[str, Any]]) -> None:
             lines.append("")
         if result.get("notes"):
             lines += [result["notes"], ""]
-    (ROOT / "docs" / "benchmarks.md").write_text("\n".join(lines))
+    reading = ROOT / "bench" / "reading.md"  # hand-written; kept across regenerations
+    if reading.exists():
+        lines += [reading.read_text(encoding="utf-8").rstrip(), ""]
+    (ROOT / "docs" / "benchmarks.md").write_text("\n".join(lines), encoding="utf-8")
 
 
 if __name__ == "__main__":

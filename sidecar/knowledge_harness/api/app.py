@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import gc
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -55,6 +56,10 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
+        # The imports (FastAPI, pydantic, MCP) leave hundreds of thousands of long-lived objects;
+        # freezing them keeps the cyclic GC's full collections short while serving.
+        gc.collect()
+        gc.freeze()
         async with mcp.session_manager.run():
             yield
 

@@ -10,6 +10,7 @@ import typer
 
 from ..index.build import build_index
 from ..index.query import check_index, get_tree, note_headings, read_section, search
+from ..vault.lock import vault_lock
 from ..vault.paths import Vault
 
 index_app = typer.Typer(help="The reasoning index: build, check, tree, search, headings, read.", no_args_is_help=True)
@@ -29,7 +30,9 @@ def build(
     workers: Annotated[int, typer.Option(help="Parser processes; 0 = one per core (used for large builds).")] = 0,
 ) -> None:
     """Write the index to VAULT/.harness/index/ (incremental unless --full)."""
-    report = build_index(Vault.open(vault), full=full, workers=workers)
+    opened = Vault.open(vault)
+    with vault_lock(opened, "kh index build"):  # one writer of .harness/ at a time (Busy → exit 1)
+        report = build_index(opened, full=full, workers=workers)
     if as_json:
         typer.echo(json.dumps(report.model_dump(include={"notes", "headings", "links", "errors", "seconds"})))
         return

@@ -17,6 +17,7 @@ to `.harness/audits.jsonl`.
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import math
 import threading
 import time
@@ -38,6 +39,9 @@ from .policy import Policy, note_tags
 from .schema import LEVEL_NAMES, TrustMetadata, finding_line, read_trust
 
 AUDITS_FILE = "audits.jsonl"
+
+
+FREEZE_AFTER_NEW_NOTES = 1000
 
 
 # -- per-note facts, cached by the Note object the catalog hands out -------------------------
@@ -71,6 +75,7 @@ class _FactsCache:
     def __init__(self) -> None:
         self._facts: dict[str, NoteFacts] = {}
         self._lock = threading.Lock()
+        self.misses = 0
 
     def get(self, note: Note) -> NoteFacts:
         with self._lock:
@@ -80,6 +85,7 @@ class _FactsCache:
         facts = note_facts(note)
         with self._lock:
             self._facts[note.path] = facts
+            self.misses += 1
         return facts
 
     def prune(self, live: set[str]) -> None:
@@ -241,7 +247,14 @@ def iter_states(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[No
     cache = _cache_for(catalog)
     pairs: list[tuple[NoteFile, Note]] = catalog.notes()
     cache.prune({f.path for f, _ in pairs})
-    return [evaluate(cache.get(note), policy, today) for _, note in pairs]
+    misses = cache.misses
+    states = [evaluate(cache.get(note), policy, today) for _, note in pairs]
+    if cache.misses - misses >= FREEZE_AFTER_NEW_NOTES:
+        # Many notes were just parsed into the long-lived caches: move them out of the cyclic
+        # GC's reach, or every full collection walks them all (measured: ~110 ms pauses at
+        # 10,000 notes, the badge's p99 under load). Frozen objects are still freed by refcount.
+        gc.freeze()
+    return states
 
 
 # -- the audit --------------------------------------------------------------------------------
@@ -294,11 +307,11 @@ def run_audit(
     with flight.lock:
         last = flight.last
         if last is not None and last[1] >= arrived and last[0] == key:
-            return last[2].model_copy(deep=True)
+            return last[2]  # shared, read-only: callers only read and serialize reports
         started = time.monotonic_ns()
         report = _run_audit(catalog, policy, day, limit)
         flight.last = (key, started, report)
-        return report.model_copy(deep=True)
+        return report
 
 
 def _run_audit(catalog: NoteCatalog, policy: Policy, day: dt.date, limit: float) -> AuditReport:

@@ -19,11 +19,19 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError, PreconditionFailed
+from ..errors import HarnessError, InputError, PreconditionFailed
 from .frontmatter import replace_trust_blocks
 from .paths import Vault
 
 JOURNAL_FILE = "journal.jsonl"
+
+
+class WriteFailed(HarnessError):
+    """The operating system refused the write (disk full, read-only, quota); the note is untouched."""
+
+    code = "write_failed"
+    http_status = 507
+    exit_code = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -124,6 +132,13 @@ def write_if_unchanged(
         temp.chmod(mode)
         check("while writing")
         temp.replace(target)
+    except OSError as exc:
+        temp.unlink(missing_ok=True)
+        reason = exc.strerror or type(exc).__name__
+        raise WriteFailed(
+            f"Could not write {rel}: {reason}; the note is unchanged.",
+            detail={"path": rel, "errno": exc.errno, "reason": reason},
+        ) from exc
     except BaseException:
         temp.unlink(missing_ok=True)
         raise

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from ...index.build import build_index
 from ...index.query import check_index, get_tree, note_headings, read_section, search
 from ...index.schema import BuildReport, CheckReport, HeadingsResult, SearchResult, SectionResult, TreeResult
+from ...vault.lock import vault_lock
 from ..deps import Ctx
 
 router = APIRouter(prefix="/v1/index", tags=["index"])
@@ -16,7 +17,9 @@ router = APIRouter(prefix="/v1/index", tags=["index"])
 
 @router.post("/build", response_model=BuildReport)
 def build(ctx: Ctx, full: bool = False) -> BuildReport:
-    return build_index(ctx.vault, full=full)
+    # one writer of .harness/ at a time: a build by the CLI (or a batch) makes this wait, then 423 busy
+    with vault_lock(ctx.vault, "index build (sidecar)"):
+        return build_index(ctx.vault, full=full)
 
 
 @router.get("/check", response_model=CheckReport)
