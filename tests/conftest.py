@@ -27,9 +27,21 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 @pytest.fixture
 def example_vault(tmp_path: Path) -> Path:
     """A private copy of examples/vault (tests never touch the original)."""
-    dest = tmp_path / "vault"
-    shutil.copytree(EXAMPLE_VAULT, dest, symlinks=True)
+    return copy_example_vault(tmp_path / "vault")
+
+
+def copy_example_vault(dest: Path) -> Path:
+    """Copy examples/vault as committed: notes and the demo policy, none of what `make run` built."""
+    shutil.copytree(EXAMPLE_VAULT, dest, symlinks=True, ignore=_generated_harness_files)
     return dest
+
+
+def _generated_harness_files(folder: str, names: list[str]) -> set[str]:
+    """Keep only the committed demo policy of .harness/: `make run` leaves an index, snapshots
+    and runs in examples/vault/.harness/ that must not leak into tests."""
+    if Path(folder).name == ".harness":
+        return {name for name in names if name != "policy.toml"}
+    return set()
 
 
 @dataclass

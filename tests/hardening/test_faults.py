@@ -42,10 +42,13 @@ WRITER = textwrap.dedent(
     from knowledge_harness.vault.paths import Vault
     from knowledge_harness.vault.writer import write_trust_blocks
 
+    def full(*args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
     if sys.argv[2] == "inject":
-        def full(fd):
-            raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
         os.fsync = full
+    elif sys.argv[2] == "inject-create":
+        import tempfile
+        tempfile.mkstemp = full
     vault = Vault.open(sys.argv[1])
     raw = (vault.root / "note.md").read_bytes()
     try:
@@ -73,12 +76,13 @@ def _leftovers(folder: Path) -> list[str]:
     return sorted(p.name for p in folder.iterdir() if p.name.endswith(".kh-tmp"))
 
 
-def test_enospc_injected_at_the_writer_leaves_the_note_untouched(tmp_path: Path) -> None:
+@pytest.mark.parametrize("where", ["inject", "inject-create"], ids=["at fsync", "creating the temp file"])
+def test_enospc_injected_at_the_writer_leaves_the_note_untouched(tmp_path: Path, where: str) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "note.md").write_text(NOTE, encoding="utf-8")
     before = (vault / "note.md").read_bytes()
-    code, answer = _run_writer(vault, "inject", 10)
+    code, answer = _run_writer(vault, where, 10)
     assert code == 1
     assert answer["code"] == "write_failed"
     assert "No space left on device" in answer["message"] and "unchanged" in answer["message"]

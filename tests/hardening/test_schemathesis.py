@@ -32,7 +32,7 @@ from schemathesis.checks import not_a_server_error, response_schema_conformance
 from knowledge_harness.vault.paths import Vault
 from knowledge_harness.vault.scope import Snapshot, changed_between, snapshot
 
-from ..conftest import EXAMPLE_VAULT, Sidecar, start_sidecar, stop_sidecar
+from ..conftest import Sidecar, copy_example_vault, start_sidecar, stop_sidecar
 
 FUZZ = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" or os.environ.get("KH_FUZZ") == "1"
 EXAMPLES = 400 if FUZZ else 6
@@ -49,10 +49,9 @@ class _Live:
 
 @pytest.fixture(scope="module")
 def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Live]:
-    import shutil
 
     vault = tmp_path_factory.mktemp("schemathesis") / "vault"
-    shutil.copytree(EXAMPLE_VAULT, vault, symlinks=True)
+    copy_example_vault(vault)
     before = snapshot(Vault.open(vault))
     sidecar = start_sidecar(vault, TOKEN)
     try:

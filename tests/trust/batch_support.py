@@ -15,7 +15,6 @@ import functools
 import hashlib
 import json
 import os
-import shutil
 import subprocess
 import threading
 import time
@@ -27,7 +26,7 @@ from typing import Any
 import httpx
 import pytest
 
-from ..conftest import EXAMPLE_VAULT, KH, REPO
+from ..conftest import KH, REPO, copy_example_vault
 
 SITE = REPO / "examples" / "evidence-site"
 HOST, PORT = "127.0.0.1", 8731
@@ -81,7 +80,7 @@ def git(repo: Path, *args: str) -> str:
 def git_vault(tmp_path: Path, name: str = "vault") -> Path:
     """A copy of examples/vault committed in a fresh git repository (core.quotePath left default)."""
     dest = tmp_path / name
-    shutil.copytree(EXAMPLE_VAULT, dest, symlinks=True)
+    copy_example_vault(dest)
     git(dest, "init", "-q")
     git(dest, "config", "user.email", "test@example.invalid")
     git(dest, "config", "user.name", "test")

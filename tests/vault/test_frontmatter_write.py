@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import datetime as dt
-import shutil
 from pathlib import Path
 
 import pytest
@@ -11,6 +10,7 @@ import pytest
 from knowledge_harness.vault.frontmatter import SpliceRefused, replace_trust_blocks
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault, iter_note_files
+from tests.conftest import copy_example_vault
 
 REPO = Path(__file__).resolve().parents[2]
 V = {"status": "verified", "level": 2, "last_validated": dt.date(2026, 9, 1), "revalidate_after": dt.date(2026, 11, 30)}
@@ -93,10 +93,7 @@ def test_refusals_name_the_reason(raw: bytes, why: str) -> None:
 
 
 def test_every_example_vault_note_round_trips_or_is_refused_when_malformed(tmp_path: Path) -> None:
-    source = REPO / "examples" / "vault"
-    if not source.is_dir():
-        pytest.skip("examples/vault is not there yet")
-    vault = Vault.open(shutil.copytree(source, tmp_path / "vault"))
+    vault = Vault.open(copy_example_vault(tmp_path / "vault"))
     checked = refused = 0
     for note_file in iter_note_files(vault):
         raw = note_file.disk_path.read_bytes()

@@ -122,9 +122,10 @@ def write_if_unchanged(
     before = check("before writing")
     mode = stat.S_IMODE(target.stat().st_mode)
     folder = target.parent
-    fd, temp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".kh-tmp")
-    temp = Path(temp_name)
+    temp: Path | None = None
     try:
+        fd, temp_name = tempfile.mkstemp(dir=folder, prefix=f".{target.name}.", suffix=".kh-tmp")
+        temp = Path(temp_name)
         with os.fdopen(fd, "wb") as handle:
             handle.write(new_bytes)
             handle.flush()
@@ -133,14 +134,16 @@ def write_if_unchanged(
         check("while writing")
         temp.replace(target)
     except OSError as exc:
-        temp.unlink(missing_ok=True)
+        if temp is not None:
+            temp.unlink(missing_ok=True)
         reason = exc.strerror or type(exc).__name__
         raise WriteFailed(
             f"Could not write {rel}: {reason}; the note is unchanged.",
             detail={"path": rel, "errno": exc.errno, "reason": reason},
         ) from exc
     except BaseException:
-        temp.unlink(missing_ok=True)
+        if temp is not None:
+            temp.unlink(missing_ok=True)
         raise
     _fsync_dir(folder)
     journal_folder = journal_dir if journal_dir is not None else vault.harness_dir / "runs"
