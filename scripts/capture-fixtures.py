@@ -6,6 +6,12 @@ Starts `kh serve` on a temporary copy of examples/vault (and the local evidence 
 plugin does, and writes each JSON answer to obsidian-plugin/tests/fixtures/recorded/<name>.json.
 `index.json` there lists what was recorded and which routes the sidecar did not serve.
 
+The pipeline run is driven to its review the way an external agent would (GET
+/v1/pipeline/tasks/next, POST …/submit with the outputs below), against a throwaway blog git
+repository in the temporary folder, so the Review Packet, the refused approval (409: not merged)
+and a recorded decision come from the real sidecar too. Error answers the plugin shows are kept
+as `<name>.json` holding `{"status": N, "body": {...}}`.
+
 Run it again after the sidecar changes:  .venv/bin/python scripts/capture-fixtures.py
 Never run by `make test`; the tests only read the recorded files.
 """
@@ -33,6 +39,169 @@ OUT = ROOT / "obsidian-plugin" / "tests" / "fixtures" / "recorded"
 KH = Path(os.environ.get("KH_BIN") or ROOT / ".venv" / "bin" / "kh")
 EVIDENCE_PORT = 8731
 REQUEST_NOTE = "Requests/メタデータ限定更新の記事.md"
+OLD_POST = """\
+.. post:: 2026-03-02
+   :tags: cooking
+   :language: ja
+
+カレーの作り方
+==============
+
+玉ねぎをよく炒めてから、スパイスを加えて煮込みます。
+"""
+
+
+def git(repo: Path, *args: str) -> str:
+    proc = subprocess.run(
+        ["git", "-c", "user.name=Fixture Person", "-c", "user.email=person@example.invalid", "-C", str(repo), *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=60,
+    )
+    return proc.stdout.strip()
+
+
+def make_blog(root: Path) -> Path:
+    """A throwaway blog repository (main branch, one old post) for O-06's past articles and O-10's candidate."""
+    blog = root / "blog"
+    posts = blog / "docs" / "blog" / "posts"
+    posts.mkdir(parents=True)
+    git(blog, "init", "-q", "-b", "main")
+    (posts / "2026-03-02-curry.rst").write_text(OLD_POST, encoding="utf-8")
+    (blog / "docs" / "index.rst").write_text("Blog\n====\n", encoding="utf-8")
+    git(blog, "add", "-A")
+    git(blog, "commit", "-q", "-m", "initial")
+    return blog
+
+
+# -- what the external agent submits for each operation (valid outputs, see docs/pipeline.md) --------
+def axis(verdict: str = "PASS", confidence: float = 0.9, **refs: list[str]) -> dict[str, Any]:
+    return {"verdict": verdict, "confidence": confidence, "reasons": "Packetの出典が論点を支えている。", **refs}
+
+
+def agent_output(task: dict[str, Any]) -> dict[str, Any]:
+    op, inputs = task["operation"], task["inputs"]
+    if op == "O-05":
+        usable = [s for s in inputs["sources"] if s["source_class"] in ("primary", "secondary")]
+        sid = usable[0]["source_id"]
+        return {
+            "issues": [
+                {
+                    "issue_id": "I1",
+                    "title": "反映範囲を verification と evidence に限定する理由",
+                    "facts": [
+                        {
+                            "id": "F1",
+                            "statement": "メタデータ限定更新では反映処理が変更できるのは verification と evidence だけである。",
+                            "source_ids": [sid],
+                        }
+                    ],
+                    "inferences": [
+                        {
+                            "id": "N1",
+                            "statement": "本文が変わらないため意図しない改変が起きにくい。",
+                            "source_ids": [sid],
+                        }
+                    ],
+                    "unknowns": [{"id": "U1", "statement": "対象バージョンは未確認。", "source_ids": [sid]}],
+                    "reactions": [],
+                    "contradictions": [],
+                }
+            ],
+            "uncertainties": [
+                {"id": "X1", "item": "対象バージョンが未確認", "impact": "記事では版を限定しない", "source_ids": [sid]}
+            ],
+            "past_articles": None,
+        }
+    if op == "O-06":
+        reader = axis(packet_refs=["F1"])
+        reader["aspects"] = {
+            "reproducibility": "運用ルールとして再現できる",
+            "transferability": "他の知識ベースにも使える",
+            "search_motive": "AIに直させる範囲で検索される",
+        }
+        return {
+            "axes": {
+                "evidence_sufficiency": axis(packet_refs=["F1"]),
+                "novelty": axis(packet_refs=["F1"]),
+                "reader_value": reader,
+                "author_question": axis(packet_refs=["I1"]),
+            },
+            "uncertainty_impact": {
+                "level": "LOW",
+                "reasons": "対象バージョンは未確認だが核心ではない。",
+                "packet_refs": ["X1"],
+            },
+            "central_claim": "検証結果の反映を verification と evidence に限ると本文の意図しない改変を防げる。",
+        }
+    if op == "O-07":
+        handling = [
+            {
+                "uncertainty_id": u["id"],
+                "treatment": {"X1": "DISCLOSE", "U1": "LIMIT_CLAIM"}.get(u["id"], "EXCLUDE"),
+                "reason": "記事の主張の範囲を明確にするため。",
+            }
+            for u in inputs["uncertainties"]
+        ]
+        return {
+            "working_title": "メタデータ限定更新はなぜ安全か",
+            "central_message": "検証結果の反映を verification と evidence に限ると、本文を守ったまま検証を回せる。",
+            "audience": "Obsidian と AI エージェントで知識ベースを育てている人",
+            "search_motive": "AIに検証結果を書き戻させるときの安全な範囲を知りたい",
+            "structure_type": "CONCEPT_EXPLANATION",
+            "exclusions": [{"what": "PROV-O の詳細", "reason": "中心メッセージに不要"}],
+            "sections": [
+                {
+                    "id": "S1",
+                    "heading": "反映できる範囲",
+                    "purpose": "ルールを示す",
+                    "reader_gain": "何が変わり何が変わらないか分かる",
+                    "packet_refs": ["F1", "X1"],
+                },
+                {
+                    "id": "S2",
+                    "heading": "まとめ",
+                    "purpose": "利点と限界",
+                    "reader_gain": "運用に取り入れる判断ができる",
+                    "packet_refs": ["N1", "U1"],
+                },
+            ],
+            "uncertainty_handling": handling,
+            "author_question": None,
+        }
+    if op == "O-08":
+        return {
+            "ai_scope_ja": "この下書きは AI が Evidence Packet と Article Plan から作成しました。事実の最終確認と公開判断は人間が行います。",
+            "target_version": "未確認",
+            "blocks": [
+                {
+                    "block_id": "B1",
+                    "section_id": "S1",
+                    "rst": "反映処理が変更できるのは frontmatter の verification と evidence だけです。\n\n"
+                    "対象バージョンは未確認のため、版による違いは断定しません。",
+                    "packet_refs": ["F1", "X1"],
+                },
+                {
+                    "block_id": "B2",
+                    "section_id": "S2",
+                    "rst": "本文が変わらないので、意図しない改変が起きにくくなります。\n\n"
+                    "ただし、この結論は確認できた範囲に限ります。",
+                    "packet_refs": ["N1", "U1"],
+                },
+            ],
+        }
+    if op == "O-09":
+        names = ("factual_support", "no_leap", "reader_value", "plan_consistency", "uncertainty_treatment")
+        return {"axes": {name: axis(block_refs=["B1"], packet_refs=["F1"]) for name in names}}
+    if op == "O-10":
+        return {
+            "title": "メタデータ限定更新はなぜ安全か",
+            "slug": "metadata-only-validation",
+            "tags": ["obsidian", "ai"],
+            "pr_description_ja": "中心メッセージ: 反映は verification と evidence だけ。主要根拠: vault のノート。無回答なら公開しません。",
+        }
+    raise SystemExit(f"no fixture output for {op}")
 
 
 def port_open(port: int) -> bool:
@@ -113,6 +282,15 @@ def main() -> int:
     recorded: dict[str, str] = {}
     missing: dict[str, str] = {}
 
+    def save_error(name: str, route: str, status: int, body: Any) -> None:
+        """An error answer the plugin must show (kept with its status)."""
+        (OUT / f"{name}.json").write_text(
+            json.dumps({"status": status, "body": body}, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+        recorded[name] = f"{route} → {status}"
+        print(f"  + {name}: {route} → {status}")
+
     def save(name: str, route: str, status: int, body: Any) -> Any:
         if status >= 400:
             message = body.get("error", {}).get("message", "") if isinstance(body, dict) else str(body)
@@ -150,6 +328,8 @@ def main() -> int:
     tmp = Path(tempfile.mkdtemp(prefix="kh-fixtures-"))
     vault = tmp / "vault"
     shutil.copytree(ROOT / "examples" / "vault", vault)
+    blog = make_blog(tmp)
+    (vault / ".harness" / "pipeline.toml").write_text(f'[blog]\nrepo = "{blog.as_posix()}"\n', encoding="utf-8")
     sidecar = Sidecar(vault)
     try:
         s = sidecar
@@ -248,6 +428,68 @@ def main() -> int:
             save("pipeline-status", "GET /v1/pipeline/runs/{id}", *s.call("GET", f"/v1/pipeline/runs/{rid}"))
             save("pipeline-list", "GET /v1/pipeline/runs", *s.call("GET", "/v1/pipeline/runs"))
             save("pipeline-task-next", "GET /v1/pipeline/tasks/next", *s.call("GET", "/v1/pipeline/tasks/next"))
+            save(
+                "pipeline-detail",
+                "GET /v1/pipeline/runs/{id}/detail",
+                *s.call("GET", f"/v1/pipeline/runs/{rid}/detail"),
+            )
+
+            # the external agent: O-05 … O-10, until the run waits for the person's decision
+            for _ in range(12):
+                code, nxt = s.call("GET", "/v1/pipeline/tasks/next")
+                task = nxt.get("task") if code == 200 else None
+                if task is None:
+                    break
+                code, answer = s.call(
+                    "POST", f"/v1/pipeline/tasks/{quote(task['task_id'])}/submit", {"output": agent_output(task)}
+                )
+                if code != 200:
+                    raise SystemExit(f"the sidecar refused the fixture output for {task['operation']}: {answer}")
+                if task["operation"] == "O-10":
+                    save("pipeline-submit", "POST /v1/pipeline/tasks/{id}/submit (O-10)", code, answer)
+            save(
+                "pipeline-detail-review",
+                "GET /v1/pipeline/runs/{id}/detail (REVIEW_READY)",
+                *s.call("GET", f"/v1/pipeline/runs/{rid}/detail"),
+            )
+            save(
+                "pipeline-decision-choices",
+                "GET /v1/pipeline/decision-choices",
+                *s.call("GET", "/v1/pipeline/decision-choices"),
+            )
+            review = save(
+                "pipeline-review",
+                "GET /v1/pipeline/runs/{id}/review",
+                *s.call("GET", f"/v1/pipeline/runs/{rid}/review"),
+            )
+            if review:
+                sha, commit = review["review_packet_sha256"], review["review_packet"]["commit"]
+                code, body = s.call(
+                    "POST",
+                    f"/v1/pipeline/runs/{rid}/decision",
+                    {"choice": "approve", "commit": commit, "review_packet_sha256": sha, "via": "plugin"},
+                )
+                save_error(
+                    "pipeline-decision-refused",
+                    "POST /v1/pipeline/runs/{id}/decision (approve, not merged)",
+                    code,
+                    body,
+                )
+                save(
+                    "pipeline-decision",
+                    "POST /v1/pipeline/runs/{id}/decision (revise)",
+                    *s.call(
+                        "POST",
+                        f"/v1/pipeline/runs/{rid}/decision",
+                        {
+                            "choice": "revise",
+                            "instructions": "B2 の結論の前に、限界をもう一文だけ具体的に書いてください。",
+                            "blocks": ["B2"],
+                            "review_packet_sha256": sha,
+                            "via": "plugin",
+                        },
+                    ),
+                )
 
         (OUT / "index.json").write_text(
             json.dumps(

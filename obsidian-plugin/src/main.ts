@@ -24,6 +24,7 @@ import {
 	renderBadge,
 } from "./ui/badges";
 import { DASHBOARD_VIEW_TYPE, DashboardView } from "./ui/dashboard-view";
+import { ExplorerMarkers } from "./ui/explorer-markers";
 import { BadgeDetailsModal } from "./ui/details-modal";
 import { describeFailure } from "./ui/errors";
 import type { HarnessHost } from "./ui/host";
@@ -44,6 +45,8 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	private lastSnapshot: StateSnapshot = OFFLINE;
 	readonly badges = new BadgeStore();
 	readonly badgeController = new BadgeController(this.client, this.badges);
+	/** Disputed / stale markers in the file explorer (best effort; a setting switches them off). */
+	readonly explorerMarkers = new ExplorerMarkers(this.app, this.client, () => this.settings.explorerMarkers);
 	private badgeEl: HTMLElement | null = null;
 	/** The last plan made in this session, for "Approve pending batch". */
 	pendingPlan: BatchPlan | null = null;
@@ -82,6 +85,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 
 	override onunload(): void {
 		this.badgeController.dispose();
+		this.explorerMarkers.dispose();
 		const supervisor = this.supervisor;
 		this.supervisor = null;
 		// Obsidian does not await onunload: the stop sequence finishes on its own,
@@ -95,6 +99,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 
 	async saveSettings(changed?: SettingKey): Promise<void> {
 		await this.saveData(this.settings);
+		if (changed === "explorerMarkers") void this.explorerMarkers.refresh();
 		if (changed === "language") {
 			applyLanguage(this.settings.language, detectAppLanguage());
 			this.renderStatus(this.lastSnapshot);
@@ -155,6 +160,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		if (snapshot.state !== previous.state && snapshot.state !== "starting") {
 			// Ready: ask for fresh badges. Offline: the requests fail quietly into the offline badge.
 			void this.badgeController.refreshAll().then(() => this.badgeController.refresh(this.activePath()));
+			if (snapshot.state === "ready") void this.explorerMarkers.refresh();
 		}
 		if (snapshot.error?.kind === "commandNotFound" && previous.error?.kind !== "commandNotFound") {
 			new Notice(t("notice.commandNotFound", { command: this.settings.sidecarCommand }));
@@ -198,6 +204,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			}),
 		);
 		this.registerEvent(this.app.workspace.on("active-leaf-change", () => this.renderStatusBadge()));
+		this.registerEvent(this.app.workspace.on("layout-change", () => this.explorerMarkers.applySoon()));
 		this.registerEvent(this.app.metadataCache.on("changed", (file: TFile) => this.badgeController.refreshSoon(file.path)));
 
 		this.registerView(STALE_VIEW_TYPE, (leaf) => new StaleListView(leaf, this));
@@ -225,6 +232,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 
 	afterWrite(): void {
 		void this.badgeController.refreshAll();
+		void this.explorerMarkers.refresh();
 		for (const type of [STALE_VIEW_TYPE, DASHBOARD_VIEW_TYPE]) {
 			for (const leaf of this.app.workspace.getLeavesOfType(type)) {
 				const view = leaf.view;
@@ -439,7 +447,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 				new Notice(t("notice.notWaitingForDecision", { state: status.state }));
 				return;
 			}
-			new ReviewModal(this, status, () => void this.openPipelineRun(runId)).open();
+			new ReviewModal(this, runId, () => void this.openPipelineRun(runId)).open();
 		} catch (error) {
 			this.reportError(error);
 		}

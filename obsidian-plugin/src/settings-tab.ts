@@ -71,6 +71,11 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 				control: { type: "dropdown", key: "language", options: languageOptions() },
 			},
 			{
+				name: t("settings.explorerMarkers.name"),
+				desc: t("settings.explorerMarkers.desc"),
+				control: { type: "toggle", key: "explorerMarkers" },
+			},
+			{
 				name: t("settings.restart.name"),
 				desc: t("settings.restart.desc"),
 				action: () => {
@@ -157,6 +162,15 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 						await this.apply("language", value);
 						this.renderSettings();
 					}),
+			);
+
+		new Setting(containerEl)
+			.setName(t("settings.explorerMarkers.name"))
+			.setDesc(t("settings.explorerMarkers.desc"))
+			.addToggle((toggle) =>
+				toggle.setValue(settings.explorerMarkers).onChange(async (value) => {
+					await this.apply("explorerMarkers", value);
+				}),
 			);
 
 		new Setting(containerEl)

@@ -12,6 +12,8 @@ export interface KnowledgeHarnessSettings {
 	autoStart: boolean;
 	/** Interface language; "auto" follows Obsidian. */
 	language: LanguageSetting;
+	/** Mark disputed and stale notes in the file explorer (data attributes + static CSS; best effort). */
+	explorerMarkers: boolean;
 }
 
 export const DEFAULT_SETTINGS: Readonly<KnowledgeHarnessSettings> = Object.freeze({
@@ -20,6 +22,7 @@ export const DEFAULT_SETTINGS: Readonly<KnowledgeHarnessSettings> = Object.freez
 	port: 0,
 	autoStart: true,
 	language: "auto",
+	explorerMarkers: true,
 });
 
 export const MAX_PORT = 65535;
@@ -64,6 +67,7 @@ export function normalizeSettings(raw: unknown): KnowledgeHarnessSettings {
 		port: isValidPort(data.port) ? data.port : DEFAULT_SETTINGS.port,
 		autoStart: typeof data.autoStart === "boolean" ? data.autoStart : DEFAULT_SETTINGS.autoStart,
 		language: data.language === "auto" || isLocale(data.language) ? data.language : DEFAULT_SETTINGS.language,
+		explorerMarkers: typeof data.explorerMarkers === "boolean" ? data.explorerMarkers : DEFAULT_SETTINGS.explorerMarkers,
 	};
 }
 
@@ -85,6 +89,7 @@ export function controlValue(settings: KnowledgeHarnessSettings, key: string): u
 		case "port":
 		case "autoStart":
 		case "language":
+		case "explorerMarkers":
 			return settings[key];
 		default:
 			return undefined;
@@ -122,6 +127,11 @@ export function applyControlValue(settings: KnowledgeHarnessSettings, key: strin
 		case "autoStart": {
 			if (typeof value !== "boolean") return false;
 			settings.autoStart = value;
+			return true;
+		}
+		case "explorerMarkers": {
+			if (typeof value !== "boolean") return false;
+			settings.explorerMarkers = value;
 			return true;
 		}
 		case "language": {

@@ -35,6 +35,7 @@ describe("settings tab", () => {
 			"Port",
 			"Start automatically",
 			"Language",
+			"Mark notes in the file explorer",
 			"Restart sidecar",
 		]);
 	});
@@ -63,7 +64,10 @@ describe("settings tab", () => {
 		const { tab, host } = makeTab();
 		const definitions = tab.getSettingDefinitions();
 		const keys = definitions.map((d) => ("control" in d && d.control ? d.control.key : null));
-		expect(keys).toEqual(["sidecarCommand", "sidecarArgs", "port", "autoStart", "language", null]);
+		expect(keys).toEqual(["sidecarCommand", "sidecarArgs", "port", "autoStart", "language", "explorerMarkers", null]);
+		await tab.setControlValue("explorerMarkers", false);
+		expect(host.settings.explorerMarkers).toBe(false);
+		expect(tab.getControlValue("explorerMarkers")).toBe(false);
 
 		expect(tab.getControlValue("port")).toBe(0);
 		await tab.setControlValue("port", 9000);

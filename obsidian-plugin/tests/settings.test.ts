@@ -17,6 +17,7 @@ describe("settings", () => {
 			port: 0,
 			autoStart: true,
 			language: "auto",
+			explorerMarkers: true,
 		});
 		expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
 	});
@@ -30,6 +31,7 @@ describe("settings", () => {
 			port: 70000,
 			autoStart: "yes",
 			language: "ja",
+			explorerMarkers: false,
 			token: "must-not-survive",
 		});
 		expect(loaded).toEqual({
@@ -38,6 +40,7 @@ describe("settings", () => {
 			port: 0,
 			autoStart: true,
 			language: "ja",
+			explorerMarkers: false,
 		});
 		expect(loaded).not.toHaveProperty("token");
 	});

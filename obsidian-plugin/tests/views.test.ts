@@ -1,6 +1,17 @@
 /** Every view and modal renders from responses recorded from the real sidecar (scripts/capture-fixtures.py). */
 import { afterEach, describe, expect, it } from "vitest";
-import type { AuditReport, Badge, DryRunValidation, IndexHeadings, IndexSearchResult, PipelineRunDetail, StaleReport } from "../src/api/types";
+import type {
+	AuditReport,
+	Badge,
+	DecisionChoices,
+	DecisionResponse,
+	DryRunValidation,
+	IndexHeadings,
+	IndexSearchResult,
+	PipelineRunDetail,
+	ReviewResponse,
+	StaleReport,
+} from "../src/api/types";
 import type { NoteDetail } from "../src/api/client";
 import { applyLanguage } from "../src/i18n";
 import { DECISION_LABELS_JA } from "../src/pipeline/model";
@@ -144,50 +155,140 @@ describe("trust details and validation", () => {
 });
 
 describe("pipeline run view and review prompt", () => {
-	const status = recorded<PipelineRunDetail>("pipeline-status");
+	const status = recorded<PipelineRunDetail>("pipeline-detail");
+	const atReview = recorded<PipelineRunDetail>("pipeline-detail-review");
+	const review = recorded<ReviewResponse>("pipeline-review");
+	const choices = recorded<DecisionChoices>("pipeline-decision-choices");
+	const refused = recorded<{ status: number; body: unknown }>("pipeline-decision-refused");
+	const decided = recorded<DecisionResponse>("pipeline-decision");
 
-	it("shows operations, results, reason codes, what the run waits for and the human-decision count", async () => {
-		const host = new FakeHost(recordedTransport({ [`GET /v1/pipeline/runs/${status.run_id}/detail`]: "pipeline-status" }));
+	it("shows operations, results, reason codes with Japanese explanations, what the run waits for and the human-decision count", async () => {
+		const host = new FakeHost(recordedTransport({ [`GET /v1/pipeline/runs/${status.run_id}/detail`]: "pipeline-detail" }));
 		const view = new PipelineRunView(new WorkspaceLeaf(host.app) as never, host.host);
 		await view.setRun(status.run_id);
 		const el = view.contentEl;
 		expect(el.querySelectorAll(".kh-record")).toHaveLength(status.records.length);
 		expect(texts(el, ".kh-reason code")).toEqual(status.records.flatMap((r) => r.reason_codes));
+		const explained = status.records.flatMap((r) => r.reasons.map((reason) => reason.ja));
+		expect(explained.length).toBeGreaterThan(0);
+		expect(explained.every((ja) => ja.length > 0)).toBe(true);
+		expect(texts(el, ".kh-reason-ja")).toEqual(explained);
+		expect(texts(el, ".kh-reason-ja")).toContain("人間が実行ラベルを付けた");
 		for (const record of status.records) expect(el.textContent).toContain(record.summary_ja);
-		if (status.waiting_for?.startsWith("agent:")) {
-			expect(el.querySelector(".kh-waiting-agent")?.textContent).toContain(status.waiting_for);
-		}
-		expect(el.textContent).toContain("Human decisions: 0");
+		expect(status.waiting_for).toMatch(/^agent:/);
+		expect(el.querySelector(".kh-waiting-agent")?.textContent).toContain(status.waiting_for);
+		expect(el.textContent).toContain(`Human decisions: ${status.human_budget.total_asked}`);
+		expect(el.querySelector("button.mod-cta")?.textContent ?? "").not.toBe("Review");
 	});
 
-	it("offers the four Japanese choices and needs instructions only for a revision", async () => {
-		const decided: unknown[] = [];
+	it("offers the review at REVIEW_READY and counts the publication decision against its budget", async () => {
+		const host = new FakeHost(recordedTransport({ [`GET /v1/pipeline/runs/${atReview.run_id}/detail`]: "pipeline-detail-review" }));
+		const view = new PipelineRunView(new WorkspaceLeaf(host.app) as never, host.host);
+		await view.setRun(atReview.run_id);
+		const el = view.contentEl;
+		expect(atReview.state).toBe("REVIEW_READY");
+		expect(el.textContent).toContain(`Human decisions: ${atReview.human_budget.total_asked}`);
+		const final = atReview.human_budget.final_decision;
+		expect(el.textContent).toContain(`Publication decision asked: ${final.asked} of ${final.limit}`);
+		expect(texts(el, "button")).toContain("Review");
+		// the publication decision is not offered as a plain answer button
+		expect(el.querySelectorAll("[data-answer]")).toHaveLength(0);
+	});
+
+	function reviewHost(answer: (body: Record<string, unknown>) => ReturnType<typeof json>) {
+		const sent: Record<string, unknown>[] = [];
 		const host = new FakeHost(
 			recordedTransport({
-				[`POST /v1/pipeline/runs/${status.run_id}/decisions`]: (request) => {
-					decided.push(JSON.parse(request.body ?? "null"));
-					return json(200, status);
+				[`GET /v1/pipeline/runs/${review.run_id}/review`]: "pipeline-review",
+				"GET /v1/pipeline/decision-choices": "pipeline-decision-choices",
+				[`POST /v1/pipeline/runs/${review.run_id}/decision`]: (request) => {
+					const body = JSON.parse(request.body ?? "null") as Record<string, unknown>;
+					sent.push(body);
+					return answer(body);
 				},
 			}),
 		);
-		const done: unknown[] = [];
-		const modal = new ReviewModal(host.host, status, (next) => done.push(next));
+		return { host, sent };
+	}
+
+	it("shows the Review Packet and the four choices in the sidecar's Japanese", async () => {
+		const { host } = reviewHost(() => json(200, decided));
+		const modal = new ReviewModal(host.host, review.run_id, () => undefined);
 		modal.open();
-		expect(texts(modal.contentEl, ".kh-choice-ja")).toEqual(["公開を承認する", "今回だけ修正を求める", "公開しない", "今後の方針として検討する"]);
-		expect(Object.values(DECISION_LABELS_JA)).toHaveLength(4);
+		await flush();
+		const el = modal.contentEl;
+		expect(el.querySelector(".kh-review-markdown")?.textContent).toBe(review.review_packet.markdown);
+		expect(el.textContent).toContain("公開候補の確認待ち");
+		expect(el.textContent).toContain(review.review_packet.commit.slice(0, 12));
+		expect(el.textContent).toContain(review.review_packet_sha256.slice(0, 12));
+		expect(texts(el, ".kh-choice-ja")).toEqual(["公開を承認する", "今回だけ修正を求める", "公開しない", "今後の方針として検討する"]);
+		expect(texts(el, ".kh-choice-ja")).toEqual(choices.choices.map((c) => c.label_ja));
+		expect(texts(el, ".kh-choice-effect")).toEqual(choices.choices.map((c) => c.effect_ja));
+		expect(Object.values(DECISION_LABELS_JA)).toEqual(choices.choices.map((c) => c.label_ja));
+		expect(host.transport.paths()).not.toContain(`POST /v1/pipeline/runs/${review.run_id}/decisions`);
+	});
+
+	it("sends an approval with the packet's commit and SHA-256 and shows the 409 refusal before the merge", async () => {
+		const { host, sent } = reviewHost(() => json(refused.status, refused.body));
+		const done: unknown[] = [];
+		const modal = new ReviewModal(host.host, review.run_id, (next) => done.push(next));
+		modal.open();
+		await flush();
 		expect(modal.submitButton?.disabled).toBe(true);
-		modal.select("revise");
-		expect(modal.submitButton?.disabled).toBe(true);
-		modal.instructions = "  ";
+		modal.select("approve");
+		expect(modal.submitButton?.disabled).toBe(false);
+		await modal.submit();
+		expect(sent).toEqual([
+			{ via: "plugin", choice: "approve", review_packet_sha256: review.review_packet_sha256, commit: review.review_packet.commit },
+		]);
+		expect(refused.status).toBe(409);
+		expect(modal.contentEl.querySelector(".kh-error")?.textContent).toContain("mergeしてから承認してください");
+		expect(done).toHaveLength(0);
+		expect(modal.answer).toBeNull();
+		// an approval carries no instructions or blocks
+		modal.instructions = "直してください";
 		expect(modal.canSubmit()).toBe(false);
-		modal.instructions = "結論を先に書いてください";
+	});
+
+	it("needs instructions and target blocks for a revision, then shows the seed's message", async () => {
+		const { host, sent } = reviewHost(() => json(200, decided));
+		const done: unknown[] = [];
+		const modal = new ReviewModal(host.host, review.run_id, (next) => done.push(next));
+		modal.open();
+		await flush();
+		modal.select("revise");
+		expect(modal.canSubmit()).toBe(false);
+		modal.instructions = "B2 の結論の前に、限界をもう一文だけ具体的に書いてください。";
+		expect(modal.canSubmit()).toBe(false);
+		modal.blocksText = "B2、 B2";
 		expect(modal.canSubmit()).toBe(true);
 		await modal.submit();
-		expect(decided).toEqual([{ choice: "revise", instructions: "結論を先に書いてください" }]);
-		expect(done).toHaveLength(1);
+		expect(sent).toEqual([
+			{
+				via: "plugin",
+				choice: "revise",
+				review_packet_sha256: review.review_packet_sha256,
+				instructions: "B2 の結論の前に、限界をもう一文だけ具体的に書いてください。",
+				blocks: ["B2"],
+			},
+		]);
+		expect(decided.message_ja).toBe("修正後に再確認します");
+		expect(modal.contentEl.querySelector(".kh-review-message")?.textContent).toBe(decided.message_ja);
+		expect(modal.contentEl.textContent).toContain(decided.record.reasons[0].ja);
+		expect(done).toEqual([decided.status]);
+		expect(modal.canSubmit()).toBe(false);
+	});
+
+	it("lets reject and policy go without blocks", async () => {
+		const { host } = reviewHost(() => json(200, decided));
+		const modal = new ReviewModal(host.host, review.run_id, () => undefined);
 		modal.open();
-		modal.select("approve");
-		expect(modal.canSubmit()).toBe(true);
+		await flush();
+		for (const choice of ["reject", "policy"] as const) {
+			modal.select(choice);
+			expect(modal.canSubmit()).toBe(true);
+			expect(modal.decision()).toEqual({ choice, review_packet_sha256: review.review_packet_sha256, via: "plugin" });
+		}
 	});
 });
 

@@ -1,20 +1,23 @@
 import type { HttpMethod, HttpResponse, Transport } from "./transport";
 import type {
 	AuditReport,
-	AuditTrendPoint,
+	AuditTrend,
 	Badge,
 	BatchPlan,
 	BatchPlanRequest,
 	BatchRunRecord,
+	DecisionChoices,
 	DecisionRequest,
+	DecisionResponse,
 	DryRunValidation,
 	IndexBuildReport,
 	IndexCheckReport,
 	IndexHeadings,
 	IndexSearchResult,
 	PipelineRunDetail,
+	PipelineRunList,
 	PipelineRunStatus,
-	PipelineRunSummary,
+	ReviewResponse,
 	StaleReport,
 } from "./types";
 
@@ -154,9 +157,9 @@ export class SidecarClient {
 		return this.request<AuditReport>("GET", "/v1/trust/audit", { query: { record: options.record ? true : undefined } });
 	}
 
-	/** Past audits (coverage trend). Not served by the sidecar yet: expect SidecarError 404. */
-	auditTrend(): Promise<{ audits: AuditTrendPoint[] }> {
-		return this.request<{ audits: AuditTrendPoint[] }>("GET", "/v1/trust/audits");
+	/** Past audits (coverage trend), recorded by the sidecar in `.harness/`. */
+	auditTrend(): Promise<AuditTrend> {
+		return this.request<AuditTrend>("GET", "/v1/trust/audits");
 	}
 
 	stale(): Promise<StaleReport> {
@@ -214,8 +217,8 @@ export class SidecarClient {
 		return this.request<PipelineRunStatus>("POST", "/v1/pipeline/runs", { body: { note: path } });
 	}
 
-	listRuns(): Promise<{ runs: PipelineRunSummary[] }> {
-		return this.request<{ runs: PipelineRunSummary[] }>("GET", "/v1/pipeline/runs");
+	listRuns(): Promise<PipelineRunList> {
+		return this.request<PipelineRunList>("GET", "/v1/pipeline/runs");
 	}
 
 	runDetail(runId: string): Promise<PipelineRunDetail> {
@@ -242,9 +245,23 @@ export class SidecarClient {
 		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/advance`);
 	}
 
-	decide(runId: string, decision: DecisionRequest): Promise<PipelineRunStatus> {
-		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/decisions`, {
-			body: decision,
+	/** The Review Packet of a run waiting for the publication decision (its SHA-256 and candidate commit). */
+	review(runId: string): Promise<ReviewResponse> {
+		return this.request<ReviewResponse>("GET", `/v1/pipeline/runs/${encodeURIComponent(runId)}/review`);
+	}
+
+	/** The four choices with their Japanese labels, effects and the message shown after each. */
+	decisionChoices(): Promise<DecisionChoices> {
+		return this.request<DecisionChoices>("GET", "/v1/pipeline/decision-choices");
+	}
+
+	/**
+	 * O-11, the person's decision. An approval names the candidate commit and the
+	 * Review Packet's SHA-256 and is refused (409) until the candidate is merged.
+	 */
+	decide(runId: string, decision: DecisionRequest): Promise<DecisionResponse> {
+		return this.request<DecisionResponse>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/decision`, {
+			body: { via: "plugin", ...decision },
 		});
 	}
 

@@ -523,6 +523,9 @@ export interface paths {
         /**
          * Decide
          * @description O-11: the person's decision; returns the Japanese message, the decision and the run status.
+         *
+         *     An approval needs `commit` and `review_packet_sha256` (both from GET …/review) and the merge
+         *     fact: before the candidate is merged it is refused with 409 (`MERGE_NOT_FOUND` in the detail).
          */
         post: operations["decide_v1_pipeline_runs__run_id__decision_post"];
         delete?: never;
@@ -834,6 +837,88 @@ export interface components {
             /** Findings */
             findings?: components["schemas"]["AuditError"][];
         };
+        /**
+         * BatchRun
+         * @description A batch run record: process integrity (run_status, consumption) apart from the result.
+         */
+        BatchRun: {
+            /**
+             * Format
+             * @constant
+             */
+            format: "kh-run/1";
+            /** Run Id */
+            run_id: string;
+            /** Plan Id */
+            plan_id: string;
+            /** Plan Digest */
+            plan_digest: string;
+            /** Digest */
+            digest: string;
+            /**
+             * Stage
+             * @enum {string}
+             */
+            stage: "canary" | "pilot" | "progressive";
+            /** Challenge */
+            challenge: string;
+            /** Approved By */
+            approved_by: string;
+            /** Approved At */
+            approved_at: string;
+            /** Started At */
+            started_at: string;
+            /** Updated At */
+            updated_at: string;
+            /** Finished At */
+            finished_at: string | null;
+            /**
+             * Run Status
+             * @enum {string}
+             */
+            run_status: "IN_PROGRESS" | "SUCCEEDED" | "FAILED";
+            /**
+             * Consumption
+             * @enum {string}
+             */
+            consumption: "CONSUMED" | "NOT_CONSUMED";
+            /** Result */
+            result: ("APPLIED" | "PARTIALLY_APPLIED" | "REFUSED" | "PROVISIONAL_RETAIN" | "NOT_APPLIED") | null;
+            /** Files */
+            files: components["schemas"]["RunFile"][];
+            /** Files Written */
+            files_written: string[];
+            scope: components["schemas"]["ScopeReport"] | null;
+            /** Failure */
+            failure: string | null;
+            /** Failure Reason */
+            failure_reason: ("scope_verification_failed" | "interrupted" | "write_error") | null;
+            /** Validators */
+            validators: string[];
+            writer: components["schemas"]["RunWriter"];
+            /**
+             * Recovered At
+             * @description Only on runs closed after an interruption.
+             */
+            recovered_at?: string | null;
+        };
+        /** BudgetAsk */
+        BudgetAsk: {
+            /** Question Id */
+            question_id: string;
+            /** Kind */
+            kind: string;
+            /** Operation */
+            operation: string;
+            /** Why Ja */
+            why_ja: string;
+            /** Asked At */
+            asked_at: string;
+            /** Answered */
+            answered: boolean;
+            /** Answered By */
+            answered_by: string | null;
+        };
         /** BuildReport */
         BuildReport: {
             /** Notes */
@@ -956,6 +1041,140 @@ export interface components {
             /** Policy Options */
             policy_options?: string[];
         };
+        /** DecisionChoice */
+        DecisionChoice: {
+            /**
+             * Code
+             * @enum {string}
+             */
+            code: "approve" | "revise" | "reject" | "policy";
+            /** Label Ja */
+            label_ja: string;
+            /** Effect Ja */
+            effect_ja: string;
+            /** Message Ja */
+            message_ja: string;
+        };
+        /** DecisionChoices */
+        DecisionChoices: {
+            /** Choices */
+            choices: components["schemas"]["DecisionChoice"][];
+        };
+        /**
+         * DecisionFacts
+         * @description What the sidecar verified (merge facts only once a blog repository was read). Sorted keys, as stored.
+         */
+        DecisionFacts: {
+            /** Base Head */
+            base_head?: string | null;
+            /** Branch Head */
+            branch_head?: string | null;
+            /** Candidate Commit */
+            candidate_commit: string;
+            /** Merged */
+            merged?: boolean | null;
+            /** Published Sha256 */
+            published_sha256?: string | null;
+            /** Review Packet Sha256 */
+            review_packet_sha256: string;
+        };
+        /**
+         * DecisionView
+         * @description After O-11: the seed's Japanese message, the stored decision, its record and the run status.
+         */
+        DecisionView: {
+            /** Message Ja */
+            message_ja: string;
+            decision: components["schemas"]["PublicationDecision"] | null;
+            record: components["schemas"]["RecordView"];
+            status: components["schemas"]["RunStatusView"];
+        };
+        /** DraftCheckFinding */
+        DraftCheckFinding: {
+            /** Code */
+            code: string;
+            /** Line */
+            line: number;
+            /** Message */
+            message: string;
+        };
+        /** DraftCheckReport */
+        DraftCheckReport: {
+            /** Errors */
+            errors: components["schemas"]["DraftCheckFinding"][];
+            /** Warnings */
+            warnings: components["schemas"]["DraftCheckFinding"][];
+        };
+        /**
+         * DryRunReport
+         * @description Evidence + validator + the proposed blocks for one note; nothing but snapshots was written.
+         */
+        DryRunReport: {
+            /** Path */
+            path: string;
+            /** Title */
+            title: string;
+            /** Dry Run */
+            dry_run: boolean;
+            /** Claims */
+            claims: components["schemas"]["NoteClaim"][];
+            /** Sources */
+            sources: components["schemas"]["DryRunSource"][];
+            result: components["schemas"]["ValidationResult"];
+            /** Findings */
+            findings: components["schemas"]["NoteFinding"][];
+            current: components["schemas"]["TrustBlocks"];
+            proposed: components["schemas"]["TrustBlocks"];
+            /** Snapshots Written */
+            snapshots_written: string[];
+        };
+        /** DryRunSource */
+        DryRunSource: {
+            /** Source Id */
+            source_id: string;
+            /** Url */
+            url: string;
+            /** Final Url */
+            final_url: string | null;
+            /** Status */
+            status: number | null;
+            /** Ok */
+            ok: boolean;
+            /** Error */
+            error: string | null;
+            /** Message */
+            message: string | null;
+            /** Content Type */
+            content_type: string | null;
+            /** Charset */
+            charset: string | null;
+            /** Title */
+            title: string | null;
+            /** Published */
+            published: string | null;
+            /** Bytes */
+            bytes: number;
+            /** Attempts */
+            attempts: number;
+            /** Fetched At */
+            fetched_at: string;
+            /** Snapshot Sha256 */
+            snapshot_sha256: string | null;
+            /** Reused Snapshot */
+            reused_snapshot: boolean;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "supported" | "unsupported" | "contradicted" | "fetch_failed" | "unused";
+        };
+        /** FinalDecisionBudget */
+        FinalDecisionBudget: {
+            /** Asked */
+            asked: number;
+            /** Limit */
+            limit: number;
+        };
         /** Finding */
         Finding: {
             /** Claim Id */
@@ -1045,9 +1264,50 @@ export interface components {
             /** Version */
             version: string;
         };
+        /**
+         * HumanBudget
+         * @description How often the person was asked in this run, and why (seed 004: 人間判断の予算).
+         */
+        HumanBudget: {
+            /** Total Asked */
+            total_asked: number;
+            /** By Kind */
+            by_kind: {
+                [key: string]: number;
+            };
+            final_decision: components["schemas"]["FinalDecisionBudget"];
+            /** Exceptions */
+            exceptions: {
+                [key: string]: number;
+            };
+            /** Within Budget */
+            within_budget: boolean;
+            /** Asked */
+            asked: components["schemas"]["BudgetAsk"][];
+            /** Rule Ja */
+            rule_ja: string;
+        };
         /** NextTask */
         NextTask: {
             task: components["schemas"]["AgentTask"] | null;
+        };
+        /** NoteClaim */
+        NoteClaim: {
+            /** Id */
+            id: string;
+            /** Text */
+            text: string;
+            /** Line */
+            line: number;
+            /** End Line */
+            end_line: number;
+            /** References */
+            references: string[];
+            /**
+             * Kind
+             * @enum {string}
+             */
+            kind: "sentence" | "list_item";
         };
         /** NoteDetail */
         NoteDetail: {
@@ -1090,6 +1350,37 @@ export interface components {
             /** Column */
             column?: number | null;
         };
+        /**
+         * NoteFinding
+         * @description A validator finding located in the note (line span and the claim's text).
+         */
+        NoteFinding: {
+            /** Claim Id */
+            claim_id: string;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "supported" | "unsupported" | "contradicted" | "no_evidence";
+            /** Source Id */
+            source_id?: string | null;
+            /**
+             * Quote
+             * @default
+             */
+            quote: string;
+            /**
+             * Reason
+             * @default
+             */
+            reason: string;
+            /** Line */
+            line: number | null;
+            /** End Line */
+            end_line: number | null;
+            /** Text */
+            text: string;
+        };
         /** NotePage */
         NotePage: {
             /** Notes */
@@ -1128,25 +1419,429 @@ export interface components {
             /** Judge */
             judge?: string | null;
         };
-        /** RunList */
-        RunList: {
-            /** Runs */
-            runs: components["schemas"]["RunSummary"][];
+        /** PlanSkip */
+        PlanSkip: {
+            /** Path */
+            path: string;
+            /** Reason */
+            reason: string;
+        };
+        /** PlanSource */
+        PlanSource: {
+            /** Source Id */
+            source_id: string;
+            /** Url */
+            url: string;
+            /** Ok */
+            ok: boolean;
+            /** Status */
+            status: number | null;
+            /** Snapshot Sha256 */
+            snapshot_sha256: string | null;
+            /** Fetched At */
+            fetched_at: string;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "supported" | "unsupported" | "contradicted" | "fetch_failed" | "unused";
+        };
+        /** PlanTarget */
+        PlanTarget: {
+            /** Path */
+            path: string;
+            /**
+             * Reason
+             * @enum {string}
+             */
+            reason: "next_batch" | "stale" | "never_validated" | "requested";
+            /** Triggers */
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            /** Sha256 Before */
+            sha256_before: string;
+            /**
+             * Sha256 After
+             * @description The SHA-256 the file will have after the metadata-only splice.
+             */
+            sha256_after: string;
+            proposed: components["schemas"]["TrustBlocks"];
+            current: components["schemas"]["TrustBlocks"];
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "pass" | "warn" | "fail" | "unverifiable";
+            validator: components["schemas"]["ValidatorInfo"];
+            /** Findings */
+            findings: components["schemas"]["NoteFinding"][];
+            /** Sources */
+            sources: components["schemas"]["PlanSource"][];
         };
         /**
-         * RunStatus
-         * @description CONTRACT: `kh pipeline status --json` has exactly these keys.
+         * PlanView
+         * @description A batch plan: CONTRACT's keys (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more.
          */
-        RunStatus: {
+        PlanView: {
+            /** Plan Id */
+            plan_id: string;
+            /**
+             * Digest
+             * @description The first 12 hex digits of digest_sha256: type `APPROVE_PRODUCTION <digest>`.
+             */
+            digest: string;
+            /** Digest Sha256 */
+            digest_sha256: string;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Stage
+             * @enum {string}
+             */
+            stage: "canary" | "pilot" | "progressive";
+            /** Limit */
+            limit: number;
+            /**
+             * Selection
+             * @enum {string}
+             */
+            selection: "notes" | "candidates";
+            /** Candidates Total */
+            candidates_total: number;
+            /** Created At */
+            created_at: string;
+            /** Expires At */
+            expires_at: string;
+            /** Today */
+            today: string;
+            /**
+             * Status
+             * @enum {string}
+             */
+            status: "open" | "expired" | "consumed";
+            /** Consumed By Run */
+            consumed_by_run: string | null;
+            /** Expired */
+            expired: boolean;
+            /** Targets */
+            targets: components["schemas"]["PlanTarget"][];
+            /** Skipped */
+            skipped: components["schemas"]["PlanSkip"][];
+        };
+        /**
+         * Producer
+         * @description Program, Skill / Agent, AI Judge, human (人間).
+         * @enum {string}
+         */
+        Producer: "program" | "agent" | "ai_judge" | "human";
+        /**
+         * PublicationDecision
+         * @description The stored decision (artifact `publication_decision`; sorted keys, as stored).
+         */
+        PublicationDecision: {
+            /** Blocks */
+            blocks: string[];
+            /** Choice */
+            choice: string;
+            /** Choice Label Ja */
+            choice_label_ja: string | null;
+            /** Comment Ref */
+            comment_ref: string | null;
+            /** Commit */
+            commit: string | null;
+            /** Decided At */
+            decided_at: string;
+            /** Decider */
+            decider: string;
+            /** Instructions */
+            instructions: string | null;
+            /** Message Ja */
+            message_ja: string;
+            /** Policy Options */
+            policy_options: string[] | null;
+            reason_code: components["schemas"]["ReasonCode"];
+            result: components["schemas"]["Result"];
+            /** Review Packet Sha256 */
+            review_packet_sha256: string | null;
+            verified: components["schemas"]["DecisionFacts"];
+            /** Via */
+            via: string;
+        };
+        /**
+         * Question
+         * @description A question to the person (counted against the human-decision budget).
+         */
+        Question: {
+            /** Question Id */
+            question_id: string;
+            /** Operation */
+            operation: string;
+            /** Kind */
+            kind: string;
+            /** Question Ja */
+            question_ja: string;
+            /** Question En */
+            question_en: string;
+            /** Choices */
+            choices: string[];
+            /** Asked At */
+            asked_at: string;
+            /** Answer */
+            answer?: string | null;
+            /** Answered At */
+            answered_at?: string | null;
+            /** Answered By */
+            answered_by?: string | null;
+        };
+        /**
+         * ReasonCode
+         * @enum {string}
+         */
+        ReasonCode: "REQUEST_CAPTURED" | "PUBLISHABILITY_UNKNOWN" | "PUBLISHABILITY_CONFIRMED" | "NOT_PUBLISHABLE" | "RUN_LABEL_PRESENT" | "SCREEN_CLEAN" | "SECRET_MASKED" | "PERSONAL_INFO_MASKED" | "PRIVATE_MARKER" | "SCREEN_UNDECIDABLE" | "SCREEN_ANSWERED_PUBLISHABLE" | "SCREEN_ANSWERED_PRIVATE" | "EVIDENCE_COLLECTED" | "EVIDENCE_NONE" | "EVIDENCE_TRANSIENT_FAILURE" | "FETCH_FAILED" | "SEARCH_PROVIDER_FAILED" | "PRIMARY_TARGET_UNMET" | "DUPLICATES_REMOVED" | "DOMAIN_CAP_APPLIED" | "LIMIT_REACHED" | "TIME_LIMIT_REACHED" | "SEARCH_EXHAUSTED" | "DISCOVERY_ONLY_UNFETCHED" | "PACKET_BUILT" | "PACKET_NO_FACTS" | "AGENT_OUTPUT_INVALID" | "AGENT_BACKEND_ERROR" | "SUBMISSION_SCHEMA_INVALID" | "UNKNOWN_SOURCE_ID" | "MISSING_SOURCE_ID" | "FACT_WITHOUT_PRIMARY_OR_SECONDARY" | "DISCOVERY_ONLY_CITED" | "DUPLICATE_ITEM_ID" | "STATEMENT_IN_TWO_CATEGORIES" | "CONTRADICTION_NEEDS_TWO_SOURCES" | "PAST_ARTICLE_DIFF_WITHOUT_REFERENCE" | "SECRET_IN_OUTPUT" | "JUDGE_ALL_PASS" | "JUDGE_AXIS_FAIL" | "JUDGE_AXIS_UNCERTAIN" | "JUDGE_LOW_CONFIDENCE" | "UNCERTAINTY_IMPACT_HIGH" | "NO_PAST_ARTICLES" | "UNKNOWN_PACKET_REF" | "NOVELTY_WITHOUT_PAST_ARTICLES" | "PLAN_BUILT" | "AUTHOR_QUESTION_ASKED" | "AUTHOR_QUESTION_NOT_ALLOWED" | "DUPLICATE_SECTION_ID" | "UNCERTAINTY_UNHANDLED" | "UNCERTAINTY_UNKNOWN" | "UNCERTAINTY_NOT_PLACED" | "EXCLUDED_ITEM_REFERENCED" | "URL_NOT_IN_PACKET" | "CENTRAL_MESSAGE_NOT_ONE_SENTENCE" | "DRAFT_BUILT" | "DUPLICATE_BLOCK_ID" | "SECTION_MISSING" | "SECTION_ORDER" | "UNKNOWN_SECTION" | "BLOCK_REF_NOT_ALLOWED" | "PLANNED_REF_UNUSED" | "UNCERTAINTY_NOT_REFLECTED" | "HEADING_IN_BLOCK" | "BLOCK_FORMAT" | "DIRECTIVE_FORBIDDEN" | "POST_DIRECTIVE_FORBIDDEN" | "AI_SCOPE_MISSING" | "DRAFT_METADATA_MISSING" | "UNKNOWN_VALUE_NOT_MARKED" | "PUBLICATION_DATE_IN_DRAFT" | "UNSUPPORTED_VALUE" | "RST_SYNTAX" | "HEADING_UNDERLINE" | "TRAILING_WHITESPACE" | "NO_FINAL_NEWLINE" | "DRAFT_SHA_MISMATCH" | "MANIFEST_MISMATCH" | "URL_UNCHECKED" | "LOCAL_REF_OUTSIDE" | "LOCAL_REF_MISSING" | "LOCAL_REF_UNCHECKED" | "TITLE_DUPLICATE" | "DUPLICATE_CANDIDATE" | "SECRET_IN_DRAFT" | "PERSONAL_INFO_IN_DRAFT" | "PRIVATE_MARKER_IN_DRAFT" | "AUTOFIX_APPLIED" | "DRAFT_PROGRAM_ERRORS" | "UNKNOWN_BLOCK_REF" | "DUPLICATE_ASSESSMENT_MISSING" | "VALIDATION_PASSED" | "REVIEW_PREPARED" | "BLOG_BRANCH_CREATED" | "BLOG_COMMIT_CREATED" | "BLOG_COMMIT_REUSED" | "PULL_REQUEST_PREPARED" | "PULL_REQUEST_FAILED" | "SLUG_INVALID" | "BLOG_REPO_NOT_CONFIGURED" | "DECISION_APPROVED" | "DECISION_REVISION_REQUESTED" | "DECISION_REJECTED" | "DECISION_POLICY" | "DECISION_UNKNOWN" | "DECISION_CONTRADICTORY" | "DECISION_INCOMPLETE" | "DECISION_SHA_MISMATCH" | "DECISION_COMMIT_MISMATCH" | "MERGE_NOT_FOUND" | "CANDIDATE_CHANGED_AFTER_REVIEW" | "DECIDER_NOT_ALLOWED" | "UNKNOWN_TARGET_BLOCK" | "REVISION_APPLIED" | "REVISION_LIMIT_REACHED" | "REVISION_CANNOT_APPLY" | "BLOCK_NOT_TARGETED" | "TARGET_BLOCK_MISSING" | "HUMAN_BUDGET_EXCEEDED" | "OUTCOME_RECORDED" | "HUMAN_QUESTION_REPEATED" | "POLICY_PROPOSAL_RECORDED";
+        /** ReasonExplanation */
+        ReasonExplanation: {
+            /** Code */
+            code: string;
+            /** Ja */
+            ja: string;
+            /** En */
+            en: string;
+        };
+        /**
+         * RecordView
+         * @description An operation record: the contract's eleven keys plus the reason codes explained.
+         */
+        RecordView: {
+            /** Operation */
+            operation: string;
+            /** Run Id */
+            run_id: string;
+            /** Input Refs */
+            input_refs: string[];
+            state_before: components["schemas"]["State"] | null;
+            state_after: components["schemas"]["State"];
+            result: components["schemas"]["Result"];
+            /** Reason Codes */
+            reason_codes: components["schemas"]["ReasonCode"][];
+            /** Summary Ja */
+            summary_ja: string;
+            /** Uncertainties */
+            uncertainties: components["schemas"]["Uncertainty"][];
+            /** Created At */
+            created_at: string;
+            producer: components["schemas"]["Producer"];
+            /**
+             * Reasons
+             * @description reason_codes with their Japanese and English explanations.
+             */
+            reasons: components["schemas"]["ReasonExplanation"][];
+        };
+        /**
+         * RecordedFinding
+         * @description NoteFinding as a run record holds it (copied from the stored plan: sorted keys).
+         */
+        RecordedFinding: {
+            /** Claim Id */
+            claim_id: string;
+            /** End Line */
+            end_line: number | null;
+            /** Line */
+            line: number | null;
+            /** Quote */
+            quote: string;
+            /** Reason */
+            reason: string;
+            /** Source Id */
+            source_id: string | null;
+            /** Text */
+            text: string;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "supported" | "unsupported" | "contradicted" | "no_evidence";
+        };
+        /**
+         * RecordedValidator
+         * @description ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys).
+         */
+        RecordedValidator: {
+            /** Model */
+            model: string | null;
+            /** Name */
+            name: string;
+            /** Version */
+            version: string;
+        };
+        /** RequestRef */
+        RequestRef: {
+            /** Source */
+            source: string;
+            /** Path */
+            path?: string | null;
+            /**
+             * Title
+             * @default
+             */
+            title: string;
+        };
+        /**
+         * Result
+         * @enum {string}
+         */
+        Result: "ADVANCE" | "NO_CANDIDATE" | "REJECTED" | "HOLD" | "RETRYABLE_ERROR";
+        /** ReviewChoice */
+        ReviewChoice: {
+            /**
+             * Code
+             * @enum {string}
+             */
+            code: "approve" | "revise" | "reject" | "policy";
+            /** Effect Ja */
+            effect_ja: string;
+            /** Label Ja */
+            label_ja: string;
+        };
+        /**
+         * ReviewPacket
+         * @description The Review Packet (公開候補の確認待ち): the markdown the person reads and the candidate it names.
+         *
+         *     A stored artifact: its keys come in sorted order, as stored.
+         */
+        ReviewPacket: {
+            /** Base Branch */
+            base_branch: string;
+            /** Branch */
+            branch: string;
+            /** Candidate Path */
+            candidate_path: string;
+            /** Candidate Sha256 */
+            candidate_sha256: string;
+            /** Choices */
+            choices: components["schemas"]["ReviewChoice"][];
+            /**
+             * Commit
+             * @description The candidate commit; an approval names it after it was merged.
+             */
+            commit: string;
+            /** Markdown */
+            markdown: string;
+            /** Pr Url */
+            pr_url: string | null;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Sha256
+             * @description SHA-256 of `markdown`; an approval names it (review_packet_sha256).
+             */
+            sha256: string;
+        };
+        /** ReviewView */
+        ReviewView: {
+            /** Run Id */
+            run_id: string;
+            state: components["schemas"]["State"];
+            /** Waiting For */
+            waiting_for: string | null;
+            /** Review Packet Sha256 */
+            review_packet_sha256: string;
+            review_packet: components["schemas"]["ReviewPacket"];
+        };
+        /**
+         * RunDetail
+         * @description The status plus the request, the run label, questions, the human-decision budget, tasks, artifacts, metrics.
+         */
+        RunDetail: {
             /** Run Id */
             run_id: string;
             state: components["schemas"]["State"];
             /** Waiting For */
             waiting_for: string | null;
             /** Records */
-            records: {
-                [key: string]: unknown;
-            }[];
+            records: components["schemas"]["RecordView"][];
+            request: components["schemas"]["RequestRef"];
+            label: components["schemas"]["RunLabel"] | null;
+            /** Questions */
+            questions: components["schemas"]["Question"][];
+            /** Human Questions Asked */
+            human_questions_asked: number;
+            human_budget: components["schemas"]["HumanBudget"];
+            /** Tasks */
+            tasks: components["schemas"]["TaskEntry"][];
+            /**
+             * Artifacts
+             * @description artifact name → SHA-256 of its latest version
+             */
+            artifacts: {
+                [key: string]: string;
+            };
+            /**
+             * Metrics
+             * @description operation → its metrics (open: each operation's own)
+             */
+            metrics: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            };
+        };
+        /** RunFile */
+        RunFile: {
+            /** Path */
+            path: string;
+            /**
+             * Result
+             * @enum {string}
+             */
+            result: "PENDING" | "WRITING" | "APPLIED" | "REFUSED" | "PROVISIONAL_RETAIN" | "NOT_APPLIED" | "ERROR";
+            /** Reason */
+            reason: string | null;
+            /** Sha256 Before */
+            sha256_before: string;
+            /** Sha256 Planned After */
+            sha256_planned_after: string;
+            /** Sha256 Found */
+            sha256_found: string | null;
+            /** Sha256 After */
+            sha256_after: string | null;
+            /** Written At */
+            written_at: string | null;
+            /**
+             * Verdict
+             * @enum {string}
+             */
+            verdict: "pass" | "warn" | "fail" | "unverifiable";
+            validator: components["schemas"]["RecordedValidator"];
+            /** Findings */
+            findings: components["schemas"]["RecordedFinding"][];
+            /**
+             * Disk
+             * @description Only on runs recovered after an interruption: what the disk held then.
+             */
+            disk?: ("new" | "old" | "missing" | "changed_since") | null;
+        };
+        /** RunLabel */
+        RunLabel: {
+            /** By */
+            by: string;
+            /** Via */
+            via: string;
+            /** At */
+            at: string;
+        };
+        /** RunList */
+        RunList: {
+            /** Runs */
+            runs: components["schemas"]["RunSummary"][];
+        };
+        /** RunStatusView */
+        RunStatusView: {
+            /** Run Id */
+            run_id: string;
+            state: components["schemas"]["State"];
+            /** Waiting For */
+            waiting_for: string | null;
+            /** Records */
+            records: components["schemas"]["RecordView"][];
         };
         /** RunSummary */
         RunSummary: {
@@ -1165,6 +1860,34 @@ export interface components {
             created_at: string;
             /** Updated At */
             updated_at: string;
+        };
+        /** RunWriter */
+        RunWriter: {
+            /** Pid */
+            pid: number;
+            /** Program */
+            program: string;
+        };
+        /** ScopeReport */
+        ScopeReport: {
+            /** Ok */
+            ok: boolean;
+            /** Expected */
+            expected: string[];
+            /** Changed */
+            changed: string[];
+            /** Unexpected */
+            unexpected: string[];
+            /** Missing */
+            missing: string[];
+            /** Git Checked */
+            git_checked: boolean;
+            /** Git Changed */
+            git_changed: string[];
+            /** Git Unexpected */
+            git_unexpected: string[];
+            /** Message */
+            message: string;
         };
         /** SearchHit */
         SearchHit: {
@@ -1331,6 +2054,39 @@ export interface components {
             /** Output */
             output: unknown;
         };
+        /** SubmitView */
+        SubmitView: {
+            /** Accepted */
+            accepted: boolean;
+            record: components["schemas"]["RecordView"];
+            status: components["schemas"]["RunStatusView"];
+        };
+        /** TaskEntry */
+        TaskEntry: {
+            /** Task Id */
+            task_id: string;
+            /** Operation */
+            operation: string;
+            /** Kind */
+            kind: string;
+            /** Input Digest */
+            input_digest: string;
+            /** Document Sha256 */
+            document_sha256: string;
+            /** Status */
+            status: string;
+            /** Published At */
+            published_at: string;
+            /** Submission Sha256 */
+            submission_sha256?: string | null;
+            /** Record Seq */
+            record_seq?: number | null;
+            /**
+             * Refused Submissions
+             * @default 0
+             */
+            refused_submissions: number;
+        };
         /** TreeResult */
         TreeResult: {
             /** Stale */
@@ -1355,6 +2111,20 @@ export interface components {
                 [key: string]: unknown;
             };
         };
+        /**
+         * TrustBlocks
+         * @description The `verification` and `evidence` frontmatter blocks (null when a note has none).
+         */
+        TrustBlocks: {
+            /** Verification */
+            verification: {
+                [key: string]: unknown;
+            } | null;
+            /** Evidence */
+            evidence: {
+                [key: string]: unknown;
+            } | null;
+        };
         /** TrustSummary */
         TrustSummary: {
             /** Level */
@@ -1373,6 +2143,20 @@ export interface components {
             triggers: string[];
             /** Revalidate After */
             revalidate_after?: string | null;
+        };
+        /**
+         * Uncertainty
+         * @description 未確認事項と記事への影響 — an unconfirmed item and its effect on the article.
+         */
+        Uncertainty: {
+            /** Item */
+            item: string;
+            /** Impact */
+            impact: string;
+            /** Code */
+            code?: string | null;
+            /** Source Ids */
+            source_ids?: string[];
         };
         /** ValidationError */
         ValidationError: {
@@ -1751,9 +2535,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DryRunReport"];
                 };
             };
             /** @description Validation Error */
@@ -1993,7 +2775,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunStatus"];
+                    "application/json": components["schemas"]["RunStatusView"];
                 };
             };
             /** @description Validation Error */
@@ -2024,7 +2806,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunStatus"];
+                    "application/json": components["schemas"]["RunStatusView"];
                 };
             };
             /** @description Validation Error */
@@ -2055,9 +2837,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["RunDetail"];
                 };
             };
             /** @description Validation Error */
@@ -2124,7 +2904,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunStatus"];
+                    "application/json": components["schemas"]["RunStatusView"];
                 };
             };
             /** @description Validation Error */
@@ -2155,7 +2935,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunStatus"];
+                    "application/json": components["schemas"]["RunStatusView"];
                 };
             };
             /** @description Validation Error */
@@ -2190,7 +2970,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": components["schemas"]["RunStatus"];
+                    "application/json": components["schemas"]["RunStatusView"];
                 };
             };
             /** @description Validation Error */
@@ -2287,9 +3067,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["SubmitView"];
                 };
             };
             /** @description Validation Error */
@@ -2318,9 +3096,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DecisionChoices"];
                 };
             };
         };
@@ -2342,9 +3118,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["ReviewView"];
                 };
             };
             /** @description Validation Error */
@@ -2379,9 +3153,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DecisionView"];
                 };
             };
             /** @description Validation Error */
@@ -2414,9 +3186,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["DraftCheckReport"];
                 };
             };
             /** @description Validation Error */
@@ -2449,9 +3219,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PlanView"];
                 };
             };
             /** @description Validation Error */
@@ -2482,9 +3250,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["PlanView"];
                 };
             };
             /** @description Validation Error */
@@ -2519,9 +3285,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["BatchRun"];
                 };
             };
             /** @description Validation Error */
@@ -2552,9 +3316,7 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
-                    "application/json": {
-                        [key: string]: unknown;
-                    };
+                    "application/json": components["schemas"]["BatchRun"];
                 };
             };
             /** @description Validation Error */

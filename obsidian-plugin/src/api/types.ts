@@ -5,15 +5,13 @@
  * `make api-types` generates from the sidecar's OpenAPI document: when the
  * sidecar changes, the type check fails here rather than at run time.
  *
- * The rest are written by hand, after the contract, for endpoints whose
- * answers are untyped in the OpenAPI document (`{[key: string]: unknown}`)
- * or that the sidecar does not serve yet. Each says which.
+ * Every answer the plugin reads is typed there; this file only gives the
+ * schemas the names the code uses. Nothing here is written by hand.
  */
 import type { components } from "./schema";
 
 type Schemas = components["schemas"];
 
-// ---- generated ----
 export type AuditReport = Schemas["AuditReport"];
 export type AuditError = Schemas["AuditError"];
 export type Badge = Schemas["Badge"];
@@ -36,188 +34,51 @@ export const STATUSES = ["verified", "reviewed", "disputed", "unverified"] as co
 export type TrustStatus = (typeof STATUSES)[number];
 export const LEVELS = [0, 1, 2, 3] as const;
 
-/** The two frontmatter blocks the sidecar writes (see DESIGN.md, trust model). */
-export interface TrustBlocks {
-	verification: Record<string, unknown> | null;
-	evidence: Record<string, unknown> | null;
-}
+/** The two frontmatter blocks the sidecar writes (see DESIGN.md, trust model); each is the note's own YAML. */
+export type TrustBlocks = Schemas["TrustBlocks"];
 
-// ---- hand-written: POST /v1/trust/notes/{path}/validate?dry_run=true (untyped in OpenAPI) ----
-export interface DryRunClaim {
-	id: string;
-	text: string;
-	line?: number | null;
-	end_line?: number | null;
-	references?: string[];
-	kind?: string;
-}
+// ---- POST /v1/trust/notes/{path}/validate?dry_run=true ----
+export type DryRunValidation = Schemas["DryRunReport"];
+export type DryRunClaim = Schemas["NoteClaim"];
+export type DryRunSource = Schemas["DryRunSource"];
+export type DryRunFinding = Schemas["NoteFinding"];
 
-export interface DryRunSource {
-	source_id: string;
-	url: string;
-	final_url?: string | null;
-	status?: number | null;
-	ok?: boolean;
-	error?: string | null;
-	message?: string | null;
-	title?: string | null;
-	fetched_at?: string | null;
-	snapshot_sha256?: string | null;
-	verdict?: string | null;
-}
-
-export interface DryRunFinding extends ValidationFinding {
-	line?: number | null;
-	end_line?: number | null;
-	text?: string | null;
-}
-
-export interface DryRunValidation {
-	path: string;
-	title?: string;
-	dry_run: boolean;
-	claims: DryRunClaim[];
-	sources: DryRunSource[];
-	result: ValidationResult;
-	findings: DryRunFinding[];
-	current: TrustBlocks;
-	proposed: TrustBlocks;
-	snapshots_written?: string[];
-}
-
-// ---- hand-written: the approval gate's answers (untyped objects in OpenAPI) ----
-export type BatchStage = "canary" | "pilot" | "progressive";
-
-export interface BatchTarget {
-	path: string;
-	sha256_before: string;
-	proposed: TrustBlocks;
-	/** The blocks as they are now, when the plan carries them. */
-	current?: TrustBlocks;
-	findings?: DryRunFinding[];
-}
-
-export interface BatchPlan {
-	plan_id: string;
-	digest: string;
-	stage?: string;
-	targets: BatchTarget[];
-	expires_at: string;
-	created_at?: string;
-}
-
-/** POST /v1/batches body (generated): stage, notes (restrict to these paths), today, judge. */
+// ---- the approval gate: POST /v1/batches, GET /v1/batches/{id}, POST …/approve, GET /v1/runs/{id} ----
+export type BatchStage = NonNullable<BatchPlanRequest["stage"]>;
+/** POST /v1/batches body: stage, notes (restrict to these paths), today, judge. */
 export type BatchPlanRequest = Schemas["PlanRequest"];
+export type BatchPlan = Schemas["PlanView"];
+export type BatchTarget = Schemas["PlanTarget"];
+export type BatchRunRecord = Schemas["BatchRun"];
+export type RunFileRecord = Schemas["RunFile"];
+/** PENDING | WRITING | APPLIED | REFUSED | PROVISIONAL_RETAIN | NOT_APPLIED | ERROR. */
+export type FileResult = RunFileRecord["result"];
 
-/** APPLIED | REFUSED | PROVISIONAL_RETAIN (kept open to values the sidecar adds). */
-export type FileResult = string;
-
-export interface RunFileRecord {
-	path: string;
-	result: FileResult;
-	reasons?: string[];
-	reason?: string | null;
-}
-
-export interface BatchRunRecord {
-	run_id: string;
-	plan_id?: string;
-	digest?: string;
-	/** Process integrity. */
-	/** SUCCEEDED | FAILED. */
-	run_status: string;
-	consumption?: string;
-	/** Result integrity, e.g. APPLIED or PROVISIONAL_RETAIN. */
-	result?: string | null;
-	result_status?: string | null;
-	failure?: string | null;
-	scope?: { ok: boolean; message: string };
-	files?: RunFileRecord[];
-	results?: RunFileRecord[];
-	reasons?: string[];
-}
-
-// ---- hand-written: the harness pipeline (/v1/pipeline/…), not served yet ----
-export interface ReasonExplanation {
-	code: string;
-	ja: string;
-	en: string;
-}
-
-export interface PipelineUncertainty {
-	item: string;
-	impact: string;
-	code?: string | null;
-}
-
-export interface PipelineRecord {
-	operation: string;
-	run_id: string;
-	input_refs: string[];
-	state_before: string | null;
-	state_after: string;
-	result: string;
-	reason_codes: string[];
-	/** The sidecar's explanations of reason_codes, when it sends them. */
-	reasons?: ReasonExplanation[];
-	summary_ja: string;
-	uncertainties: PipelineUncertainty[];
-	created_at: string;
-	producer: string;
-}
-
-export interface PipelineRunStatus {
-	run_id: string;
-	state: string;
-	waiting_for: string | null;
-	records: PipelineRecord[];
-	human_decisions?: number;
-	human_decision_budget?: number;
-}
-
-export interface PipelineQuestion {
-	question_id: string;
-	operation: string;
-	kind: string;
-	question_ja: string;
-	question_en: string;
-	choices: string[];
-	asked_at: string;
-	answer: string | null;
-}
-
-/** GET /v1/pipeline/runs/{id}/detail (untyped in OpenAPI): the status plus questions, tasks, label. */
-export interface PipelineRunDetail extends PipelineRunStatus {
-	questions?: PipelineQuestion[];
-	human_questions_asked?: number;
-	tasks?: { task_id: string; operation: string; kind: string; status: string }[];
-	label?: { by: string; via: string; at: string } | null;
-	request?: { source: string; path?: string | null; title: string };
-}
-
-export interface PipelineRunSummary {
-	run_id: string;
-	state: string;
-	waiting_for: string | null;
-	title?: string;
-	path?: string | null;
-	created_at?: string;
-	updated_at?: string;
-}
-
-export type DecisionChoice = "approve" | "revise" | "reject" | "policy";
+// ---- the harness pipeline (/v1/pipeline/…) ----
+export type ReasonExplanation = Schemas["ReasonExplanation"];
+export type PipelineUncertainty = Schemas["Uncertainty"];
+/** One operation's record: the contract's keys plus `reasons` (the codes explained in Japanese and English). */
+export type PipelineRecord = Schemas["RecordView"];
+export type PipelineRunStatus = Schemas["RunStatusView"];
+export type PipelineQuestion = Schemas["Question"];
+export type HumanBudget = Schemas["HumanBudget"];
+/** GET /v1/pipeline/runs/{id}/detail: the status plus questions, the budget, tasks, label, artifacts. */
+export type PipelineRunDetail = Schemas["RunDetail"];
+export type PipelineRunSummary = Schemas["RunSummary"];
+export type PipelineRunList = Schemas["RunList"];
+/** GET /v1/pipeline/runs/{id}/review: the Review Packet with its SHA-256 and the candidate commit. */
+export type ReviewResponse = Schemas["ReviewView"];
+export type ReviewPacket = Schemas["ReviewPacket"];
+/** POST /v1/pipeline/runs/{id}/decision body (`decider` and `via` have defaults in the sidecar). */
+export type DecisionRequest = Omit<Schemas["DecisionBody"], "decider" | "via"> & Partial<Pick<Schemas["DecisionBody"], "decider" | "via">>;
+/** POST /v1/pipeline/runs/{id}/decision answer: the seed's Japanese message, the decision, record and status. */
+export type DecisionResponse = Schemas["DecisionView"];
+/** GET /v1/pipeline/decision-choices. */
+export type DecisionChoiceInfo = Schemas["DecisionChoice"];
+export type DecisionChoices = Schemas["DecisionChoices"];
+export type DecisionChoice = DecisionChoiceInfo["code"];
 export const DECISION_CHOICES: readonly DecisionChoice[] = ["approve", "revise", "reject", "policy"];
 
-export interface DecisionRequest {
-	choice: DecisionChoice;
-	instructions?: string;
-	blocks?: string[];
-}
-
-export interface AuditTrendPoint {
-	today: string;
-	coverage: number;
-	fresh_l2: number;
-	evidence_capable: number;
-	threshold?: number;
-}
+// ---- GET /v1/trust/audits ----
+export type AuditTrend = Schemas["AuditTrend"];
+export type AuditTrendPoint = Schemas["AuditTrendPoint"];

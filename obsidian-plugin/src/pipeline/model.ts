@@ -1,4 +1,4 @@
-import type { DecisionChoice, PipelineRecord, PipelineRunStatus, ReasonExplanation } from "../api/types";
+import type { DecisionChoice, PipelineRecord, PipelineRunDetail, PipelineRunStatus, ReasonExplanation } from "../api/types";
 
 /**
  * The four choices of the review prompt (O-11). The Japanese labels are the
@@ -13,9 +13,9 @@ export const DECISION_LABELS_JA: Record<DecisionChoice, string> = {
 
 export const HUMAN_DECISION = "HUMAN_DECISION";
 
-/** A reason code with its explanation from the sidecar, or the bare code when none came. */
-export function explainReasons(record: PipelineRecord): ReasonExplanation[] {
-	const given = new Map((record.reasons ?? []).map((reason) => [reason.code, reason]));
+/** Each reason code with the sidecar's Japanese and English explanation (empty when it has none). */
+export function explainReasons(record: Pick<PipelineRecord, "reason_codes" | "reasons">): ReasonExplanation[] {
+	const given = new Map(record.reasons.map((reason) => [reason.code, reason]));
 	return record.reason_codes.map((code) => given.get(code) ?? { code, ja: "", en: "" });
 }
 
@@ -30,20 +30,39 @@ export function waitsForAnswer(status: Pick<PipelineRunStatus, "waiting_for">): 
 	return /^human:/.test(status.waiting_for ?? "");
 }
 
+/** The run waits for the person's publication decision (O-11): REVIEW_READY, `human:Q-n publication_decision`. */
 export function waitsForDecision(status: Pick<PipelineRunStatus, "waiting_for" | "state">): boolean {
 	const waiting = status.waiting_for ?? "";
-	return waiting === HUMAN_DECISION || /^decision\b/i.test(waiting) || status.state === "REVIEW_READY";
+	return status.state === "REVIEW_READY" || /publication_decision$/.test(waiting) || waiting.endsWith(HUMAN_DECISION);
 }
 
 export function waitsForAuthorization(status: Pick<PipelineRunStatus, "waiting_for" | "state">): boolean {
 	return status.state === "CAPTURED";
 }
 
-/** How many times the run has asked a person so far (the sidecar's figure when it sends one). */
-export function humanDecisionCount(status: PipelineRunStatus & { human_questions_asked?: number }): number {
-	if (typeof status.human_decisions === "number") return status.human_decisions;
-	if (typeof status.human_questions_asked === "number") return status.human_questions_asked;
+function isDetail(status: PipelineRunStatus | PipelineRunDetail): status is PipelineRunDetail {
+	return "human_budget" in status;
+}
+
+/** How many times the run has asked a person so far (the sidecar's budget figure in a detail view). */
+export function humanDecisionCount(status: PipelineRunStatus | PipelineRunDetail): number {
+	if (isDetail(status)) return status.human_budget.total_asked;
 	return status.records.filter((record) => record.producer === "human").length;
+}
+
+/** The final publication decision's count and limit (asked again after each revision), from a detail view. */
+export function finalDecisionBudget(status: PipelineRunStatus | PipelineRunDetail): { asked: number; limit: number } | null {
+	return isDetail(status) ? status.human_budget.final_decision : null;
+}
+
+/** Block ids typed by the person ("B1, B2" or "B1 B2"), without duplicates. */
+export function parseBlocks(text: string): string[] {
+	const out: string[] = [];
+	for (const part of text.split(/[\s,、，]+/)) {
+		const id = part.trim();
+		if (id && !out.includes(id)) out.push(id);
+	}
+	return out;
 }
 
 /** Records whose operation was done by an agent or an AI judge. */

@@ -7,9 +7,9 @@ import { renderBlocksDiff } from "./blocks-view";
 import { describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
-/** The per-file results of a run record, wherever the sidecar put them. */
+/** The per-file results of a run record. */
 export function runFiles(record: BatchRunRecord): RunFileRecord[] {
-	return record.files ?? record.results ?? [];
+	return record.files;
 }
 
 /** Renders a run record: run status (process integrity) and result status side by side, then each file. */
@@ -22,15 +22,17 @@ export function renderRunRecord(parent: HTMLElement, record: BatchRunRecord): vo
 		cls: `kh-pill ${record.run_status === "SUCCEEDED" ? "kh-verdict-ok" : "kh-verdict-bad"}`,
 		text: record.run_status,
 	});
-	if (record.consumption) process.createDiv({ cls: "kh-muted", text: record.consumption });
+	process.createDiv({ cls: "kh-muted", text: record.consumption });
 	const result = grid.createDiv({ cls: "kh-run-status" });
 	result.createDiv({ cls: "kh-muted", text: t("batch.resultStatus") });
 	const files = runFiles(record);
-	const resultStatus = record.result ?? record.result_status ?? summariseResults(files);
+	const resultStatus = record.result ?? summariseResults(files);
 	result.createDiv({ cls: `kh-pill ${resultStatus === "APPLIED" ? "kh-verdict-ok" : "kh-verdict-warn"}`, text: resultStatus });
 	box.createDiv({ cls: "kh-muted", text: t("batch.runId", { id: record.run_id }) });
 	if (record.scope) box.createDiv({ cls: record.scope.ok ? "kh-muted" : "kh-error", text: record.scope.message });
-	if (record.failure) box.createDiv({ cls: "kh-error", text: record.failure });
+	if (record.failure) {
+		box.createDiv({ cls: "kh-error", text: record.failure_reason ? `${record.failure_reason}: ${record.failure}` : record.failure });
+	}
 
 	const table = box.createEl("table", { cls: "kh-run-files" });
 	const head = table.createEl("tr");
@@ -41,10 +43,8 @@ export function renderRunRecord(parent: HTMLElement, record: BatchRunRecord): vo
 		const tr = table.createEl("tr", { cls: `kh-result-${file.result.toLowerCase()}` });
 		tr.createEl("td", { text: file.path });
 		tr.createEl("td", { text: file.result });
-		const reasons = file.reasons ?? (file.reason ? [file.reason] : []);
-		tr.createEl("td", { text: reasons.join("; ") || "—" });
+		tr.createEl("td", { text: file.reason ?? "—" });
 	}
-	for (const reason of record.reasons ?? []) box.createDiv({ cls: "kh-error", text: reason });
 }
 
 function summariseResults(files: RunFileRecord[]): string {
@@ -101,7 +101,7 @@ export class BatchApprovalModal extends Modal {
 		el.empty();
 		const plan = this.plan;
 		const head = el.createDiv({ cls: "kh-plan-head" });
-		head.createDiv({ text: t("batch.summary", { count: plan.targets.length, stage: plan.stage ?? "—", expires: plan.expires_at }) });
+		head.createDiv({ text: t("batch.summary", { count: plan.targets.length, stage: plan.stage, expires: plan.expires_at }) });
 		head.createDiv({ cls: "kh-muted", text: t("batch.planId", { id: plan.plan_id }) });
 		const digest = head.createDiv({ cls: "kh-digest" });
 		digest.createSpan({ text: t("batch.digest") });
@@ -120,15 +120,15 @@ export class BatchApprovalModal extends Modal {
 			section.open = plan.targets.length <= 3;
 			section.createEl("summary", { text: target.path });
 			section.createDiv({ cls: "kh-muted", text: t("batch.shaBefore", { sha: target.sha256_before.slice(0, 12) }) });
-			const before = target.current ?? (await this.currentBlocks(target.path));
+			const before = target.current.verification || target.current.evidence ? target.current : await this.currentBlocks(target.path);
 			renderBlocksDiff(section, before, target.proposed);
-			const findings = target.findings ?? [];
+			const findings = target.findings;
 			if (findings.length > 0) {
 				const list = section.createEl("ul", { cls: "kh-findings" });
 				for (const finding of findings) {
 					const item = list.createEl("li");
 					item.createSpan({ cls: "kh-pill", text: finding.verdict });
-					item.createSpan({ text: ` ${finding.text ?? finding.claim_id}` });
+					item.createSpan({ text: ` ${finding.text || finding.claim_id}` });
 					if (finding.quote) item.createEl("blockquote", { cls: "kh-quote", text: finding.quote });
 				}
 			}

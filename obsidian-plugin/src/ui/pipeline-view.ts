@@ -1,12 +1,22 @@
 import { ItemView, Modal, Setting, type WorkspaceLeaf } from "obsidian";
-import type { DecisionChoice, PipelineRunDetail, PipelineRunStatus } from "../api/types";
+import type {
+	DecisionChoice,
+	DecisionChoiceInfo,
+	DecisionRequest,
+	DecisionResponse,
+	PipelineRunDetail,
+	PipelineRunStatus,
+	ReviewResponse,
+} from "../api/types";
 import { DECISION_CHOICES } from "../api/types";
 import { currentLocale, type MessageKey, t } from "../i18n";
 import {
 	agentRecords,
 	DECISION_LABELS_JA,
 	explainReasons,
+	finalDecisionBudget,
 	humanDecisionCount,
+	parseBlocks,
 	waitsForAgent,
 	waitsForAuthorization,
 	waitsForDecision,
@@ -24,7 +34,7 @@ const CHOICE_HINTS: Record<DecisionChoice, MessageKey> = {
 };
 
 /** Renders a run: state, what it waits for, the human-decision count, and each operation's record. */
-export function renderRun(parent: HTMLElement, status: PipelineRunDetail): void {
+export function renderRun(parent: HTMLElement, status: PipelineRunStatus | PipelineRunDetail): void {
 	const head = parent.createDiv({ cls: "kh-run-head" });
 	head.createDiv({ cls: "kh-run-id", text: t("pipeline.run", { id: status.run_id }) });
 	const facts = head.createDiv({ cls: "kh-run-facts" });
@@ -36,13 +46,11 @@ export function renderRun(parent: HTMLElement, status: PipelineRunDetail): void 
 			text: t(agent ? "pipeline.waitingAgent" : "pipeline.waiting", { what: status.waiting_for }),
 		});
 	}
-	const budget = status.human_decision_budget;
-	facts.createSpan({
-		cls: "kh-muted",
-		text: budget
-			? t("pipeline.humanDecisionsOf", { count: humanDecisionCount(status), budget })
-			: t("pipeline.humanDecisions", { count: humanDecisionCount(status) }),
-	});
+	facts.createSpan({ cls: "kh-muted kh-human-count", text: t("pipeline.humanDecisions", { count: humanDecisionCount(status) }) });
+	const final = finalDecisionBudget(status);
+	if (final) {
+		facts.createSpan({ cls: "kh-muted", text: t("pipeline.finalDecisions", { count: final.asked, budget: final.limit }) });
+	}
 	const agentSteps = agentRecords(status).length;
 	if (agentSteps > 0 || waitsForAgent(status)) {
 		parent.createDiv({ cls: "kh-muted", text: t("pipeline.agentSteps", { count: agentSteps }) });
@@ -55,7 +63,7 @@ export function renderRun(parent: HTMLElement, status: PipelineRunDetail): void 
 	}
 	const ja = currentLocale() === "ja";
 	for (const record of status.records) {
-		const tr = table.createEl("tr", { cls: `kh-record kh-producer-${record.producer}` });
+		const tr = table.createEl("tr", { cls: `kh-record kh-producer-${record.producer}`, attr: { "data-operation": record.operation } });
 		const op = tr.createEl("td");
 		op.createDiv({ text: record.operation });
 		op.createDiv({ cls: "kh-muted", text: record.producer });
@@ -79,7 +87,7 @@ export function renderRun(parent: HTMLElement, status: PipelineRunDetail): void 
 /** One harness run: records, reason codes with their Japanese explanations, and the actions it allows. */
 export class PipelineRunView extends ItemView {
 	runId: string | null = null;
-	status: PipelineRunDetail | null = null;
+	status: PipelineRunStatus | PipelineRunDetail | null = null;
 
 	constructor(
 		leaf: WorkspaceLeaf,
@@ -125,14 +133,15 @@ export class PipelineRunView extends ItemView {
 		}
 	}
 
-	show(status: PipelineRunDetail): void {
+	show(status: PipelineRunStatus | PipelineRunDetail): void {
 		this.status = status;
 		this.runId = status.run_id;
 		const el = this.contentEl;
 		el.empty();
 		el.addClass("kh-view");
 		renderRun(el, status);
-		const open = (status.questions ?? []).filter((question) => question.answer === null);
+		const questions = "questions" in status ? status.questions : [];
+		const open = questions.filter((question) => question.answer === null && question.kind !== "publication_decision");
 		for (const question of open) {
 			const box = el.createDiv({ cls: "kh-question" });
 			box.createDiv({ cls: "kh-question-text", text: currentLocale() === "ja" ? question.question_ja : `${question.question_ja} — ${question.question_en}` });
@@ -170,45 +179,124 @@ export class PipelineRunView extends ItemView {
 		button("pipeline.advance", () => this.host.client.advance(status.run_id));
 		if (waitsForDecision(status)) {
 			const review = actions.createEl("button", { cls: "mod-cta", text: t("pipeline.review") });
-			review.addEventListener("click", () => new ReviewModal(this.host, status, () => void this.refresh()).open());
+			review.addEventListener("click", () => new ReviewModal(this.host, status.run_id, () => void this.refresh()).open());
 		}
 	}
 }
 
-/** The review prompt: the four choices in Japanese, with revision instructions. */
+/** The choices as the sidecar words them; the seed's labels when GET /v1/pipeline/decision-choices is not available. */
+function fallbackChoices(review: ReviewResponse | null): DecisionChoiceInfo[] {
+	const effects = new Map((review?.review_packet.choices ?? []).map((choice) => [choice.code, choice.effect_ja]));
+	return DECISION_CHOICES.map((code) => ({ code, label_ja: DECISION_LABELS_JA[code], effect_ja: effects.get(code) ?? "", message_ja: "" }));
+}
+
+/**
+ * The review prompt (O-11): the Review Packet (公開候補の確認待ち) and the four
+ * choices in the seed's Japanese words. An approval sends the candidate commit
+ * and the packet's SHA-256 taken from GET …/review (the sidecar refuses it with
+ * 409 until the candidate is merged); a revision needs instructions and target
+ * blocks; every decision names the packet it was made on.
+ */
 export class ReviewModal extends Modal {
+	review: ReviewResponse | null = null;
+	choices: DecisionChoiceInfo[] = [];
 	choice: DecisionChoice | null = null;
 	instructions = "";
+	blocksText = "";
+	answer: DecisionResponse | null = null;
 	submitButton: HTMLButtonElement | null = null;
 	readonly choiceButtons = new Map<DecisionChoice, HTMLButtonElement>();
+	private resultEl: HTMLElement | null = null;
+	private busy = false;
 
 	constructor(
 		private readonly host: HarnessHost,
-		private readonly status: PipelineRunStatus,
+		readonly runId: string,
 		private readonly onDone: (status: PipelineRunStatus) => void,
 	) {
 		super(host.app);
 	}
 
 	override onOpen(): void {
-		this.setTitle(t("review.title", { id: this.status.run_id }));
+		this.setTitle(t("review.title", { id: this.runId }));
+		this.modalEl.addClass("kh-modal-wide");
+		void this.load();
+	}
+
+	/** Reads the Review Packet and the choices, then renders. */
+	async load(): Promise<void> {
 		const el = this.contentEl;
+		el.empty();
+		el.createDiv({ cls: "kh-muted", text: t("common.loading") });
+		try {
+			const [review, choices] = await Promise.all([
+				this.host.client.review(this.runId),
+				this.host.client.decisionChoices().then(
+					(answer) => answer.choices,
+					() => null,
+				),
+			]);
+			this.review = review;
+			this.choices = choices ?? fallbackChoices(review);
+			this.render();
+		} catch (error) {
+			el.empty();
+			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+		}
+	}
+
+	render(): void {
+		const review = this.review;
+		if (!review) return;
+		const packet = review.review_packet;
+		const el = this.contentEl;
+		el.empty();
+		const facts = el.createDiv({ cls: "kh-review-facts" });
+		const fact = (label: string, value: string) => {
+			const row = facts.createDiv({ cls: "kh-review-fact" });
+			row.createSpan({ cls: "kh-muted", text: `${label}: ` });
+			row.createEl("code", { text: value });
+		};
+		fact(t("review.candidate"), packet.candidate_path);
+		fact(t("review.branch"), `${packet.branch} → ${packet.base_branch}`);
+		fact(t("review.commit"), packet.commit.slice(0, 12));
+		fact(t("review.packetSha"), review.review_packet_sha256.slice(0, 12));
+		if (packet.pr_url) fact(t("review.pr"), packet.pr_url);
+
+		const details = el.createEl("details", { cls: "kh-review-packet" });
+		details.open = true;
+		details.createEl("summary", { text: t("review.packet") });
+		details.createEl("pre", { cls: "kh-review-markdown", text: packet.markdown });
+
 		el.createEl("p", { text: t("review.prompt") });
 		const choices = el.createDiv({ cls: "kh-choices" });
-		for (const choice of DECISION_CHOICES) {
-			const button = choices.createEl("button", { cls: "kh-choice", attr: { "data-choice": choice } });
-			button.createDiv({ cls: "kh-choice-ja", text: DECISION_LABELS_JA[choice] });
-			if (currentLocale() !== "ja") button.createDiv({ cls: "kh-muted", text: t(CHOICE_HINTS[choice]) });
-			button.addEventListener("click", () => this.select(choice));
-			this.choiceButtons.set(choice, button);
+		for (const info of this.choices) {
+			const button = choices.createEl("button", { cls: "kh-choice", attr: { "data-choice": info.code } });
+			button.createDiv({ cls: "kh-choice-ja", text: info.label_ja });
+			if (info.effect_ja) button.createDiv({ cls: "kh-choice-effect", text: info.effect_ja });
+			if (currentLocale() !== "ja") button.createDiv({ cls: "kh-muted", text: t(CHOICE_HINTS[info.code]) });
+			button.addEventListener("click", () => this.select(info.code));
+			this.choiceButtons.set(info.code, button);
 		}
 		new Setting(el)
 			.setName(t("review.instructions"))
 			.setDesc(t("review.instructionsDesc"))
 			.addTextArea((area) => {
 				area.setPlaceholder(t("review.instructionsPlaceholder"));
+				area.inputEl.addClass("kh-review-instructions");
 				area.onChange((value) => {
 					this.instructions = value;
+					this.sync();
+				});
+			});
+		new Setting(el)
+			.setName(t("review.blocks"))
+			.setDesc(t("review.blocksDesc"))
+			.addText((text) => {
+				text.setPlaceholder(t("review.blocksPlaceholder"));
+				text.inputEl.addClass("kh-review-blocks");
+				text.onChange((value) => {
+					this.blocksText = value;
 					this.sync();
 				});
 			});
@@ -218,8 +306,9 @@ export class ReviewModal extends Modal {
 				.setButtonText(t("review.submit"))
 				.setCta()
 				.setDisabled(true)
-				.onClick(() => this.submit());
+				.onClick(() => void this.submit());
 		});
+		this.resultEl = el.createDiv({ cls: "kh-review-result" });
 	}
 
 	select(choice: DecisionChoice): void {
@@ -228,28 +317,56 @@ export class ReviewModal extends Modal {
 		this.sync();
 	}
 
-	/** A revision needs instructions; the other choices do not. */
+	/** A revision needs instructions and at least one target block; an approval takes neither. */
 	canSubmit(): boolean {
-		if (!this.choice) return false;
-		return this.choice !== "revise" || this.instructions.trim().length > 0;
+		if (!this.choice || !this.review || this.busy || this.answer) return false;
+		if (this.choice === "revise") return this.instructions.trim().length > 0 && parseBlocks(this.blocksText).length > 0;
+		if (this.choice === "approve") return this.instructions.trim().length === 0 && parseBlocks(this.blocksText).length === 0;
+		return true;
 	}
 
 	private sync(): void {
 		if (this.submitButton) this.submitButton.disabled = !this.canSubmit();
 	}
 
+	/** The request body for the chosen decision. */
+	decision(): DecisionRequest | null {
+		if (!this.choice || !this.review) return null;
+		const instructions = this.instructions.trim();
+		const body: DecisionRequest = {
+			choice: this.choice,
+			review_packet_sha256: this.review.review_packet_sha256,
+			via: "plugin",
+		};
+		if (this.choice === "approve") body.commit = this.review.review_packet.commit;
+		if (instructions.length > 0) body.instructions = instructions;
+		if (this.choice === "revise") body.blocks = parseBlocks(this.blocksText);
+		return body;
+	}
+
 	async submit(): Promise<void> {
-		if (!this.canSubmit() || !this.choice) return;
+		const body = this.decision();
+		if (!this.canSubmit() || !body) return;
+		this.busy = true;
+		this.sync();
+		const out = this.resultEl ?? this.contentEl;
+		out.empty();
 		try {
-			const instructions = this.instructions.trim();
-			const next = await this.host.client.decide(this.status.run_id, {
-				choice: this.choice,
-				instructions: instructions.length > 0 ? instructions : undefined,
-			});
-			this.close();
-			this.onDone(next);
+			const answer = await this.host.client.decide(this.runId, body);
+			this.answer = answer;
+			out.createDiv({ cls: "kh-review-message", text: answer.message_ja });
+			out.createDiv({ cls: "kh-muted", text: t("review.nowState", { state: answer.status.state }) });
+			for (const reason of explainReasons(answer.record)) {
+				const line = out.createDiv({ cls: "kh-reason" });
+				line.createEl("code", { text: reason.code });
+				if (reason.ja) line.createSpan({ cls: "kh-reason-ja", text: ` ${reason.ja}` });
+			}
+			this.onDone(answer.status);
 		} catch (error) {
-			this.contentEl.createDiv({ cls: "kh-error", text: describeFailure(error) });
+			out.createDiv({ cls: "kh-error", text: describeFailure(error) });
+		} finally {
+			this.busy = false;
+			this.sync();
 		}
 	}
 

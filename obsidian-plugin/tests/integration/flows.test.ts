@@ -1,18 +1,21 @@
 /**
  * Drives the plugin's client layer against the REAL sidecar on a copy of
- * examples/vault: audit → badge → plan → approve, and capture → authorize → status of a pipeline run. Fails,
- * never skips, when the sidecar binary is missing.
+ * examples/vault: audit → badge → plan → approve; capture → authorize → status of a pipeline run, then the
+ * run brought to its review by agent submissions and the approval refused (409) because nothing was merged.
+ * Fails, never skips, when the sidecar binary is missing.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { SidecarClient } from "../../src/api/client";
+import { SidecarClient, SidecarError } from "../../src/api/client";
 import { createNodeHttpTransport, nodeSupervisorDeps } from "../../src/sidecar/node-runtime";
 import { SidecarSupervisor } from "../../src/sidecar/supervisor";
 import { challengeMatches, expectedChallenge } from "../../src/trust/challenge";
 import { badgeModel } from "../../src/trust/badge";
+import { waitsForDecision } from "../../src/pipeline/model";
+import { type AgentTask, agentOutput, makeBlog } from "./agent-outputs";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..", "..", "..");
@@ -27,8 +30,11 @@ describe("real sidecar on examples/vault: the plugin's flows", () => {
 
 	beforeAll(async () => {
 		expect(existsSync(khBin), `sidecar binary not found at ${khBin} (run make setup, or set KH_BIN)`).toBe(true);
-		vault = mkdtempSync(path.join(tmpdir(), "kh-plugin-flows-"));
+		const root = mkdtempSync(path.join(tmpdir(), "kh-plugin-flows-"));
+		vault = path.join(root, "vault");
 		cpSync(path.join(repoRoot, "examples", "vault"), vault, { recursive: true });
+		const blog = makeBlog(root);
+		writeFileSync(path.join(vault, ".harness", "pipeline.toml"), `[blog]\nrepo = "${blog.split(path.sep).join("/")}"\n`);
 		supervisor = new SidecarSupervisor({ command: khBin, args: [], vaultPath: vault, port: 0 }, nodeSupervisorDeps(), {
 			listeningTimeoutMs: 20_000,
 			healthTimeoutMs: 10_000,
@@ -43,7 +49,7 @@ describe("real sidecar on examples/vault: the plugin's flows", () => {
 
 	afterAll(async () => {
 		await supervisor?.stop();
-		if (vault) rmSync(vault, { recursive: true, force: true });
+		if (vault) rmSync(path.dirname(vault), { recursive: true, force: true });
 	});
 
 	it("audits the vault and reads badges the plugin can draw", async () => {
@@ -78,11 +84,41 @@ describe("real sidecar on examples/vault: the plugin's flows", () => {
 		const status = await client.runStatus(captured.run_id);
 		expect(status.records.map((r) => r.operation)).toEqual(["O-01", "O-02"]);
 		expect(status.records[1].reason_codes).toContain("RUN_LABEL_PRESENT");
+		expect(status.records[1].reasons).toEqual([{ code: "RUN_LABEL_PRESENT", ja: "人間が実行ラベルを付けた", en: "The person set the run label." }]);
 		const detail = await client.runDetail(captured.run_id);
 		expect(detail.run_id).toBe(captured.run_id);
 		const runs = await client.listRuns();
 		expect(runs.runs.map((r) => r.run_id)).toContain(captured.run_id);
 	});
+
+	it("brings the run to its review; an approval before the merge is refused with 409 and nothing moves", async () => {
+		const runId = (await client.listRuns()).runs.find((r) => r.path === REQUEST_NOTE)?.run_id;
+		expect(runId).toBeDefined();
+		await client.advance(runId!);
+		for (let i = 0; i < 12; i += 1) {
+			const { task } = await client.request<{ task: AgentTask | null }>("GET", "/v1/pipeline/tasks/next");
+			if (!task) break;
+			await client.request("POST", `/v1/pipeline/tasks/${task.task_id}/submit`, { body: { output: agentOutput(task) } });
+		}
+		const detail = await client.runDetail(runId!);
+		expect(detail.state).toBe("REVIEW_READY");
+		expect(waitsForDecision(detail)).toBe(true);
+		expect(detail.human_budget.final_decision.asked).toBe(1);
+		const review = await client.review(runId!);
+		expect(review.review_packet.markdown).toContain("公開候補の確認待ち");
+		const choices = await client.decisionChoices();
+		expect(choices.choices.map((c) => c.label_ja)).toEqual(["公開を承認する", "今回だけ修正を求める", "公開しない", "今後の方針として検討する"]);
+
+		const refused = await client
+			.decide(runId!, { choice: "approve", commit: review.review_packet.commit, review_packet_sha256: review.review_packet_sha256 })
+			.catch((error: unknown) => error);
+		expect(refused).toBeInstanceOf(SidecarError);
+		expect((refused as SidecarError).status).toBe(409);
+		expect((refused as SidecarError).detail).toMatchObject({ reason: "MERGE_NOT_FOUND", commit: review.review_packet.commit });
+		const after = await client.runStatus(runId!);
+		expect(after.state).toBe("REVIEW_READY");
+		expect(after.records).toHaveLength(detail.records.length);
+	}, 60_000);
 
 	it("builds, checks and searches the reasoning index", async () => {
 		const build = await client.buildIndex();

@@ -15,27 +15,22 @@ JSON is written with sorted keys so it diffs cleanly in git.
 from __future__ import annotations
 
 import contextlib
-import errno
-import fcntl
 import hashlib
 import json
 import os
 import re
 import tempfile
-import threading
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from ..errors import Busy, NotFound, PathRejected
+from ..errors import NotFound, PathRejected
+from .lock import vault_lock
 from .paths import Vault
 
 RUNS_SUBDIR = ("runs", "pipeline")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{2,80}$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,160}$")
-_LOCKS: dict[str, threading.RLock] = {}
-_LOCKS_GUARD = threading.Lock()
 
 
 def canonical_json(value: Any) -> bytes:
@@ -108,33 +103,10 @@ class RunStore:
     # -- locking -----------------------------------------------------------------------------
     @contextlib.contextmanager
     def lock(self, timeout: float = 30.0) -> Iterator[None]:
-        """One writer at a time for all pipeline runs of the vault (threads and processes)."""
-        key = str(self.root)
-        with _LOCKS_GUARD:
-            rlock = _LOCKS.setdefault(key, threading.RLock())
-        if not rlock.acquire(timeout=timeout):
-            raise Busy("Another pipeline operation is running on this vault; try again.")
-        try:
-            self.root.mkdir(parents=True, exist_ok=True)
-            fd = os.open(self.root / ".lock", os.O_RDWR | os.O_CREAT, 0o600)
-            try:
-                deadline = time.monotonic() + timeout
-                while True:
-                    try:
-                        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-                        break
-                    except OSError as exc:
-                        if exc.errno not in (errno.EAGAIN, errno.EACCES) or time.monotonic() > deadline:
-                            raise Busy("Another process holds the pipeline lock of this vault; try again.") from exc
-                        time.sleep(0.05)
-                try:
-                    yield
-                finally:
-                    fcntl.flock(fd, fcntl.LOCK_UN)
-            finally:
-                os.close(fd)
-        finally:
-            rlock.release()
+        """The vault's one writer lock (vault/lock.py), shared with index builds and approvals, so a
+        pipeline step never interleaves with another writer of the same vault; re-entrant per thread."""
+        with vault_lock(self.vault, "pipeline step", wait_seconds=timeout):
+            yield
 
     # -- the head ------------------------------------------------------------------------------
     def read_head(self, run_id: str) -> dict[str, Any]:

@@ -1,5 +1,6 @@
 """The approval gate over HTTP: POST /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/approve,
 GET /v1/runs/{id}. Same services as `kh batch` / `kh runs` (trust/batch.py, docs/approval.md).
+The answers are the services' dicts, described by trust/batch_models.py (same keys, same order).
 
 An approval answers 200 with the run record whenever the run took place (its `run_status`,
 `consumption` and `result` say how it went, FAILED included); refusals before anything is
@@ -17,6 +18,7 @@ from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...trust.batch import approve, build_plan, plan_view, recover_interrupted_runs, show_plan, show_run
+from ...trust.batch_models import BatchRun, PlanView
 from ..deps import Ctx
 
 router = APIRouter(tags=["batches"])
@@ -35,7 +37,7 @@ class ApproveRequest(BaseModel):
     challenge: str = Field(max_length=200, description='Exactly "APPROVE_PRODUCTION <digest>" as typed by a person.')
 
 
-@router.post("/v1/batches")
+@router.post("/v1/batches", response_model=PlanView, response_model_exclude_unset=True)
 async def post_batch(ctx: Ctx, request: Annotated[PlanRequest, Body()]) -> dict[str, Any]:
     """Build a plan (dry-run validation of each target); writes no note."""
     await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
@@ -45,13 +47,13 @@ async def post_batch(ctx: Ctx, request: Annotated[PlanRequest, Body()]) -> dict[
     return plan_view(ctx.vault, plan)
 
 
-@router.get("/v1/batches/{plan_id}")
+@router.get("/v1/batches/{plan_id}", response_model=PlanView, response_model_exclude_unset=True)
 async def get_batch(ctx: Ctx, plan_id: str) -> dict[str, Any]:
     """A plan with its digest and status (open, expired, consumed)."""
     return await anyio.to_thread.run_sync(show_plan, ctx.vault, plan_id)
 
 
-@router.post("/v1/batches/{plan_id}/approve")
+@router.post("/v1/batches/{plan_id}/approve", response_model=BatchRun, response_model_exclude_unset=True)
 async def post_approve(ctx: Ctx, plan_id: str, request: Annotated[ApproveRequest, Body()]) -> dict[str, Any]:
     """Apply the plan after the exact typed challenge; the run record."""
 
@@ -61,7 +63,7 @@ async def post_approve(ctx: Ctx, plan_id: str, request: Annotated[ApproveRequest
     return await anyio.to_thread.run_sync(run)
 
 
-@router.get("/v1/runs/{run_id}")
+@router.get("/v1/runs/{run_id}", response_model=BatchRun, response_model_exclude_unset=True)
 async def get_run(ctx: Ctx, run_id: str) -> dict[str, Any]:
     """A batch run record."""
     return await anyio.to_thread.run_sync(show_run, ctx.vault, run_id)

@@ -1,5 +1,8 @@
 """REST door of the harness pipeline: runs, the run label, advance, answers, agent tasks,
-the Review Packet and the person's decision (O-11), and O-09's program checks on a draft."""
+the Review Packet and the person's decision (O-11), and O-09's program checks on a draft.
+
+Every answer is typed (pipeline/rest_models.py); operation records sent here carry `reasons`
+(their reason codes explained in Japanese and English) after the contract's keys."""
 
 from __future__ import annotations
 
@@ -10,9 +13,21 @@ from pydantic import BaseModel, Field
 
 from ...errors import InputError
 from ...pipeline.agents import AgentTask
-from ...pipeline.contract import DECISION_CHOICES, RunStatus, RunSummary
+from ...pipeline.contract import DECISION_CHOICES, RunSummary
 from ...pipeline.drafts import CheckInputs, check_draft
 from ...pipeline.engine import Pipeline
+from ...pipeline.rest_models import (
+    DecisionChoices,
+    DecisionView,
+    DraftCheckReport,
+    ReviewView,
+    RunDetail,
+    RunStatusView,
+    SubmitView,
+    detail_view,
+    outcome_view,
+    status_view,
+)
 from ..context import AppContext
 from ..deps import Ctx
 
@@ -55,14 +70,14 @@ class SubmitBody(BaseModel):
     output: Any
 
 
-@router.post("/runs", response_model=RunStatus, status_code=201)
-def create_run(ctx: Ctx, body: CaptureRequest) -> RunStatus:
+@router.post("/runs", response_model=RunStatusView, status_code=201)
+def create_run(ctx: Ctx, body: CaptureRequest) -> RunStatusView:
     """O-01: capture a request note or a question. Capturing never starts processing."""
     pipeline = pipeline_for(ctx)
     if body.note:
-        return pipeline.capture_note(body.note)
+        return status_view(pipeline.capture_note(body.note))
     if body.question:
-        return pipeline.capture_text(body.question, title=body.title, publishable=body.publishable)
+        return status_view(pipeline.capture_text(body.question, title=body.title, publishable=body.publishable))
     raise InputError("Give either `note` (a request note) or `question`.")
 
 
@@ -71,15 +86,15 @@ def list_runs(ctx: Ctx) -> RunList:
     return RunList(runs=pipeline_for(ctx).list_runs())
 
 
-@router.get("/runs/{run_id}", response_model=RunStatus)
-def get_run(ctx: Ctx, run_id: str) -> RunStatus:
-    return pipeline_for(ctx).status(run_id)
+@router.get("/runs/{run_id}", response_model=RunStatusView)
+def get_run(ctx: Ctx, run_id: str) -> RunStatusView:
+    return status_view(pipeline_for(ctx).status(run_id))
 
 
-@router.get("/runs/{run_id}/detail")
-def get_run_detail(ctx: Ctx, run_id: str) -> dict[str, Any]:
+@router.get("/runs/{run_id}/detail", response_model=RunDetail)
+def get_run_detail(ctx: Ctx, run_id: str) -> RunDetail:
     """Status plus questions to the person, tasks, artifacts (SHA-256) and metrics."""
-    return pipeline_for(ctx).detail(run_id)
+    return detail_view(pipeline_for(ctx).detail(run_id))
 
 
 @router.get("/runs/{run_id}/artifacts/{name}")
@@ -87,21 +102,21 @@ def get_artifact(ctx: Ctx, run_id: str, name: str) -> Any:
     return pipeline_for(ctx).artifact(run_id, name)
 
 
-@router.post("/runs/{run_id}/authorize", response_model=RunStatus)
-def authorize(ctx: Ctx, run_id: str, body: Annotated[AuthorizeBody | None, Body()] = None) -> RunStatus:
+@router.post("/runs/{run_id}/authorize", response_model=RunStatusView)
+def authorize(ctx: Ctx, run_id: str, body: Annotated[AuthorizeBody | None, Body()] = None) -> RunStatusView:
     """O-02: the person's run label (also the plugin's command)."""
     b = body or AuthorizeBody()
-    return pipeline_for(ctx).authorize(run_id, by=b.by, via=b.via)
+    return status_view(pipeline_for(ctx).authorize(run_id, by=b.by, via=b.via))
 
 
-@router.post("/runs/{run_id}/advance", response_model=RunStatus)
-def advance(ctx: Ctx, run_id: str) -> RunStatus:
-    return pipeline_for(ctx).advance(run_id)
+@router.post("/runs/{run_id}/advance", response_model=RunStatusView)
+def advance(ctx: Ctx, run_id: str) -> RunStatusView:
+    return status_view(pipeline_for(ctx).advance(run_id))
 
 
-@router.post("/runs/{run_id}/answers", response_model=RunStatus)
-def answer(ctx: Ctx, run_id: str, body: AnswerBody) -> RunStatus:
-    return pipeline_for(ctx).answer(run_id, body.question_id, body.answer, by=body.by)
+@router.post("/runs/{run_id}/answers", response_model=RunStatusView)
+def answer(ctx: Ctx, run_id: str, body: AnswerBody) -> RunStatusView:
+    return status_view(pipeline_for(ctx).answer(run_id, body.question_id, body.answer, by=body.by))
 
 
 @router.get("/tasks/next", response_model=NextTask)
@@ -114,10 +129,10 @@ def get_task(ctx: Ctx, task_id: str) -> AgentTask:
     return pipeline_for(ctx).get_task(task_id)
 
 
-@router.post("/tasks/{task_id}/submit")
+@router.post("/tasks/{task_id}/submit", response_model=SubmitView)
 def submit(ctx: Ctx, task_id: str, body: SubmitBody) -> dict[str, Any]:
     """Validate and accept an external agent's output; 422 `submission_refused` with reasons otherwise."""
-    return pipeline_for(ctx).submit(task_id, body.output)
+    return outcome_view(pipeline_for(ctx).submit(task_id, body.output))
 
 
 class DecisionBody(BaseModel):
@@ -141,7 +156,7 @@ class CheckDraftBody(BaseModel):
     packet: dict[str, Any] | None = None
 
 
-@router.get("/decision-choices")
+@router.get("/decision-choices", response_model=DecisionChoices)
 def decision_choices() -> dict[str, Any]:
     """The four choices shown to the person, with their effects and the message after each."""
     return {
@@ -152,16 +167,19 @@ def decision_choices() -> dict[str, Any]:
     }
 
 
-@router.get("/runs/{run_id}/review")
+@router.get("/runs/{run_id}/review", response_model=ReviewView)
 def get_review(ctx: Ctx, run_id: str) -> dict[str, Any]:
     """The Review Packet (公開候補の確認待ち): markdown, SHA-256, candidate commit, choices."""
     return pipeline_for(ctx).review(run_id)
 
 
-@router.post("/runs/{run_id}/decision")
+@router.post("/runs/{run_id}/decision", response_model=DecisionView, response_model_exclude_unset=True)
 def decide(ctx: Ctx, run_id: str, body: DecisionBody) -> dict[str, Any]:
-    """O-11: the person's decision; returns the Japanese message, the decision and the run status."""
-    return pipeline_for(ctx).decide(
+    """O-11: the person's decision; returns the Japanese message, the decision and the run status.
+
+    An approval needs `commit` and `review_packet_sha256` (both from GET …/review) and the merge
+    fact: before the candidate is merged it is refused with 409 (`MERGE_NOT_FOUND` in the detail)."""
+    answer = pipeline_for(ctx).decide(
         run_id,
         body.choice,
         instructions=body.instructions,
@@ -173,9 +191,10 @@ def decide(ctx: Ctx, run_id: str, body: DecisionBody) -> dict[str, Any]:
         comment_ref=body.comment_ref,
         policy_options=body.policy_options or None,
     )
+    return outcome_view(answer)
 
 
-@router.post("/check-draft")
+@router.post("/check-draft", response_model=DraftCheckReport)
 def post_check_draft(body: CheckDraftBody) -> dict[str, Any]:
     """O-09's program checks on a draft text (no repository: local references are only warned about)."""
     return check_draft(body.rst, CheckInputs(manifest=body.manifest, packet=body.packet)).as_json()

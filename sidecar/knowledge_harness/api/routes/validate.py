@@ -16,6 +16,7 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
 from ...errors import InputError
+from ...trust.dry_run_models import DryRunReport
 from ...trust.validation_models import ValidationRequest, ValidationResult
 from ...trust.validation_service import dry_run, validate_request
 from ..deps import Ctx
@@ -85,7 +86,7 @@ async def post_validate(ctx: Ctx, request: Request) -> ValidationResult:
     return await anyio.to_thread.run_sync(validate_request, ctx.vault.root, parsed)
 
 
-@router.post("/v1/trust/notes/{path:path}/validate")
+@router.post("/v1/trust/notes/{path:path}/validate", response_model=DryRunReport)
 async def post_note_validate(
     ctx: Ctx,
     path: str,

@@ -1,0 +1,152 @@
+"""Response models of the approval gate (POST /v1/batches, GET /v1/batches/{id},
+POST /v1/batches/{id}/approve, GET /v1/runs/{id}).
+
+They describe the dicts of `batch.plan_view` (of a new plan) and the run records of
+`batch.approve`, key for key and in their order, so the JSON of POST /v1/batches and of the
+approval is unchanged and the plugin gets generated types. The GETs read stored files, whose
+keys are sorted: they now send the same keys in the same order as the POSTs (the values are
+unchanged). A run record copies each target's findings and validator from the stored plan, so
+those come with sorted keys (RecordedFinding, RecordedValidator). Keys a record has only sometimes (`recovered_at`, a file's `disk`) have defaults: the
+routes serialize with `exclude_unset`, so a record without them stays without them. The CLI
+(`kh batch plan --json`, `kh runs show`) prints the dicts themselves.
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from ..vault.scope import ScopeReport
+from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
+from .validation_models import FindingVerdict, ResultVerdict, ValidatorInfo
+
+PlanReason = Literal["next_batch", "stale", "never_validated", "requested"]
+Trigger = Literal["content_changed", "references_changed", "age_expired", "no_baseline"]
+FileResult = Literal["PENDING", "WRITING", "APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED", "ERROR"]
+RunResult = Literal["APPLIED", "PARTIALLY_APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class PlanSource(_Model):
+    source_id: str
+    url: str
+    ok: bool
+    status: int | None
+    snapshot_sha256: str | None
+    fetched_at: str
+    verdict: SourceVerdict
+
+
+class PlanTarget(_Model):
+    path: str
+    reason: PlanReason
+    triggers: list[Trigger]
+    sha256_before: str
+    sha256_after: str = Field(description="The SHA-256 the file will have after the metadata-only splice.")
+    proposed: TrustBlocks
+    current: TrustBlocks
+    verdict: ResultVerdict
+    validator: ValidatorInfo
+    findings: list[NoteFinding]
+    sources: list[PlanSource]
+
+
+class PlanSkip(_Model):
+    path: str
+    reason: str
+
+
+class PlanView(_Model):
+    """A batch plan: CONTRACT's keys (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
+
+    plan_id: str
+    digest: str = Field(description="The first 12 hex digits of digest_sha256: type `APPROVE_PRODUCTION <digest>`.")
+    digest_sha256: str
+    run_id: str
+    stage: Literal["canary", "pilot", "progressive"]
+    limit: int
+    selection: Literal["notes", "candidates"]
+    candidates_total: int
+    created_at: str
+    expires_at: str
+    today: str
+    status: Literal["open", "expired", "consumed"]
+    consumed_by_run: str | None
+    expired: bool
+    targets: list[PlanTarget]
+    skipped: list[PlanSkip]
+
+
+class RecordedValidator(_Model):
+    """ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys)."""
+
+    model: str | None
+    name: str
+    version: str
+
+
+class RecordedFinding(_Model):
+    """NoteFinding as a run record holds it (copied from the stored plan: sorted keys)."""
+
+    claim_id: str
+    end_line: int | None
+    line: int | None
+    quote: str
+    reason: str
+    source_id: str | None
+    text: str
+    verdict: FindingVerdict
+
+
+class RunFile(_Model):
+    path: str
+    result: FileResult
+    reason: str | None
+    sha256_before: str
+    sha256_planned_after: str
+    sha256_found: str | None
+    sha256_after: str | None
+    written_at: str | None
+    verdict: ResultVerdict
+    validator: RecordedValidator
+    findings: list[RecordedFinding]
+    disk: Literal["new", "old", "missing", "changed_since"] | None = Field(
+        default=None, description="Only on runs recovered after an interruption: what the disk held then."
+    )
+
+
+class RunWriter(_Model):
+    pid: int
+    program: str
+
+
+class BatchRun(_Model):
+    """A batch run record: process integrity (run_status, consumption) apart from the result."""
+
+    format: Literal["kh-run/1"]
+    run_id: str
+    plan_id: str
+    plan_digest: str
+    digest: str
+    stage: Literal["canary", "pilot", "progressive"]
+    challenge: str
+    approved_by: str
+    approved_at: str
+    started_at: str
+    updated_at: str
+    finished_at: str | None
+    run_status: Literal["IN_PROGRESS", "SUCCEEDED", "FAILED"]
+    consumption: Literal["CONSUMED", "NOT_CONSUMED"]
+    result: RunResult | None
+    files: list[RunFile]
+    files_written: list[str]
+    scope: ScopeReport | None
+    failure: str | None
+    failure_reason: Literal["scope_verification_failed", "interrupted", "write_error"] | None
+    validators: list[str]
+    writer: RunWriter
+    recovered_at: str | None = Field(default=None, description="Only on runs closed after an interruption.")

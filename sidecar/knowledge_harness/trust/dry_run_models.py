@@ -1,0 +1,79 @@
+"""Response models of the dry-run validation of one note (POST /v1/trust/notes/{path}/validate).
+
+They describe the dict `validation_service.dry_run` returns, key for key and in its order, so the
+route's JSON is unchanged and the plugin gets generated types. The two trust blocks are the
+note's own frontmatter and stay open (`dict[str, Any]`).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from .validation_models import Finding, ValidationResult
+
+SourceVerdict = Literal["supported", "unsupported", "contradicted", "fetch_failed", "unused"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class TrustBlocks(_Model):
+    """The `verification` and `evidence` frontmatter blocks (null when a note has none)."""
+
+    verification: dict[str, Any] | None
+    evidence: dict[str, Any] | None
+
+
+class NoteClaim(_Model):
+    id: str
+    text: str
+    line: int
+    end_line: int
+    references: list[str]
+    kind: Literal["sentence", "list_item"]
+
+
+class NoteFinding(Finding):
+    """A validator finding located in the note (line span and the claim's text)."""
+
+    line: int | None
+    end_line: int | None
+    text: str
+
+
+class DryRunSource(_Model):
+    source_id: str
+    url: str
+    final_url: str | None
+    status: int | None
+    ok: bool
+    error: str | None
+    message: str | None
+    content_type: str | None
+    charset: str | None
+    title: str | None
+    published: str | None
+    bytes: int
+    attempts: int
+    fetched_at: str
+    snapshot_sha256: str | None
+    reused_snapshot: bool
+    verdict: SourceVerdict
+
+
+class DryRunReport(_Model):
+    """Evidence + validator + the proposed blocks for one note; nothing but snapshots was written."""
+
+    path: str
+    title: str
+    dry_run: bool
+    claims: list[NoteClaim]
+    sources: list[DryRunSource]
+    result: ValidationResult
+    findings: list[NoteFinding]
+    current: TrustBlocks
+    proposed: TrustBlocks
+    snapshots_written: list[str]
