@@ -106,6 +106,22 @@ class AgentOperation(Protocol):
     def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome: ...
 
 
+class AgentStep:
+    """The fixed part of an agent or AI-judge step: its identity, instructions and output schema.
+
+    Subclasses set the class attributes and implement prepare / check / finish.
+    """
+
+    operation: str
+    kind: str = "agent"
+    instructions_ja: str
+    instructions_en: str
+    schema: dict[str, Any]
+
+    def output_schema(self) -> dict[str, Any]:
+        return self.schema
+
+
 def truthy(value: Any) -> bool | None:
     """A frontmatter yes/no: True, False, or None when absent or unclear."""
     if isinstance(value, bool):

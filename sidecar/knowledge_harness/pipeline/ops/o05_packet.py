@@ -16,7 +16,7 @@ from typing import Any
 
 from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-05"
 CATEGORIES = ("facts", "inferences", "unknowns", "reactions", "contradictions")
@@ -108,14 +108,11 @@ def _norm(text: str) -> str:
     return re.sub(r"[\s、。,.!?！？「」『』()（）]+", "", text).lower()
 
 
-class BuildEvidencePacket:
+class BuildEvidencePacket(AgentStep):
     operation = OPERATION
-    kind = "agent"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
-
-    def output_schema(self) -> dict[str, Any]:
-        return SCHEMA
+    schema = SCHEMA
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         sha = ctx.artifact_sha("evidence_set")

@@ -17,7 +17,7 @@ from ..blog import past_posts
 from ..contract import Producer, ReasonCode, Result, State
 from ..judging import IMPACTS, apply_rule, axis_schema, axis_uncertainties, describe
 from ..packets import judge_refs, packet_view
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-06"
 AXES = ("evidence_sufficiency", "novelty", "reader_value", "author_question")
@@ -96,14 +96,12 @@ The program decides (any FAIL → no candidate; UNCERTAIN, PASS below 0.70 or HI
 research or guess facts, and never lower the bar to get more articles."""
 
 
-class JudgeCandidate:
+class JudgeCandidate(AgentStep):
     operation = OPERATION
     kind = "ai_judge"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
-
-    def output_schema(self) -> dict[str, Any]:
-        return SCHEMA
+    schema = SCHEMA
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         packet_sha = ctx.artifact_sha("evidence_packet")

@@ -21,7 +21,7 @@ from ...errors import Conflict
 from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
 from ..packets import packet_items, packet_urls, packet_view, uncertainty_ids, urls_in
-from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
 from .o04_evidence import normalize_url
 
 OPERATION = "O-07"
@@ -124,14 +124,11 @@ def _sentences(text: str) -> int:
     return len(parts)
 
 
-class PlanArticle:
+class PlanArticle(AgentStep):
     operation = OPERATION
-    kind = "agent"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
-
-    def output_schema(self) -> dict[str, Any]:
-        return SCHEMA
+    schema = SCHEMA
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         packet_sha = ctx.artifact_sha("evidence_packet")

@@ -23,7 +23,7 @@ from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State
 from ..drafts import DRAFT_STATUS, CheckInputs, assemble, block_problems, check_draft, manifest_for, sha256_text
 from ..packets import packet_corpus, packet_items, packet_view
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-08"
 TOKYO = ZoneInfo("Asia/Tokyo")
@@ -119,14 +119,11 @@ def build(inputs: dict[str, Any], output: dict[str, Any]) -> tuple[str, dict[str
     return text, manifest
 
 
-class DraftArticle:
+class DraftArticle(AgentStep):
     operation = OPERATION
-    kind = "agent"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
-
-    def output_schema(self) -> dict[str, Any]:
-        return SCHEMA
+    schema = SCHEMA
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         plan_sha = ctx.artifact_sha("article_plan")

@@ -23,7 +23,7 @@ from ..contract import Producer, ReasonCode, Result, State, Uncertainty
 from ..drafts import FIXABLE, CheckInputs, autofix, check_draft, layout, refresh_manifest, sha256_text
 from ..judging import apply_rule, axis_schema, axis_uncertainties, describe
 from ..packets import judge_refs, packet_view
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-09"
 AXES = ("factual_support", "no_leap", "reader_value", "plan_consistency", "uncertainty_treatment")
@@ -89,14 +89,12 @@ def _json_text(value: Any) -> str:
     return json.dumps(value, ensure_ascii=False, indent=2, sort_keys=True) + "\n"
 
 
-class ValidateDraft:
+class ValidateDraft(AgentStep):
     operation = OPERATION
     kind = "ai_judge"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
-
-    def output_schema(self) -> dict[str, Any]:
-        return SCHEMA
+    schema = SCHEMA
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         draft_sha = ctx.artifact_sha("draft")

@@ -23,7 +23,7 @@ from ..blog import blog_repo, run_branch
 from ..contract import DECISION_CHOICES, Producer, ReasonCode, Result, State, Uncertainty
 from ..drafts import normalize_title, replace_front, sha256_text
 from ..packets import packet_items
-from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
 
 OPERATION = "O-10"
 TOKYO = ZoneInfo("Asia/Tokyo")
@@ -84,14 +84,11 @@ def _ai_scope(draft: str) -> str:
     return "\n".join(x for x in out if x)
 
 
-class PrepareReview:
+class PrepareReview(AgentStep):
     operation = OPERATION
-    kind = "agent"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
-
-    def output_schema(self) -> dict[str, Any]:
-        return SCHEMA
+    schema = SCHEMA
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         repo = blog_repo(ctx)

@@ -20,7 +20,7 @@ from ..agents import Refusal
 from ..contract import MAX_AI_REVISIONS, Producer, ReasonCode, Result, State
 from ..drafts import CheckInputs, block_problems, check_draft, layout, refresh_manifest, replace_blocks, sha256_text
 from ..packets import packet_items, packet_urls, packet_view, urls_in
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait
 from .o04_evidence import normalize_url
 
 OPERATION = "O-12"
@@ -70,14 +70,11 @@ def _done(ctx: OpContext) -> int:
     return sum(1 for r in ctx.records if r.operation == OPERATION and r.result == Result.ADVANCE)
 
 
-class ApplyFeedback:
+class ApplyFeedback(AgentStep):
     operation = OPERATION
-    kind = "agent"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
-
-    def output_schema(self) -> dict[str, Any]:
-        return SCHEMA
+    schema = SCHEMA
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         decision_sha = ctx.artifact_sha("publication_decision")
