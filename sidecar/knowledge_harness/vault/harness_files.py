@@ -19,6 +19,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any
 
+from .atomic import atomic_write
 from .paths import Vault
 
 INDEX_DIR = "index"
@@ -54,17 +55,8 @@ def index_read_lock(vault: Vault) -> Iterator[None]:
 
 
 def _write_file(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-        Path(tmp).chmod(0o644)
-        Path(tmp).replace(path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            Path(tmp).unlink()
-        raise
+    # The index is rebuildable from the vault: no fsync per file (the swap is still atomic).
+    atomic_write(path, data, durable=False, mode=0o644)
 
 
 def _order(rel: str) -> tuple[int, str]:

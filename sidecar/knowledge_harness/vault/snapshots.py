@@ -16,30 +16,15 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import re
-import tempfile
 from pathlib import Path
 from typing import Any
 
+from .atomic import atomic_write
 from .paths import Vault
 
 EVIDENCE_DIR = "evidence"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
-
-
-def _atomic_write(path: Path, data: bytes) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
-            handle.flush()
-            os.fsync(handle.fileno())
-        Path(tmp).replace(path)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
 
 
 def _json_bytes(value: Any) -> bytes:
@@ -65,13 +50,13 @@ class EvidenceStore:
         text_path = self.root / f"{sha}.txt"
         written: list[Path] = []
         if not text_path.exists():
-            _atomic_write(text_path, data)
+            atomic_write(text_path, data)
             written.append(text_path)
         record_path = self.root / f"{sha}.json"
-        _atomic_write(record_path, _json_bytes(record))
+        atomic_write(record_path, _json_bytes(record))
         written.append(record_path)
         url_path = self.root / "urls" / f"{url_key(str(record.get('url', '')))}.json"
-        _atomic_write(url_path, _json_bytes(record))
+        atomic_write(url_path, _json_bytes(record))
         written.append(url_path)
         return written
 

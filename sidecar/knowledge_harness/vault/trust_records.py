@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import NotFound, PathRejected
+from .atomic import atomic_write, pretty_json
 from .paths import Vault
-from .run_store import atomic_write, pretty_json
 
 PLANS_DIR = "plans"
 RUNS_DIR = "runs"

@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import HarnessError, InputError, PreconditionFailed
+from .atomic import fsync_dir
 from .frontmatter import replace_trust_blocks
 from .paths import Vault
 
@@ -50,19 +51,6 @@ class WriteReceipt:
 
 def _sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def _fsync_dir(folder: Path) -> None:
-    try:
-        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
-    except OSError:
-        return  # some platforms cannot open folders; the rename is still atomic
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def _now() -> str:
@@ -145,7 +133,7 @@ def write_if_unchanged(
         if temp is not None:
             temp.unlink(missing_ok=True)
         raise
-    _fsync_dir(folder)
+    fsync_dir(folder)
     journal_folder = journal_dir if journal_dir is not None else vault.harness_dir / "runs"
     receipt = WriteReceipt(
         path=rel,

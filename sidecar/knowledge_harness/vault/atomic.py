@@ -1,0 +1,54 @@
+"""Atomic file replacement, shared by every writer in vault/.
+
+A reader sees the old bytes or the new bytes, never a mix: write a temp file in the same
+folder, optionally fsync it, rename it over the target, then fsync the folder so the rename
+itself survives a crash.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+
+def fsync_dir(folder: Path) -> None:
+    """Flush a folder's entries (the rename); silently skipped where folders cannot be opened."""
+    try:
+        fd = os.open(folder, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        with contextlib.suppress(OSError):
+            os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def atomic_write(path: Path, data: bytes, *, durable: bool = True, mode: int | None = None) -> None:
+    """Replace `path` with `data` atomically; `durable=False` skips the fsyncs (rebuildable caches)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
+    tmp = Path(tmp_name)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            if durable:
+                handle.flush()
+                os.fsync(handle.fileno())
+        if mode is not None:
+            tmp.chmod(mode)
+        tmp.replace(path)
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
+    if durable:
+        fsync_dir(path.parent)
+
+
+def pretty_json(value: Any) -> bytes:
+    """JSON as the sidecar stores it: sorted keys, UTF-8, indented, final newline (clean git diffs)."""
+    return (json.dumps(value, sort_keys=True, ensure_ascii=False, indent=2) + "\n").encode("utf-8")
