@@ -12,6 +12,8 @@ from pathlib import Path
 
 import jsonschema
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from knowledge_harness.index.build import build_index, note_id
 from knowledge_harness.index.query import check_index, note_headings, read_section, search
@@ -243,3 +245,49 @@ def test_a_failed_build_leaves_the_previous_index_readable(small_vault: Path) ->
         build_index(vault)
     assert (index / "manifest.json").read_bytes() == before["manifest.json"]
     assert json.loads((index / "manifest.json").read_text())["notes"]
+
+
+_REF_BODIES = [
+    "# References\n- https://a.example/x\n",
+    "## sources \n https://b.example/y.\n# Other\nhttps://c.example/z\n",
+    "### **参考文献**\n```\nhttps://in.code/x\n```\nhttps://d.example/\n",
+    "#\t\u3000SOURCES\nhttps://e.example/\n",
+    "# ſources\nhttps://f.example/\n",
+    "Resources: https://g.example/ (no heading)\n",
+    "# 出典\n> https://h.example/\n",
+    "no references here https://i.example/\n",
+    "#References\nhttps://j.example/\n",
+]
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(
+        st.sampled_from(
+            [*_REF_BODIES, "text\n", "## Notes\n", "https://k.example/\n", "```\n", "\x85# Sources\n", "\n"]
+        ),
+        max_size=8,
+    ),
+    st.sampled_from(["", "references: [https://p.example/]\n", "references:\n- url: https://q.example/\n"]),
+)
+def test_references_digest_shortcut_matches_the_vault_layer(parts: list[str], props: str) -> None:
+    from knowledge_harness.index.build import _references_sha
+    from knowledge_harness.vault.note import parse_note
+
+    raw = (("---\n" + props + "---\n") if props else "").encode() + "".join(parts).encode()
+    note = parse_note("n.md", raw)
+    assert _references_sha(note) == note.references_sha256
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.lists(st.sampled_from(["a", "b.md", ".md", "x.", "..", ".", "", "日本.md", "a.b.md", " t .md"]), max_size=4),
+    st.sampled_from(["", "title: T\n", "title: '  '\n", "title: 3\n"]),
+)
+def test_title_shortcut_matches_the_vault_layer(parts: list[str], props: str) -> None:
+    from knowledge_harness.index.build import _title
+    from knowledge_harness.vault.note import parse_note
+
+    path = "/".join(parts)
+    note = parse_note(path, (("---\n" + props + "---\n") if props else "").encode() + b"body\n")
+    assert _title(note) == note.title

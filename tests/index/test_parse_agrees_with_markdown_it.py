@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledge_harness.index.parse import (
@@ -122,3 +122,55 @@ def test_generated_documents_get_the_same_headings_as_markdown_it(lines: list[st
 @given(st.text(alphabet="#=-*_>+ 1.)`~\nab\t<[]:", max_size=60))
 def test_random_character_soup_gets_the_same_headings_as_markdown_it(text: str) -> None:
     _agree(text)
+
+
+# lines that take the scanner's fast paths (plain text after a blank line, "- text" at column 0,
+# blank lines inside list items) next to lines that must not
+_FAST_PATH_FRAGMENTS = [
+    "- item text",
+    "- [[Note]] linked",
+    "- [x]: /url",
+    "- .dot",
+    "- a\tb",
+    "-\ttab item",
+    "- a`",
+    "- ~~~",
+    "- )x",
+    "- |table|",
+    "plain text",
+    ".\ttab after dot",
+    ") paren",
+    "[[Link]] first",
+    "[ref]: /u",
+    "x",
+    "",
+    "",
+    "  continued",
+    "    indented",
+    "```",
+    "~~~",
+    "- ```",
+    "  ```",
+    "> quote",
+    "1. one",
+    "# H",
+    "Setext",
+    "---",
+    "===",
+    "  - nested",
+    "  ===",
+    "  ---",
+    "> text",
+    "> ===",
+    "<div>",
+]
+
+
+@settings(max_examples=600, deadline=None)
+@given(st.lists(st.sampled_from(_FAST_PATH_FRAGMENTS), max_size=16), st.booleans())
+def test_fast_path_lines_get_the_same_headings_as_markdown_it(lines: list[str], final: bool) -> None:
+    text = "\n".join(lines) + ("\n" if final else "")
+    _agree(text)
+    got = parse_structure(text)
+    if got.scanner == "scan":  # code ranges decide what link and tag extraction skips
+        assert got.code_lines == oracle_structure(text).code_lines, text

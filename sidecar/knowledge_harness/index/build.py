@@ -18,6 +18,7 @@ import json
 import multiprocessing as mp
 import os
 import posixpath
+import re
 import threading
 import time
 import unicodedata
@@ -26,9 +27,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..vault.harness_files import index_dir, read_harness_toml, read_index_file, write_index_files
-from ..vault.note import MAX_NOTE_BYTES, parse_note
+from ..vault.note import MAX_NOTE_BYTES, Note, parse_note
 from ..vault.paths import ScanProblem, Vault
-from ..vault.references import references_sha256
+from ..vault.references import note_references, references_sha256
 from .links import RawLink, Resolver, alias_list, extract, mask_code, property_list
 from .parse import decode_text, parse_structure, split_lines
 from .schema import BuildReport
@@ -94,11 +95,39 @@ def _heading_titles(headings: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+# A heading that opens a references section (vault/references.py: `#`s, blanks, then a title that
+# is one of REFERENCE_HEADINGS after strip/strip("*_")/lower) contains this; re.I matches every
+# character whose lower() does, so a body without a match has no references section.
+_REF_SECTION_HINT = re.compile(r"#[ \t]+[\s*_]*(?:references|sources|参考資料|参考文献|出典)", re.IGNORECASE)
+
+
+def _references_sha(note: Note) -> str:
+    """note.references_sha256, without scanning the body line by line when it has no references section."""
+    body = note.body
+    if _REF_SECTION_HINT.search(body) is None:
+        return references_sha256(note_references(note.properties, ""))
+    return references_sha256(note_references(note.properties, body))
+
+
+def _title(note: Note) -> str:
+    """note.title without building a pathlib.Path for the common case (PurePosixPath.stem's rule)."""
+    value = note.properties.get("title")
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    path = note.path
+    if "//" in path or "/." in path or path.startswith(".") or path.endswith("/") or not path:
+        return note.title
+    name = path.rpartition("/")[2]
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
+
+
 def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     """Everything the index keeps about one note; a pure function of its path and bytes."""
     note = parse_note(path, raw)
     props = note.properties
-    text = decode_text(raw)
+    # parse_note decoded the text already ("" when it is not UTF-8 or holds NUL, as decode_text's None)
+    text = note.text if note.text else decode_text(raw)
     error = note.problem.as_dict() if note.problem else None
     flat: list[tuple[int, str, int]] = []
     links: list[RawLink] = []
@@ -107,20 +136,21 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     line_count = 0
     body_start = 1
     parser = "none"
+    lines: list[str] = []
     if text is not None:
-        structure = parse_structure(text)
+        lines = split_lines(text)
+        structure = parse_structure(text, lines)
         line_count = structure.line_count
         body_start = structure.body_start_line
         parser = structure.scanner
         flat = [(h.level, h.title, h.line) for h in structure.headings]
-        lines = split_lines(text)
         body = mask_code(lines, structure.code_lines, body_start)
         links, inline_tags, external = extract(body, body_start)
     headings = heading_tree(flat, line_count)
     first = flat[0][2] if flat else line_count + 1
     preamble = None
     if first > body_start and text is not None:
-        lines_pre = split_lines(text)[body_start - 1 : first - 1]
+        lines_pre = lines[body_start - 1 : first - 1]
         if any(line.strip() for line in lines_pre):
             preamble = {"line": body_start, "end_line": first - 1}
     tags = sorted({t.lstrip("#") for t in property_list(props.get("tags")) if t.lstrip("#")} | set(inline_tags))
@@ -128,7 +158,7 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     type_ = props.get("type")
     status = props.get("status")
     return {
-        "title": note.title,
+        "title": _title(note),
         "type": str(type_) if isinstance(type_, str | int | float) and not isinstance(type_, bool) else None,
         "status": str(status) if isinstance(status, str | int | float) and not isinstance(status, bool) else None,
         "tags": tags,
@@ -141,7 +171,7 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
         "line_count": line_count,
         "links": [[lk.kind, lk.target, lk.heading, lk.block, lk.line] for lk in links],
         "external_links": sorted(external),
-        "trust": _trust(props, note.content_sha256, lambda: references_sha256(note.references)),
+        "trust": _trust(props, note.content_sha256, lambda: _references_sha(note)),
         "error": error,
         "parser": parser,
     }

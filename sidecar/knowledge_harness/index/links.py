@@ -14,10 +14,8 @@ from __future__ import annotations
 import posixpath
 import re
 import unicodedata
-from bisect import bisect_right
 from collections.abc import Iterable
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 from urllib.parse import unquote
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
@@ -30,8 +28,7 @@ _TRAILING = ".,;:!?。、）」』】"
 _NOTE_EXT = ".md"
 
 
-@dataclass(frozen=True, slots=True)
-class RawLink:
+class RawLink(NamedTuple):
     kind: str  # "wikilink" | "embed" | "markdown"
     target: str  # the path part, NFC, decoded
     heading: str | None
@@ -59,21 +56,20 @@ def mask_code(lines: list[str], code_ranges: Iterable[tuple[int, int]], first_li
 
 
 class _LineMap:
+    """Offset -> 1-based file line; counts newlines from the previous answer when offsets grow."""
+
     def __init__(self, text: str, first_line: int) -> None:
         self.text = text
+        self.offset = 0
+        self.line = first_line
         self.first_line = first_line
-        self._starts: list[int] | None = None
 
     def line_of(self, offset: int) -> int:
-        if self._starts is None:
-            text = self.text
-            starts = []
-            pos = text.find("\n")
-            while pos >= 0:
-                starts.append(pos + 1)
-                pos = text.find("\n", pos + 1)
-            self._starts = starts
-        return self.first_line + bisect_right(self._starts, offset)
+        if offset < self.offset:
+            self.offset, self.line = 0, self.first_line
+        self.line += self.text.count("\n", self.offset, offset)
+        self.offset = offset
+        return self.line
 
 
 def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[str]]:

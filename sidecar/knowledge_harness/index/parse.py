@@ -17,7 +17,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
 from markdown_it.common.utils import mdTrim
@@ -27,8 +27,7 @@ from mdit_py_plugins.front_matter import front_matter_plugin
 MAX_CONTAINER_DEPTH = 6  # markdown-it stops parsing at nesting level 20 (two levels per list item)
 
 
-@dataclass(frozen=True, slots=True)
-class FlatHeading:
+class FlatHeading(NamedTuple):
     level: int
     title: str
     line: int  # 1-based first line (the paragraph's first line for a setext heading)
@@ -142,6 +141,9 @@ _THEMATIC = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$")
 _BULLET = re.compile(r"[-+*](?= |$)")
 _ORDERED = re.compile(r"([0-9]{1,9})[.)](?= |$)")
 _MAYBE_SPECIAL = frozenset("#`~*+_=<>-0123456789")
+# first characters after which a line is plain paragraph text: none may start a block or be part
+# of the leading run that the tab check below looks at
+_NOT_TEXT = _MAYBE_SPECIAL | frozenset(" \t.)")
 
 _BQ = 0
 _LI = 1
@@ -188,17 +190,64 @@ def _scan(lines: list[str], body_start: int) -> Structure:
     n = len(lines)
     for idx in range(body_start, n):
         s = lines[idx]
-        if not containers:
-            # fast paths at document level: plain text continuing a paragraph, blank lines,
-            # lines inside a fence that cannot close it
-            if not s:
+        # fast paths for the commonest lines; each makes the decision the general code below
+        # would make (the differential tests compare both with markdown-it)
+        if not s:
+            if not containers:
                 if leaf == 1:
                     leaf = 0
                 continue
-            if leaf == 1 and s[0] not in _MAYBE_SPECIAL and s[0] != " " and s[0] != "\t":
-                para_lines.append(s)
+            if leaf <= 1 and all(c[0] == _LI and c[2] for c in containers):
+                # a blank line inside list items that have content: the items stay open
+                leaf = 0
                 continue
-            if leaf == 2 and fence_char not in s[:4]:
+        else:
+            if leaf == 2 and not containers and fence_char not in s[:4]:
+                continue  # inside a fence at document level, and the line cannot close it
+            c0 = s[0]
+            if c0 not in _NOT_TEXT:
+                # text at column 0: no container can match it (they need indentation or '>')
+                if leaf == 1:
+                    para_lines.append(s)  # continuation, or lazy continuation inside containers
+                    continue
+                if (containers or leaf != 2) and (c0 != "[" or "]:" not in s):
+                    # every container closes, and so does code; a paragraph opens
+                    if leaf >= 2:
+                        _close_leaf_code(code, leaf, code_start, idx, lines)
+                    if containers:
+                        containers = []
+                    leaf = 1
+                    para_start = idx
+                    para_depth = 0
+                    para_lines = [s]
+                    continue
+            elif c0 == "#" and (containers or leaf != 2) and "\t" not in s and _ATX.match(s):
+                # an ATX heading at column 0 closes every container and leaf: a note heading
+                if leaf >= 2:
+                    _close_leaf_code(code, leaf, code_start, idx, lines)
+                if containers:
+                    containers = []
+                level, content = _atx_title(s)
+                headings.append(FlatHeading(level, inline_text(content), idx + 1))
+                leaf = 0
+                continue
+            elif (
+                c0 == "-"
+                and len(s) > 2
+                and s[1] == " "
+                and s[2] not in _NOT_TEXT
+                and (containers or leaf != 2)
+                and (s[2] != "[" or "]:" not in s)
+            ):
+                # "- text" at column 0 (the commonest list line): every open container closes
+                # (none can match a line starting with "-"), an item of width 2 opens with a paragraph
+                if leaf >= 2:
+                    _close_leaf_code(code, leaf, code_start, idx, lines)
+                containers = [[_LI, 2, 1]]
+                leaf = 1
+                para_start = idx
+                para_depth = 1
+                para_lines = [s[2:]]
                 continue
         if "\t" in s:
             lead = len(s) - len(s.lstrip(" >-+*.)0123456789#`~=_\t"))
@@ -432,10 +481,14 @@ def oracle_structure(text: str) -> Structure:
     return Structure(len(lines), body_start + 1, headings, code, "markdown-it")
 
 
-def parse_structure(text: str) -> Structure:
-    """The scanner's answer, or markdown-it-py's when the scanner cannot decide."""
-    lines = split_lines(text)
-    if "\r" in text.replace("\r\n", ""):
+def parse_structure(text: str, lines: list[str] | None = None) -> Structure:
+    """The scanner's answer, or markdown-it-py's when the scanner cannot decide.
+
+    `lines`, when given, must be `split_lines(text)` (the caller's copy, to split once).
+    """
+    if lines is None:
+        lines = split_lines(text)
+    if "\r" in text and "\r" in text.replace("\r\n", ""):
         return oracle_structure(text)
     start = frontmatter_line_count(lines)
     result = scan_structure(lines, start)

@@ -8,6 +8,7 @@ Dates stay dates, as ruamel reads them.
 
 from __future__ import annotations
 
+import datetime
 import re
 from dataclasses import dataclass
 from typing import Any
@@ -79,6 +80,9 @@ def load_mapping(text: str) -> dict[str, Any]:
         raise YamlRejected(YamlProblem(f"Frontmatter is larger than {MAX_YAML_BYTES // 1024} KiB.", None, None))
     if len(_ANCHOR_OR_ALIAS.findall(text)) > MAX_ALIASES:
         raise YamlRejected(YamlProblem(f"Frontmatter uses more than {MAX_ALIASES} anchors or aliases.", None, None))
+    fast = _fast_mapping(text)
+    if fast is not None:
+        return fast
     try:
         data = yaml.load(text, Loader=_CoreSchemaLoader)  # noqa: S506 - a safe loader subclass
     except yaml.MarkedYAMLError as exc:
@@ -108,3 +112,196 @@ def _check_depth(value: Any, depth: int) -> None:
     elif isinstance(value, list):
         for item in value:
             _check_depth(item, depth + 1)
+
+
+# -- a fast path for the frontmatter most notes have -------------------------------------------
+#
+# PyYAML builds a node graph and runs a Python constructor per node (~45 us for a typical
+# frontmatter). Most frontmatter is block mappings and sequences of single-line scalars: plain,
+# simply quoted, or flow lists of plain scalars. `_fast_mapping` parses exactly that subset and
+# resolves and constructs scalars with the loader's own resolvers and constructors; on anything
+# else (comments, anchors, tags, multi-line scalars, escapes, flow mappings, tabs, CR, unusual
+# characters, odd indentation) it returns None and PyYAML decides. tests/vault/test_yaml_fast.py
+# compares it with PyYAML on generated and real frontmatter.
+
+
+class _NotSimple(Exception):
+    pass
+
+
+_SC = yaml.constructor.SafeConstructor()
+_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = _CoreSchemaLoader.yaml_implicit_resolvers
+_CONSTRUCTORS: dict[Any, Any] = _CoreSchemaLoader.yaml_constructors
+# every two levels of nesting take at least one more column, so this keeps the fast path well
+# inside MAX_DEPTH; deeper YAML goes to PyYAML and _check_depth
+_MAX_FAST_INDENT = 12
+_BOOL, _NULL, _INT, _TIMESTAMP = (f"tag:yaml.org,2002:{t}" for t in ("bool", "null", "int", "timestamp"))
+# a mapping key: a plain scalar without indicators, then ':' and a space or the line's end
+_ENTRY = re.compile(r"([A-Za-z_\u00c0-\uffff][\w .\-/\u00c0-\uffff]{0,127}?) *:(?: +|$)")
+_PLAIN_BAD_FIRST = frozenset("[]{}#&*!|>'\"%@`,")
+_FLOW_ITEM_BAD = re.compile(r"[\[\]{}#&*!|>'\"%@`:?]")
+
+
+def _resolve_plain(value: str) -> Any:
+    for tag, regexp in _RESOLVERS.get(value[0] if value else "", ()):
+        if regexp.match(value):
+            # the constructors' results for the commonest shapes, else the constructor itself
+            if tag == _BOOL:
+                return value[0] in "tT"
+            if tag == _NULL:
+                return None
+            if tag == _INT and value[1:2] not in ("o", "x"):
+                return int(value, 10)
+            if tag == _TIMESTAMP and len(value) == 10:
+                return datetime.date(int(value[:4]), int(value[5:7]), int(value[8:]))
+            return _CONSTRUCTORS[tag](_SC, yaml.ScalarNode(tag, value))
+    return value
+
+
+def _plain(value: str) -> Any:
+    """A single-line plain scalar in block context (already right-stripped), resolved."""
+    first = value[0]
+    if (
+        first in _PLAIN_BAD_FIRST
+        or (first in "-?:" and (len(value) == 1 or value[1] == " "))
+        or ": " in value
+        or value[-1] == ":"
+        or " #" in value
+    ):
+        raise _NotSimple
+    return _resolve_plain(value)
+
+
+def _scalar(value: str) -> Any:
+    """A value on the line of its key or dash: quoted, a flow list of plain scalars, or plain."""
+    first = value[0]
+    if first == "'":
+        if len(value) < 2 or value[-1] != "'" or "'" in value[1:-1].replace("''", ""):
+            raise _NotSimple
+        return value[1:-1].replace("''", "'")
+    if first == '"':
+        inner = value[1:-1]
+        if len(value) < 2 or value[-1] != '"' or '"' in inner or "\\" in inner:
+            raise _NotSimple
+        return inner
+    if first == "[":
+        if value[-1] != "]":
+            raise _NotSimple
+        inner = value[1:-1]
+        if not inner.strip(" "):
+            return []
+        out = []
+        for item in inner.split(","):
+            item = item.strip(" ")
+            if not item or _FLOW_ITEM_BAD.search(item) or (item[0] == "-" and item[1:2] in ("", " ")):
+                raise _NotSimple
+            out.append(_resolve_plain(item))
+        return out
+    return _plain(value)
+
+
+def _block(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[Any, int]:
+    """The block node (mapping or sequence) whose first line is lines[i], at `indent`."""
+    content = lines[i][1]
+    if content[0] == "-" and (len(content) == 1 or content[1] == " "):
+        return _sequence(lines, i, indent)
+    return _mapping(lines, i, indent)
+
+
+def _value_after(lines: list[tuple[int, str]], i: int, indent: int, in_map: bool) -> tuple[Any, int]:
+    """The node below an empty `key:` or `-` at lines[i - 1] of `indent`; (None, i) when none."""
+    if i < len(lines):
+        nind, ncontent = lines[i]
+        if nind > indent:
+            return _block(lines, i, nind)
+        if in_map and nind == indent and ncontent[0] == "-" and (len(ncontent) == 1 or ncontent[1] == " "):
+            return _sequence(lines, i, indent)
+    return None, i
+
+
+def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[Any, Any], int]:
+    out: dict[Any, Any] = {}
+    n = len(lines)
+    while i < n:
+        ind, content = lines[i]
+        if ind < indent:
+            break
+        if ind > indent:
+            raise _NotSimple
+        m = _ENTRY.match(content)
+        if m is None:
+            raise _NotSimple
+        key = _resolve_plain(m.group(1))
+        if not isinstance(key, str):
+            raise _NotSimple
+        rest = content[m.end() :]
+        i += 1
+        if rest:
+            out[key] = _scalar(rest)
+            if i < n and lines[i][0] > indent:
+                raise _NotSimple  # a multi-line scalar
+        else:
+            out[key], i = _value_after(lines, i, indent, True)
+    return out, i
+
+
+def _sequence(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[list[Any], int]:
+    out: list[Any] = []
+    n = len(lines)
+    while i < n:
+        ind, content = lines[i]
+        if ind != indent or content[0] != "-":
+            if ind > indent:
+                raise _NotSimple
+            break
+        if len(content) > 1 and content[1] != " ":
+            break  # a plain scalar such as -1 ends the sequence (and is an error in a mapping)
+        rest = content[1:].lstrip(" ")
+        if not rest:
+            i += 1
+            value, i = _value_after(lines, i, indent, False)
+            out.append(value)
+            continue
+        if rest[0] == "-" and (len(rest) == 1 or rest[1] == " "):
+            raise _NotSimple  # a sequence inside an item on the same line
+        if _ENTRY.match(rest):
+            # a mapping starting on the dash's line: its keys sit at the column of the first one
+            col = indent + len(content) - len(rest)
+            lines[i] = (col, rest)
+            value, i = _mapping(lines, i, col)
+            out.append(value)
+            continue
+        out.append(_scalar(rest))
+        i += 1
+        if i < n and lines[i][0] > indent:
+            raise _NotSimple
+    return out, i
+
+
+def _fast_mapping(text: str) -> dict[str, Any] | None:
+    """What the core-schema loader returns for simple block YAML, or None to let PyYAML decide."""
+    if "\t" in text or "\r" in text or text.startswith("#") or " #" in text or "\n#" in text:
+        return None
+    lines: list[tuple[int, str]] = []
+    for raw in text.split("\n"):
+        content = raw.lstrip(" ")
+        if not content:
+            continue
+        content = content.rstrip(" ")
+        if not content.isprintable() or content[0] == "#" or content.startswith(("---", "...", "%")):
+            return None
+        indent = len(raw) - len(raw.lstrip(" "))
+        if indent > _MAX_FAST_INDENT:
+            return None
+        lines.append((indent, content))
+    if not lines:
+        return None
+    if lines[0][0] != 0:
+        return None
+    try:
+        data, end = _mapping(lines, 0, 0)
+    except (_NotSimple, ValueError, KeyError, TypeError, OverflowError):
+        return None
+    if end != len(lines):
+        return None
+    return {str(k): v for k, v in data.items()}
