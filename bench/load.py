@@ -5,7 +5,7 @@ one is answered), all on 127.0.0.1:
 - badge: `GET /v1/trust/notes/{path}` over random notes (what the plugin asks when a note opens);
 - audit: `GET /v1/trust/audit` (the dashboard).
 Reported per phase: requests/s, p50 / p99 latency, errors (non-200 or transport), and the
-sidecar's peak RSS (VmHWM from /proc). The client is asyncio + httpx in this process, or `wrk`
+sidecar's peak RSS (VmHWM from /proc). The client is a minimal asyncio HTTP/1.1 client in this process, or `wrk`
 when it is installed (a C client leaves more of the CPU to the sidecar on a small machine).
 
 Environment: KH_LOAD_SECONDS (default 30), KH_LOAD_CLIENTS (32), KH_LOAD_NOTES (10000),
@@ -15,6 +15,7 @@ KH_LOAD_CLIENT=python|wrk (default: wrk when on PATH).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import json
 import os
 import random
@@ -52,42 +53,93 @@ def _percentile(sorted_values: list[float], q: float) -> float:
     return sorted_values[k]
 
 
+class _Connection:
+    """One keep-alive HTTP/1.1 connection: a minimal client (httpx costs the client more CPU per
+    request than the sidecar spends answering a badge, which skews a 2-core measurement)."""
+
+    def __init__(self, host: str, port: int) -> None:
+        self.host, self.port = host, port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def get(self, url: str) -> int:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection(self.host, self.port)
+        assert self.reader is not None
+        request = f"GET {url} HTTP/1.1\r\nHost: {self.host}:{self.port}\r\nAuthorization: Bearer {TOKEN}\r\n\r\n"
+        self.writer.write(request.encode("ascii"))
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        lines = head.decode("latin-1").split("\r\n")
+        status = int(lines[0].split(" ", 2)[1])
+        headers = dict(line.split(":", 1) for line in lines[1:] if ":" in line)
+        headers = {k.strip().lower(): v.strip() for k, v in headers.items()}
+        if "content-length" not in headers:
+            raise ConnectionError("response without Content-Length")
+        await self.reader.readexactly(int(headers["content-length"]))
+        if headers.get("connection", "").lower() == "close":
+            await self.close()
+        return status
+
+    async def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+            with contextlib.suppress(OSError):
+                await self.writer.wait_closed()
+        self.reader = self.writer = None
+
+
 async def _python_phase(base: str, urls: list[str], clients: int, seconds: float, rng: random.Random) -> dict[str, Any]:
     latencies: list[float] = []
     errors: list[str] = []
-    limits = httpx.Limits(max_connections=clients, max_keepalive_connections=clients)
-    headers = {"Authorization": f"Bearer {TOKEN}"}
-    async with httpx.AsyncClient(base_url=base, headers=headers, limits=limits, timeout=30) as client:
-        deadline = time.perf_counter() + seconds
+    failed = 0  # transport errors (no latency recorded)
+    parsed = urllib.parse.urlsplit(base)
+    host, port = parsed.hostname or "127.0.0.1", parsed.port or 80
+    deadline = time.perf_counter() + seconds
 
-        async def one_client(seed: int) -> None:
-            local = random.Random(seed)
+    async def one_client(seed: int) -> None:
+        local = random.Random(seed)
+        connection = _Connection(host, port)
+        try:
             while time.perf_counter() < deadline:
                 url = urls[local.randrange(len(urls))]
                 t0 = time.perf_counter()
                 try:
-                    response = await client.get(url)
-                    await response.aread()
-                    ok = response.status_code == 200
-                    if not ok:
-                        errors.append(f"{response.status_code} {url}")
-                except httpx.HTTPError as exc:
+                    status = await connection.get(url)
+                except (OSError, ValueError, asyncio.IncompleteReadError, asyncio.LimitOverrunError) as exc:
+                    nonlocal failed
+                    failed += 1
                     errors.append(f"{type(exc).__name__} {url}")
+                    await connection.close()
                     continue
+                if status != 200:
+                    errors.append(f"{status} {url}")
                 latencies.append((time.perf_counter() - t0) * 1000)
+        finally:
+            await connection.close()
 
-        started = time.perf_counter()
-        await asyncio.gather(*(one_client(rng.randrange(2**32)) for _ in range(clients)))
-        elapsed = time.perf_counter() - started
+    started = time.perf_counter()
+    await asyncio.gather(*(one_client(rng.randrange(2**32)) for _ in range(clients)))
+    elapsed = time.perf_counter() - started
     latencies.sort()
     return {
-        "requests": len(latencies) + len(errors),
-        "rps": (len(latencies) + len(errors)) / elapsed,
+        "requests": len(latencies) + failed,
+        "rps": (len(latencies) + failed) / elapsed,
         "p50": _percentile(latencies, 0.50),
         "p99": _percentile(latencies, 0.99),
         "errors": len(errors),
         "error_samples": errors[:5],
     }
+
+
+def _run_async(coro: Any) -> Any:
+    try:
+        import uvloop  # the client's own loop: faster when uvicorn[standard] is installed
+
+        loop_factory = uvloop.new_event_loop
+    except ImportError:
+        loop_factory = None
+    with asyncio.Runner(loop_factory=loop_factory) as runner:
+        return runner.run(coro)
 
 
 _WRK_SCRIPT = """
@@ -166,7 +218,7 @@ def run() -> dict[str, Any]:
             if client_kind == "wrk":
                 phases[name] = _wrk_phase(base, urls, clients, seconds, work)
             else:
-                phases[name] = asyncio.run(_python_phase(base, urls, clients, seconds, rng))
+                phases[name] = _run_async(_python_phase(base, urls, clients, seconds, rng))
         alive = proc.poll() is None
         peak_rss = _proc_kb(proc.pid, "VmHWM") / 1024
     finally:

@@ -9,7 +9,8 @@ from fastapi import Depends, Request
 from .context import AppContext
 
 
-def get_context(request: Request) -> AppContext:
+async def get_context(request: Request) -> AppContext:
+    # async: FastAPI runs a plain `def` dependency in the thread pool, a thread hop per request.
     ctx: AppContext = request.app.state.ctx
     return ctx
 

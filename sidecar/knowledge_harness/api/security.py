@@ -25,13 +25,6 @@ CORS_METHODS = "GET, POST, PUT, DELETE, OPTIONS"
 CORS_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version"
 
 
-def _header(scope: Scope, name: bytes) -> str | None:
-    for key, value in scope.get("headers", []):
-        if key.lower() == name:
-            return bytes(value).decode("latin-1")
-    return None
-
-
 async def send_error(send: Send, error: HarnessError, extra_headers: list[tuple[bytes, bytes]]) -> None:
     body = json.dumps(error.to_body(), ensure_ascii=False).encode("utf-8")
     headers = [
@@ -82,8 +75,8 @@ class SecurityMiddleware:
         expected = self.port_ref.port
         return expected is None or not port or port == str(expected)
 
-    def _token_ok(self, scope: Scope) -> bool:
-        auth = _header(scope, b"authorization") or ""
+    def _token_ok(self, authorization: str | None) -> bool:
+        auth = authorization or ""
         scheme, _, presented = auth.partition(" ")
         if scheme.lower() != "bearer":
             return False
@@ -93,7 +86,21 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        origin = _header(scope, b"origin")
+        # One pass over the headers (the first occurrence of each counts, as in _header).
+        origin = host = authorization = declared = None
+        chunked = False
+        for key, value in scope.get("headers", []):
+            name = bytes(key).lower()
+            if name == b"origin":
+                origin = bytes(value).decode("latin-1") if origin is None else origin
+            elif name == b"host":
+                host = bytes(value).decode("latin-1") if host is None else host
+            elif name == b"authorization":
+                authorization = bytes(value).decode("latin-1") if authorization is None else authorization
+            elif name == b"content-length":
+                declared = bytes(value).decode("latin-1") if declared is None else declared
+            elif name == b"transfer-encoding":
+                chunked = True
         cors: list[tuple[bytes, bytes]] = []
         if origin is not None and origin in self.allowed_origins:
             cors = [
@@ -103,7 +110,7 @@ class SecurityMiddleware:
                 (b"access-control-allow-methods", CORS_METHODS.encode()),
                 (b"access-control-expose-headers", b"Mcp-Session-Id"),
             ]
-        if not self._host_ok(_header(scope, b"host")):
+        if not self._host_ok(host):
             await send_error(send, MisdirectedRequest("The Host header must name this loopback server."), cors)
             return
         if scope["method"] == "OPTIONS" and origin is not None:
@@ -117,12 +124,27 @@ class SecurityMiddleware:
             )
             await send({"type": "http.response.body", "body": b""})
             return
-        if scope["path"] not in PUBLIC_PATHS and not self._token_ok(scope):
+        if scope["path"] not in PUBLIC_PATHS and not self._token_ok(authorization):
             await send_error(send, Unauthorized("A valid bearer token is required."), cors)
             return
-        declared = _header(scope, b"content-length")
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
             await send_error(send, PayloadTooLarge(f"The request body exceeds {self.max_body_bytes} bytes."), cors)
+            return
+
+        app_send = send
+        if cors:
+
+            async def send_with_cors(message: Message) -> None:
+                if message["type"] == "http.response.start":
+                    message["headers"] = [*message.get("headers", []), *cors]
+                await send(message)
+
+            app_send = send_with_cors
+
+        if not chunked and (declared is None or declared == "0"):
+            # No body can follow (HTTP/1.1 frames a body only by Content-Length or
+            # Transfer-Encoding): nothing to bound, so no buffering (most requests are GETs).
+            await self.app(scope, receive, app_send)
             return
 
         # Buffer the body (bounded) before the app sees it, so an oversized chunked body
@@ -151,9 +173,4 @@ class SecurityMiddleware:
                 return {"type": "http.request", "body": body, "more_body": False}
             return await receive()
 
-        async def send_with_cors(message: Message) -> None:
-            if message["type"] == "http.response.start" and cors:
-                message["headers"] = [*message.get("headers", []), *cors]
-            await send(message)
-
-        await self.app(scope, replay_receive, send_with_cors)
+        await self.app(scope, replay_receive, app_send)

@@ -65,7 +65,19 @@ def serve(
         line = {"event": "listening", "host": bind, "port": actual, "pid": os.getpid()}
         print(json.dumps(line), flush=True)
 
-    config = uvicorn.Config(app, host=bind, port=port, log_level=log_level, lifespan="on", access_log=False)
+    # loop/http "auto": uvloop and httptools (uvicorn[standard]) when installed, else asyncio and h11.
+    # No proxy in front of a loopback sidecar: X-Forwarded-* are never trusted.
+    config = uvicorn.Config(
+        app,
+        host=bind,
+        port=port,
+        log_level=log_level,
+        lifespan="on",
+        access_log=False,
+        loop="auto",
+        http="auto",
+        proxy_headers=False,
+    )
     server = _Server(config, on_started)
 
     def request_shutdown() -> None:

@@ -24,6 +24,7 @@ import time
 import weakref
 from dataclasses import dataclass
 from decimal import Decimal
+from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
@@ -35,7 +36,7 @@ from ..vault.paths import NoteFile
 from ..vault.references import is_evidence_url
 from ..vault.writer import append_jsonl
 from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
-from .policy import Policy, note_tags
+from .policy import POLICY_FILE, Policy, load_policy, note_tags
 from .schema import LEVEL_NAMES, TrustMetadata, finding_line, read_trust
 
 AUDITS_FILE = "audits.jsonl"
@@ -104,6 +105,46 @@ def _cache_for(catalog: NoteCatalog) -> _FactsCache:
         if cache is None:
             cache = _CACHES[catalog] = _FactsCache()
         return cache
+
+
+_POLICIES: dict[Path, tuple[bytes | None, Policy]] = {}
+_POLICIES_LOCK = threading.Lock()
+_MAX_CACHED_POLICIES = 64
+
+
+def _policy_bytes(path: Path) -> bytes | None:
+    try:
+        return path.read_bytes()
+    except FileNotFoundError:
+        return None
+
+
+def current_policy(vault_root: Path) -> Policy:
+    """`load_policy`, parsed again only when policy.toml's bytes change (the per-request doors).
+
+    The file is read on every call (a small read), so an edit is seen at once; a policy is cached
+    only when the file read the same before and after parsing it.
+    """
+    path = Path(vault_root) / ".harness" / POLICY_FILE
+    try:
+        raw = _policy_bytes(path)
+    except OSError:
+        return load_policy(vault_root)  # raises the usual InputError
+    with _POLICIES_LOCK:
+        hit = _POLICIES.get(path)
+    if hit is not None and hit[0] == raw:
+        return hit[1]
+    policy = load_policy(vault_root)
+    try:
+        again = _policy_bytes(path)
+    except OSError:
+        return policy
+    if again == raw:
+        with _POLICIES_LOCK:
+            if len(_POLICIES) >= _MAX_CACHED_POLICIES:
+                _POLICIES.clear()
+            _POLICIES[path] = (raw, policy)
+    return policy
 
 
 # -- boundary models -------------------------------------------------------------------------
@@ -244,8 +285,13 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date) -> NoteState:
 
 
 def iter_states(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[NoteState]:
+    return _states(catalog, catalog.notes(), policy, today)
+
+
+def _states(
+    catalog: NoteCatalog, pairs: list[tuple[NoteFile, Note]], policy: Policy, today: dt.date
+) -> list[NoteState]:
     cache = _cache_for(catalog)
-    pairs: list[tuple[NoteFile, Note]] = catalog.notes()
     cache.prune({f.path for f, _ in pairs})
     misses = cache.misses
     states = [evaluate(cache.get(note), policy, today) for _, note in pairs]
@@ -263,6 +309,14 @@ def threshold_count(threshold: float, evidence_capable: int) -> int:
     return math.ceil(Decimal(str(threshold)) * evidence_capable)
 
 
+@dataclass(frozen=True, slots=True)
+class _LastAudit:
+    key: tuple[Any, ...]
+    started: int  # monotonic_ns when the computation (or the check that reused it) started
+    notes: tuple[Note, ...]  # the catalog's Note objects it was computed from, in path order
+    report: AuditReport
+
+
 class _AuditFlight:
     """One audit at a time per catalog, and requests that queued behind one share its answer.
 
@@ -271,11 +325,20 @@ class _AuditFlight:
     10,000-note vault drove the sidecar past 400 MB). A request may reuse a report whose
     computation *started after the request arrived*: that report reflects the disk as new as the
     request, so the answer is the same one a fresh audit would give.
+
+    Otherwise the vault is scanned (one stat per note) and the last report is reused when the
+    inputs are the same: the same policy, day and threshold, and exactly the same Note objects in
+    the same order. The catalog hands out the same Note object only while a note's (size, mtime)
+    is unchanged, so any edit, addition or removal of a note computes a fresh report.
     """
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.last: tuple[tuple[Any, ...], int, AuditReport] | None = None
+        self.last: _LastAudit | None = None
+
+
+def _same_notes(a: tuple[Note, ...], b: tuple[Note, ...]) -> bool:
+    return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
 _FLIGHTS: weakref.WeakKeyDictionary[NoteCatalog, _AuditFlight] = weakref.WeakKeyDictionary()
@@ -295,9 +358,13 @@ def run_audit(
     *,
     today: dt.date | None = None,
     threshold: float | None = None,
+    arrived: int | None = None,
 ) -> AuditReport:
-    """Audit the vault. Reads only; `threshold` overrides the policy's."""
-    arrived = time.monotonic_ns()
+    """Audit the vault. Reads only; `threshold` overrides the policy's.
+
+    `arrived` (time.monotonic_ns()) is when the request arrived, if it waited before this call.
+    """
+    arrived = time.monotonic_ns() if arrived is None else arrived
     day = today or dt.date.today()
     limit = policy.threshold if threshold is None else threshold
     if not 0.0 <= limit <= 1.0:
@@ -306,16 +373,25 @@ def run_audit(
     flight = _flight_for(catalog)
     with flight.lock:
         last = flight.last
-        if last is not None and last[1] >= arrived and last[0] == key:
-            return last[2]  # shared, read-only: callers only read and serialize reports
+        if last is not None and last.started >= arrived and last.key == key:
+            return last.report  # shared, read-only: callers only read and serialize reports
         started = time.monotonic_ns()
-        report = _run_audit(catalog, policy, day, limit)
-        flight.last = (key, started, report)
+        pairs = catalog.notes()
+        notes = tuple(note for _, note in pairs)
+        if last is not None and last.key == key and _same_notes(last.notes, notes):
+            flight.last = _LastAudit(key, started, last.notes, last.report)
+            return last.report
+        flight.last = None  # drop the old report before building the new one (peak memory)
+        del last
+        report = _run_audit(catalog, pairs, policy, day, limit)
+        flight.last = _LastAudit(key, started, notes, report)
         return report
 
 
-def _run_audit(catalog: NoteCatalog, policy: Policy, day: dt.date, limit: float) -> AuditReport:
-    states = iter_states(catalog, policy, day)
+def _run_audit(
+    catalog: NoteCatalog, pairs: list[tuple[NoteFile, Note]], policy: Policy, day: dt.date, limit: float
+) -> AuditReport:
+    states = _states(catalog, pairs, policy, day)
     raw = evidence_capable = fresh = 0
     windows = AuditWindows()
     window_rows: list[tuple[int, str, Window]] = []
@@ -396,6 +472,11 @@ def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt
     """The trust badge of one note (read-only)."""
     day = today or dt.date.today()
     note = catalog.note(rel_path)  # cached by (size, mtime): no re-parse of an unchanged note
+    return badge_of(catalog, policy, note, day)
+
+
+def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> Badge:
+    """The badge of a note the catalog handed out (`NoteCatalog.note`, `.cached` or `.load`)."""
     state = evaluate(_cache_for(catalog).get(note), policy, day)
     verification = state.facts.trust.verification
     evidence = state.facts.trust.evidence

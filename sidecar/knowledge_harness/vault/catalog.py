@@ -97,10 +97,9 @@ class NoteCatalog:
         return files, problems
 
     def load(self, note_file: NoteFile) -> Note:
-        with self._lock:
-            cached = self._cache.get(note_file.path)
-        if cached and cached.size == note_file.size and cached.mtime_ns == note_file.mtime_ns:
-            return cached.note
+        cached = self.cached(note_file)
+        if cached is not None:
+            return cached
         try:
             note = read_note_file(note_file.path, note_file.disk_path, max_bytes=self.max_note_bytes)
         except OSError as exc:
@@ -109,11 +108,18 @@ class NoteCatalog:
             self._cache[note_file.path] = _Cached(note_file.size, note_file.mtime_ns, note)
         return note
 
-    def note(self, rel_path: str) -> Note:
-        """One note through path confinement, from the cache while its (size, mtime) is unchanged.
+    def cached(self, note_file: NoteFile) -> Note | None:
+        """The cached note while its (size, mtime) is unchanged, else None (nothing is read)."""
+        with self._lock:
+            cached = self._cache.get(note_file.path)
+        if cached and cached.size == note_file.size and cached.mtime_ns == note_file.mtime_ns:
+            return cached.note
+        return None
 
-        Same answers as `read_note` (NotFound, PathRejected, InvalidNote when too large), without
-        re-reading and re-parsing a note that has not changed (the badge path).
+    def locate(self, rel_path: str) -> NoteFile:
+        """One note's file through path confinement, with its current size and mtime (one stat).
+
+        Same answers as `read_note` (NotFound, PathRejected, InvalidNote when too large).
         """
         disk = self.vault.resolve_note(rel_path)
         st = disk.stat()
@@ -122,7 +128,15 @@ class NoteCatalog:
                 f"The note is {st.st_size} bytes, more than the limit of {self.max_note_bytes} bytes.",
                 detail={"path": self.vault.rel(disk), "size": st.st_size},
             )
-        return self.load(NoteFile(self.vault.rel(disk), disk, st.st_size, st.st_mtime_ns))
+        return NoteFile(self.vault.rel(disk), disk, st.st_size, st.st_mtime_ns)
+
+    def note(self, rel_path: str) -> Note:
+        """One note through path confinement, from the cache while its (size, mtime) is unchanged.
+
+        Same answers as `read_note` (NotFound, PathRejected, InvalidNote when too large), without
+        re-reading and re-parsing a note that has not changed (the badge path).
+        """
+        return self.load(self.locate(rel_path))
 
     def notes(self) -> list[tuple[NoteFile, Note]]:
         files, _ = self.scan()
