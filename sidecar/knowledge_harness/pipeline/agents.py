@@ -16,15 +16,14 @@ rules; an invalid output is refused with reasons. Nothing is ever fabricated.
 from __future__ import annotations
 
 import json
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
-import httpx
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a runtime dependency of mcp
 from pydantic import BaseModel
 
+from ..trust.llm_client import ChatClient, ChatError
 from .config import PipelineConfig
 from .contract import ReasonCode
 from .safety import SECRET, find_sensitive
@@ -155,48 +154,28 @@ def task_prompt(task: AgentTask) -> list[dict[str, str]]:
 
 
 class OpenAICompatBackend:
-    """A thin adapter: POST {base_url}/chat/completions, JSON mode, parse the message content.
-
-    It shares the validator's settings shape (base_url, model, api_key_env); when the shared
-    client in trust/judges/openai_compat.py offers a chat call, this adapter should delegate to it.
-    """
+    """An agent step answered by an OpenAI-compatible chat model, through the validator's client
+    (trust/llm_client.py): JSON mode, the message content parsed as the step's output."""
 
     name = "openai_compat"
 
     def __init__(self, base_url: str | None, model: str | None, api_key_env: str | None, timeout: float) -> None:
-        self.base_url = (base_url or "").rstrip("/")
+        self.chat = ChatClient(base_url or "", model or "", api_key_env, timeout) if base_url and model else None
         self.model = model or ""
-        self.api_key_env = api_key_env
-        self.timeout = timeout
 
     def perform(self, task: AgentTask) -> Answer:
-        if not self.base_url or not self.model:
+        if self.chat is None:
             return Unavailable("openai_compat needs base_url and model in [agents.openai_compat]")
-        headers = {"Content-Type": "application/json"}
-        key = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        body = {
-            "model": self.model,
-            "messages": task_prompt(task),
-            "temperature": 0,
-            "response_format": {"type": "json_object"},
-        }
         try:
-            with httpx.Client(timeout=self.timeout, trust_env=False) as client:
-                resp = client.post(f"{self.base_url}/chat/completions", json=body, headers=headers)
-        except (httpx.TimeoutException, httpx.NetworkError) as exc:
-            return Failed(f"{type(exc).__name__}", transient=True)
-        except httpx.HTTPError as exc:
-            return Failed(f"{type(exc).__name__}", transient=False)
-        if resp.status_code == 429 or resp.status_code >= 500:
-            return Failed(f"HTTP {resp.status_code}", transient=True)
-        if resp.status_code != 200:
-            return Failed(f"HTTP {resp.status_code}", transient=False)
+            with self.chat.open() as client:
+                content = self.chat.complete(
+                    client, task_prompt(task), response_format={"type": "json_object"}, retry_without_format=False
+                )
+        except ChatError as exc:
+            return Failed(exc.message, transient=exc.transient)
         try:
-            content = resp.json()["choices"][0]["message"]["content"]
             return Produced(json.loads(content), self.model)
-        except (ValueError, KeyError, IndexError, TypeError):
+        except ValueError:
             return Failed("the model's answer is not a JSON object", transient=True)
 
 

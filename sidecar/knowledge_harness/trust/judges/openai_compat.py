@@ -12,7 +12,6 @@ invalid output twice) raises JudgeFailed, which the validator turns into `unveri
 from __future__ import annotations
 
 import json
-import os
 import re
 from importlib import resources
 from typing import Any, Literal
@@ -20,6 +19,7 @@ from typing import Any, Literal
 import httpx
 from pydantic import BaseModel, Field, ValidationError
 
+from ..llm_client import ChatClient, ChatError
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeFailed, JudgeOutput
 
@@ -85,11 +85,10 @@ class OpenAICompatJudge:
         timeout_seconds: float = 60.0,
         transport: httpx.BaseTransport | None = None,
     ) -> None:
-        self.base_url = base_url.rstrip("/")
+        self.chat = ChatClient(base_url, model, api_key_env, timeout_seconds, transport)
+        self.base_url = self.chat.base_url
         self.model = model
-        self.api_key_env = api_key_env
         self.timeout_seconds = timeout_seconds
-        self._transport = transport
         self._info = ValidatorInfo(name=NAME, version=VERSION, model=model)
         self.prompt = load_prompt()
 
@@ -110,15 +109,6 @@ class OpenAICompatJudge:
     def info(self) -> ValidatorInfo:
         return self._info
 
-    def _headers(self) -> dict[str, str]:
-        headers = {"Content-Type": "application/json"}
-        if self.api_key_env:
-            key = os.environ.get(self.api_key_env, "").strip()
-            if not key:
-                raise JudgeFailed(f"The environment variable {self.api_key_env} (judge.api_key_env) is empty.")
-            headers["Authorization"] = f"Bearer {key}"
-        return headers
-
     def _payload(self, claims: list[ClaimIn], evidence: list[EvidenceIn]) -> str:
         return json.dumps(
             {
@@ -131,36 +121,12 @@ class OpenAICompatJudge:
             ensure_ascii=False,
         )
 
-    def _post(self, client: httpx.Client, messages: list[dict[str, str]], structured: bool) -> httpx.Response:
-        body: dict[str, Any] = {"model": self.model, "messages": messages, "temperature": 0}
-        if structured:
-            body["response_format"] = {
-                "type": "json_schema",
-                "json_schema": {"name": "validation_result", "schema": RESPONSE_SCHEMA, "strict": True},
-            }
-        try:
-            return client.post(f"{self.base_url}/chat/completions", json=body, headers=self._headers())
-        except httpx.TimeoutException as exc:
-            raise JudgeFailed(
-                f"The model at {self.base_url} did not answer within {self.timeout_seconds:g} s."
-            ) from exc
-        except httpx.HTTPError as exc:
-            raise JudgeFailed(f"The model at {self.base_url} could not be reached ({type(exc).__name__}).") from exc
-
     def _complete(self, client: httpx.Client, messages: list[dict[str, str]]) -> str:
-        response = self._post(client, messages, structured=True)
-        if response.status_code in (400, 422):  # no json_schema support: instructions only
-            response = self._post(client, messages, structured=False)
-        if response.status_code != 200:
-            raise JudgeFailed(f"The model answered HTTP {response.status_code}.")
+        schema = {"name": "validation_result", "schema": RESPONSE_SCHEMA, "strict": True}
         try:
-            data = response.json()
-            content = data["choices"][0]["message"]["content"]
-        except (ValueError, KeyError, IndexError, TypeError) as exc:
-            raise JudgeFailed("The model's response is not a chat completion.") from exc
-        if not isinstance(content, str):
-            raise JudgeFailed("The model's message has no text content.")
-        return content
+            return self.chat.complete(client, messages, response_format={"type": "json_schema", "json_schema": schema})
+        except ChatError as exc:
+            raise JudgeFailed(exc.message) from exc
 
     def judge(self, claims: list[ClaimIn], evidence: list[EvidenceIn]) -> JudgeOutput:
         messages = [
@@ -168,7 +134,7 @@ class OpenAICompatJudge:
             {"role": "user", "content": self._payload(claims, evidence)},
         ]
         problem = ""
-        with httpx.Client(timeout=self.timeout_seconds, transport=self._transport) as client:
+        with self.chat.open() as client:
             for attempt in range(2):
                 content = self._complete(client, messages)
                 try:
