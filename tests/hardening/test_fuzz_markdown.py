@@ -90,6 +90,8 @@ PIECES = [
 @example(["<div>", "# not a heading", "", "# heading"], "\n", True)
 @example(["- a", "", "  # in list", "Title", "==="], "\r\n", False)
 @example(["> Title", "> ---"], "\n", False)
+@example(["[1", "]:", "="], "\n", False)  # fuzz-found: a reference definition label spanning lines
+@example(["[a", "b]: /url", "---"], "\n", True)
 def test_the_scanner_agrees_with_markdown_it(pieces: list[str], newline: str, final: bool) -> None:
     text = newline.join(pieces) + (newline if final else "")
     expected = oracle_structure(text)

@@ -370,6 +370,10 @@ def _scan(lines: list[str], body_start: int) -> Structure:
                     started = True
                     break
             if container_para and ch in "=-" and _SETEXT.match(rest):
+                if para_lines and para_lines[0].lstrip(" ").startswith("[") and any("]:" in t for t in para_lines):
+                    # a link reference definition whose label spans lines ("[1" / "]: /u") may
+                    # consume the paragraph, and then there is no setext heading (fuzz-found)
+                    raise _GiveUp
                 if para_depth == 0:
                     content = mdTrim("\n".join(para_lines))
                     headings.append(FlatHeading(2 if ch == "-" else 1, inline_text(content), para_start + 1))

@@ -167,7 +167,7 @@ class OpenAICompatBackend:
         if self.chat is None:
             return Unavailable("openai_compat needs base_url and model in [agents.openai_compat]")
         try:
-            with self.chat.open() as client:
+            with self.chat.connect() as client:
                 content = self.chat.complete(
                     client, task_prompt(task), response_format={"type": "json_object"}, retry_without_format=False
                 )

@@ -44,7 +44,7 @@ class ChatClient:
             headers["Authorization"] = f"Bearer {key}"
         return headers
 
-    def open(self) -> httpx.Client:
+    def connect(self) -> httpx.Client:
         return httpx.Client(timeout=self.timeout_seconds, transport=self.transport, trust_env=False)
 
     def complete(

@@ -134,7 +134,7 @@ class OpenAICompatJudge:
             {"role": "user", "content": self._payload(claims, evidence)},
         ]
         problem = ""
-        with self.chat.open() as client:
+        with self.chat.connect() as client:
             for attempt in range(2):
                 content = self._complete(client, messages)
                 try:
