@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from knowledge_harness.trust.claims import MAX_CLAIMS, extract_claims, extract_claims_from_body
 from knowledge_harness.trust.text import split_sentences
-from knowledge_harness.vault.note import parse_note
+from knowledge_harness.vault.note import markdown_lines, parse_note
 
 pytestmark = pytest.mark.fuzz
 
@@ -78,6 +78,6 @@ def test_claims_of_any_file_bytes_never_crash(raw: bytes) -> None:
     note = parse_note("fuzz.md", raw)
     if note.problem is not None and note.span is None and not note.text:
         return
-    line_count = max(note.text.count("\n") + 1, 1)
+    line_count = max(len(markdown_lines(note.text)), 1)
     for c in extract_claims(note):
         assert 1 <= c.line <= c.end_line <= line_count + 1

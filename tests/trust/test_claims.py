@@ -116,3 +116,13 @@ def test_setext_headings_html_and_wikilinks() -> None:
     body = "Heading text here\n=================\n\n<div>html block here</div>\n\nSee [[Other note|the other note]] for details about it.\n"
     texts = [c.text for c in extract_claims(parse_note("a.md", body.encode()))]
     assert texts == ["See the other note for details about it."]
+
+
+def test_claim_lines_follow_the_files_lines_not_unicode_line_separators() -> None:
+    from knowledge_harness.trust.claims import extract_claims
+    from knowledge_harness.vault.note import parse_note
+
+    # U+2028 and form feed are not line ends in Markdown; the second sentence is on file line 2
+    note = parse_note("n.md", "First claim\u2028 continues\x0c here.\nSecond claim is here.\n".encode())
+    claims = extract_claims(note)
+    assert [(c.line, c.end_line) for c in claims] == [(1, 1), (2, 2)]

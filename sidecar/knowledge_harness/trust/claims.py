@@ -23,7 +23,7 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from ..vault.note import Note
+from ..vault.note import Note, markdown_lines
 from ..vault.references import REFERENCE_HEADINGS, URL_PATTERN, clean_url
 from .text import has_cjk, is_cjk, nfkc, split_sentences
 
@@ -203,7 +203,7 @@ def claim_id(text: str) -> str:
 def extract_claims_from_body(body: str, *, first_line: int = 1, references: list[str] | None = None) -> list[Claim]:
     """Claims of a Markdown body whose first line is `first_line` of the file."""
     all_refs = tuple(references or [])
-    blocks, footnotes = _blocks(body.splitlines(), first_line)
+    blocks, footnotes = _blocks(markdown_lines(body), first_line)
     claims: list[Claim] = []
     seen: dict[str, int] = {}
     for block in blocks:

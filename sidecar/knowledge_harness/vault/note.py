@@ -16,6 +16,20 @@ from .yamlsafe import YamlRejected, load_mapping
 MAX_NOTE_BYTES = 20 * 1024 * 1024
 
 
+def markdown_lines(text: str) -> list[str]:
+    """Lines as Markdown (and markdown-it-py) count them: only LF, CRLF and CR end a line.
+
+    str.splitlines() also breaks at VT, FF, U+001C-U+001E, U+0085, U+2028 and U+2029, which
+    would shift every line number after such a character away from the file's real lines.
+    """
+    if "\r" in text:
+        text = text.replace("\r\n", "\n").replace("\r", "\n")
+    lines = text.split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
 @dataclass(frozen=True, slots=True)
 class NoteProblem:
     """Why a note's properties could not be read; line and column are 1-based in the file."""
