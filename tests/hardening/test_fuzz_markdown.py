@@ -92,6 +92,7 @@ PIECES = [
 @example(["> Title", "> ---"], "\n", False)
 @example(["[1", "]:", "="], "\n", False)  # fuzz-found: a reference definition label spanning lines
 @example(["[a", "b]: /url", "---"], "\n", True)
+@example([">> nested", "    - deep", "####### seven", "="], "\n", False)  # fuzz-found: lazy lines in a container
 def test_the_scanner_agrees_with_markdown_it(pieces: list[str], newline: str, final: bool) -> None:
     text = newline.join(pieces) + (newline if final else "")
     expected = oracle_structure(text)

@@ -208,7 +208,11 @@ def _scan(lines: list[str], body_start: int) -> Structure:
             if c0 not in _NOT_TEXT:
                 # text at column 0: no container can match it (they need indentation or '>')
                 if leaf == 1:
-                    para_lines.append(s)  # continuation, or lazy continuation inside containers
+                    if containers:
+                        # a lazy continuation inside a container: markdown-it's container
+                        # termination rules are subtle here (fuzz-found), let it decide
+                        raise _GiveUp
+                    para_lines.append(s)  # continuation of a document-level paragraph
                     continue
                 if (containers or leaf != 2) and (c0 != "[" or "]:" not in s):
                     # every container closes, and so does code; a paragraph opens
@@ -422,8 +426,7 @@ def _scan(lines: list[str], body_start: int) -> Structure:
             continue
         # text remains (or a blank line)
         if not started and not all_matched and not blank and leaf == 1:
-            para_lines.append(s[pos:])  # lazy continuation line
-            continue
+            raise _GiveUp  # a lazy continuation line inside a container (see above)
         if not started and not all_matched:
             del containers[matched:]
             leaf = _close_leaf_code(code, leaf, code_start, idx, lines)
