@@ -8,8 +8,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from ...errors import InputError
-from ...trust.audit import note_badge, run_audit, stale_report
-from ...trust.policy import load_policy
+from ...trust.audit import current_policy, note_badge, run_audit, stale_report
 from ..context import AppContext
 
 
@@ -32,7 +31,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         ),
     )
     def trust_audit(today: str | None = None, threshold: float | None = None) -> dict[str, Any]:
-        report = run_audit(ctx.catalog, load_policy(ctx.vault.root), today=_day(today), threshold=threshold)
+        report = run_audit(ctx.catalog, current_policy(ctx.vault.root), today=_day(today), threshold=threshold)
         return report.model_dump(mode="json")
 
     @mcp.tool(
@@ -44,11 +43,11 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         ),
     )
     def trust_badge(path: str, today: str | None = None) -> dict[str, Any]:
-        return note_badge(ctx.catalog, load_policy(ctx.vault.root), path, today=_day(today)).model_dump(mode="json")
+        return note_badge(ctx.catalog, current_policy(ctx.vault.root), path, today=_day(today)).model_dump(mode="json")
 
     @mcp.tool(
         name="trust_stale",
         description="Stale notes (with triggers) and Fresh L2 notes due for revalidation soon, per window.",
     )
     def trust_stale(today: str | None = None) -> dict[str, Any]:
-        return stale_report(ctx.catalog, load_policy(ctx.vault.root), today=_day(today)).model_dump(mode="json")
+        return stale_report(ctx.catalog, current_policy(ctx.vault.root), today=_day(today)).model_dump(mode="json")
