@@ -19,6 +19,7 @@ from ..errors import HarnessError
 from ..settings import Settings
 from .context import AppContext
 from .mcp import build_mcp
+from .openapi import envelope_openapi
 from .routes import ROUTERS
 from .security import PortRef, SecurityMiddleware
 
@@ -71,6 +72,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.ctx = ctx
+    app.openapi = lambda: envelope_openapi(app)  # type: ignore[method-assign]
 
     @app.exception_handler(HarnessError)
     async def harness_error(_: Request, exc: HarnessError) -> JSONResponse:
