@@ -48,4 +48,26 @@ describe("i18n", () => {
 		expect(t("status.ready")).toBe(ja["status.ready"]);
 		expect(t("status.tooltip.ready", { port: 4321 })).toContain("4321");
 	});
+
+	it("chooses singular or plural word forms by the count", () => {
+		applyLanguage("en", "en");
+		expect(t("progress.planDone", { count: 1 })).toBe("Plan ready: 1 note.");
+		expect(t("progress.planDone", { count: 0 })).toBe("Plan ready: 0 notes.");
+		expect(t("progress.planDone", { count: 12 })).toBe("Plan ready: 12 notes.");
+		expect(t("batch.openTargets", { count: 1, paths: "a.md" })).toMatch(/^1 of these notes is open \(a\.md\)/);
+		expect(t("notice.indexStale", { status: "stale", count: 2 })).toContain("2 notes differ");
+		applyLanguage("ja", "ja");
+		expect(t("progress.planDone", { count: 1 })).toBe(ja["progress.planDone"].replace("{count}", "1"));
+	});
+
+	it("never shows a plural template unfilled or with its braces", () => {
+		for (const locale of ["en", "ja"] as const) {
+			applyLanguage(locale, locale);
+			for (const key of Object.keys(en) as (keyof typeof en)[]) {
+				const names = [...(en[key] + ja[key]).matchAll(/\{(\w+)/g)].map((m) => m[1] ?? "");
+				const vars = Object.fromEntries(names.map((n) => [n, 2]));
+				expect(t(key, vars), key).not.toMatch(/[{}|]/);
+			}
+		}
+	});
 });

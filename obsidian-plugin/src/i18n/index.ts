@@ -47,11 +47,18 @@ export function currentLocale(): Locale {
 	return current;
 }
 
-/** Translates a key, filling `{name}` placeholders from `vars`. */
+/**
+ * Translates a key, filling `{name}` placeholders from `vars`. `{name:one|other}` picks the
+ * word form for the number in `vars[name]` by the locale's plural rules ("1 note", "2 notes").
+ */
 export function t(key: MessageKey, vars?: Record<string, string | number>): string {
 	const template: string = LOCALES[current][key];
 	if (!vars) return template;
-	return template.replace(/\{(\w+)\}/g, (whole: string, name: string) =>
-		Object.prototype.hasOwnProperty.call(vars, name) ? String(vars[name]) : whole,
-	);
+	const has = (name: string) => Object.prototype.hasOwnProperty.call(vars, name);
+	return template
+		.replace(/\{(\w+):([^{}|]*)\|([^{}]*)\}/g, (whole: string, name: string, one: string, other: string) => {
+			if (!has(name)) return whole;
+			return new Intl.PluralRules(current).select(Number(vars[name])) === "one" ? one : other;
+		})
+		.replace(/\{(\w+)\}/g, (whole: string, name: string) => (has(name) ? String(vars[name]) : whole));
 }
