@@ -23,7 +23,7 @@ _CHILD = r"""
 import json, resource, sys, time, random
 from pathlib import Path
 from knowledge_harness.index.build import build_index
-from knowledge_harness.vault.paths import Vault, iter_note_files
+from knowledge_harness.vault.paths import Vault, list_note_files
 
 mode, root, count = sys.argv[1], Path(sys.argv[2]), int(sys.argv[3])
 vault = Vault.open(root)
@@ -34,7 +34,7 @@ def cpu():
     return a.ru_utime + a.ru_stime + b.ru_utime + b.ru_stime
 
 def touch(n, seed):
-    files = list(iter_note_files(vault))
+    files = list_note_files(vault)
     rng = random.Random(seed)
     for nf in rng.sample(files, n):
         with open(nf.disk_path, "a", encoding="utf-8") as fh:

@@ -5,15 +5,13 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import unicodedata
 from pathlib import Path
 
 import pytest
 
 import knowledge_harness.index.build as build_module
 from knowledge_harness.index.build import build_index, note_id
-from knowledge_harness.index.walk import walk_notes
-from knowledge_harness.vault.paths import ScanProblem, Vault, iter_note_files
+from knowledge_harness.vault.paths import Vault
 
 LAYERS = ("manifest.json", "tree.json", "notes", ".gitignore")
 
@@ -176,33 +174,3 @@ def test_a_build_json_written_by_another_process_invalidates_the_state_in_memory
     _write(vault, "B.md", "# B third\n")
     build_index(v)
     assert _manifest(vault)["B.md"]["top_headings"] == ["B third"]
-
-
-def _walk_problems(vault: Vault) -> tuple[list[tuple[str, int, int]], list[ScanProblem]]:
-    problems: list[ScanProblem] = []
-    files = [(f.path, f.size, f.mtime_ns) for f in walk_notes(vault, problems)]
-    return files, problems
-
-
-def test_the_fast_walk_agrees_with_iter_note_files(tmp_path: Path) -> None:
-    root = tmp_path / "w"
-    _write(root, "a.md", "a")
-    _write(root, "sub/b.md", "b")
-    _write(root, ".obsidian/x.md", "x")
-    _write(root, "node_modules/y.md", "y")
-    _write(root, ".hidden.md", "h")
-    _write(root, "note.txt", "t")
-    _write(root, unicodedata.normalize("NFD", "が.md"), "nfd")
-    _write(root, unicodedata.normalize("NFC", "が.md"), "nfc")
-    (root / "loop").mkdir()
-    (root / "loop" / "back").symlink_to(root, target_is_directory=True)
-    (root / "escape.md").symlink_to(tmp_path / "outside.md")
-    (tmp_path / "outside.md").write_text("o")
-    (root / "inside-link.md").symlink_to(root / "a.md")
-    for vault_root in (root, Path(__file__).resolve().parents[2] / "examples" / "vault"):
-        vault = Vault.open(vault_root)
-        problems: list[ScanProblem] = []
-        expected = [(f.path, f.size, f.mtime_ns) for f in iter_note_files(vault, problems)]
-        files, got_problems = _walk_problems(vault)
-        assert files == expected
-        assert got_problems == problems

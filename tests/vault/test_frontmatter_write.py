@@ -9,7 +9,7 @@ import pytest
 
 from knowledge_harness.vault.frontmatter import SpliceRefused, replace_trust_blocks
 from knowledge_harness.vault.note import parse_note
-from knowledge_harness.vault.paths import Vault, iter_note_files
+from knowledge_harness.vault.paths import Vault, list_note_files
 from tests.conftest import copy_example_vault
 
 REPO = Path(__file__).resolve().parents[2]
@@ -95,7 +95,7 @@ def test_refusals_name_the_reason(raw: bytes, why: str) -> None:
 def test_every_example_vault_note_round_trips_or_is_refused_when_malformed(tmp_path: Path) -> None:
     vault = Vault.open(copy_example_vault(tmp_path / "vault"))
     checked = refused = 0
-    for note_file in iter_note_files(vault):
+    for note_file in list_note_files(vault):
         raw = note_file.disk_path.read_bytes()
         note = parse_note(note_file.path, raw)
         if note.problem is not None:

@@ -7,14 +7,14 @@ import unicodedata
 from pathlib import Path
 
 from knowledge_harness.vault.catalog import NoteCatalog
-from knowledge_harness.vault.paths import ScanProblem, Vault, iter_note_files
+from knowledge_harness.vault.paths import ScanProblem, Vault, list_note_files
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _paths(vault_root: Path) -> tuple[list[str], list[ScanProblem]]:
     problems: list[ScanProblem] = []
-    files = list(iter_note_files(Vault.open(vault_root), problems))
+    files = list_note_files(Vault.open(vault_root), problems)
     return [f.path for f in files], problems
 
 
@@ -47,10 +47,16 @@ def test_symlink_loops_and_escapes_are_reported_not_followed(tmp_path: Path) -> 
     (vault / "a" / "note.md").write_text("x")
     (vault / "a" / "loop").symlink_to(vault / "a", target_is_directory=True)
     (vault / "escape").symlink_to(tmp_path, target_is_directory=True)
+    (tmp_path / "outside.md").write_text("o")
+    (vault / "escape.md").symlink_to(tmp_path / "outside.md")
+    (vault / "inside-link.md").symlink_to(vault / "a" / "note.md")
     paths, problems = _paths(vault)
-    assert paths == ["a/note.md"]
-    messages = " ".join(p.message for p in problems)
-    assert "loop" in messages and "leaves the vault" in messages
+    assert paths == ["a/note.md", "inside-link.md"]
+    assert sorted((p.path, p.message.split(" (")[0].split(";")[0]) for p in problems) == [
+        ("a/loop", "Folder reached twice"),
+        ("escape", "Symbolic link leaves the vault"),
+        ("escape.md", "Symbolic link leaves the vault"),
+    ]
 
 
 def test_example_vault_scan_lists_every_note_and_flags_only_the_malformed_one() -> None:

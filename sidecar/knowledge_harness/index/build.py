@@ -28,12 +28,11 @@ from typing import Any
 
 from ..vault.harness_files import index_dir, read_harness_toml, read_index_file, write_index_files
 from ..vault.note import MAX_NOTE_BYTES, Note, parse_note
-from ..vault.paths import ScanProblem, Vault
+from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
 from ..vault.references import note_references, references_sha256
 from .links import RawLink, Resolver, alias_list, extract, mask_code, property_list
 from .parse import decode_text, parse_structure, split_lines
 from .schema import BuildReport
-from .walk import FileStat, walk_notes
 
 INDEX_FORMAT = 1
 MAX_CATEGORY_CHAINS = 8
@@ -503,7 +502,7 @@ def _get_state(vault: Vault, full: bool) -> _State:
     return _load_state(vault)
 
 
-def _read(fs: FileStat) -> tuple[bytes | None, str]:
+def _read(fs: NoteFile) -> tuple[bytes | None, str]:
     if fs.size > MAX_NOTE_BYTES:
         h = hashlib.sha256()
         with open(fs.disk, "rb") as handle:
@@ -629,13 +628,13 @@ def _tree(paths: list[str], notes: dict[str, _Note]) -> dict[str, Any]:
 # -- the build --------------------------------------------------------------------------------
 
 # (file, bytes read, sha256, problem, the parsed note or None when its bytes are known)
-_Parsed = tuple[FileStat, int, str, str | None, _Note | None]
+_Parsed = tuple[NoteFile, int, str, str | None, _Note | None]
 PARALLEL_MIN_NOTES = 1500
 _CACHE_SLACK = 256
 _WORKER_RESOLVER: tuple[Resolver, tuple[str, ...]] | None = None  # set before forking the pool
 
 
-def _read_one(fs: FileStat, known_sha: str | None, resolver: tuple[Resolver, tuple[str, ...]] | None) -> _Parsed:
+def _read_one(fs: NoteFile, known_sha: str | None, resolver: tuple[Resolver, tuple[str, ...]] | None) -> _Parsed:
     """Read, hash and (unless the hash is known) parse one note; links resolved when a resolver is given."""
     try:
         raw, sha = _read(fs)
@@ -659,7 +658,7 @@ def _read_one(fs: FileStat, known_sha: str | None, resolver: tuple[Resolver, tup
     return (fs, size, sha, None, note)
 
 
-def _read_chunk(chunk: list[tuple[FileStat, str | None]]) -> list[_Parsed]:
+def _read_chunk(chunk: list[tuple[NoteFile, str | None]]) -> list[_Parsed]:
     return [_read_one(fs, known, _WORKER_RESOLVER) for fs, known in chunk]
 
 
@@ -674,7 +673,7 @@ def _note_from_state(values: tuple[Any, ...]) -> _Note:
     return note
 
 
-def _read_chunk_flat(chunk: list[tuple[FileStat, str | None]]) -> list[tuple[Any, ...]]:
+def _read_chunk_flat(chunk: list[tuple[NoteFile, str | None]]) -> list[tuple[Any, ...]]:
     # notes cross the process boundary as plain tuples (pickling __slots__ objects is slower);
     # res_key (the tuple of all paths) stays behind and is set again in the parent
     out: list[tuple[Any, ...]] = []
@@ -686,7 +685,7 @@ def _read_chunk_flat(chunk: list[tuple[FileStat, str | None]]) -> list[tuple[Any
 
 
 def _read_and_parse(
-    to_read: list[FileStat], state: _State, workers: int, resolver: tuple[Resolver, tuple[str, ...]]
+    to_read: list[NoteFile], state: _State, workers: int, resolver: tuple[Resolver, tuple[str, ...]]
 ) -> list[_Parsed]:
     """Read, hash and parse notes; in worker processes (fork) when there are many and workers allow.
 
@@ -739,11 +738,11 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
     started = time.perf_counter()
     state = _get_state(vault, full)
     problems: list[ScanProblem] = []
-    files = walk_notes(vault, problems)
+    files = list_note_files(vault, problems)
     errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
     notes: dict[str, _Note] = {}
     reparsed = 0
-    to_read: list[FileStat] = []
+    to_read: list[NoteFile] = []
     old_notes = state.notes
     for fs in files:
         old = old_notes.get(fs.path)

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import InputError, NotFound
 from ..vault.harness_files import index_read_lock, read_index_file
-from ..vault.paths import Vault, iter_note_files, require_note_path
+from ..vault.paths import Vault, list_note_files, require_note_path
 from .build import _index_settings, heading_tree, note_id, parse_record
 from .schema import (
     CheckReport,
@@ -89,7 +89,7 @@ def check_index(vault: Vault) -> CheckReport:
     changed: list[str] = []
     added: list[str] = []
     seen: set[str] = set()
-    for nf in iter_note_files(vault):
+    for nf in list_note_files(vault):
         seen.add(nf.path)
         entry = by_path.get(nf.path)
         if entry is None:

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 
 from ..errors import InvalidNote
 from .note import MAX_NOTE_BYTES, Note, NoteProblem, read_note, read_note_file
-from .paths import NoteFile, ScanProblem, Vault, iter_note_files
+from .paths import NoteFile, ScanProblem, Vault, list_note_files
 
 
 def jsonable(value: Any) -> Any:
@@ -89,7 +89,7 @@ class NoteCatalog:
 
     def scan(self) -> tuple[list[NoteFile], list[ScanProblem]]:
         problems: list[ScanProblem] = []
-        files = list(iter_note_files(self.vault, problems))
+        files = list_note_files(self.vault, problems)
         with self._lock:
             live = {f.path for f in files}
             for gone in set(self._cache) - live:
@@ -128,7 +128,7 @@ class NoteCatalog:
                 f"The note is {st.st_size} bytes, more than the limit of {self.max_note_bytes} bytes.",
                 detail={"path": self.vault.rel(disk), "size": st.st_size},
             )
-        return NoteFile(self.vault.rel(disk), disk, st.st_size, st.st_mtime_ns)
+        return NoteFile(self.vault.rel(disk), str(disk), st.st_size, st.st_mtime_ns)
 
     def note(self, rel_path: str) -> Note:
         """One note through path confinement, from the cache while its (size, mtime) is unchanged.

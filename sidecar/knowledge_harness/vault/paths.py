@@ -10,9 +10,9 @@ from __future__ import annotations
 import os
 import re
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from ..errors import NotFound, PathRejected
 
@@ -126,12 +126,17 @@ class Vault:
         raise NotFound(f"No such file in the vault: {segment}.")
 
 
-@dataclass(frozen=True, slots=True)
-class NoteFile:
-    path: str  # vault-relative, NFC
-    disk_path: Path
+class NoteFile(NamedTuple):
+    """A note on disk: its vault-relative NFC path, its path on disk, and its stat."""
+
+    path: str
+    disk: str
     size: int
     mtime_ns: int
+
+    @property
+    def disk_path(self) -> Path:
+        return Path(self.disk)
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,59 +145,71 @@ class ScanProblem:
     message: str
 
 
-def iter_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> Iterator[NoteFile]:
-    """Yield every Markdown note of the vault in sorted NFC path order.
+def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> list[NoteFile]:
+    """Every Markdown note of the vault, in sorted NFC path order.
 
     Excluded and hidden folders are pruned; symlinks are followed only while they stay in
     the vault (a loop or an escape is reported, never followed); names that collide after
-    NFC normalization are reported and only the first is yielded.
+    NFC normalization are reported and only the first is kept. The walk works on plain
+    strings (a `pathlib.Path` per entry costs about 0.2 s for 10,000 notes, twice the budget
+    of an incremental index rebuild); it is the one walk the audit, catalog and index share.
     """
     sink = problems if problems is not None else []
+    root = str(vault.root)
+    prefix = root if root.endswith("/") else root + "/"
+    cut = len(prefix)
+    normalize = unicodedata.normalize
+    new = tuple.__new__
+
+    def rel(disk: str) -> str:
+        return "." if disk == root else normalize("NFC", disk[cut:])
+
     found: dict[str, NoteFile] = {}
     visited_dirs: set[tuple[int, int]] = set()
-    stack: list[Path] = [vault.root]
+    stack: list[str] = [root]
     while stack:
         folder = stack.pop()
         try:
-            st = folder.stat()
+            st = os.stat(folder)  # noqa: PTH116 - strings, not Path objects: this walk is hot
         except OSError as exc:
-            sink.append(ScanProblem(vault.rel(folder), f"Cannot read folder: {exc.strerror}."))
+            sink.append(ScanProblem(rel(folder), f"Cannot read folder: {exc.strerror}."))
             continue
         key = (st.st_dev, st.st_ino)
         if key in visited_dirs:
-            sink.append(ScanProblem(vault.rel(folder), "Folder reached twice (symbolic link loop); skipped."))
+            sink.append(ScanProblem(rel(folder), "Folder reached twice (symbolic link loop); skipped."))
             continue
         visited_dirs.add(key)
         try:
-            entries = sorted(os.scandir(folder), key=lambda e: e.name)
+            with os.scandir(folder) as it:
+                entries = sorted(it, key=lambda e: e.name)
         except OSError as exc:
-            sink.append(ScanProblem(vault.rel(folder), f"Cannot list folder: {exc.strerror}."))
+            sink.append(ScanProblem(rel(folder), f"Cannot list folder: {exc.strerror}."))
             continue
         for entry in entries:
-            if is_excluded_segment(entry.name):
+            name = entry.name
+            if name[0] == "." or name in EXCLUDED_DIRS:  # is_excluded_segment, inlined
                 continue
-            disk = Path(entry.path)
+            disk = entry.path
             try:
                 if entry.is_symlink():
-                    real = disk.resolve()
+                    real = Path(disk).resolve()
                     if not real.is_relative_to(vault.root):
-                        sink.append(ScanProblem(vault.rel(disk), "Symbolic link leaves the vault; skipped."))
+                        sink.append(ScanProblem(rel(disk), "Symbolic link leaves the vault; skipped."))
                         continue
                 if entry.is_dir():
                     stack.append(disk)
                     continue
-                if not entry.name.endswith(NOTE_SUFFIX) or not entry.is_file():
+                if not name.endswith(NOTE_SUFFIX) or not entry.is_file():
                     continue
                 stat = entry.stat()
             except (OSError, RuntimeError) as exc:
-                sink.append(ScanProblem(vault.rel(disk), f"Cannot read: {exc}."))
+                sink.append(ScanProblem(rel(disk), f"Cannot read: {exc}."))
                 continue
-            rel = vault.rel(disk)
-            if rel in found:
+            path = normalize("NFC", disk[cut:])
+            if path in found:
                 sink.append(
-                    ScanProblem(rel, "Two files have this name after Unicode NFC normalization; only one is used.")
+                    ScanProblem(path, "Two files have this name after Unicode NFC normalization; only one is used.")
                 )
                 continue
-            found[rel] = NoteFile(rel, disk, stat.st_size, stat.st_mtime_ns)
-    for rel in sorted(found):
-        yield found[rel]
+            found[path] = new(NoteFile, (path, disk, stat.st_size, stat.st_mtime_ns))
+    return [found[p] for p in sorted(found)]
