@@ -81,14 +81,31 @@ EVIDENCE: dict[str, Any] = {
 }
 
 
+def _first_closing_fence(raw: bytes) -> tuple[int, int] | None:
+    """The plain reading of the rule, line by line: (body start, closing line) or None."""
+    lines = raw.removeprefix(BOM).split(b"\n")
+    if len(lines) < 2 or lines[0].rstrip(b"\r").rstrip(b" \t") != b"---":
+        return None
+    offset = len(raw) - len(raw.removeprefix(BOM)) + len(lines[0]) + 1
+    for number, line in enumerate(lines[1:], start=2):
+        end = offset + len(line) + (1 if offset + len(line) < len(raw) else 0)
+        if line.rstrip(b"\r").rstrip(b" \t") == b"---":
+            return end, number
+        offset = end
+    return None
+
+
 @given(_soup())
 @example(b"---\n---\n")
+@example(b"---\n--- \r\nx\n---\n")
+@example(b"---\na\n----\n---")
 @example(b"\xef\xbb\xbf---\r\n---\r\n")
 @example(b"---")
 @example(b"---\n")
 @example(b"---\r---\r")
 def test_the_span_detector_never_raises_and_its_span_is_consistent(raw: bytes) -> None:
     span = find_frontmatter(raw)
+    assert ((span.body_start, span.close_line) if span else None) == _first_closing_fence(raw)
     if span is None:
         return
     start = len(BOM) if raw.startswith(BOM) else 0

@@ -14,6 +14,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.support.index_vaults import index_layers, write_note
 
 from knowledge_harness.index.build import build_index, note_id
 from knowledge_harness.index.query import check_index, note_headings, read_section, search
@@ -22,60 +23,40 @@ from knowledge_harness.vault.paths import Vault
 REPO = Path(__file__).resolve().parents[2]
 KH = Path(sys.executable).with_name("kh")
 SCHEMAS = REPO / "docs" / "schema"
-LAYERS = ("manifest.json", "tree.json", "notes", ".gitignore")
-
-
-def _layers(vault: Path) -> dict[str, bytes]:
-    root = vault / ".harness" / "index"
-    out = {}
-    for rel in LAYERS:
-        p = root / rel
-        if p.is_dir():
-            for f in sorted(p.iterdir()):
-                out[f"{rel}/{f.name}"] = f.read_bytes()
-        elif p.exists():
-            out[rel] = p.read_bytes()
-    return out
-
-
-def _write(vault: Path, rel: str, text: str) -> None:
-    path = vault / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
 
 
 @pytest.fixture
 def small_vault(tmp_path: Path) -> Path:
     v = tmp_path / "small"
-    _write(
+    write_note(
         v,
         "MOC/技術.md",
         "---\ntype: moc\n---\n# 技術\n\n- [[GitHub CI]]\n- [[Note A]]\n",
     )
-    _write(v, "MOC/GitHub CI.md", "---\ntype: moc\n---\n# GitHub / CI\n\n上位: [[技術]]\n\n- [[Deep/Note B]]\n")
-    _write(
+    write_note(v, "MOC/GitHub CI.md", "---\ntype: moc\n---\n# GitHub / CI\n\n上位: [[技術]]\n\n- [[Deep/Note B]]\n")
+    write_note(
         v,
         "Note A.md",
         "---\ntitle: Alpha\ntags: [ai, github]\naliases: アルファ\nstatus: active\ntype: resource\n---\n"
         "intro #inline-tag\n\n# Alpha\n\n## 自動生成物\n\ntext [[Note B#Section]] ![[pic.png]]\n\n"
         "### staleな実行を上書きしない\n\n```\n[[Not A Link]] #notatag\n```\n\n## デバッグ\n\n[x](Deep/Note%20B.md) https://example.org/a\n",
     )
-    _write(v, "Deep/Note B.md", "# Note B\n\n## Section\n\n[[Note A]] [[Missing]] [[Dup]]\n")
-    _write(v, "Home.md", "[[技術]]\n")
-    _write(v, "x/Dup.md", "# Dup x\n")
-    _write(v, "y/Dup.md", "# Dup y\n")
+    write_note(v, "Deep/Note B.md", "# Note B\n\n## Section\n\n[[Note A]] [[Missing]] [[Dup]]\n")
+    write_note(v, "Home.md", "[[技術]]\n")
+    write_note(v, "x/Dup.md", "# Dup x\n")
+    write_note(v, "y/Dup.md", "# Dup y\n")
     return v
 
 
 def test_building_twice_gives_byte_identical_layers(small_vault: Path, tmp_path: Path) -> None:
     build_index(Vault.open(small_vault))
-    first = _layers(small_vault)
+    first = index_layers(small_vault)
     other = tmp_path / "copy"
     shutil.copytree(small_vault, other, ignore=shutil.ignore_patterns(".harness"))
     build_index(Vault.open(other), full=True)
-    assert _layers(other) == first
+    assert index_layers(other) == first
     build_index(Vault.open(small_vault), full=True)
-    assert _layers(small_vault) == first
+    assert index_layers(small_vault) == first
 
 
 def test_layers_validate_against_the_published_json_schemas(small_vault: Path) -> None:
@@ -145,13 +126,13 @@ def test_incremental_rebuilds_after_random_edits_equal_a_full_rebuild(small_vaul
         elif action == "touch" and path.exists():
             os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
         else:
-            _write(small_vault, name, rng.choice(bodies) + f"step {step}\n")
+            write_note(small_vault, name, rng.choice(bodies) + f"step {step}\n")
         build_index(vault)
-        incremental = _layers(small_vault)
+        incremental = index_layers(small_vault)
         fresh = tmp_path / f"fresh{step}"
         shutil.copytree(small_vault, fresh, ignore=shutil.ignore_patterns(".harness"))
         build_index(Vault.open(fresh))
-        assert _layers(fresh) == incremental, f"step {step}: {action} {name}"
+        assert index_layers(fresh) == incremental, f"step {step}: {action} {name}"
         assert check_index(vault).fresh
 
 
@@ -165,8 +146,8 @@ def test_check_reports_fresh_stale_and_missing_with_exit_codes(small_vault: Path
     report = json.loads(built.stdout)
     assert set(report) == {"notes", "headings", "links", "errors", "seconds"} and report["notes"] == 7
     assert kh("check", str(small_vault)).returncode == 0
-    _write(small_vault, "Note A.md", "# changed\n")
-    _write(small_vault, "Added.md", "# new\n")
+    write_note(small_vault, "Note A.md", "# changed\n")
+    write_note(small_vault, "Added.md", "# new\n")
     (small_vault / "x/Dup.md").unlink()
     stale = kh("check", str(small_vault))
     assert stale.returncode == 1
@@ -177,7 +158,7 @@ def test_check_reports_fresh_stale_and_missing_with_exit_codes(small_vault: Path
 def test_a_stale_index_says_so_and_reads_changed_notes_live(small_vault: Path) -> None:
     vault = Vault.open(small_vault)
     build_index(vault)
-    _write(small_vault, "Deep/Note B.md", "preface\n\n\n# Note B moved\n\n## Section\nbody\n")
+    write_note(small_vault, "Deep/Note B.md", "preface\n\n\n# Note B moved\n\n## Section\nbody\n")
     result = note_headings(vault, "Deep/Note B.md")
     assert result.stale and result.note_changed and result.source == "live"
     assert result.headings[0]["line"] == 4
@@ -189,7 +170,7 @@ def test_a_stale_index_says_so_and_reads_changed_notes_live(small_vault: Path) -
 
 def test_search_ranks_titles_and_filters_by_type_tag_category_and_trust(small_vault: Path) -> None:
     vault = Vault.open(small_vault)
-    _write(
+    write_note(
         small_vault,
         "Keywords/Verified.md",
         "---\nverification:\n  level: 2\n  status: verified\n  revalidate_after: 2099-01-01\n---\n# Verified GitHub\n",
@@ -209,13 +190,13 @@ def test_search_ranks_titles_and_filters_by_type_tag_category_and_trust(small_va
 
 def test_bad_notes_are_reported_and_the_build_finishes(tmp_path: Path) -> None:
     v = tmp_path / "bad"
-    _write(v, "ok.md", "# fine\n")
+    write_note(v, "ok.md", "# fine\n")
     (v / "latin1.md").write_bytes("# caf\xe9\n".encode("latin-1"))
     (v / "binary.md").write_bytes(b"\x00\x01\x02PNG")
     (v / "huge.md").write_bytes(b"# big\n" + b"x" * (50 * 1024 * 1024))
-    _write(v, "many.md", "".join(f"## h{i}\n" for i in range(10_000)))
-    _write(v, "nested.md", "".join("  " * i + "- item\n" for i in range(200)) + "> " * 100 + "# deep\n# top\n")
-    _write(v, "yaml.md", "---\na: [unclosed\n---\n# still indexed\n")
+    write_note(v, "many.md", "".join(f"## h{i}\n" for i in range(10_000)))
+    write_note(v, "nested.md", "".join("  " * i + "- item\n" for i in range(200)) + "> " * 100 + "# deep\n# top\n")
+    write_note(v, "yaml.md", "---\na: [unclosed\n---\n# still indexed\n")
     (v / "loop").mkdir()
     os.symlink(v / "loop", v / "loop" / "again")
     report = build_index(Vault.open(v))
@@ -234,13 +215,13 @@ def test_bad_notes_are_reported_and_the_build_finishes(tmp_path: Path) -> None:
 def test_a_failed_build_leaves_the_previous_index_readable(small_vault: Path) -> None:
     vault = Vault.open(small_vault)
     build_index(vault)
-    before = _layers(small_vault)
+    before = index_layers(small_vault)
     index = small_vault / ".harness" / "index"
     blocker = index / "notes" / f"{note_id('Note A.md')}.json"
     blocker.unlink()
     blocker.mkdir()  # the next write of this note layer fails
     (blocker / "keep").write_text("x")
-    _write(small_vault, "Note A.md", "# changed\n")
+    write_note(small_vault, "Note A.md", "# changed\n")
     with pytest.raises(OSError):
         build_index(vault)
     assert (index / "manifest.json").read_bytes() == before["manifest.json"]

@@ -4,51 +4,23 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
 from pathlib import Path
 
 import pytest
+from tests.support.index_vaults import fresh_layers, index_layers, write_note
 
 import knowledge_harness.index.build as build_module
 from knowledge_harness.index.build import build_index, note_id
 from knowledge_harness.vault.paths import Vault
 
-LAYERS = ("manifest.json", "tree.json", "notes", ".gitignore")
-
-
-def _layers(vault: Path) -> dict[str, bytes]:
-    root = vault / ".harness" / "index"
-    out = {}
-    for rel in LAYERS:
-        p = root / rel
-        if p.is_dir():
-            for f in sorted(p.iterdir()):
-                out[f"{rel}/{f.name}"] = f.read_bytes()
-        elif p.exists():
-            out[rel] = p.read_bytes()
-    return out
-
-
-def _write(vault: Path, rel: str, text: str) -> None:
-    path = vault / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(text, encoding="utf-8")
-
-
-def _fresh(vault: Path, tmp_path: Path, name: str) -> dict[str, bytes]:
-    other = tmp_path / name
-    shutil.copytree(vault, other, ignore=shutil.ignore_patterns(".harness"))
-    build_index(Vault.open(other), full=True)
-    return _layers(other)
-
 
 @pytest.fixture
 def vault(tmp_path: Path) -> Path:
     v = tmp_path / "v"
-    _write(v, "MOC/Home.md", "---\ntype: moc\n---\n# Home\n\n- [[A]]\n- [[B]]\n")
-    _write(v, "A.md", "---\ntags: [x]\naliases: [Alpha]\n---\n# A\n\n## A1\n\n[[B]] [[Missing]]\n")
-    _write(v, "B.md", "# B\n\ntext #tag\n")
-    _write(v, "sub/C.md", "C\n===\n\n[[A#A1]]\n")
+    write_note(v, "MOC/Home.md", "---\ntype: moc\n---\n# Home\n\n- [[A]]\n- [[B]]\n")
+    write_note(v, "A.md", "---\ntags: [x]\naliases: [Alpha]\n---\n# A\n\n## A1\n\n[[B]] [[Missing]]\n")
+    write_note(v, "B.md", "# B\n\ntext #tag\n")
+    write_note(v, "sub/C.md", "C\n===\n\n[[A#A1]]\n")
     return v
 
 
@@ -82,12 +54,12 @@ def test_every_layer_is_canonical_json(vault: Path) -> None:
 def test_in_process_rebuilds_pick_up_edits_deletions_and_additions(vault: Path, tmp_path: Path) -> None:
     v = Vault.open(vault)
     build_index(v)
-    _write(vault, "B.md", "# B changed\n\n[[A]]\n")
+    write_note(vault, "B.md", "# B changed\n\n[[A]]\n")
     report = build_index(v)
     assert report.reparsed == 1
     m = _manifest(vault)
     assert m["B.md"]["top_headings"] == ["B changed"] and m["A.md"]["links_in"] == ["B.md", "MOC/Home.md", "sub/C.md"]
-    assert _layers(vault) == _fresh(vault, tmp_path, "f1")
+    assert index_layers(vault) == fresh_layers(vault, tmp_path, "f1")
 
     (vault / "A.md").unlink()
     report = build_index(v)
@@ -96,12 +68,12 @@ def test_in_process_rebuilds_pick_up_edits_deletions_and_additions(vault: Path, 
     assert not (vault / f".harness/index/notes/{note_id('A.md')}.json").exists()
     layer = json.loads((vault / f".harness/index/notes/{note_id('B.md')}.json").read_text())
     assert [lk["status"] for lk in layer["links"]] == ["unresolved"]  # re-resolved although B is unchanged
-    assert _layers(vault) == _fresh(vault, tmp_path, "f2")
+    assert index_layers(vault) == fresh_layers(vault, tmp_path, "f2")
 
-    _write(vault, "A.md", "# A again\n")
+    write_note(vault, "A.md", "# A again\n")
     build_index(v)
     assert _manifest(vault)["B.md"]["links_out"] == ["A.md"]
-    assert _layers(vault) == _fresh(vault, tmp_path, "f3")
+    assert index_layers(vault) == fresh_layers(vault, tmp_path, "f3")
 
 
 def test_an_edit_in_the_same_mtime_tick_with_another_size_is_caught(vault: Path, tmp_path: Path) -> None:
@@ -113,64 +85,64 @@ def test_an_edit_in_the_same_mtime_tick_with_another_size_is_caught(vault: Path,
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))  # same mtime, different size
     build_index(v)
     assert _manifest(vault)["B.md"]["top_headings"] == ["B but longer now"]
-    assert _layers(vault) == _fresh(vault, tmp_path, "f")
+    assert index_layers(vault) == fresh_layers(vault, tmp_path, "f")
 
 
 def test_a_touched_note_with_the_same_bytes_is_not_reparsed(vault: Path) -> None:
     v = Vault.open(vault)
     build_index(v)
-    before = _layers(vault)
+    before = index_layers(vault)
     path = vault / "A.md"
     st = path.stat()
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     report = build_index(v)
-    assert report.reparsed == 0 and _layers(vault) == before
+    assert report.reparsed == 0 and index_layers(vault) == before
     build_module._STATES.clear()  # a new process: the stamps come from build.json
-    assert build_index(v).reparsed == 0 and _layers(vault) == before
+    assert build_index(v).reparsed == 0 and index_layers(vault) == before
 
 
 def test_a_new_process_after_deferred_cache_writes_gives_the_same_layers(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """cache.json may lag behind the in-process state; a new process must still be exact."""
+    """The cache may lag behind the in-process state; a new process must still be exact."""
     monkeypatch.setattr(build_module, "_CACHE_SLACK", 10_000)
     v = Vault.open(vault)
     build_index(v)
-    cache_before = (vault / ".harness/index/cache.json").read_bytes()
-    _write(vault, "B.md", "# B2\n\n[[sub/C]]\n")
-    _write(vault, "New.md", "# New\n\n[[B]]\n")
+    cache_before = (vault / ".harness/index/cache/r.jsonl").read_bytes()
+    write_note(vault, "B.md", "# B2\n\n[[sub/C]]\n")
+    write_note(vault, "New.md", "# New\n\n[[B]]\n")
     (vault / "sub/C.md").unlink()
     build_index(v)
-    assert (vault / ".harness/index/cache.json").read_bytes() == cache_before  # deferred
-    expected = _fresh(vault, tmp_path, "f1")
-    assert _layers(vault) == expected
+    assert (vault / ".harness/index/cache/r.jsonl").read_bytes() == cache_before  # deferred
+    expected = fresh_layers(vault, tmp_path, "f1")
+    assert index_layers(vault) == expected
     build_module._STATES.clear()
     report = build_index(v)
-    assert _layers(vault) == expected
+    assert index_layers(vault) == expected
     assert report.reparsed == 2  # B.md and New.md were not in the old cache
-    assert (vault / ".harness/index/cache.json").read_bytes() != cache_before  # written by a process from disk
+    assert (vault / ".harness/index/cache/r.jsonl").read_bytes() != cache_before  # written by a process from disk
     build_module._STATES.clear()
-    assert build_index(v).reparsed == 0 and _layers(vault) == expected
+    assert build_index(v).reparsed == 0 and index_layers(vault) == expected
 
 
 def test_a_corrupt_cache_falls_back_to_a_full_parse(vault: Path) -> None:
     v = Vault.open(vault)
     build_index(v)
-    before = _layers(vault)
-    (vault / ".harness/index/cache.json").write_text('{"format":2,"notes":[\n[broken\n]}\n')
+    before = index_layers(vault)
+    (vault / ".harness/index/cache/r.jsonl").write_text("[broken\n")
     build_module._STATES.clear()
-    assert build_index(v).reparsed == 4 and _layers(vault) == before
+    assert build_index(v).reparsed == 4 and index_layers(vault) == before
 
 
 def test_a_build_json_written_by_another_process_invalidates_the_state_in_memory(vault: Path) -> None:
     v = Vault.open(vault)
     build_index(v)
     state = build_module._STATES[str(v.root)]
-    _write(vault, "B.md", "# B other\n")
+    write_note(vault, "B.md", "# B other\n")
     # another process rebuilds (simulated: forget the state, build, then restore the stale one)
     build_module._STATES.clear()
     build_index(v)
     build_module._STATES[str(v.root)] = state
-    _write(vault, "B.md", "# B third\n")
+    write_note(vault, "B.md", "# B third\n")
     build_index(v)
     assert _manifest(vault)["B.md"]["top_headings"] == ["B third"]

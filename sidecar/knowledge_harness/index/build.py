@@ -3,7 +3,7 @@
 Layers (in `VAULT/.harness/index/`): `tree.json`, `manifest.json`, `notes/<id>.json`. Their
 bytes are a pure function of the vault's bytes (and `.harness/index.toml`): keys sorted, no
 timestamps, notes in path order. `build.json` (timings, file sizes and mtimes) and
-`cache.json` (per-note parse results) are not layers; `.gitignore` keeps them out of git.
+`cache/` (per-note parse results, in parts) are not layers; `.gitignore` keeps them out of git.
 
 A rebuild re-reads only files whose size or mtime changed, re-parses only those whose SHA-256
 changed, and re-derives links, backlinks and categories; the layers it writes are
@@ -18,15 +18,29 @@ import json
 import multiprocessing as mp
 import os
 import posixpath
+import queue
 import re
 import threading
 import time
 import unicodedata
 from collections import deque
+from collections.abc import Iterator
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
-from ..vault.harness_files import index_dir, read_harness_toml, read_index_file, write_index_files
+import orjson
+
+from ..vault.harness_files import (
+    discard_staging,
+    index_dir,
+    list_index_files,
+    new_index_staging,
+    read_harness_toml,
+    read_index_file,
+    write_index_files,
+    write_staged,
+)
 from ..vault.note import MAX_NOTE_BYTES, Note, parse_note
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
 from ..vault.references import note_references, references_sha256
@@ -38,16 +52,12 @@ INDEX_FORMAT = 1
 MAX_CATEGORY_CHAINS = 8
 MAX_TOP_HEADINGS = 20
 INDEX_TYPES = frozenset({"moc", "index"})
-GITIGNORE = b"build.json\ncache.json\n"
+GITIGNORE = b"build.json\ncache/\n"
 
 
 def note_id(path: str) -> str:
     """Stable id of a note: the first 16 hex digits of the SHA-256 of its NFC path."""
     return hashlib.sha256(unicodedata.normalize("NFC", path).encode("utf-8")).hexdigest()[:16]
-
-
-def dumps(obj: Any) -> str:
-    return json.dumps(obj, sort_keys=True, ensure_ascii=False, separators=(",", ":"))
 
 
 # -- one note -------------------------------------------------------------------------------
@@ -199,14 +209,25 @@ def _unreadable_record(path: str, message: str) -> dict[str, Any]:
 
 # -- build state ----------------------------------------------------------------------------
 #
-# Every layer byte is produced by `_ENCODER` (json.dumps with sorted keys, compact separators,
-# no ASCII escaping). To keep an incremental rebuild cheap, each note carries what was already
+# Every layer byte is produced by `_enc`: orjson with sorted keys, whose output for the index's
+# values (str, int, bool, None, lists, str-keyed dicts; never a float) is byte-identical to
+# json.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":")) and ~10x faster
+# (tests/index/test_build.py checks the identity on every layer). To keep an incremental rebuild cheap, each note carries what was already
 # serialized for it: its note layer's digest, the parts of its manifest line that do not depend
 # on other notes, its cache line; a rebuild re-serializes only what changed.
 
-_ENCODER = json.JSONEncoder(sort_keys=True, ensure_ascii=False, separators=(",", ":"), check_circular=False)
-_enc = _ENCODER.encode
-CACHE_FORMAT = 2  # cache.json line: <header JSON>\t<record JSON>\t<manifest head>\t<mid>\t<tail>
+_SORTED = orjson.OPT_SORT_KEYS
+
+
+def _enc(obj: Any) -> bytes:
+    return orjson.dumps(obj, option=_SORTED)
+
+
+CACHE_FORMAT = 3  # a line of cache/*.jsonl: <header JSON>\t<record JSON>\t<manifest head>\t<mid>\t<tail>
+# cache/ holds one part per chunk of a parallel build (c00000.jsonl, …), written by whichever
+# process parsed the chunk, and REST_PART with every other line; parts are read in name order
+# and a later line for a path wins.
+REST_PART = "cache/r.jsonl"
 
 # (kind, target, heading, block, line, status, path, candidates) of a link that is not an attachment
 _Resolved = tuple[str, str, str | None, str | None, int, str, str | None, list[str]]
@@ -251,19 +272,19 @@ def _layer_bytes(path: str, nid: str, sha: str, rec: dict[str, Any], resolved: l
         "error": rec["error"],
         "parser": rec["parser"],
     }
-    return (_enc(layer) + "\n").encode("utf-8")
+    return orjson.dumps(layer, option=_SORTED | orjson.OPT_APPEND_NEWLINE)
 
 
-def _manifest_parts(path: str, nid: str, sha: str, size: int, rec: dict[str, Any]) -> tuple[str, str, str]:
+def _manifest_parts(path: str, nid: str, sha: str, size: int, rec: dict[str, Any]) -> tuple[bytes, bytes, bytes]:
     """A manifest line without its cross-note values, as three strings that frame them.
 
     line = head + categories + mid + index_note + ',"links_in":' + links_in + ',"links_out":'
     + links_out + tail; the same bytes as `_enc(entry)` (keys in sorted order).
     """
     err = rec["error"]
-    head = _enc({"aliases": rec["aliases"]})[:-1] + ',"categories":'
+    head = _enc({"aliases": rec["aliases"]})[:-1] + b',"categories":'
     mid = (
-        ","
+        b","
         + _enc(
             {
                 "error": err["message"] if err else None,
@@ -272,10 +293,10 @@ def _manifest_parts(path: str, nid: str, sha: str, size: int, rec: dict[str, Any
                 "id": nid,
             }
         )[1:-1]
-        + ',"index_note":'
+        + b',"index_note":'
     )
     tail = (
-        ","
+        b","
         + _enc(
             {
                 "path": path,
@@ -298,11 +319,14 @@ class _Note:
 
     __slots__ = (
         "c_line",
+        "c_ref",
+        "c_staged",
         "digest",
         "error",
         "heading_count",
         "id",
         "layer",
+        "link_count",
         "links",
         "links_out",
         "m_head",
@@ -319,6 +343,7 @@ class _Note:
         "resolved",
         "sha256",
         "size",
+        "staged",
         "tags",
         "title",
         "type",
@@ -332,8 +357,8 @@ class _Note:
         mtime_ns: int,
         sha256: str,
         lite: tuple[str, str | None, list[str], int, dict[str, Any] | None, list[list[Any]], str],
-        rec_json: str,
-        parts: tuple[str, str, str],
+        rec_json: bytes | None,
+        parts: tuple[bytes, bytes, bytes],
     ) -> None:
         self.path = path
         self.id = nid
@@ -341,49 +366,76 @@ class _Note:
         self.mtime_ns = mtime_ns
         self.sha256 = sha256
         self.title, self.type, self.tags, self.heading_count, self.error, self.links, self.parser = lite
+        # None for a note parsed in a worker process: `_materialize` unpacks it from `c_line`
         self.rec_json = rec_json
         self.m_head, self.m_mid, self.m_tail = parts
         self.res_key: object = None  # the paths tuple `resolved` was computed against
         self.res_fp = ""  # its fingerprint (_paths_fp), kept in the cache line
         self.resolved: list[_Resolved] = []
+        self.link_count = 0  # len(resolved)
         self.links_out: list[str] = []
         self.digest = ""  # SHA-256 of the note layer for `resolved`
         self.layer: bytes | None = None  # its bytes, until written
+        self.staged = False  # its bytes are in the build's staging folder (written by a worker)
         self.m_key: tuple[Any, ...] | None = None
         self.m_line = b""
         self.c_line = b""
+        self.c_ref: tuple[_StagedLines, str, int] | None = None  # where a helper's note has its line
+        self.c_staged = False  # its current cache line is in a staged chunk part
+
+    def _materialize(self) -> None:
+        """A note parsed in a worker crosses back as its cache line; unpack the rest on first use."""
+        if self.rec_json is None:
+            if not self.c_line:
+                assert self.c_ref is not None
+                source, part, index = self.c_ref
+                self.c_line = source.line(part, index)
+            header, self.rec_json, _ = self.c_line.split(b"\t", 2)
+            fields = orjson.loads(header)
+            self.resolved = [tuple(r) for r in fields[7]]
+            self.links = fields[8][5]
+
+    def raw_links(self) -> list[list[Any]]:
+        self._materialize()
+        return self.links
 
     def record(self) -> dict[str, Any]:
-        rec: dict[str, Any] = json.loads(self.rec_json)
+        self._materialize()
+        rec: dict[str, Any] = orjson.loads(self.rec_json)  # type: ignore[arg-type]
         return rec
 
     def set_resolution(self, key: object, fp: str, resolved: list[_Resolved], links_out: list[str]) -> None:
         """Adopt links resolved against the paths `key`; the note layer is rebuilt if they changed."""
+        self._materialize()
         if fp != self.res_fp:
-            self.res_fp, self.c_line = fp, b""
+            self.res_fp, self.c_line, self.c_staged = fp, b"", False
         if self.res_key is not None and resolved == self.resolved and self.digest:
             self.res_key = key
             return
         self.res_key = key
         self.resolved = resolved
+        self.link_count = len(resolved)
         self.links_out = links_out
         self.layer = _layer_bytes(self.path, self.id, self.sha256, self.record(), resolved)
         self.digest = hashlib.sha256(self.layer).hexdigest()
-        self.c_line = b""
+        self.staged = False  # a staged copy would be of the old resolution
+        self.c_line, self.c_staged = b"", False
 
     def restamp(self, size: int, mtime_ns: int) -> _Note:
         """The same bytes under a new stat (a touched file): a copy, the old state stays intact."""
+        self._materialize()
         twin = _Note.__new__(_Note)
         for name in _Note.__slots__:
             setattr(twin, name, getattr(self, name))
         if size != self.size:
             twin.m_head, twin.m_mid, twin.m_tail = _manifest_parts(self.path, self.id, self.sha256, size, self.record())
             twin.m_key = None
-        twin.size, twin.mtime_ns, twin.c_line = size, mtime_ns, b""
+        twin.size, twin.mtime_ns, twin.c_line, twin.c_staged = size, mtime_ns, b"", False
         return twin
 
     def cache_line(self) -> bytes:
         if not self.c_line:
+            assert self.rec_json is not None  # c_line is cleared only after _materialize
             header = [
                 self.path,
                 self.size,
@@ -395,18 +447,19 @@ class _Note:
                 self.resolved,
                 [self.title, self.type, self.tags, self.heading_count, self.error, self.links, self.parser],
             ]
-            self.c_line = "\t".join((_enc(header), self.rec_json, self.m_head, self.m_mid, self.m_tail)).encode("utf-8")
+            self.c_line = b"\t".join((_enc(header), self.rec_json, self.m_head, self.m_mid, self.m_tail))
         return self.c_line
 
     @classmethod
-    def from_cache_line(cls, line: str) -> _Note:
-        header, rec_json, head, mid, tail = line.split("\t")
-        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = json.loads(header)
+    def from_cache_line(cls, line: bytes) -> _Note:
+        header, rec_json, head, mid, tail = line.split(b"\t")
+        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = orjson.loads(header)
         note = cls(path, note_id(path), size, mtime_ns, sha, tuple(lite), rec_json, (head, mid, tail))
         note.digest = digest
         note.res_fp = res_fp
         note.links_out = links_out
         note.resolved = [tuple(r) for r in resolved]
+        note.link_count = len(resolved)
         return note
 
 
@@ -443,8 +496,8 @@ _STATE_LOCK = threading.Lock()
 def _load_state(vault: Vault) -> _State:
     state = _State()
     build_raw = read_index_file(vault, "build.json")
-    cache_raw = read_index_file(vault, "cache.json")
-    if build_raw is None or cache_raw is None:
+    parts = list_index_files(vault, "cache")
+    if build_raw is None or not parts:
         return state
     try:
         build = json.loads(build_raw)
@@ -453,12 +506,13 @@ def _load_state(vault: Vault) -> _State:
         files = build.get("files", {})
         state.paths_key = tuple(sorted(files))
         fp = _paths_fp(state.paths_key)
-        for line in cache_raw.decode("utf-8").split("\n"):
-            if line.startswith("["):
-                note = _Note.from_cache_line(line)
-                if note.path in files:  # the cache may be older than build.json (see _CACHE_SLACK)
-                    note.res_key = state.paths_key if note.res_fp == fp else None
-                    state.notes[note.path] = note
+        for part in parts:
+            for line in (read_index_file(vault, part) or b"").split(b"\n"):
+                if line.startswith(b"["):
+                    note = _Note.from_cache_line(line)
+                    if note.path in files:  # the cache may be older than build.json (see _CACHE_SLACK)
+                        note.res_key = state.paths_key if note.res_fp == fp else None
+                        state.notes[note.path] = note
         state.paths_fp = fp
         state.layers = dict(build.get("layers", {}))
         state.generation = str(build.get("generation", ""))
@@ -509,9 +563,18 @@ def _read(fs: NoteFile) -> tuple[bytes | None, str]:
             while chunk := handle.read(1 << 20):
                 h.update(chunk)
         return None, h.hexdigest()
-    with open(fs.disk, "rb") as handle:
-        raw = handle.read()
-    return raw, hashlib.sha256(raw).hexdigest()
+    fd = os.open(fs.disk, os.O_RDONLY)  # unbuffered: no fstat, ioctl or lseek per note
+    try:
+        raw = os.read(fd, fs.size + 1)
+        if len(raw) > fs.size:  # the file grew since the walk's stat: read the rest
+            chunks = [raw]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            raw = b"".join(chunks)
+    finally:
+        os.close(fd)
+    digest = hashlib.sha256(raw).hexdigest()
+    return (None if len(raw) > MAX_NOTE_BYTES else raw), digest
 
 
 # -- derived structure -------------------------------------------------------------------------
@@ -631,11 +694,48 @@ def _tree(paths: list[str], notes: dict[str, _Note]) -> dict[str, Any]:
 _Parsed = tuple[NoteFile, int, str, str | None, _Note | None]
 PARALLEL_MIN_NOTES = 1500
 _CACHE_SLACK = 256
-_WORKER_RESOLVER: tuple[Resolver, tuple[str, ...]] | None = None  # set before forking the pool
 
 
-def _read_one(fs: NoteFile, known_sha: str | None, resolver: tuple[Resolver, tuple[str, ...]] | None) -> _Parsed:
-    """Read, hash and (unless the hash is known) parse one note; links resolved when a resolver is given."""
+@dataclass
+class _Job:
+    """What every parse needs besides the file: the scan's paths, and where layers may go."""
+
+    resolver: Resolver
+    paths_key: tuple[str, ...]
+    paths_fp: str
+    staging: Path | None = None  # parallel builds write note layers and cache parts here
+    old_layers: dict[str, str] = field(default_factory=dict)  # rel -> digest already on disk
+    cache_parts: list[str] = field(default_factory=list)  # staged cache parts, one per chunk
+
+
+class _StagedLines:
+    """Cache lines in the staged chunk parts, each part read once, for notes a helper parsed."""
+
+    def __init__(self, staging: Path) -> None:
+        self.staging = staging
+        self._parts: dict[str, list[bytes]] = {}
+
+    def line(self, part: str, index: int) -> bytes:
+        lines = self._parts.get(part)
+        if lines is None:
+            lines = self._parts[part] = (self.staging / part).read_bytes().split(b"\n")
+        return lines[index]
+
+
+def _chunk_part(i: int) -> str:
+    return f"cache/c{i:05}.jsonl"
+
+
+def _stage_cache_part(job: _Job, i: int, lines: list[bytes]) -> None:
+    assert job.staging is not None
+    write_staged(job.staging, _chunk_part(i), b"\n".join(lines) + b"\n")
+
+
+_WORKER_JOB: _Job | None = None  # set before forking the pool; workers inherit it
+
+
+def _read_one(fs: NoteFile, known_sha: str | None, job: _Job) -> _Parsed:
+    """Read, hash and (unless the hash is known) parse one note, resolve its links, lay it out."""
     try:
         raw, sha = _read(fs)
     except OSError as exc:
@@ -649,87 +749,212 @@ def _read_one(fs: NoteFile, known_sha: str | None, resolver: tuple[Resolver, tup
         size = len(raw)
         record = parse_record(fs.path, raw)
     note = _new_note(fs.path, size, fs.mtime_ns, sha, record)
-    if resolver is not None:
-        resolved, links_out = _resolve_links(fs.path, record["links"], resolver[0])
-        note.res_key = resolver[1]
-        note.resolved, note.links_out = resolved, links_out
-        note.layer = _layer_bytes(fs.path, note.id, sha, record, resolved)
-        note.digest = hashlib.sha256(note.layer).hexdigest()
+    resolved, links_out = _resolve_links(fs.path, record["links"], job.resolver)
+    note.res_key = job.paths_key
+    note.res_fp = job.paths_fp
+    note.resolved, note.link_count, note.links_out = resolved, len(resolved), links_out
+    layer = _layer_bytes(fs.path, note.id, sha, record, resolved)
+    note.digest = hashlib.sha256(layer).hexdigest()
+    if job.staging is None:
+        note.layer = layer
+    else:
+        rel = f"notes/{note.id}.json"
+        if job.old_layers.get(rel) != note.digest:
+            write_staged(job.staging, rel, layer)
+            note.staged = True
     return (fs, size, sha, None, note)
 
 
-def _read_chunk(chunk: list[tuple[NoteFile, str | None]]) -> list[_Parsed]:
-    return [_read_one(fs, known, _WORKER_RESOLVER) for fs, known in chunk]
+# A note parsed in a helper process crosses the process boundary as a flat tuple and the index of
+# its line in the chunk's staged cache part (which holds the record and resolved links); the
+# parent reads that line back only if it needs more (see _Note._materialize).
+_LIGHT = (
+    "id",
+    "digest",
+    "title",
+    "type",
+    "tags",
+    "heading_count",
+    "error",
+    "parser",
+    "m_head",
+    "m_mid",
+    "m_tail",
+    "links_out",
+    "link_count",
+    "staged",
+    "sha256",
+    "size",
+    "mtime_ns",
+    "path",
+    "res_fp",
+)
 
 
-def _note_state(note: _Note) -> tuple[Any, ...]:
-    return tuple(getattr(note, name) for name in _Note.__slots__)
-
-
-def _note_from_state(values: tuple[Any, ...]) -> _Note:
-    note = _Note.__new__(_Note)
-    for name, value in zip(_Note.__slots__, values, strict=True):
-        setattr(note, name, value)
-    return note
-
-
-def _read_chunk_flat(chunk: list[tuple[NoteFile, str | None]]) -> list[tuple[Any, ...]]:
-    # notes cross the process boundary as plain tuples (pickling __slots__ objects is slower);
-    # res_key (the tuple of all paths) stays behind and is set again in the parent
+def _parse_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: _Job) -> list[tuple[Any, ...]]:
+    """A helper's work on one chunk: notes as light tuples, their cache lines staged as a part."""
     out: list[tuple[Any, ...]] = []
-    for fs, size, sha, problem, note in _read_chunk(chunk):
+    lines: list[bytes] = []
+    for fs, known in chunk:
+        fs, size, sha, problem, note = _read_one(fs, known, job)
+        light = None
         if note is not None:
-            note.res_key = None
-        out.append((fs, size, sha, problem, _note_state(note) if note is not None else None))
+            light = (*(getattr(note, name) for name in _LIGHT), len(lines))
+            lines.append(note.cache_line())
+        out.append((fs, size, sha, problem, light))
+    _stage_cache_part(job, i, lines)
     return out
 
 
-def _read_and_parse(
-    to_read: list[NoteFile], state: _State, workers: int, resolver: tuple[Resolver, tuple[str, ...]]
-) -> list[_Parsed]:
+def _parse_own_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: _Job) -> list[_Parsed]:
+    """The parent's work on one chunk: whole notes, their cache lines staged as a part."""
+    parsed = [_read_one(fs, known, job) for fs, known in chunk]
+    lines: list[bytes] = []
+    for *_, note in parsed:
+        if note is not None:
+            lines.append(note.cache_line())
+            note.c_staged = True
+    _stage_cache_part(job, i, lines)
+    return parsed
+
+
+def _claim(counter: Any, total: int) -> Iterator[int]:
+    """Chunk numbers taken in turn from a counter shared by the parent and its helpers."""
+    while True:
+        with counter.get_lock():
+            i = counter.value
+            counter.value = i + 1
+        if i >= total:
+            return
+        yield i
+
+
+def _helper(chunks: list[list[tuple[NoteFile, str | None]]], counter: Any, results: Any) -> None:
+    """A forked helper process: parse claimed chunks, send each back; an exception goes back too."""
+    job = _WORKER_JOB
+    assert job is not None
+    try:
+        for i in _claim(counter, len(chunks)):
+            results.put((i, _parse_chunk(i, chunks[i], job)))
+    except BaseException as exc:
+        results.put((-2, exc))
+        return
+    results.put((-1, None))
+
+
+def _note_from_light(values: tuple[Any, ...], paths_key: tuple[str, ...], source: _StagedLines, part: str) -> _Note:
+    note = _Note.__new__(_Note)
+    for name, value in zip(_LIGHT, values, strict=False):
+        setattr(note, name, value)
+    note.c_line, note.c_ref, note.c_staged = b"", (source, part, values[-1]), True
+    note.rec_json = None
+    note.links, note.resolved = [], []
+    note.res_key = paths_key
+    note.layer, note.m_key, note.m_line = None, None, b""
+    return note
+
+
+def _read_and_parse(vault: Vault, to_read: list[NoteFile], state: _State, workers: int, job: _Job) -> list[_Parsed]:
     """Read, hash and parse notes; in worker processes (fork) when there are many and workers allow.
 
-    Notes parsed in workers come back with their links resolved and their note layer serialized
-    against `resolver` (the paths of this scan), so the parent only joins the pieces.
+    Workers resolve links against the scan's paths and write changed note layers into
+    `job.staging` (created here) themselves, so the parent only joins the pieces.
     """
-    global _WORKER_RESOLVER
+    global _WORKER_JOB
     jobs = []
     for fs in to_read:
         old = state.notes.get(fs.path)
         jobs.append((fs, old.sha256 if old is not None else None))
     count = workers if workers > 0 else (os.cpu_count() or 1)
     if count > 1 and len(to_read) >= PARALLEL_MIN_NOTES and "fork" in mp.get_all_start_methods():
-        size = max(50, len(jobs) // (count * 8))
+        size = max(50, len(jobs) // (count * 16))  # small chunks: little idle time at the end
         chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
-        _WORKER_RESOLVER = resolver
+        job.staging = new_index_staging(vault)
+        job.old_layers = state.layers
+        _WORKER_JOB = job
         try:
-            with mp.get_context("fork").Pool(count) as pool:
-                out: list[_Parsed] = []
-                for part in pool.imap(_read_chunk_flat, chunks):
-                    for fs, size_read, sha, problem, values in part:
-                        note = None
-                        if values is not None:
-                            note = _note_from_state(values)
-                            note.res_key = resolver[1]
-                        out.append((fs, size_read, sha, problem, note))
-                return out
+            return _parse_in_parallel(chunks, count - 1, job)
+        except BaseException:
+            discard_staging(job.staging)
+            raise
         finally:
-            _WORKER_RESOLVER = None
-    return [_read_one(fs, known, resolver) for fs, known in jobs]
+            _WORKER_JOB = None
+    return [_read_one(fs, known, job) for fs, known in jobs]
+
+
+def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers: int, job: _Job) -> list[_Parsed]:
+    """This process and `helpers` forked processes parse the chunks, each claiming the next free one.
+
+    The parent keeps its own notes whole; a helper's notes come back light (see _LIGHT). Results
+    travel through a multiprocessing queue, whose feeder thread lets a helper go on parsing
+    while the parent is busy with its own chunks.
+    """
+    assert job.staging is not None
+    source = _StagedLines(job.staging)
+    ctx = mp.get_context("fork")
+    counter = ctx.Value("i", 0)
+    results = ctx.Queue()
+    procs = [ctx.Process(target=_helper, args=(chunks, counter, results), daemon=True) for _ in range(helpers)]
+    for proc in procs:
+        proc.start()
+    finished = False
+    try:
+        by_chunk: dict[int, list[_Parsed]] = {}
+        for i in _claim(counter, len(chunks)):
+            by_chunk[i] = _parse_own_chunk(i, chunks[i], job)
+        running = helpers
+        while running:
+            try:
+                i, payload = results.get(timeout=0.5)
+            except queue.Empty:
+                dead = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
+                if dead:
+                    raise RuntimeError(f"An index parser process died (exit code {dead[0]}).") from None
+                continue
+            if i == -2:
+                raise payload
+            if i == -1:
+                running -= 1
+                continue
+            part = _chunk_part(i)
+            by_chunk[i] = [
+                (
+                    fs,
+                    size,
+                    sha,
+                    problem,
+                    None if light is None else _note_from_light(light, job.paths_key, source, part),
+                )
+                for fs, size, sha, problem, light in payload
+            ]
+        job.cache_parts = [_chunk_part(i) for i in range(len(chunks))]
+        finished = True
+        return [parsed for i in range(len(chunks)) for parsed in by_chunk[i]]
+    finally:
+        for proc in procs:
+            if not finished:
+                proc.kill()  # its results are not wanted, and nobody would read them
+            proc.join(timeout=5)
+            if proc.is_alive():
+                proc.kill()
+                proc.join()
 
 
 def build_index(vault: Vault, *, full: bool = False, workers: int = 1) -> BuildReport:
     """Build or update the index of `vault` (see _build); the cyclic GC pauses meanwhile."""
     enabled = gc.isenabled()
     gc.disable()  # the build allocates many small containers and frees nothing cyclic
+    stagings: list[Path] = []  # gone after the commit; removed here if the build fails before it
     try:
-        return _build(vault, full=full, workers=workers)
+        return _build(vault, full=full, workers=workers, stagings=stagings)
     finally:
+        for staging in stagings:
+            discard_staging(staging)
         if enabled:
             gc.enable()
 
 
-def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
+def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> BuildReport:
     """Build or update the index of `vault`; returns counts, per-note errors and timings.
 
     workers: 1 parses in this process (the server's choice); 0 uses every core through forked
@@ -757,12 +982,22 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
         scanned = state.paths_key
     scan_resolver = state.resolver if scanned is state.paths_key and state.resolver is not None else None
     scan_fp = state.paths_fp if scanned is state.paths_key else ""
+    parsed_notes: list[_Parsed] = []
+    staging: Path | None = None
+    cache_parts: list[str] = []
     if to_read:
         scan_resolver = scan_resolver or Resolver(scanned)
         scan_fp = scan_fp or _paths_fp(scanned)
+        job = _Job(scan_resolver, scanned, scan_fp)
+        try:
+            parsed_notes = _read_and_parse(vault, to_read, state, workers, job)
+        finally:
+            staging, cache_parts = job.staging, job.cache_parts
+            if staging is not None:
+                stagings.append(staging)
     read_fail = False
     touched: list[str] = []  # notes whose object is not the previous build's
-    for fs, _size, sha, problem, parsed in _read_and_parse(to_read, state, workers, (scan_resolver, scanned)):  # type: ignore[arg-type]
+    for fs, _size, sha, problem, parsed in parsed_notes:
         if problem is not None:
             errors.append({"path": fs.path, "message": problem, "line": None})
             read_fail = True
@@ -774,7 +1009,6 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
             touched.append(fs.path)
             continue
         reparsed += 1
-        parsed.res_fp = scan_fp
         notes[fs.path] = parsed
         touched.append(fs.path)
     if read_fail or to_read:
@@ -802,11 +1036,11 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
     for p in paths:
         note = notes[p]
         if note.res_key is not paths_key:
-            resolved, out = _resolve_links(p, note.links, resolver)
+            resolved, out = _resolve_links(p, note.raw_links(), resolver)
             note.set_resolution(paths_key, paths_fp, resolved, out)
             changed += 1
         links_out[p] = note.links_out
-        total_links += len(note.resolved)
+        total_links += note.link_count
     # backlinks and categories: derived again only when a link or an index note changed
     same_graph = state.in_memory and paths_key is state.paths_key and settings == state.settings
     for p in touched if same_graph else ():
@@ -826,6 +1060,7 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
 
     # layers
     out_files: dict[str, bytes] = {}
+    staged: list[str] = []  # note layers a worker already wrote into `staging`
     new_layers: dict[str, str] = {}
     old_layers = state.layers
     manifest_lines: list[bytes] = []
@@ -840,31 +1075,37 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
         rel = f"notes/{note.id}.json"
         new_layers[rel] = note.digest
         if old_layers.get(rel) != note.digest:
-            if note.layer is None:
-                note.layer = _layer_bytes(p, note.id, note.sha256, note.record(), note.resolved)
-            out_files[rel] = note.layer
+            if note.staged:
+                staged.append(rel)
+            else:
+                if note.layer is None:
+                    record = note.record()
+                    note.layer = _layer_bytes(p, note.id, note.sha256, record, note.resolved)
+                out_files[rel] = note.layer
         chains = categories.get(p, no_chains)
         is_index = p in index_set
         key = (chains, is_index, links_in[p], note.links_out)
         if note.m_key != key:
-            line = (
-                note.m_head
-                + _enc(chains)
-                + note.m_mid
-                + ("true" if is_index else "false")
-                + ',"links_in":'
-                + _enc(links_in[p])
-                + ',"links_out":'
-                + _enc(note.links_out)
-                + note.m_tail
+            line = b"".join(
+                (
+                    note.m_head,
+                    _enc(chains) if chains else b"[]",
+                    note.m_mid,
+                    b"true" if is_index else b"false",
+                    b',"links_in":',
+                    _enc(links_in[p]) if links_in[p] else b"[]",
+                    b',"links_out":',
+                    _enc(note.links_out) if note.links_out else b"[]",
+                    note.m_tail,
+                )
             )
-            note.m_key, note.m_line = key, line.encode("utf-8")
+            note.m_key, note.m_line = key, line
         manifest_lines.append(note.m_line)
     manifest = b"".join(
         (
             b'{"format":' + str(INDEX_FORMAT).encode() + b',"notes":[\n',
             b",\n".join(manifest_lines),
-            b'\n],"settings":' + _enc(settings).encode("utf-8") + b"}\n",
+            b'\n],"settings":' + _enc(settings) + b"}\n",
         )
     )
     # In the sidecar the previous manifest is in memory and on disk: comparing bytes decides; its
@@ -882,7 +1123,7 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
     if state.tree is not None and paths_key is state.paths_key and state.tree[0] == tree_key:
         tree, tree_digest = state.tree[1], state.tree[2]
     else:
-        tree = (_enc(_tree(paths, notes)) + "\n").encode("utf-8")
+        tree = orjson.dumps(_tree(paths, notes), option=_SORTED | orjson.OPT_APPEND_NEWLINE)
         tree_digest = hashlib.sha256(tree).hexdigest()
     for rel, data, digest in (("tree.json", tree, tree_digest), (".gitignore", GITIGNORE, _GITIGNORE_DIGEST)):
         new_layers[rel] = digest
@@ -890,19 +1131,20 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
             out_files[rel] = data
     delete = sorted(rel for rel in old_layers if rel not in new_layers)
     if full:
-        from ..vault.harness_files import list_index_files
-
         delete = sorted(set(delete) | {r for r in list_index_files(vault, "notes") if r not in new_layers})
 
     # non-layer files: the parse cache and the build metadata (generation first: see _build_stamp)
-    # cache.json (11 MB for 10,000 notes) is a cache: its lines check themselves (size, mtime,
+    # cache/ (~25 MB for 10,000 notes) is a cache: its lines check themselves (size, mtime,
     # sha256, paths fingerprint), so a process that keeps its state in memory rewrites it only
-    # after _CACHE_SLACK changed notes; a process that loaded it from disk rewrites it at once
+    # after _CACHE_SLACK changed notes; a process that loaded it from disk rewrites it at once;
+    # a parallel build staged a part per chunk and adds the lines of every other note
     pending = state.cache_pending + changed
-    if full or not state.in_memory or pending > _CACHE_SLACK:
-        out_files["cache.json"] = b"".join(
-            (b'{"format":2,"notes":[\n', b"\n".join(notes[p].cache_line() for p in paths), b"\n]}\n")
-        )
+    if full or not state.in_memory or pending > _CACHE_SLACK or cache_parts:
+        rest = [notes[p].cache_line() for p in paths if not notes[p].c_staged]
+        out_files[REST_PART] = b"\n".join(rest) + b"\n" if rest else b""
+        staged.extend(cache_parts)
+        keep = {REST_PART, *cache_parts}
+        delete = [*delete, *(r for r in list_index_files(vault, "cache") if r not in keep)]
         pending = 0
     generation = hashlib.sha256(f"{time.time_ns()}-{id(state)}".encode()).hexdigest()[:16]
     frags = state.build_frags if paths_key is state.paths_key else {}
@@ -915,9 +1157,10 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
         f'"fallback_notes":{fallback},"layers":{{{layers_json}}},"files":{{{files_json}}}}}\n'
     ).encode()
     out_files["build.json"] = build_json
-    written = write_index_files(vault, out_files, delete)
+    written = write_index_files(vault, out_files, delete, staging=staging, staged=staged)
     for p in paths:
         notes[p].layer = None  # written; rebuilt from the record if ever needed again
+        notes[p].staged = False
     new_state = _State(
         notes=notes,
         layers=new_layers,
@@ -937,7 +1180,10 @@ def _build(vault: Vault, *, full: bool, workers: int) -> BuildReport:
         categories=categories,
     )
     with _STATE_LOCK:
-        _STATES[str(vault.root)] = new_state
+        if staging is None:
+            _STATES[str(vault.root)] = new_state
+        else:  # notes a helper parsed point into the staging folder, which is gone: load from disk
+            _STATES.pop(str(vault.root), None)
     return BuildReport(
         notes=len(paths),
         headings=total_headings,
@@ -957,6 +1203,6 @@ def _file_frag(frags: dict[str, str], note: _Note) -> str:
     frag = frags.get(note.path)
     stamp = f"[{note.size},{note.mtime_ns}]"
     if frag is None or not frag.endswith(stamp):
-        frag = _enc(note.path) + ":" + stamp
+        frag = _enc(note.path).decode("utf-8") + ":" + stamp
         frags[note.path] = frag
     return frag

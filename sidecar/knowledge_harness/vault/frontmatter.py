@@ -65,16 +65,18 @@ def find_frontmatter(raw: bytes) -> FrontmatterSpan | None:
     if first_end < 0 or not _is_fence(raw[start : first_end + 1]):
         return None
     newline = b"\r\n" if raw[start:first_end].endswith(b"\r") else b"\n"
-    pos = first_end + 1
-    line_no = 2
-    while pos < len(raw):
-        nl = raw.find(b"\n", pos)
-        end = len(raw) if nl < 0 else nl + 1
+    # a closing fence is a line starting with "---": jump from one such line start to the next
+    nl = first_end
+    while True:
+        nl = raw.find(b"\n---", nl)
+        if nl < 0:
+            return None
+        pos = nl + 1
+        after = raw.find(b"\n", pos)
+        end = len(raw) if after < 0 else after + 1
         if _is_fence(raw[pos:end]):
-            return FrontmatterSpan(first_end + 1, pos, end, line_no, newline)
-        pos = end
-        line_no += 1
-    return None
+            return FrontmatterSpan(first_end + 1, pos, end, raw.count(b"\n", 0, pos) + 1, newline)
+        nl = pos
 
 
 # -- the metadata-only writer ----------------------------------------------------------------

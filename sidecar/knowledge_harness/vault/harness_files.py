@@ -1,10 +1,16 @@
 """Generated files under `VAULT/.harness/` (the reasoning index): atomic writes and consistent reads.
 
-A first build writes the whole index into a temporary folder and renames it into place, so
+A first build writes the whole index into a staging folder and renames it into place, so
 the folder appears complete or not at all. Later builds replace only the files whose bytes
 changed, each by temp file + rename, note layers first and `manifest.json` last, while
 holding an exclusive `flock` on `.harness/index.lock`; readers hold the shared lock while
 they read, so a reader sees the previous index or the new one, never a mixture.
+
+A build that parses in worker processes lets each worker write its note layers straight
+into a staging folder (`new_index_staging`, `write_staged`) while it parses; the commit
+(`write_index_files(..., staging=, staged=)`) then renames the folder into place, or moves
+the staged layers into the live index under the lock. A staging folder left by a killed
+build is removed by the next one (its name carries the owner's pid).
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ from .paths import Vault
 
 INDEX_DIR = "index"
 _LOCK = "index.lock"
+_STAGING_PREFIX = ".index-new-"
 
 
 def index_dir(vault: Vault) -> Path:
@@ -59,46 +66,99 @@ def _write_file(path: Path, data: bytes) -> None:
     atomic_write(path, data, durable=False, mode=0o644)
 
 
+def _owner_alive(name: str) -> bool:
+    pid = name[len(_STAGING_PREFIX) :].split("-", 1)[0]
+    if not pid.isdigit():
+        return False
+    try:
+        os.kill(int(pid), 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def new_index_staging(vault: Vault) -> Path:
+    """An empty staging folder (with `notes/`) beside the index; stale ones of dead builds go."""
+    vault.harness_dir.mkdir(parents=True, exist_ok=True)
+    for entry in os.scandir(vault.harness_dir):
+        if entry.name.startswith(_STAGING_PREFIX) and entry.is_dir() and not _owner_alive(entry.name):
+            shutil.rmtree(entry.path, ignore_errors=True)
+    staging = Path(tempfile.mkdtemp(dir=vault.harness_dir, prefix=f"{_STAGING_PREFIX}{os.getpid()}-"))
+    staging.chmod(0o755)  # the index is meant to be readable (agents, git)
+    for sub in ("notes", "cache"):
+        (staging / sub).mkdir(mode=0o755)
+    return staging
+
+
+def write_staged(staging: Path, rel: str, data: bytes) -> None:
+    """Write one index file (relative to the index folder) into a staging folder."""
+    fd = os.open(staging / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    try:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(fd, view) :]
+    finally:
+        os.close(fd)
+
+
+def discard_staging(staging: Path | None) -> None:
+    if staging is not None:
+        shutil.rmtree(staging, ignore_errors=True)
+
+
 def _order(rel: str) -> tuple[int, str]:
     # note layers first, the tree next, the manifest (the commit point) last, build metadata after
-    rank = {"tree.json": 1, "manifest.json": 2, "build.json": 3, "cache.json": 3}.get(rel, 0)
+    rank = 3 if rel.startswith("cache/") else {"tree.json": 1, "manifest.json": 2, "build.json": 3}.get(rel, 0)
     return (rank, rel)
 
 
-def write_index_files(vault: Vault, files: Mapping[str, bytes], delete: Iterable[str] = ()) -> int:
-    """Write `files` (paths relative to the index folder) and delete `delete`; returns files written.
+def write_index_files(
+    vault: Vault,
+    files: Mapping[str, bytes],
+    delete: Iterable[str] = (),
+    *,
+    staging: Path | None = None,
+    staged: Iterable[str] = (),
+) -> int:
+    """Write `files` and delete `delete` (paths relative to the index folder); returns files written.
 
-    When the index folder does not exist yet it is built aside and renamed into place.
+    `staged` names files already written into `staging` (from `new_index_staging`). When the
+    index folder does not exist yet, the staging folder becomes it by one rename; otherwise the
+    staged files are moved into it. The staging folder is gone afterwards, whatever happens.
     """
     target = index_dir(vault)
     vault.harness_dir.mkdir(parents=True, exist_ok=True)
-    with _flock(vault, fcntl.LOCK_EX):
-        if not target.is_dir():
-            staging = Path(tempfile.mkdtemp(dir=vault.harness_dir, prefix=".index-new-"))
-            try:
-                staging.chmod(0o755)  # the index is meant to be readable (agents, git)
-                made: set[Path] = set()
+    staged = sorted(staged, key=_order)
+    try:
+        with _flock(vault, fcntl.LOCK_EX):
+            if not target.is_dir():
+                staging = staging or new_index_staging(vault)
+                made: set[Path] = {staging, staging / "notes"}
                 for rel in sorted(files, key=_order):
                     path = staging / rel
                     if path.parent not in made:
                         path.parent.mkdir(parents=True, exist_ok=True)
                         made.add(path.parent)
-                    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-                    try:
-                        os.write(fd, files[rel])
-                    finally:
-                        os.close(fd)
+                    write_staged(staging, rel, files[rel])
                 staging.rename(target)
-            except BaseException:
-                shutil.rmtree(staging, ignore_errors=True)
-                raise
-            return len(files)
-        for rel in sorted(files, key=_order):
-            _write_file(target / rel, files[rel])
-        for rel in delete:
-            with contextlib.suppress(FileNotFoundError):
-                (target / rel).unlink()
-        return len(files)
+                staging = None
+                return len(files) + len(staged)
+            if staged:
+                assert staging is not None
+                for folder in {(target / rel).parent for rel in staged}:
+                    folder.mkdir(exist_ok=True)
+                for rel in staged:  # note layers before the manifest, the commit point (see _order)
+                    (staging / rel).replace(target / rel)
+            for rel in sorted(files, key=_order):
+                _write_file(target / rel, files[rel])
+            for rel in delete:
+                with contextlib.suppress(FileNotFoundError):
+                    (target / rel).unlink()
+            return len(files) + len(staged)
+    finally:
+        discard_staging(staging)
 
 
 def read_index_file(vault: Vault, rel: str) -> bytes | None:
