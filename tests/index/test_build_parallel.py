@@ -82,7 +82,7 @@ def test_a_full_parallel_rebuild_equals_a_single_process_one(vault: Path, tmp_pa
 
 
 def test_the_same_process_keeps_building_incrementally_after_a_parallel_build(vault: Path, tmp_path: Path) -> None:
-    """Notes parsed in workers come back as their cache lines; later builds unpack them as needed."""
+    """Notes a helper parsed come back light; later builds read the rest from its cache part."""
     v = Vault.open(vault)
     build_index(v, full=True, workers=2)
     write_note(vault, "新しい.md", "# 新しい\n\n[[ノート03]]\n")  # changes the set of paths: links re-resolve
@@ -92,6 +92,19 @@ def test_the_same_process_keeps_building_incrementally_after_a_parallel_build(va
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "one")
     build_module._STATES.clear()
     build_index(v, workers=1)  # and from the cache parts the parallel build wrote
+    assert index_layers(vault) == fresh_layers(vault, tmp_path, "two")
+
+
+def test_a_small_edit_after_a_parallel_build_defers_the_cache_and_a_new_process_agrees(
+    vault: Path, tmp_path: Path
+) -> None:
+    v = Vault.open(vault)
+    build_index(v, full=True, workers=2)
+    write_note(vault, "gen/ノート12.md", "# 十二\n\n[[ノート13]]\n")
+    assert build_index(v, workers=1).reparsed == 1  # in memory: the cache parts are left as they are
+    assert index_layers(vault) == fresh_layers(vault, tmp_path, "one")
+    build_module._STATES.clear()
+    assert build_index(v, workers=1).reparsed == 1  # its stale cache line is caught by its hash
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "two")
 
 

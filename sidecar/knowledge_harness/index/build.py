@@ -434,6 +434,8 @@ class _Note:
         return twin
 
     def cache_line(self) -> bytes:
+        if self.rec_json is None:
+            self._materialize()  # a helper's note: its line is in a chunk part
         if not self.c_line:
             assert self.rec_json is not None  # c_line is cleared only after _materialize
             header = [
@@ -706,19 +708,24 @@ class _Job:
     staging: Path | None = None  # parallel builds write note layers and cache parts here
     old_layers: dict[str, str] = field(default_factory=dict)  # rel -> digest already on disk
     cache_parts: list[str] = field(default_factory=list)  # staged cache parts, one per chunk
+    lines: _StagedLines | None = None  # where the parent finds a helper's note's cache line
 
 
 class _StagedLines:
-    """Cache lines in the staged chunk parts, each part read once, for notes a helper parsed."""
+    """Cache lines of the chunk parts, each part read once, for notes a helper parsed.
 
-    def __init__(self, staging: Path) -> None:
-        self.staging = staging
+    `folder` is the staging folder until the commit, then the index folder, where the parts
+    stay until a later build rewrites the cache (it reads every line it needs first).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
         self._parts: dict[str, list[bytes]] = {}
 
     def line(self, part: str, index: int) -> bytes:
         lines = self._parts.get(part)
         if lines is None:
-            lines = self._parts[part] = (self.staging / part).read_bytes().split(b"\n")
+            lines = self._parts[part] = (self.folder / part).read_bytes().split(b"\n")
         return lines[index]
 
 
@@ -890,7 +897,7 @@ def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
     while the parent is busy with its own chunks.
     """
     assert job.staging is not None
-    source = _StagedLines(job.staging)
+    source = job.lines = _StagedLines(job.staging)
     ctx = mp.get_context("fork")
     counter = ctx.Value("i", 0)
     results = ctx.Queue()
@@ -985,6 +992,7 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
     parsed_notes: list[_Parsed] = []
     staging: Path | None = None
     cache_parts: list[str] = []
+    staged_lines: _StagedLines | None = None
     if to_read:
         scan_resolver = scan_resolver or Resolver(scanned)
         scan_fp = scan_fp or _paths_fp(scanned)
@@ -992,7 +1000,7 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         try:
             parsed_notes = _read_and_parse(vault, to_read, state, workers, job)
         finally:
-            staging, cache_parts = job.staging, job.cache_parts
+            staging, cache_parts, staged_lines = job.staging, job.cache_parts, job.lines
             if staging is not None:
                 stagings.append(staging)
     read_fail = False
@@ -1159,8 +1167,11 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
     out_files["build.json"] = build_json
     written = write_index_files(vault, out_files, delete, staging=staging, staged=staged)
     for p in paths:
-        notes[p].layer = None  # written; rebuilt from the record if ever needed again
-        notes[p].staged = False
+        note = notes[p]
+        note.layer = None  # written; rebuilt from the record if ever needed again
+        note.staged = note.c_staged = False  # "in this build's staging folder"
+    if staged_lines is not None:
+        staged_lines.folder = index_dir(vault)
     new_state = _State(
         notes=notes,
         layers=new_layers,
@@ -1180,10 +1191,7 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         categories=categories,
     )
     with _STATE_LOCK:
-        if staging is None:
-            _STATES[str(vault.root)] = new_state
-        else:  # notes a helper parsed point into the staging folder, which is gone: load from disk
-            _STATES.pop(str(vault.root), None)
+        _STATES[str(vault.root)] = new_state
     return BuildReport(
         notes=len(paths),
         headings=total_headings,
