@@ -237,7 +237,7 @@ def _resolve_links(path: str, raw_links: list[list[Any]], resolver: Resolver) ->
     resolved: list[_Resolved] = []
     out: set[str] = set()
     for kind, target, heading, block, line in raw_links:
-        status, to, candidates = resolver.resolve(path, RawLink(kind, target, heading, block, line))
+        status, to, candidates = resolver.resolve(path, kind, target)
         if status == "attachment":
             continue
         if status == "resolved" and to is not None:

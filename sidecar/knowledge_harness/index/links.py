@@ -37,7 +37,7 @@ class RawLink(NamedTuple):
 
 
 def _nfc(text: str) -> str:
-    return unicodedata.normalize("NFC", text)
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
 
 
 def mask_code(lines: list[str], code_ranges: Iterable[tuple[int, int]], first_line: int) -> str:
@@ -110,7 +110,8 @@ def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[
                 else:
                     heading = frag
             kind = "embed" if m.start() > 0 and text[m.start() - 1] == "!" else "markdown"
-            links.append(RawLink(kind, _nfc(unquote(path)), heading, block, lm.line_of(m.start())))
+            target = unquote(path) if "%" in path else path
+            links.append(RawLink(kind, _nfc(target), heading, block, lm.line_of(m.start())))
     if "http" in text:
         for u in _URL.findall(text):
             urls.setdefault(u.rstrip(_TRAILING), None)
@@ -157,23 +158,24 @@ class Resolver:
             stem = posixpath.basename(p)[: -len(_NOTE_EXT)].lower()
             self.by_name.setdefault(stem, []).append(p)
 
-    def resolve(self, source: str, link: RawLink) -> tuple[str, str | None, list[str]]:
-        """(status, path, candidates): status resolved | unresolved | ambiguous | self | attachment."""
-        target = link.target.strip()
-        if link.kind != "markdown" and target and "/" not in target and "." not in target:
+    def resolve(self, source: str, kind: str, target: str) -> tuple[str, str | None, list[str]]:
+        """(status, path, candidates) of a link of `kind` from `source`: status resolved |
+        unresolved | ambiguous | self | attachment."""
+        target = target.strip()
+        if kind != "markdown" and target and "/" not in target and "." not in target:
             # the common case, a bare note name: the same answer from every folder
             key = target.lower()
             hit = self._simple.get(key)
             if hit is None:
-                hit = self._resolve(source, link, target)
+                hit = self._resolve(source, kind, target)
                 if hit[0] != "self":
                     self._simple[key] = hit
             if hit[1] == source:
                 return ("self", source, [])
             return hit
-        return self._resolve(source, link, target)
+        return self._resolve(source, kind, target)
 
-    def _resolve(self, source: str, link: RawLink, target: str) -> tuple[str, str | None, list[str]]:
+    def _resolve(self, source: str, kind: str, target: str) -> tuple[str, str | None, list[str]]:
         if not target:
             return ("self", source, [])
         target = target.lstrip("/")
@@ -183,7 +185,7 @@ class Resolver:
             return ("attachment", None, [])
         with_ext = target if ext == _NOTE_EXT else target + _NOTE_EXT
         found = self._exact(with_ext)
-        if found is None and link.kind != "wikilink":
+        if found is None and kind != "wikilink":
             rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), with_ext))
             if not rel.startswith("../"):
                 found = self._exact(rel)
