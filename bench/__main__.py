@@ -85,7 +85,10 @@ def main(argv: list[str]) -> int:
         for fig in result.get("figures", []):
             target = f"  (target {fig['target']})" if fig.get("target") else ""
             print(f"   {fig['name']}: {fig['value']} {fig.get('unit', '')}{target}", flush=True)
-    write_report(results)
+    if only:  # a partial run must not replace the other sections of the report
+        print("docs/benchmarks.md is left as it is: `make bench` (every module) regenerates it.")
+    else:
+        write_report(results)
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
     (ROOT / "bench" / "out" / "results.json").write_text(
         json.dumps(results, indent=2, ensure_ascii=False, default=str), encoding="utf-8"
