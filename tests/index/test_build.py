@@ -199,9 +199,11 @@ def test_bad_notes_are_reported_and_the_build_finishes(tmp_path: Path) -> None:
     write_note(v, "yaml.md", "---\na: [unclosed\n---\n# still indexed\n")
     (v / "loop").mkdir()
     os.symlink(v / "loop", v / "loop" / "again")
+    with open(os.fsencode(v) + b"/latin1-name-\xe9.md", "wb") as handle:  # a file name that is not UTF-8
+        handle.write(b"# name\n")
     report = build_index(Vault.open(v))
     problems = {e["path"]: e["message"] for e in report.errors}
-    assert {"latin1.md", "binary.md", "huge.md", "yaml.md"} <= set(problems)
+    assert {"latin1.md", "binary.md", "huge.md", "yaml.md", "latin1-name-\\xe9.md"} <= set(problems)
     assert any("loop" in p for p in problems)
     manifest = json.loads((v / ".harness/index/manifest.json").read_text())
     by = {n["path"]: n for n in manifest["notes"]}

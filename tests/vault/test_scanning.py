@@ -41,6 +41,19 @@ def test_names_that_collide_after_nfc_are_reported(tmp_path: Path) -> None:
     assert "NFC" in problems[0].message
 
 
+def test_names_that_are_not_utf8_are_reported_and_skipped(tmp_path: Path) -> None:
+    (tmp_path / "ok.md").write_text("# ok")
+    bad_dir = os.fsencode(tmp_path) + b"/\xff\xfe dir"
+    os.mkdir(bad_dir)
+    (Path(os.fsdecode(bad_dir)) / "inside.md").write_text("# inside")
+    with open(os.fsencode(tmp_path) + b"/caf\xe9.md", "wb") as handle:  # Latin-1, not UTF-8
+        handle.write(b"# bad name")
+    paths, problems = _paths(tmp_path)
+    assert paths == ["ok.md"]
+    assert sorted(p.path for p in problems) == ["\\xff\\xfe dir", "caf\\xe9.md"]
+    assert all(p.message == "The name is not valid UTF-8; skipped." for p in problems)
+
+
 def test_symlink_loops_and_escapes_are_reported_not_followed(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     (vault / "a").mkdir(parents=True)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import json
+import os
 import subprocess
 import unicodedata
 from pathlib import Path
@@ -9,7 +11,13 @@ from pathlib import Path
 import pytest
 
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.scope import git_changed_paths, is_git_repository, snapshot, verify_scope
+from knowledge_harness.vault.scope import (
+    changed_between,
+    git_changed_paths,
+    is_git_repository,
+    snapshot,
+    verify_scope,
+)
 
 NFC_NAME = unicodedata.normalize("NFC", "メタデータ限定更新.md")
 NFD_NAME = unicodedata.normalize("NFD", "ガイド.md")
@@ -93,3 +101,17 @@ def test_a_new_untracked_file_is_an_unexpected_change(repo: Path) -> None:
     (repo / "新しいノート.md").write_text("x\n", encoding="utf-8")
     report = verify_scope(vault, before, {f"キーワード/{NFC_NAME}"}, git_before=git_before)
     assert report.unexpected == ["新しいノート.md"]
+
+
+def test_a_file_name_that_is_not_utf8_is_tracked_under_a_printable_key(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    root.mkdir()
+    raw_name = os.fsencode(root) + b"/caf\xe9.bin"
+    with open(raw_name, "wb") as handle:
+        handle.write(b"one")
+    before = snapshot(Vault.open(root))
+    assert list(before) == ["caf\\xe9.bin"]
+    json.dumps(list(before), ensure_ascii=False).encode("utf-8")  # storable as it is
+    with open(raw_name, "wb") as handle:
+        handle.write(b"two")
+    assert changed_between(before, snapshot(Vault.open(root))) == {"caf\\xe9.bin"}

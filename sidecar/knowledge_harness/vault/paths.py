@@ -145,6 +145,21 @@ class ScanProblem:
     message: str
 
 
+def _is_utf8_name(name: str) -> bool:
+    """False for a name whose bytes are not UTF-8 (os.scandir decodes them to lone surrogates)."""
+    try:
+        name.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def printable_path(path: str) -> str:
+    """A path from the file system as text that can be shown and stored: bytes that are not
+    UTF-8 (decoded by Python to lone surrogates) become `\\xNN` escapes, unique per name."""
+    return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
 def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> list[NoteFile]:
     """Every Markdown note of the vault, in sorted NFC path order.
 
@@ -190,6 +205,9 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
             if name[0] == "." or name in EXCLUDED_DIRS:  # is_excluded_segment, inlined
                 continue
             disk = entry.path
+            if not name.isascii() and not _is_utf8_name(name):
+                sink.append(ScanProblem(printable_path(rel(disk)), "The name is not valid UTF-8; skipped."))
+                continue
             try:
                 if entry.is_symlink():
                     real = Path(disk).resolve()

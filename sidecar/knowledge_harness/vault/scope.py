@@ -16,7 +16,7 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from .paths import Vault, nfc
+from .paths import Vault, nfc, printable_path
 
 # Files the sidecar itself writes during a run; never counted as out-of-scope changes.
 SIDECAR_DIR = ".harness"
@@ -50,7 +50,7 @@ def snapshot(vault: Vault) -> Snapshot:
             digest = hashlib.sha256(path.read_bytes()).hexdigest() if path.is_file() else ""
         except OSError:
             continue
-        result[vault.rel(path)] = FileState(st.st_size, st.st_mtime_ns, digest)
+        result[printable_path(vault.rel(path))] = FileState(st.st_size, st.st_mtime_ns, digest)
     return result
 
 
