@@ -17,8 +17,8 @@ import hashlib
 import json
 import multiprocessing as mp
 import os
+import pickle
 import posixpath
-import queue
 import re
 import threading
 import time
@@ -836,17 +836,31 @@ def _claim(counter: Any, total: int) -> Iterator[int]:
         yield i
 
 
-def _helper(chunks: list[list[tuple[NoteFile, str | None]]], counter: Any, results: Any) -> None:
-    """A forked helper process: parse claimed chunks, send each back; an exception goes back too."""
+_RESULTS = "results"  # a folder of the staging folder: one pickle per chunk a helper parsed
+
+
+def _helper(chunks: list[list[tuple[NoteFile, str | None]]], counter: Any, parent: int) -> None:
+    """A forked helper process: parse claimed chunks and leave each result in the staging folder.
+
+    It stops at the next chunk when its parent is gone (a killed build), so it never outlives
+    the build by more than a chunk (nor holds the inherited vault lock longer). An exception
+    is left there too, for the parent to raise.
+    """
     job = _WORKER_JOB
-    assert job is not None
+    assert job is not None and job.staging is not None
     try:
         for i in _claim(counter, len(chunks)):
-            results.put((i, _parse_chunk(i, chunks[i], job)))
+            if os.getppid() != parent:
+                os._exit(1)
+            payload = pickle.dumps(_parse_chunk(i, chunks[i], job), protocol=pickle.HIGHEST_PROTOCOL)
+            write_staged(job.staging, f"{_RESULTS}/{i:05}.pickle", payload)
     except BaseException as exc:
-        results.put((-2, exc))
-        return
-    results.put((-1, None))
+        try:
+            error = pickle.dumps(exc)
+        except Exception:
+            error = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+        write_staged(job.staging, f"{_RESULTS}/error-{os.getpid()}.pickle", error)
+        raise
 
 
 def _note_from_light(values: tuple[Any, ...], paths_key: tuple[str, ...], source: _StagedLines, part: str) -> _Note:
@@ -892,16 +906,17 @@ def _read_and_parse(vault: Vault, to_read: list[NoteFile], state: _State, worker
 def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers: int, job: _Job) -> list[_Parsed]:
     """This process and `helpers` forked processes parse the chunks, each claiming the next free one.
 
-    The parent keeps its own notes whole; a helper's notes come back light (see _LIGHT). Results
-    travel through a multiprocessing queue, whose feeder thread lets a helper go on parsing
-    while the parent is busy with its own chunks.
+    The parent keeps its own notes whole; a helper's notes come back light (see _LIGHT), as a
+    pickle per chunk in the staging folder, read once the helper has exited. (Files rather
+    than a pipe: a helper never blocks on a parent that is busy, or dead.)
     """
     assert job.staging is not None
     source = job.lines = _StagedLines(job.staging)
+    results = job.staging / _RESULTS
+    results.mkdir()
     ctx = mp.get_context("fork")
     counter = ctx.Value("i", 0)
-    results = ctx.Queue()
-    procs = [ctx.Process(target=_helper, args=(chunks, counter, results), daemon=True) for _ in range(helpers)]
+    procs = [ctx.Process(target=_helper, args=(chunks, counter, os.getpid()), daemon=True) for _ in range(helpers)]
     for proc in procs:
         proc.start()
     finished = False
@@ -909,21 +924,18 @@ def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
         by_chunk: dict[int, list[_Parsed]] = {}
         for i in _claim(counter, len(chunks)):
             by_chunk[i] = _parse_own_chunk(i, chunks[i], job)
-        running = helpers
-        while running:
-            try:
-                i, payload = results.get(timeout=0.5)
-            except queue.Empty:
-                dead = [p.exitcode for p in procs if p.exitcode not in (None, 0)]
-                if dead:
-                    raise RuntimeError(f"An index parser process died (exit code {dead[0]}).") from None
-                continue
-            if i == -2:
-                raise payload
-            if i == -1:
-                running -= 1
+        for proc in procs:
+            proc.join()
+        for error in sorted(results.glob("error-*.pickle")):
+            raise pickle.loads(error.read_bytes())  # noqa: S301 - written by our own helper
+        if any(proc.exitcode != 0 for proc in procs):
+            codes = [proc.exitcode for proc in procs]
+            raise RuntimeError(f"An index parser process ended unexpectedly (exit codes {codes}).")
+        for i in range(len(chunks)):
+            if i in by_chunk:
                 continue
             part = _chunk_part(i)
+            payload = pickle.loads((results / f"{i:05}.pickle").read_bytes())  # noqa: S301 - ours
             by_chunk[i] = [
                 (
                     fs,
@@ -939,12 +951,10 @@ def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
         return [parsed for i in range(len(chunks)) for parsed in by_chunk[i]]
     finally:
         for proc in procs:
-            if not finished:
-                proc.kill()  # its results are not wanted, and nobody would read them
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.kill()
-                proc.join()
+            if not finished and proc.is_alive():
+                proc.kill()  # its results are not wanted
+            proc.join()
+        discard_staging(results)
 
 
 def build_index(vault: Vault, *, full: bool = False, workers: int = 1) -> BuildReport:
