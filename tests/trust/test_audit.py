@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -154,6 +155,23 @@ def test_warm_audit_reuses_parsed_notes_and_sees_edits(tmp_path: Path) -> None:
     assert run_audit(catalog, Policy(), today=TODAY) == first
     (vault / "kw/fresh-02.md").write_bytes((vault / "kw/fresh-02.md").read_bytes() + b"\nmore text\n")
     assert run_audit(catalog, Policy(), today=TODAY).fresh_l2 == 58
+
+
+def test_files_the_scan_skips_are_listed_as_errors_and_the_figures_stay(tmp_path: Path) -> None:
+    vault = build_seed_vault(tmp_path / "v")
+    catalog = NoteCatalog(Vault.open(vault))
+    first = run_audit(catalog, Policy(), today=TODAY)
+    (vault / "loop").mkdir()
+    (vault / "loop" / "again").symlink_to(vault / "loop", target_is_directory=True)
+    with open(os.fsencode(vault) + b"/caf\xe9.md", "wb") as handle:  # a Latin-1 file name
+        handle.write(b"# cafe\n")
+    second = run_audit(catalog, Policy(), today=TODAY)  # the same catalog: its cached report is not reused
+    assert (second.raw, second.fresh_l2, second.coverage) == (first.raw, first.fresh_l2, first.coverage)
+    skipped = {(e.path, e.message) for e in second.errors} - {(e.path, e.message) for e in first.errors}
+    assert skipped == {
+        ("caf\\xe9.md", "The name is not valid UTF-8; skipped."),
+        ("loop/again", "Folder reached twice (symbolic link loop); skipped."),
+    }
 
 
 def test_rest_audit_badge_and_stale_on_a_real_sidecar(tmp_path: Path) -> None:

@@ -32,7 +32,7 @@ from pydantic import BaseModel, Field
 from ..errors import InputError
 from ..vault.catalog import NoteCatalog
 from ..vault.note import Note
-from ..vault.paths import NoteFile
+from ..vault.paths import NoteFile, ScanProblem
 from ..vault.references import is_evidence_url
 from ..vault.writer import append_jsonl
 from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
@@ -314,6 +314,7 @@ class _LastAudit:
     key: tuple[Any, ...]
     started: int  # monotonic_ns when the computation (or the check that reused it) started
     notes: tuple[Note, ...]  # the catalog's Note objects it was computed from, in path order
+    problems: list[ScanProblem]  # what the scan skipped
     report: AuditReport
 
 
@@ -376,20 +377,25 @@ def run_audit(
         if last is not None and last.started >= arrived and last.key == key:
             return last.report  # shared, read-only: callers only read and serialize reports
         started = time.monotonic_ns()
-        pairs = catalog.notes()
+        pairs, problems = catalog.notes_and_problems()
         notes = tuple(note for _, note in pairs)
-        if last is not None and last.key == key and _same_notes(last.notes, notes):
-            flight.last = _LastAudit(key, started, last.notes, last.report)
+        if last is not None and last.key == key and _same_notes(last.notes, notes) and last.problems == problems:
+            flight.last = _LastAudit(key, started, last.notes, problems, last.report)
             return last.report
         flight.last = None  # drop the old report before building the new one (peak memory)
         del last
-        report = _run_audit(catalog, pairs, policy, day, limit)
-        flight.last = _LastAudit(key, started, notes, report)
+        report = _run_audit(catalog, pairs, problems, policy, day, limit)
+        flight.last = _LastAudit(key, started, notes, problems, report)
         return report
 
 
 def _run_audit(
-    catalog: NoteCatalog, pairs: list[tuple[NoteFile, Note]], policy: Policy, day: dt.date, limit: float
+    catalog: NoteCatalog,
+    pairs: list[tuple[NoteFile, Note]],
+    problems: list[ScanProblem],
+    policy: Policy,
+    day: dt.date,
+    limit: float,
 ) -> AuditReport:
     states = _states(catalog, pairs, policy, day)
     raw = evidence_capable = fresh = 0
@@ -415,6 +421,7 @@ def _run_audit(
                 window_rows.append((state.days_left, state.facts.note.path, state.window))
     for _, path, window in sorted(window_rows):
         getattr(windows, window).append(path)
+    errors.extend(AuditError(path=p.path, message=p.message) for p in problems)  # skipped by the scan
     count = threshold_count(limit, evidence_capable)
     coverage = fresh / evidence_capable if evidence_capable else 0.0
     return AuditReport(

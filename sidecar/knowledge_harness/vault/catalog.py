@@ -139,8 +139,12 @@ class NoteCatalog:
         return self.load(self.locate(rel_path))
 
     def notes(self) -> list[tuple[NoteFile, Note]]:
-        files, _ = self.scan()
-        return [(f, self.load(f)) for f in files]
+        return self.notes_and_problems()[0]
+
+    def notes_and_problems(self) -> tuple[list[tuple[NoteFile, Note]], list[ScanProblem]]:
+        """Every note, and what the scan skipped (symlink loops, names that are not UTF-8, …)."""
+        files, problems = self.scan()
+        return [(f, self.load(f)) for f in files], problems
 
     def list_page(self, *, limit: int, cursor: str | None) -> NotePage:
         files, _ = self.scan()
