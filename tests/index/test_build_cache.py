@@ -1,4 +1,4 @@
-"""The build's caches: in-process state, deferred cache.json, serialized fragments, the fast walk."""
+"""The build's caches: in-process state, deferred cache writes, serialized fragments."""
 
 from __future__ import annotations
 

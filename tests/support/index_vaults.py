@@ -18,7 +18,7 @@ def write_note(vault: Path, rel: str, text: str) -> None:
 
 
 def index_layers(vault: Path) -> dict[str, bytes]:
-    """Every layer file of the vault's index (not build.json or cache.json), by relative path."""
+    """Every layer file of the vault's index (not build.json or the cache), by relative path."""
     root = vault / ".harness" / "index"
     out = {}
     for rel in LAYERS:

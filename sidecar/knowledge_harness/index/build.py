@@ -485,7 +485,7 @@ class _State:
     paths_fp: str = ""
     settings: dict[str, list[str]] = field(default_factory=dict)
     in_memory: bool = False  # kept by this process since its last build (else loaded from disk)
-    cache_pending: int = 0  # notes changed since cache.json was last written
+    cache_pending: int = 0  # notes changed since the cache was last written
     links_in: dict[str, list[str]] = field(default_factory=dict)
     index_notes: list[str] = field(default_factory=list)
     categories: dict[str, list[list[str]]] = field(default_factory=dict)
