@@ -146,3 +146,32 @@ def test_a_build_json_written_by_another_process_invalidates_the_state_in_memory
     write_note(vault, "B.md", "# B third\n")
     build_index(v)
     assert _manifest(vault)["B.md"]["top_headings"] == ["B third"]
+
+
+def test_a_rebuild_that_keeps_the_link_graph_agrees_with_a_full_build(vault: Path, tmp_path: Path) -> None:
+    """Edits that change no link take the short way (only their rows are redone); same result."""
+    v = Vault.open(vault)
+    build_index(v)
+
+    def build_maps(root: Path) -> tuple[object, object]:
+        data = json.loads((root / ".harness/index/build.json").read_text())
+        layers = {rel: digest for rel, digest in data["layers"].items() if rel != "manifest.json"}  # "" in memory
+        return layers, {p: stamp[0] for p, stamp in data["files"].items()}
+
+    steps = [
+        ("B.md", "# B renamed\n\n## more\n\ntext #tag\n"),  # title and headings change: the tree too
+        ("A.md", "---\ntags: [x]\naliases: [Alpha]\n---\n# A\n\n## A1\n\n[[B]] [[Missing]]\n\nmore text\n"),
+        ("B.md", "---\na: [unclosed\n---\n# B broken\n\ntext #tag\n"),  # an error appears
+        ("B.md", "# B fixed\n\ntext #tag\n"),  # and goes
+    ]
+    for i, (name, text) in enumerate(steps):
+        write_note(vault, name, text)
+        report = build_index(v)
+        assert report.reparsed == 1
+        other = tmp_path / f"fresh{i}"
+        expected = fresh_layers(vault, tmp_path, f"fresh{i}")
+        assert index_layers(vault) == expected, f"step {i}"
+        assert build_maps(vault) == build_maps(other), f"step {i}"
+        fresh_errors = build_index(Vault.open(other)).errors
+        assert sorted(e["path"] for e in report.errors) == sorted(e["path"] for e in fresh_errors)
+    assert [e["path"] for e in report.errors] == []

@@ -480,8 +480,8 @@ class _State:
     generation: str = ""
     build_stat: tuple[int, int, int] | None = None
     manifest: tuple[bytes, str] | None = None  # bytes and digest
-    tree: tuple[list[tuple[str, int]], bytes, str] | None = None  # (title, heading_count) per path
-    build_frags: dict[str, str] = field(default_factory=dict)
+    tree: tuple[bytes, str] | None = None  # bytes and digest
+    rows: _Rows | None = None  # per-note pieces of the last build, in path order
     paths_fp: str = ""
     settings: dict[str, list[str]] = field(default_factory=dict)
     in_memory: bool = False  # kept by this process since its last build (else loaded from disk)
@@ -489,6 +489,20 @@ class _State:
     links_in: dict[str, list[str]] = field(default_factory=dict)
     index_notes: list[str] = field(default_factory=list)
     categories: dict[str, list[list[str]]] = field(default_factory=dict)
+
+
+@dataclass
+class _Rows:
+    """What the last build wrote for each note, aligned with its paths: a rebuild in which only
+    some notes changed and the link graph did not replaces just their rows."""
+
+    position: dict[str, int]
+    manifest_lines: list[bytes]
+    layer_entries: list[str]  # '"notes/<id>.json":"<digest>"' of build.json's layers
+    file_entries: list[str]  # '"<path>":[size,mtime_ns]' of build.json's files
+    headings: int
+    fallback: int  # notes parsed by markdown-it
+    errors: list[tuple[str, dict[str, Any]]]  # (path, error) of notes with one
 
 
 _STATES: dict[str, _State] = {}
@@ -1079,19 +1093,12 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
     # layers
     out_files: dict[str, bytes] = {}
     staged: list[str] = []  # note layers a worker already wrote into `staging`
-    new_layers: dict[str, str] = {}
     old_layers = state.layers
-    manifest_lines: list[bytes] = []
-    total_headings = 0
     index_set = set(index_notes)
-    no_chains: list[list[str]] = []
-    for p in paths:
-        note = notes[p]
-        total_headings += note.heading_count
-        if note.error is not None:
-            errors.append({"path": p, "message": note.error["message"], "line": note.error["line"]})
+
+    def lay_out(p: str, note: _Note) -> tuple[bytes, str]:
+        """The note's manifest line and build.json layers entry; its layer goes out if it changed."""
         rel = f"notes/{note.id}.json"
-        new_layers[rel] = note.digest
         if old_layers.get(rel) != note.digest:
             if note.staged:
                 staged.append(rel)
@@ -1100,11 +1107,11 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
                     record = note.record()
                     note.layer = _layer_bytes(p, note.id, note.sha256, record, note.resolved)
                 out_files[rel] = note.layer
-        chains = categories.get(p, no_chains)
+        chains = categories.get(p, [])
         is_index = p in index_set
         key = (chains, is_index, links_in[p], note.links_out)
         if note.m_key != key:
-            line = b"".join(
+            note.m_line = b"".join(
                 (
                     note.m_head,
                     _enc(chains) if chains else b"[]",
@@ -1117,8 +1124,55 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
                     note.m_tail,
                 )
             )
-            note.m_key, note.m_line = key, line
-        manifest_lines.append(note.m_line)
+            note.m_key = key
+        return note.m_line, f'"{rel}":"{note.digest}"'
+
+    old_rows = state.rows
+    if same_graph and old_rows is not None and changed == len(touched):
+        # the same paths and links: only the touched notes' rows can differ
+        rows = _Rows(
+            old_rows.position,
+            list(old_rows.manifest_lines),
+            list(old_rows.layer_entries),
+            list(old_rows.file_entries),
+            old_rows.headings,
+            old_rows.fallback,
+            [],
+        )
+        for p in touched:
+            i, note, old = rows.position[p], notes[p], old_notes[p]
+            rows.manifest_lines[i], rows.layer_entries[i] = lay_out(p, note)
+            rows.file_entries[i] = _file_entry(note)
+            rows.headings += note.heading_count - old.heading_count
+            rows.fallback += (note.parser == "markdown-it") - (old.parser == "markdown-it")
+        touched_set = set(touched)
+        rows.errors = [(p, e) for p, e in old_rows.errors if p not in touched_set]
+        rows.errors += [(p, notes[p].error) for p in touched if notes[p].error is not None]  # type: ignore[misc]
+        rows.errors.sort(key=lambda pe: pe[0])
+        new_layers = dict(old_layers)
+        for p in touched:
+            new_layers[f"notes/{notes[p].id}.json"] = notes[p].digest
+        tree_changed = any(
+            (notes[p].title, notes[p].heading_count) != (old_notes[p].title, old_notes[p].heading_count)
+            for p in touched
+        )
+    else:
+        rows = _Rows({p: i for i, p in enumerate(paths)}, [], [], [], 0, 0, [])
+        for p in paths:
+            note = notes[p]
+            line, entry = lay_out(p, note)
+            rows.manifest_lines.append(line)
+            rows.layer_entries.append(entry)
+            rows.file_entries.append(_file_entry(note))
+            rows.headings += note.heading_count
+            rows.fallback += note.parser == "markdown-it"
+            if note.error is not None:
+                rows.errors.append((p, note.error))
+        new_layers = {f"notes/{notes[p].id}.json": notes[p].digest for p in paths}
+        tree_changed = True
+    errors.extend({"path": p, "message": e["message"], "line": e["line"]} for p, e in rows.errors)
+    manifest_lines = rows.manifest_lines
+    total_headings = rows.headings
     manifest = b"".join(
         (
             b'{"format":' + str(INDEX_FORMAT).encode() + b',"notes":[\n',
@@ -1137,9 +1191,8 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         if old_layers.get("manifest.json") != manifest_digest:
             out_files["manifest.json"] = manifest
     new_layers["manifest.json"] = manifest_digest
-    tree_key = [(notes[p].title, notes[p].heading_count) for p in paths]
-    if state.tree is not None and paths_key is state.paths_key and state.tree[0] == tree_key:
-        tree, tree_digest = state.tree[1], state.tree[2]
+    if state.tree is not None and paths_key is state.paths_key and not tree_changed:
+        tree, tree_digest = state.tree
     else:
         tree = orjson.dumps(_tree(paths, notes), option=_SORTED | orjson.OPT_APPEND_NEWLINE)
         tree_digest = hashlib.sha256(tree).hexdigest()
@@ -1147,7 +1200,7 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         new_layers[rel] = digest
         if old_layers.get(rel) != digest:
             out_files[rel] = data
-    delete = sorted(rel for rel in old_layers if rel not in new_layers)
+    delete = [] if new_layers.keys() == old_layers.keys() else sorted(r for r in old_layers if r not in new_layers)
     if full:
         delete = sorted(set(delete) | {r for r in list_index_files(vault, "notes") if r not in new_layers})
 
@@ -1165,10 +1218,11 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         delete = [*delete, *(r for r in list_index_files(vault, "cache") if r not in keep)]
         pending = 0
     generation = hashlib.sha256(f"{time.time_ns()}-{id(state)}".encode()).hexdigest()[:16]
-    frags = state.build_frags if paths_key is state.paths_key else {}
-    files_json = ",".join(_file_frag(frags, notes[p]) for p in paths)
-    layers_json = ",".join(f'"{rel}":"{digest}"' for rel, digest in new_layers.items())
-    fallback = sum(1 for p in paths if notes[p].parser == "markdown-it")
+    files_json = ",".join(rows.file_entries)
+    layers_json = ",".join(
+        [*rows.layer_entries, *(f'"{rel}":"{new_layers[rel]}"' for rel in ("manifest.json", "tree.json", ".gitignore"))]
+    )
+    fallback = rows.fallback
     build_json = (
         f'{{"generation":"{generation}","format":{INDEX_FORMAT},"cache_format":{CACHE_FORMAT},'
         f'"notes":{len(paths)},"reparsed":{reparsed},"seconds":{round(time.perf_counter() - started, 4)},'
@@ -1190,8 +1244,8 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         generation=generation,
         build_stat=_build_stamp(vault)[0],
         manifest=(manifest, manifest_digest),
-        tree=(tree_key, tree, tree_digest),
-        build_frags=frags,
+        tree=(tree, tree_digest),
+        rows=rows,
         paths_fp=paths_fp,
         settings=settings,
         in_memory=True,
@@ -1217,10 +1271,5 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
 _GITIGNORE_DIGEST = hashlib.sha256(GITIGNORE).hexdigest()
 
 
-def _file_frag(frags: dict[str, str], note: _Note) -> str:
-    frag = frags.get(note.path)
-    stamp = f"[{note.size},{note.mtime_ns}]"
-    if frag is None or not frag.endswith(stamp):
-        frag = _enc(note.path).decode("utf-8") + ":" + stamp
-        frags[note.path] = frag
-    return frag
+def _file_entry(note: _Note) -> str:
+    return f"{_enc(note.path).decode('utf-8')}:[{note.size},{note.mtime_ns}]"
