@@ -175,3 +175,14 @@ def test_a_rebuild_that_keeps_the_link_graph_agrees_with_a_full_build(vault: Pat
         fresh_errors = build_index(Vault.open(other)).errors
         assert sorted(e["path"] for e in report.errors) == sorted(e["path"] for e in fresh_errors)
     assert [e["path"] for e in report.errors] == []
+
+
+def test_the_cache_file_of_earlier_versions_is_removed(vault: Path) -> None:
+    v = Vault.open(vault)
+    build_index(v)
+    legacy = vault / ".harness/index/cache.json"
+    legacy.write_text('{"format":2,"notes":[\n]}\n')
+    build_module._STATES.clear()
+    assert build_index(v).reparsed == 0  # the cache/ parts are read; cache.json is not
+    assert not legacy.exists()
+    assert (vault / ".harness/index/.gitignore").read_text() == "build.json\ncache/\n"

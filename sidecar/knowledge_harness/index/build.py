@@ -228,6 +228,7 @@ CACHE_FORMAT = 3  # a line of cache/*.jsonl: <header JSON>\t<record JSON>\t<mani
 # process parsed the chunk, and REST_PART with every other line; parts are read in name order
 # and a later line for a path wins.
 REST_PART = "cache/r.jsonl"
+LEGACY_CACHE = "cache.json"  # the single-file cache of earlier versions: removed when the cache is written
 
 # (kind, target, heading, block, line, status, path, candidates) of a link that is not an attachment
 _Resolved = tuple[str, str, str | None, str | None, int, str, str | None, list[str]]
@@ -1215,7 +1216,7 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         out_files[REST_PART] = b"\n".join(rest) + b"\n" if rest else b""
         staged.extend(cache_parts)
         keep = {REST_PART, *cache_parts}
-        delete = [*delete, *(r for r in list_index_files(vault, "cache") if r not in keep)]
+        delete = [*delete, *(r for r in list_index_files(vault, "cache") if r not in keep), LEGACY_CACHE]
         pending = 0
     generation = hashlib.sha256(f"{time.time_ns()}-{id(state)}".encode()).hexdigest()[:16]
     files_json = ",".join(rows.file_entries)
