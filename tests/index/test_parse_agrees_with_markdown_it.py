@@ -15,8 +15,8 @@ from knowledge_harness.index.parse import (
     oracle_structure,
     parse_structure,
     scan_structure,
-    split_lines,
 )
+from knowledge_harness.vault.note import markdown_lines
 
 EXAMPLE_VAULT = Path(__file__).resolve().parents[2] / "examples" / "vault"
 ADVERSARIAL = Path(__file__).with_name("adversarial.md.txt")
@@ -53,7 +53,7 @@ def test_adversarial_document_gets_the_same_headings_as_markdown_it(case: str) -
 
 def test_the_scanner_decides_common_documents_without_falling_back() -> None:
     text = "---\ntags: [a]\n---\n# Title\n\nSome text.\n\n- item\n  - nested\n\n```py\n# comment\n```\n\nSetext\n---\n"
-    lines = split_lines(text)
+    lines = markdown_lines(text)
     assert scan_structure(lines, frontmatter_line_count(lines)) is not None
 
 

@@ -41,11 +41,11 @@ from ..vault.harness_files import (
     write_index_files,
     write_staged,
 )
-from ..vault.note import MAX_NOTE_BYTES, Note, parse_note
+from ..vault.note import MAX_NOTE_BYTES, Note, markdown_lines, parse_note
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
 from ..vault.references import note_references, references_sha256
 from .links import RawLink, Resolver, alias_list, extract, mask_code, property_list
-from .parse import decode_text, parse_structure, split_lines
+from .parse import decode_text, parse_structure
 from .schema import BuildReport
 
 INDEX_FORMAT = 1
@@ -147,7 +147,7 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     parser = "none"
     lines: list[str] = []
     if text is not None:
-        lines = split_lines(text)
+        lines = markdown_lines(text)
         structure = parse_structure(text, lines)
         line_count = structure.line_count
         body_start = structure.body_start_line

@@ -24,6 +24,8 @@ from markdown_it.common.utils import mdTrim
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
+from ..vault.note import markdown_lines
+
 MAX_CONTAINER_DEPTH = 6  # markdown-it stops parsing at nesting level 20 (two levels per list item)
 
 
@@ -60,16 +62,6 @@ def decode_text(raw: bytes) -> str | None:
     if "\x00" in text:
         return None
     return text.removeprefix("\ufeff")
-
-
-def split_lines(text: str) -> list[str]:
-    """Lines as markdown-it counts them (CRLF, CR and LF end a line)."""
-    if "\r" in text:
-        text = text.replace("\r\n", "\n").replace("\r", "\n")
-    lines = text.split("\n")
-    if lines and lines[-1] == "":
-        lines.pop()
-    return lines
 
 
 # -- inline text of a heading ---------------------------------------------------------------
@@ -472,7 +464,7 @@ def _last_nonblank(lines: list[str], first: int, last: int) -> int:
 
 def oracle_structure(text: str) -> Structure:
     """markdown-it-py's answer (CommonMark + front_matter) in the same shape as the scanner's."""
-    lines = split_lines(text)
+    lines = markdown_lines(text)
     tokens = _MD.parse(text)
     headings: list[FlatHeading] = []
     code: list[tuple[int, int]] = []
@@ -491,10 +483,10 @@ def oracle_structure(text: str) -> Structure:
 def parse_structure(text: str, lines: list[str] | None = None) -> Structure:
     """The scanner's answer, or markdown-it-py's when the scanner cannot decide.
 
-    `lines`, when given, must be `split_lines(text)` (the caller's copy, to split once).
+    `lines`, when given, must be `markdown_lines(text)` (the caller's copy, to split once).
     """
     if lines is None:
-        lines = split_lines(text)
+        lines = markdown_lines(text)
     if "\r" in text and "\r" in text.replace("\r\n", ""):
         return oracle_structure(text)
     start = frontmatter_line_count(lines)
