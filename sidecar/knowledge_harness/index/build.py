@@ -212,9 +212,10 @@ def _unreadable_record(path: str, message: str) -> dict[str, Any]:
 # Every layer byte is produced by `_enc`: orjson with sorted keys, whose output for the index's
 # values (str, int, bool, None, lists, str-keyed dicts; never a float) is byte-identical to
 # json.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":")) and ~10x faster
-# (tests/index/test_build.py checks the identity on every layer). To keep an incremental rebuild cheap, each note carries what was already
-# serialized for it: its note layer's digest, the parts of its manifest line that do not depend
-# on other notes, its cache line; a rebuild re-serializes only what changed.
+# (tests/index/test_build_cache.py re-serializes every layer with json.dumps to check). To keep
+# an incremental rebuild cheap, each note carries what was already serialized for it: its note
+# layer's digest, the parts of its manifest line that do not depend on other notes, its cache
+# line; a rebuild re-serializes only what changed.
 
 _SORTED = orjson.OPT_SORT_KEYS
 
@@ -367,7 +368,7 @@ class _Note:
         self.mtime_ns = mtime_ns
         self.sha256 = sha256
         self.title, self.type, self.tags, self.heading_count, self.error, self.links, self.parser = lite
-        # None for a note parsed in a worker process: `_materialize` unpacks it from `c_line`
+        # None for a note a helper process parsed: `_materialize` unpacks it from its cache line
         self.rec_json = rec_json
         self.m_head, self.m_mid, self.m_tail = parts
         self.res_key: object = None  # the paths tuple `resolved` was computed against
@@ -385,7 +386,7 @@ class _Note:
         self.c_staged = False  # its current cache line is in a staged chunk part
 
     def _materialize(self) -> None:
-        """A note parsed in a worker crosses back as its cache line; unpack the rest on first use."""
+        """A note a helper parsed arrives light; unpack the rest from its cache line on first use."""
         if self.rec_json is None:
             if not self.c_line:
                 assert self.c_ref is not None
@@ -891,10 +892,10 @@ def _note_from_light(values: tuple[Any, ...], paths_key: tuple[str, ...], source
 
 
 def _read_and_parse(vault: Vault, to_read: list[NoteFile], state: _State, workers: int, job: _Job) -> list[_Parsed]:
-    """Read, hash and parse notes; in worker processes (fork) when there are many and workers allow.
+    """Read, hash and parse notes; with forked helpers when there are many and workers allow.
 
-    Workers resolve links against the scan's paths and write changed note layers into
-    `job.staging` (created here) themselves, so the parent only joins the pieces.
+    Every process resolves links against the scan's paths and writes changed note layers into
+    `job.staging` (created here; build_index removes it if the build fails).
     """
     global _WORKER_JOB
     jobs = []
@@ -910,9 +911,6 @@ def _read_and_parse(vault: Vault, to_read: list[NoteFile], state: _State, worker
         _WORKER_JOB = job
         try:
             return _parse_in_parallel(chunks, count - 1, job)
-        except BaseException:
-            discard_staging(job.staging)
-            raise
         finally:
             _WORKER_JOB = None
     return [_read_one(fs, known, job) for fs, known in jobs]
