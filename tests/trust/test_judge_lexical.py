@@ -70,3 +70,39 @@ def test_registry() -> None:
     assert get_judge("lexical").info.name == "lexical"
     with pytest.raises(LookupError):
         get_judge("nope")
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence", "expected"),
+    [
+        # caption-style pairs written here in the manner of Japanese NLI data (the real pairs stay out of the repo)
+        ("机の上に携帯電話が四つ置かれています。", "机の上に携帯電話が４個置かれています。", "supported"),
+        ("一匹のイヌが砂浜を歩いています。", "砂浜を一匹の犬がゆっくりと歩いています。", "supported"),
+        ("二人の男性がベンチに座っています。", "公園のベンチに男性が二人座っています。", "supported"),
+        ("三匹の犬が砂浜を歩いています。", "砂浜を一匹の犬が歩いています。", "contradicted"),
+        ("赤い傘を差した女性が駅の前に立っています。", "女性が駅の前に立っています。", "unsupported"),
+        # verb negation against the affirmative, both sides otherwise alike
+        (
+            "このモデルは最新の情報を学習していないが、検索結果を回答に反映できます。",
+            "このモデルは最新の情報を学習していないため、検索結果を回答に反映できません。",
+            "contradicted",
+        ),
+        (
+            "このモデルは最新の情報を学習していないため、検索結果を回答に反映できません。",
+            "このモデルは最新の情報を学習していないため、検索結果を回答に反映できません。",
+            "supported",
+        ),
+    ],
+)
+def test_japanese_caption_pairs_and_predicate_negation(claim: str, evidence: str, expected: str) -> None:
+    assert LexicalJudge().judge_pair(claim, evidence) == expected
+
+
+def test_the_shipped_model_matches_the_features_it_is_fed() -> None:
+    from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES
+    from knowledge_harness.trust.judges.lexical_model import fitted_models
+
+    models = fitted_models()
+    assert set(models) == {"ja", "en"}
+    assert all(len(m.weights) == len(FEATURE_NAMES) for m in models.values())
+    assert models["en"].threshold == float("inf")  # English: the close-match rule alone (docs/validator.md)

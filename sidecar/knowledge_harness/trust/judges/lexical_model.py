@@ -1,0 +1,42 @@
+"""The lexical judge's fitted model: one logistic model per language, loaded from lexical_model.json.
+
+bench/judge_train.py fits the weights and chooses each threshold by 2-fold cross-validation on
+real claim/evidence pairs (Japanese NLI pairs, English Wikipedia claims against cited pages) and
+writes the JSON with the figures that chose them. docs/validator.md explains the figures.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import math
+from importlib import resources
+from typing import Any
+
+from ..text import has_cjk
+from .lexical_features import FEATURE_NAMES, LogisticModel
+
+MODEL_FILE = "lexical_model.json"
+
+
+def model_from_json(data: dict[str, Any]) -> LogisticModel:
+    return LogisticModel(
+        mean=tuple(data["mean"]),
+        scale=tuple(data["scale"]),
+        weights=tuple(data["weights"]),
+        bias=float(data["bias"]),
+        threshold=math.inf if data["threshold"] is None else float(data["threshold"]),  # None: never supports
+    )
+
+
+@functools.cache
+def fitted_models() -> dict[str, LogisticModel]:
+    raw = json.loads(resources.files(__package__).joinpath(MODEL_FILE).read_text(encoding="utf-8"))
+    if tuple(raw["features"]) != FEATURE_NAMES:
+        raise RuntimeError(f"{MODEL_FILE} was fitted on other features; run bench/judge_train.py again.")
+    return {lang: model_from_json(m) for lang, m in raw["models"].items()}
+
+
+def language_of(claim: str) -> str:
+    """The model a claim is judged by: "ja" when it holds CJK text, else "en"."""
+    return "ja" if has_cjk(claim) else "en"
