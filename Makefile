@@ -39,12 +39,15 @@ plugin-test: setup
 
 test: lint pytest plugin-test
 
+# `make plugin VAULT=~/x`: make passes "~/x" unexpanded, so the recipe expands a leading ~ itself.
+PLUGIN_VAULT = $(patsubst ~%,$(HOME)%,$(VAULT))
 plugin: setup
 	@test -n "$(VAULT)" || { echo "usage: make plugin VAULT=/path/to/vault" >&2; exit 2; }
+	@test -d "$(PLUGIN_VAULT)" || { echo "no such vault folder: $(PLUGIN_VAULT)" >&2; exit 2; }
 	cd $(PLUGIN) && npm run --silent build
-	mkdir -p "$(VAULT)/.obsidian/plugins/knowledge-harness"
-	cp $(PLUGIN)/main.js $(PLUGIN)/manifest.json $(PLUGIN)/styles.css "$(VAULT)/.obsidian/plugins/knowledge-harness/"
-	@echo "Installed into $(VAULT)/.obsidian/plugins/knowledge-harness — enable it in Settings → Community plugins."
+	mkdir -p "$(PLUGIN_VAULT)/.obsidian/plugins/knowledge-harness"
+	cp $(PLUGIN)/main.js $(PLUGIN)/manifest.json $(PLUGIN)/styles.css "$(PLUGIN_VAULT)/.obsidian/plugins/knowledge-harness/"
+	@echo "Installed into $(PLUGIN_VAULT)/.obsidian/plugins/knowledge-harness — enable it in Settings → Community plugins."
 
 api-types: setup
 	cd $(PLUGIN) && npx --no-install jiti scripts/api-types.ts

@@ -30,11 +30,11 @@ VAULT = EXAMPLES / "vault"
 
 try:
     from knowledge_harness.vault.note import Note, parse_note
-    from knowledge_harness.vault.paths import Vault, iter_note_files
+    from knowledge_harness.vault.paths import Vault, list_note_files
 except ImportError:  # run from a checkout without the package installed
     sys.path.insert(0, str(EXAMPLES.parent / "sidecar"))
     from knowledge_harness.vault.note import Note, parse_note
-    from knowledge_harness.vault.paths import Vault, iter_note_files
+    from knowledge_harness.vault.paths import Vault, list_note_files
 
 FIELDS = ("content_sha256", "references_sha256")
 
@@ -101,7 +101,7 @@ def run(vault_root: Path, *, check: bool) -> int:
     failures: list[str] = []
     changed = 0
     seen_stale: set[str] = set()
-    for entry in iter_note_files(vault):
+    for entry in list_note_files(vault):
         raw = entry.disk_path.read_bytes()
         note = parse_note(entry.path, raw)
         stored = stored_values(raw, note)

@@ -9,6 +9,7 @@ person to make a plan and type `APPROVE_PRODUCTION <digest>` (docs/automation.md
 from __future__ import annotations
 
 import datetime as dt
+import shlex
 from typing import Any
 
 from ..vault.catalog import NoteCatalog
@@ -72,8 +73,8 @@ def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | N
             "pilot": policy.stages.pilot,
             "progressive": policy.stages.progressive,
         },
-        "next_step": "A person runs `kh batch plan VAULT --stage canary|pilot|progressive`, reads the plan, "
-        "and approves it by typing APPROVE_PRODUCTION <digest>.",
+        "next_step": f"A person runs `kh batch plan {shlex.quote(str(vault.root))} --stage canary|pilot|progressive`, "
+        "reads the plan, and approves it by typing APPROVE_PRODUCTION <digest>.",
     }
     write_discovery(vault, report)
     return report
