@@ -16,6 +16,7 @@ from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
+from ..support.people import PERSON
 from .batch_support import TODAY, evidence_site, kh, tree_bytes  # noqa: F401
 
 DAY = dt.date.fromisoformat(TODAY)
@@ -65,7 +66,7 @@ def test_the_digest_is_the_sha256_of_the_plans_canonical_json(example_vault: Pat
     path.write_text(json.dumps(stored), encoding="utf-8")
     before = tree_bytes(example_vault)
     with pytest.raises(batch.PlanTampered):
-        batch.approve(vault, plan["plan_id"], batch.expected_challenge(plan))
+        batch.approve(vault, plan["plan_id"], batch.expected_challenge(plan), actor=PERSON)
     assert tree_bytes(example_vault) == before
 
 

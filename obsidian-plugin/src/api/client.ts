@@ -188,7 +188,7 @@ export class SidecarClient {
 
 	approveBatch(planId: string, challenge: string): Promise<BatchRunRecord> {
 		return this.request<BatchRunRecord>("POST", `/v1/batches/${encodeURIComponent(planId)}/approve`, {
-			body: { challenge },
+			body: { challenge, via: "plugin" },
 		});
 	}
 
@@ -227,7 +227,7 @@ export class SidecarClient {
 
 	answer(runId: string, questionId: string, answer: string): Promise<PipelineRunStatus> {
 		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/answers`, {
-			body: { question_id: questionId, answer, by: "person" },
+			body: { question_id: questionId, answer, via: "plugin" },
 		});
 	}
 

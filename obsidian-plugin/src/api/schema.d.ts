@@ -66,9 +66,30 @@ export interface paths {
         put?: never;
         /**
          * Shutdown
-         * @description Ask the sidecar to stop gracefully (the plugin calls this on unload).
+         * @description Ask the sidecar to stop gracefully (the plugin calls this on unload). Person token only.
          */
         post: operations["shutdown_v1_shutdown_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Agent Connection
+         * @description The agent token and the Claude Code / Codex lines that connect an agent to /mcp. Person token only:
+         *     the person hands the agent its own credential, never theirs.
+         */
+        get: operations["get_agent_connection_v1_agent_connection_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -374,7 +395,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize
-         * @description O-02: the person's run label (also the plugin's command).
+         * @description O-02: the person's run label (also the plugin's command). Person token only.
          */
         post: operations["authorize_v1_pipeline_runs__run_id__authorize_post"];
         delete?: never;
@@ -409,7 +430,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer */
+        /**
+         * Answer
+         * @description The person's answer to a run's question. Person token only.
+         */
         post: operations["answer_v1_pipeline_runs__run_id__answers_post"];
         delete?: never;
         options?: never;
@@ -526,6 +550,7 @@ export interface paths {
          *
          *     An approval needs `commit` and `review_packet_sha256` (both from GET …/review) and the merge
          *     fact: before the candidate is merged it is refused with 409 (`MERGE_NOT_FOUND` in the detail).
+         *     Person token only; the decider recorded is the person the token proves, never a name in the body.
          */
         post: operations["decide_v1_pipeline_runs__run_id__decision_post"];
         delete?: never;
@@ -605,7 +630,7 @@ export interface paths {
         put?: never;
         /**
          * Post Approve
-         * @description Apply the plan after the exact typed challenge; the run record.
+         * @description Apply the plan after the exact typed challenge; the run record. Person token only.
          */
         post: operations["post_approve_v1_batches__plan_id__approve_post"];
         delete?: never;
@@ -638,6 +663,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AgentConnection
+         * @description How an AI agent connects to this vault's sidecar over MCP, ready to paste.
+         */
+        AgentConnection: {
+            /** Token */
+            token: string;
+            /** Mcp Url */
+            mcp_url: string;
+            /** Claude Command */
+            claude_command: string;
+            /** Codex Command */
+            codex_command: string;
+            /** Codex Config */
+            codex_config: string;
+            /** Token File */
+            token_file?: string | null;
+        };
         /** AgentTask */
         AgentTask: {
             /** Task Id */
@@ -676,10 +719,11 @@ export interface components {
             /** Answer */
             answer: string;
             /**
-             * By
-             * @default person
+             * Via
+             * @default api
+             * @enum {string}
              */
-            by: string;
+            via: "api" | "plugin";
         };
         /** ApproveRequest */
         ApproveRequest: {
@@ -688,6 +732,13 @@ export interface components {
              * @description Exactly "APPROVE_PRODUCTION <digest>" as typed by a person.
              */
             challenge: string;
+            /**
+             * Via
+             * @description "plugin" records the person as "… via Obsidian".
+             * @default api
+             * @enum {string}
+             */
+            via: "api" | "plugin";
         };
         /** AuditError */
         AuditError: {
@@ -790,11 +841,6 @@ export interface components {
         /** AuthorizeBody */
         AuthorizeBody: {
             /**
-             * By
-             * @default person
-             */
-            by: string;
-            /**
              * Via
              * @default api
              * @enum {string}
@@ -862,8 +908,16 @@ export interface components {
             stage: "canary" | "pilot" | "progressive";
             /** Challenge */
             challenge: string;
-            /** Approved By */
+            /**
+             * Approved By
+             * @description The person who typed the challenge: the OS account ("… via Obsidian" from the plugin).
+             */
             approved_by: string;
+            /**
+             * Approved Via
+             * @description The door: terminal, http or plugin.
+             */
+            approved_via?: string | null;
             /** Approved At */
             approved_at: string;
             /** Started At */
@@ -1025,11 +1079,6 @@ export interface components {
             commit?: string | null;
             /** Review Packet Sha256 */
             review_packet_sha256?: string | null;
-            /**
-             * Decider
-             * @default person
-             */
-            decider: string;
             /**
              * Via
              * @default api
@@ -2386,6 +2435,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ShutdownAccepted"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_agent_connection_v1_agent_connection_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentConnection"];
                 };
             };
             /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */

@@ -69,8 +69,8 @@ export type PipelineRunList = Schemas["RunList"];
 /** GET /v1/pipeline/runs/{id}/review: the Review Packet with its SHA-256 and the candidate commit. */
 export type ReviewResponse = Schemas["ReviewView"];
 export type ReviewPacket = Schemas["ReviewPacket"];
-/** POST /v1/pipeline/runs/{id}/decision body (`decider` and `via` have defaults in the sidecar). */
-export type DecisionRequest = Omit<Schemas["DecisionBody"], "decider" | "via"> & Partial<Pick<Schemas["DecisionBody"], "decider" | "via">>;
+/** POST /v1/pipeline/runs/{id}/decision body (`via` has a default in the sidecar; who decides comes from the token). */
+export type DecisionRequest = Omit<Schemas["DecisionBody"], "via"> & Partial<Pick<Schemas["DecisionBody"], "via">>;
 /** POST /v1/pipeline/runs/{id}/decision answer: the seed's Japanese message, the decision, record and status. */
 export type DecisionResponse = Schemas["DecisionView"];
 /** GET /v1/pipeline/decision-choices. */

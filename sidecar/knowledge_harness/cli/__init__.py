@@ -12,7 +12,7 @@ from collections.abc import Callable
 import typer
 
 from ..errors import HarnessError
-from . import audit, batch, index, pipeline, runs, serve, validate
+from . import agent_token, audit, batch, index, pipeline, runs, serve, validate
 
 app = typer.Typer(
     name="kh",
@@ -30,6 +30,7 @@ GROUPS: list[Callable[[typer.Typer], None]] = [
     pipeline.register,
     batch.register,
     runs.register,
+    agent_token.register,
 ]
 for _register in GROUPS:
     _register(app)

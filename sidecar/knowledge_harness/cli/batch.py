@@ -4,14 +4,13 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
 import typer
 
-from ..errors import InputError
+from ..errors import InputError, PersonRequired
 from ..trust.batch import (
     CHALLENGE_KEYWORD,
     approve,
@@ -21,6 +20,7 @@ from ..trust.batch import (
     show_plan,
 )
 from ..vault.paths import Vault
+from .terminal import ask, person_at_terminal
 
 batch_app = typer.Typer(help="Batch plans and the typed approval gate.", no_args_is_help=True)
 
@@ -66,8 +66,8 @@ def render_plan(view: dict[str, Any]) -> str:
         "",
         "Only the verification and evidence blocks of these notes will change.",
         f"Digest: {view['digest']}",
-        f"To apply, read the plan, then type: kh batch approve VAULT {view['plan_id']} "
-        f'--challenge "{CHALLENGE_KEYWORD} <digest>"',
+        f"To apply, read the plan, then run at a terminal: kh batch approve VAULT {view['plan_id']}",
+        f"and type {CHALLENGE_KEYWORD} <digest> when asked.",
     ]
     return "\n".join(out) + "\n"
 
@@ -114,17 +114,23 @@ def approve_cmd(
     vault: Annotated[Path, typer.Argument(help="The vault folder.")],
     plan_id: Annotated[str, typer.Argument(help="The plan id.")],
     challenge: Annotated[
-        str | None,
-        typer.Option("--challenge", help=f'Exactly "{CHALLENGE_KEYWORD} <digest>"; asked for when omitted.'),
+        str | None, typer.Option("--challenge", hidden=True, help="Refused: the challenge is typed at the terminal.")
     ] = None,
 ) -> None:
-    """Apply a plan after the typed challenge; prints the run record. Exit 1 unless every target applied."""
+    """Ask the person at the terminal for the typed challenge, then apply the plan; prints the run record.
+
+    Without an interactive terminal it refuses (exit 1) and writes nothing. Exit 1 unless every target applied."""
+    if challenge is not None:
+        raise PersonRequired(
+            f"--challenge is not accepted: run kh batch approve at a terminal and type {CHALLENGE_KEYWORD} <digest>"
+            " when asked; nothing was changed."
+        )
+    person = person_at_terminal("kh batch approve")
     handle = Vault.open(vault)
-    if challenge is None:
-        if not sys.stdin.isatty():
-            raise InputError(f'Give --challenge "{CHALLENGE_KEYWORD} <digest>" (no terminal to ask on).')
-        challenge = typer.prompt(f"Type {CHALLENGE_KEYWORD} <digest> to apply {plan_id}")
-    record = approve(handle, plan_id, challenge)
+    view = show_plan(handle, plan_id)
+    typer.echo(render_plan(view), nl=False, err=True)
+    challenge = ask(f"Type {CHALLENGE_KEYWORD} <digest> to apply {plan_id}: ")
+    record = approve(handle, plan_id, challenge, actor=person)
     typer.echo(json.dumps(record, ensure_ascii=False, indent=2))
     if record["run_status"] != "SUCCEEDED" or record["result"] != "APPLIED":
         typer.echo(

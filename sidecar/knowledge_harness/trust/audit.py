@@ -30,6 +30,7 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import InputError
+from ..machine_config import MachineConfig, load_machine_config
 from ..vault.catalog import NoteCatalog
 from ..vault.note import Note
 from ..vault.paths import NoteFile, ScanProblem
@@ -107,7 +108,7 @@ def _cache_for(catalog: NoteCatalog) -> _FactsCache:
         return cache
 
 
-_POLICIES: dict[Path, tuple[bytes | None, Policy]] = {}
+_POLICIES: dict[Path, tuple[bytes | None, MachineConfig, Policy]] = {}
 _POLICIES_LOCK = threading.Lock()
 _MAX_CACHED_POLICIES = 64
 
@@ -130,10 +131,11 @@ def current_policy(vault_root: Path) -> Policy:
         raw = _policy_bytes(path)
     except OSError:
         return load_policy(vault_root)  # raises the usual InputError
+    machine = load_machine_config()  # cached by the file's mtime: the same object while unchanged
     with _POLICIES_LOCK:
         hit = _POLICIES.get(path)
-    if hit is not None and hit[0] == raw:
-        return hit[1]
+    if hit is not None and hit[0] == raw and hit[1] is machine:
+        return hit[2]
     policy = load_policy(vault_root)
     try:
         again = _policy_bytes(path)
@@ -143,7 +145,7 @@ def current_policy(vault_root: Path) -> Policy:
         with _POLICIES_LOCK:
             if len(_POLICIES) >= _MAX_CACHED_POLICIES:
                 _POLICIES.clear()
-            _POLICIES[path] = (raw, policy)
+            _POLICIES[path] = (raw, machine, policy)
     return policy
 
 

@@ -62,7 +62,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, Refused
+from ..actors import Actor
+from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, PersonRequired, Refused
 from ..vault.catalog import NoteCatalog, jsonable
 from ..vault.frontmatter import SpliceRefused, replace_trust_blocks
 from ..vault.lock import vault_lock
@@ -131,11 +132,6 @@ def new_ids(now: dt.datetime) -> tuple[str, str]:
 
 def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
-
-
-def person_name() -> str:
-    """Who typed the challenge: the OS user running the CLI or the sidecar."""
-    return os.environ.get("USER") or os.environ.get("USERNAME") or "person"
 
 
 # -- candidates --------------------------------------------------------------------------------
@@ -510,21 +506,26 @@ def approve(
     plan_id: str,
     challenge: str,
     *,
+    actor: Actor,
     now: dt.datetime | None = None,
-    person: str | None = None,
 ) -> dict[str, Any]:
-    """Apply a plan after the exact typed challenge; returns the run record (see the docstring)."""
+    """Apply a plan after the exact typed challenge; returns the run record (see the docstring).
+
+    Only a person approves: `actor` comes from a door that proved the person credential or a
+    terminal, and its name is recorded as `approved_by`."""
+    if not actor.is_person:
+        raise PersonRequired("Only a person may approve a batch: an agent prepares plans, a person applies them.")
     check_id("plan", plan_id)
     try:
         with vault_lock(vault, f"batch approve {plan_id}"):
-            return _approve_locked(vault, plan_id, challenge, now=now, person=person)
+            return _approve_locked(vault, plan_id, challenge, now=now, actor=actor)
     except Busy as exc:
         _raise_if_busy_with(vault, plan_id, exc)
         raise
 
 
 def _approve_locked(
-    vault: Vault, plan_id: str, challenge: str, *, now: dt.datetime | None, person: str | None
+    vault: Vault, plan_id: str, challenge: str, *, now: dt.datetime | None, actor: Actor
 ) -> dict[str, Any]:
     recover_interrupted_runs(vault)
     plan = load_plan(vault, plan_id)
@@ -555,7 +556,8 @@ def _approve_locked(
         "digest": str(plan["digest"])[:DIGEST_SHOWN],
         "stage": plan["stage"],
         "challenge": challenge,
-        "approved_by": person or person_name(),
+        "approved_by": actor.name,
+        "approved_via": actor.via,
         "approved_at": iso(moment),
         "started_at": iso(utcnow()),
         "updated_at": iso(utcnow()),

@@ -134,7 +134,10 @@ class BatchRun(_Model):
     digest: str
     stage: Literal["canary", "pilot", "progressive"]
     challenge: str
-    approved_by: str
+    approved_by: str = Field(
+        description='The person who typed the challenge: the OS account ("… via Obsidian" from the plugin).'
+    )
+    approved_via: str | None = Field(default=None, description="The door: terminal, http or plugin.")
     approved_at: str
     started_at: str
     updated_at: str

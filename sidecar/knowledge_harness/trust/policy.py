@@ -15,6 +15,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import InputError
+from ..machine_config import Endpoint, MachineConfig, config_path, load_machine_config
 
 POLICY_FILE = "policy.toml"
 
@@ -103,7 +104,8 @@ class StagePolicy(_Strict):
 
 
 class EvidencePolicy(_Strict):
-    allow_private_hosts: list[str] = Field(default_factory=list)  # "host:port" or "host", exempt from the SSRF guard
+    # "host:port" or "host", exempt from the SSRF guard: from the machine configuration only.
+    allow_private_hosts: list[str] = Field(default_factory=list)
     timeout_seconds: float = Field(default=10.0, gt=0, le=300)
     max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)
     max_redirects: int = Field(default=5, ge=0, le=20)
@@ -122,7 +124,11 @@ class EvidencePolicy(_Strict):
 
 
 class JudgePolicy(_Strict):
+    """The judge a vault chooses: a backend (`lexical`, `openai_compat`) or a `profile` named in the
+    machine configuration. The endpoint and key fields are filled from the machine configuration."""
+
     backend: str = Field(default="lexical", min_length=1)
+    profile: str | None = Field(default=None, min_length=1, max_length=64)
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
@@ -143,7 +149,31 @@ def _key_of(loc: Sequence[int | str]) -> str:
     return ".".join(str(part) for part in loc) or "(top level)"
 
 
+# Keys a vault file may not decide (endpoints, key variables, network allowances): they live in
+# the machine configuration (machine_config.py), whatever the vault says.
+MACHINE_ONLY_KEYS: tuple[tuple[str, str], ...] = (
+    ("evidence", "allow_private_hosts"),
+    ("judge", "base_url"),
+    ("judge", "api_key_env"),
+)
+
+
+def refuse_machine_keys(data: Mapping[str, Any], keys: Sequence[tuple[str, str]], source: str) -> None:
+    """A vault file naming a machine-only key is refused as a whole, naming the key and where it belongs."""
+    for section, key in keys:
+        block = data.get(section)
+        if isinstance(block, Mapping) and key in block:
+            name = f"{section}.{key}"
+            raise InputError(
+                f"Refused key {name!r} in {source}: a vault file may not decide endpoints, keys or network "
+                f"allowances; put [{section}] {key} in the machine configuration ({config_path()}) instead.",
+                detail=[{"key": name, "message": "belongs in the machine configuration, not the vault"}],
+            )
+
+
 def parse_policy(data: Mapping[str, Any], *, source: str = POLICY_FILE) -> Policy:
+    """The vault's policy as written (machine-only keys refused), without the machine's settings."""
+    refuse_machine_keys(data, MACHINE_ONLY_KEYS, source)
     try:
         return Policy.model_validate(dict(data))
     except ValidationError as exc:
@@ -153,20 +183,51 @@ def parse_policy(data: Mapping[str, Any], *, source: str = POLICY_FILE) -> Polic
         raise InputError(f"Invalid policy key {key!r} in {source}: {first['msg']}.", detail=problems) from exc
 
 
+def with_machine(policy: Policy, machine: MachineConfig) -> Policy:
+    """The effective policy: the vault's semantics plus this machine's endpoints and allowances."""
+    judge = policy.judge
+    endpoint: Endpoint
+    if judge.profile is not None:
+        profile = machine.judges.get(judge.profile)
+        if profile is None:
+            known = ", ".join(sorted(machine.judges)) or "none"
+            raise InputError(
+                f"The policy chooses judge profile {judge.profile!r}, which the machine configuration "
+                f"({config_path()}) does not define (defined: {known})."
+            )
+        endpoint = profile
+        backend = profile.backend
+    else:
+        endpoint = machine.judge
+        backend = judge.backend
+    judge = judge.model_copy(
+        update={
+            "backend": backend,
+            "base_url": endpoint.base_url,
+            "model": endpoint.model or judge.model,
+            "api_key_env": endpoint.api_key_env,
+            "timeout_seconds": endpoint.timeout_seconds or judge.timeout_seconds,
+        }
+    )
+    evidence = policy.evidence.model_copy(update={"allow_private_hosts": list(machine.evidence.allow_private_hosts)})
+    return policy.model_copy(update={"judge": judge, "evidence": evidence})
+
+
 def load_policy(vault_root: Path) -> Policy:
-    """Read VAULT/.harness/policy.toml; missing file → defaults; invalid → InputError naming the key."""
+    """The effective policy: VAULT/.harness/policy.toml (missing → defaults; invalid or naming a
+    machine-only key → InputError naming the key) with the machine configuration's settings."""
     path = Path(vault_root) / ".harness" / POLICY_FILE
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return Policy()
+        return with_machine(Policy(), load_machine_config())
     except OSError as exc:
         raise InputError(f"Cannot read the policy file {path}: {exc.strerror}.") from exc
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"The policy file {path} is not valid TOML: {exc}.") from exc
-    return parse_policy(data, source=str(path))
+    return with_machine(parse_policy(data, source=str(path)), load_machine_config())
 
 
 def map_verdict(

@@ -17,9 +17,10 @@ import anyio
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
+from ... import actors
 from ...trust.batch import approve, build_plan, plan_view, recover_interrupted_runs, show_plan, show_run
 from ...trust.batch_models import BatchRun, PlanView
-from ..deps import Ctx
+from ..deps import Ctx, PersonActor
 
 router = APIRouter(tags=["batches"])
 
@@ -35,6 +36,7 @@ class PlanRequest(BaseModel):
 class ApproveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     challenge: str = Field(max_length=200, description='Exactly "APPROVE_PRODUCTION <digest>" as typed by a person.')
+    via: Literal["api", "plugin"] = Field(default="api", description='"plugin" records the person as "… via Obsidian".')
 
 
 @router.post("/v1/batches", response_model=PlanView, response_model_exclude_unset=True)
@@ -54,11 +56,14 @@ async def get_batch(ctx: Ctx, plan_id: str) -> dict[str, Any]:
 
 
 @router.post("/v1/batches/{plan_id}/approve", response_model=BatchRun, response_model_exclude_unset=True)
-async def post_approve(ctx: Ctx, plan_id: str, request: Annotated[ApproveRequest, Body()]) -> dict[str, Any]:
-    """Apply the plan after the exact typed challenge; the run record."""
+async def post_approve(
+    ctx: Ctx, person: PersonActor, plan_id: str, request: Annotated[ApproveRequest, Body()]
+) -> dict[str, Any]:
+    """Apply the plan after the exact typed challenge; the run record. Person token only."""
+    actor = actors.person("plugin") if request.via == "plugin" else person
 
     def run() -> dict[str, Any]:
-        return approve(ctx.vault, plan_id, request.challenge)
+        return approve(ctx.vault, plan_id, request.challenge, actor=actor)
 
     return await anyio.to_thread.run_sync(run)
 
