@@ -66,7 +66,7 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
 
 def test_kh_serve_start_reports_an_interrupted_run_as_failed(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
-    plan = plan_json(vault, "--stage", "pilot")
+    plan = plan_json(vault, "--stage", "pilot", "--out-of-order")
     proc = spawn_approval(
         vault, plan["plan_id"], f"APPROVE_PRODUCTION {plan['digest']}", env={"KH_TEST_PAUSE_AFTER_WRITE": "60"}
     )

@@ -120,7 +120,7 @@ def test_canary_plan_and_typed_digest_change_exactly_one_notes_two_blocks(tmp_pa
 
 def test_note_edited_between_plan_and_approval_is_refused_and_keeps_the_edit(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
-    plan = plan_json(vault, "--stage", "pilot", "--notes", "Keywords/Embedding.md,Keywords/RAG.md")
+    plan = plan_json(vault, "--stage", "pilot", "--out-of-order", "--notes", "Keywords/Embedding.md,Keywords/RAG.md")
     assert [t["path"] for t in plan["targets"]] == ["Keywords/Embedding.md", "Keywords/RAG.md"]
     edited = vault / "Keywords" / "RAG.md"
     mine = edited.read_bytes() + "\n人間が承認の前に書き足した一文。\n".encode()
@@ -229,7 +229,7 @@ def _applied(vault: Path, run_id: str) -> list[str]:
 
 def test_kill_9_between_writes_is_recovered_as_failed_consumed_with_the_files_written(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
-    plan = plan_json(vault, "--stage", "pilot")
+    plan = plan_json(vault, "--stage", "pilot", "--out-of-order")
     assert len(plan["targets"]) >= 3
     originals = {t["path"]: (vault / t["path"]).read_bytes() for t in plan["targets"]}
     proc = _start_paused_approval(vault, plan, 60)

@@ -771,6 +771,8 @@ export interface components {
             windows: components["schemas"]["AuditWindows"];
             /** Stale */
             stale: components["schemas"]["StaleNote"][];
+            /** Provisional */
+            provisional?: components["schemas"]["ProvisionalNote"][];
             /** Disputed */
             disputed: string[];
             /** Errors */
@@ -862,7 +864,7 @@ export interface components {
             /** Fresh L2 */
             fresh_l2: boolean;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
             /** Revalidate After */
             revalidate_after: string | null;
             /** Days Left */
@@ -879,6 +881,11 @@ export interface components {
             evidence_capable: boolean;
             /** Evidence Status */
             evidence_status: string | null;
+            /**
+             * Provisional Run Id
+             * @description Written by this batch run, which did not succeed: never Fresh L2 until re-verified.
+             */
+            provisional_run_id?: string | null;
             error?: components["schemas"]["AuditError"] | null;
             /** Findings */
             findings?: components["schemas"]["AuditError"][];
@@ -906,6 +913,11 @@ export interface components {
              * @enum {string}
              */
             stage: "canary" | "pilot" | "progressive";
+            /**
+             * Out Of Order
+             * @default false
+             */
+            out_of_order: boolean;
             /** Challenge */
             challenge: string;
             /**
@@ -1462,6 +1474,12 @@ export interface components {
             today?: string | null;
             /** Judge */
             judge?: string | null;
+            /**
+             * Out Of Order
+             * @description Plan this stage before the previous one succeeded.
+             * @default false
+             */
+            out_of_order: boolean;
         };
         /** PlanSkip */
         PlanSkip: {
@@ -1498,7 +1516,7 @@ export interface components {
              * Reason
              * @enum {string}
              */
-            reason: "next_batch" | "stale" | "never_validated" | "requested";
+            reason: "next_batch" | "stale" | "provisional" | "never_validated" | "requested";
             /** Triggers */
             triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
             /** Sha256 Before */
@@ -1545,6 +1563,12 @@ export interface components {
             /** Limit */
             limit: number;
             /**
+             * Out Of Order
+             * @description Planned before the previous stage succeeded, by override.
+             * @default false
+             */
+            out_of_order: boolean;
+            /**
              * Selection
              * @enum {string}
              */
@@ -1577,6 +1601,13 @@ export interface components {
          * @enum {string}
          */
         Producer: "program" | "agent" | "ai_judge" | "human";
+        /** ProvisionalNote */
+        ProvisionalNote: {
+            /** Path */
+            path: string;
+            /** Run Id */
+            run_id: string;
+        };
         /**
          * PublicationDecision
          * @description The stored decision (artifact `publication_decision`; sorted keys, as stored).
@@ -2057,7 +2088,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
             /** Level */
             level: number;
             /** Status */
@@ -2072,7 +2103,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
         };
         /** StaleReport */
         StaleReport: {
@@ -2087,6 +2118,8 @@ export interface components {
             windows: {
                 [key: string]: components["schemas"]["WindowItem"][];
             };
+            /** Provisional */
+            provisional?: components["schemas"]["ProvisionalNote"][];
         };
         /**
          * State
@@ -2687,6 +2720,8 @@ export interface operations {
             query?: {
                 dry_run?: boolean;
                 judge?: string | null;
+                /** @description Fetch every cited page anew (no snapshot reuse). */
+                refetch?: boolean;
             };
             header?: never;
             path: {

@@ -45,8 +45,9 @@ export type DryRunFinding = Schemas["NoteFinding"];
 
 // ---- the approval gate: POST /v1/batches, GET /v1/batches/{id}, POST …/approve, GET /v1/runs/{id} ----
 export type BatchStage = NonNullable<BatchPlanRequest["stage"]>;
-/** POST /v1/batches body: stage, notes (restrict to these paths), today, judge. */
-export type BatchPlanRequest = Schemas["PlanRequest"];
+/** POST /v1/batches body: stage, notes (restrict to these paths), today, judge; out_of_order defaults to false. */
+export type BatchPlanRequest = Omit<Schemas["PlanRequest"], "out_of_order"> &
+	Partial<Pick<Schemas["PlanRequest"], "out_of_order">>;
 export type BatchPlan = Schemas["PlanView"];
 export type BatchTarget = Schemas["PlanTarget"];
 export type BatchRunRecord = Schemas["BatchRun"];

@@ -51,6 +51,8 @@ export const en = {
 	"trust.trigger.references_changed": "references changed",
 	"trust.trigger.age_expired": "age expired",
 	"trust.trigger.no_baseline": "no baseline",
+	"trust.trigger.evidence_unreachable": "evidence unreachable (retry soon)",
+	"trust.trigger.evidence_missing": "cited page gone (404)",
 	"trust.window.next_batch": "Next batch (≤ 7 days)",
 	"trust.window.prepare": "Prepare (8–14 days)",
 	"trust.window.watch": "Watch (15–30 days)",

@@ -76,7 +76,11 @@ def render_plan(view: dict[str, Any]) -> str:
 def plan_cmd(
     vault: Annotated[Path, typer.Argument(help="The vault folder.")],
     stage: Annotated[
-        str, typer.Option("--stage", help="canary (1 note), pilot (8) or progressive (policy).")
+        str,
+        typer.Option(
+            "--stage",
+            help="canary (1 note), then pilot (≤ 8), then progressive (to the next coverage step: 25/50/80 %).",
+        ),
     ] = "canary",
     notes: Annotated[
         str | None, typer.Option("--notes", help="Comma-separated vault-relative notes instead of the candidates.")
@@ -84,6 +88,10 @@ def plan_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
     today: Annotated[str | None, typer.Option("--today", help="Plan as of this date (YYYY-MM-DD).")] = None,
     judge: Annotated[str | None, typer.Option("--judge", help="Judge name (default: the policy's).")] = None,
+    out_of_order: Annotated[
+        bool,
+        typer.Option("--out-of-order", help="Plan a pilot or progressive batch before the previous stage succeeded."),
+    ] = False,
 ) -> None:
     """Build a plan: candidates (or --notes), dry-run validation, proposed blocks, digest. Writes no note."""
     handle = Vault.open(vault)
@@ -92,7 +100,9 @@ def plan_cmd(
     day = _day(today)
 
     async def run() -> dict[str, Any]:
-        return await build_plan(handle, stage=stage, notes=listed, today=day, judge_name=judge)
+        return await build_plan(
+            handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order
+        )
 
     view = plan_view(handle, anyio.run(run))
     typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view), nl=as_json)

@@ -5,7 +5,10 @@ Definitions (docs/audit.md):
   Notes whose frontmatter cannot be read are not classified; they are listed under errors.
 - Evidence-capable: a Keyword note with at least one http(s) URL among its references.
 - Fresh L2: an evidence-capable Keyword note with level ≥ 2, status verified or reviewed, no
-  metadata error in `verification`, and no stale trigger.
+  metadata error in `verification`, no stale trigger, and not provisional.
+- Provisional: a note whose `verification.run_id` names a batch run that did not succeed (FAILED,
+  e.g. its scope check found another file changed, or still IN_PROGRESS after a crash). What such
+  a run wrote stays on disk but is never counted until a later successful run re-verifies it.
 - Coverage = Fresh L2 / evidence-capable (0 when there are none);
   threshold_count = ceil(threshold × evidence-capable); surplus = Fresh L2 − threshold_count.
 - Windows hold Fresh L2 notes by days left to their deadline (freshness.py).
@@ -35,6 +38,7 @@ from ..vault.catalog import NoteCatalog
 from ..vault.note import Note
 from ..vault.paths import NoteFile, ScanProblem
 from ..vault.references import is_evidence_url
+from ..vault.trust_records import RunOutcomes, runs_dir
 from ..vault.writer import append_jsonl
 from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
 from .policy import POLICY_FILE, Policy, load_policy, note_tags
@@ -78,6 +82,12 @@ class _FactsCache:
         self._facts: dict[str, NoteFacts] = {}
         self._lock = threading.Lock()
         self.misses = 0
+        self._outcomes: RunOutcomes | None = None
+
+    def outcomes_for(self, catalog: NoteCatalog) -> RunOutcomes:
+        if self._outcomes is None:
+            self._outcomes = RunOutcomes(catalog.vault)
+        return self._outcomes
 
     def get(self, note: Note) -> NoteFacts:
         with self._lock:
@@ -161,6 +171,11 @@ class AuditError(BaseModel):
     line: int | None = None
 
 
+class ProvisionalNote(BaseModel):
+    path: str
+    run_id: str
+
+
 class AuditWindows(BaseModel):
     next_batch: list[str] = Field(default_factory=list)
     prepare: list[str] = Field(default_factory=list)
@@ -179,6 +194,7 @@ class AuditReport(BaseModel):
     surplus: int
     windows: AuditWindows
     stale: list[StaleNote]
+    provisional: list[ProvisionalNote] = Field(default_factory=list)
     disputed: list[str]
     errors: list[AuditError]
     today: dt.date
@@ -205,6 +221,7 @@ class StaleReport(BaseModel):
     today: dt.date
     stale: list[StaleItem]
     windows: dict[Window, list[WindowItem]]
+    provisional: list[ProvisionalNote] = Field(default_factory=list)
 
 
 class Badge(BaseModel):
@@ -223,6 +240,9 @@ class Badge(BaseModel):
     keyword: bool
     evidence_capable: bool
     evidence_status: str | None
+    provisional_run_id: str | None = Field(
+        default=None, description="Written by this batch run, which did not succeed: never Fresh L2 until re-verified."
+    )
     error: AuditError | None = None
     findings: list[AuditError] = Field(default_factory=list)
 
@@ -238,6 +258,7 @@ class NoteState:
     window: Window | None
     fresh_l2: bool
     errors: list[AuditError]
+    provisional_run: str | None = None
 
 
 def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
@@ -252,7 +273,7 @@ def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
     return bool(rule.tags) and any(tag in rule.tags for tag in facts.tags)
 
 
-def evaluate(facts: NoteFacts, policy: Policy, today: dt.date) -> NoteState:
+def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: RunOutcomes | None = None) -> NoteState:
     note = facts.note
     errors: list[AuditError] = []
     if note.problem is not None:
@@ -270,8 +291,11 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date) -> NoteState:
         today,
         content_sha256=facts.content_sha256,
         references_sha256=facts.references_sha256,
+        evidence=facts.trust.evidence,
     )
     due = deadline(verification, policy)
+    run_id = verification.run_id if verification is not None else None
+    provisional = run_id if outcomes is not None and run_id and outcomes.provisional(run_id) else None
     days = None if due is None else (due - today).days
     verification_error = any(f.key.startswith("verification") for f in facts.trust.findings)
     fresh_l2 = (
@@ -282,8 +306,9 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date) -> NoteState:
         and verification.status in ("verified", "reviewed")
         and not triggers
         and not verification_error
+        and provisional is None
     )
-    return NoteState(facts, keyword, triggers, due, days, window_for(days), fresh_l2, errors)
+    return NoteState(facts, keyword, triggers, due, days, window_for(days), fresh_l2, errors, provisional)
 
 
 def iter_states(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[NoteState]:
@@ -296,7 +321,8 @@ def _states(
     cache = _cache_for(catalog)
     cache.prune({f.path for f, _ in pairs})
     misses = cache.misses
-    states = [evaluate(cache.get(note), policy, today) for _, note in pairs]
+    outcomes = cache.outcomes_for(catalog)
+    states = [evaluate(cache.get(note), policy, today, outcomes) for _, note in pairs]
     if cache.misses - misses >= FREEZE_AFTER_NEW_NOTES:
         # Many notes were just parsed into the long-lived caches: move them out of the cyclic
         # GC's reach, or every full collection walks them all (measured: ~110 ms pauses at
@@ -372,7 +398,7 @@ def run_audit(
     limit = policy.threshold if threshold is None else threshold
     if not 0.0 <= limit <= 1.0:
         raise InputError(f"The threshold must be between 0 and 1, got {limit}.")
-    key = (policy, day, limit)
+    key = (policy, day, limit, _runs_stamp(catalog))
     flight = _flight_for(catalog)
     with flight.lock:
         last = flight.last
@@ -391,6 +417,14 @@ def run_audit(
         return report
 
 
+def _runs_stamp(catalog: NoteCatalog) -> int:
+    """Changes when a run record is written (atomic renames touch the folder): provisional notes."""
+    try:
+        return runs_dir(catalog.vault).stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def _run_audit(
     catalog: NoteCatalog,
     pairs: list[tuple[NoteFile, Note]],
@@ -404,12 +438,15 @@ def _run_audit(
     windows = AuditWindows()
     window_rows: list[tuple[int, str, Window]] = []
     stale: list[StaleNote] = []
+    provisional: list[ProvisionalNote] = []
     disputed: list[str] = []
     errors: list[AuditError] = []
     for state in states:
         errors.extend(state.errors)
         if not state.keyword:
             continue
+        if state.provisional_run is not None:
+            provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
         raw += 1
         evidence_capable += state.facts.evidence_capable
         verification = state.facts.trust.verification
@@ -436,6 +473,7 @@ def _run_audit(
         surplus=fresh - count,
         windows=windows,
         stale=stale,
+        provisional=provisional,
         disputed=disputed,
         errors=errors,
         today=day,
@@ -447,10 +485,13 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
     """Stale Keyword notes with their triggers, and Fresh L2 notes per window (soonest first)."""
     day = today or dt.date.today()
     stale: list[StaleItem] = []
+    provisional: list[ProvisionalNote] = []
     windows: dict[Window, list[WindowItem]] = {"next_batch": [], "prepare": [], "watch": []}
     for state in iter_states(catalog, policy, day):
         if not state.keyword:
             continue
+        if state.provisional_run is not None:
+            provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
         trust = state.facts.trust
         if state.triggers:
             stale.append(
@@ -474,7 +515,7 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
             )
     for items in windows.values():
         items.sort(key=lambda item: (item.days_left, item.path))
-    return StaleReport(today=day, stale=stale, windows=windows)
+    return StaleReport(today=day, stale=stale, windows=windows, provisional=provisional)
 
 
 def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt.date | None = None) -> Badge:
@@ -486,7 +527,8 @@ def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt
 
 def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> Badge:
     """The badge of a note the catalog handed out (`NoteCatalog.note`, `.cached` or `.load`)."""
-    state = evaluate(_cache_for(catalog).get(note), policy, day)
+    cache = _cache_for(catalog)
+    state = evaluate(cache.get(note), policy, day, cache.outcomes_for(catalog))
     verification = state.facts.trust.verification
     evidence = state.facts.trust.evidence
     level = state.facts.trust.level
@@ -506,6 +548,7 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         keyword=state.keyword,
         evidence_capable=state.facts.evidence_capable,
         evidence_status=evidence.status if evidence else None,
+        provisional_run_id=state.provisional_run,
         error=state.errors[0] if state.errors else None,
         findings=state.errors,
     )
@@ -555,6 +598,8 @@ def render_text(report: AuditReport, *, stale_details: StaleReport | None = None
             lines.append(f"  - {path}{suffix}")
     lines.append(f"Stale: {len(report.stale)}")
     lines.extend(f"  - {s.path}: {', '.join(s.triggers)}" for s in report.stale)
+    lines.append(f"Provisional: {len(report.provisional)}")
+    lines.extend(f"  - {p.path}: written by run {p.run_id}, which did not succeed" for p in report.provisional)
     lines.append(f"Disputed: {len(report.disputed)}")
     lines.extend(f"  - {path}" for path in report.disputed)
     lines.append(f"Metadata errors: {len(report.errors)}")

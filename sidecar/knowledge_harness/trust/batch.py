@@ -54,12 +54,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 import os
 import re
 import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
 from ..actors import Actor
@@ -83,7 +85,7 @@ from ..vault.trust_records import (
     write_run,
 )
 from ..vault.writer import write_trust_blocks
-from .audit import NoteState, iter_states
+from .audit import AuditReport, NoteState, iter_states, run_audit
 from .freshness import is_validated
 from .policy import Policy, load_policy
 from .validation_service import dry_run
@@ -94,7 +96,7 @@ CHALLENGE_KEYWORD = "APPROVE_PRODUCTION"
 DIGEST_SHOWN = 12
 PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see the module docstring
 Stage = Literal["canary", "pilot", "progressive"]
-Reason = Literal["next_batch", "stale", "never_validated", "requested"]
+Reason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -151,7 +153,7 @@ def _plannable(state: NoteState) -> bool:
 
 
 def find_candidates(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[Candidate]:
-    """Every candidate in the documented order (next_batch, stale, never validated)."""
+    """Every candidate in the documented order (next_batch, stale, provisional, never validated)."""
     states = iter_states(catalog, policy, today)
     next_batch = sorted(
         (s.days_left if s.days_left is not None else 0, s.facts.note.path)
@@ -168,8 +170,10 @@ def find_candidates(catalog: NoteCatalog, policy: Policy, today: dt.date) -> lis
         for s in states
         if _plannable(s) and not is_validated(s.facts.trust.verification) and not s.triggers
     )
+    provisional = sorted(s.facts.note.path for s in states if _plannable(s) and s.provisional_run is not None)
     out: list[Candidate] = [Candidate(path, "next_batch", days) for days, path in next_batch]
     out += [Candidate(path, "stale", None if days == -(10**9) else days, triggers) for days, path, triggers in stale]
+    out += [Candidate(path, "provisional") for path in provisional]
     out += [Candidate(path, "never_validated") for path in never]
     seen: set[str] = set()
     unique = []
@@ -236,10 +240,58 @@ def plan_digest(plan: Mapping[str, Any]) -> str:
     return sha256_hex(canonical_json(body))
 
 
+STAGES = ("canary", "pilot", "progressive")
+COVERAGE_STEPS = (Decimal("0.25"), Decimal("0.50"), Decimal("0.80"))
+
+
+def succeeded_stages(vault: Vault) -> set[str]:
+    """The stages of the batch runs that SUCCEEDED (the rollout order: canary, pilot, progressive)."""
+    done: set[str] = set()
+    for run_id in list_run_ids(vault):
+        try:
+            run = read_run(vault, run_id)
+        except HarnessError:
+            continue
+        if run.get("run_status") == "SUCCEEDED" and run.get("stage") in STAGES:
+            done.add(str(run["stage"]))
+    return done
+
+
+def require_stage_order(vault: Vault, stage: str, *, out_of_order: bool) -> None:
+    """canary must have SUCCEEDED before a pilot is planned, and a pilot before progressive."""
+    if stage not in STAGES:
+        raise InputError(f"Unknown stage {stage!r}; use canary, pilot or progressive.")
+    index = STAGES.index(stage)
+    if index == 0 or out_of_order:
+        return
+    done = succeeded_stages(vault)
+    missing = [earlier for earlier in STAGES[:index] if earlier not in done]
+    if missing:
+        needed = missing[0]
+        raise Refused(
+            f"A {stage} batch comes after a {' and a '.join(missing)} batch that succeeded, and this vault has none: "
+            f"plan and approve a {needed} first (kh batch plan VAULT --stage {needed}), "
+            "or pass --out-of-order to override (recorded in the plan and its run).",
+            detail={"stage": stage, "missing_stage": needed},
+        )
+
+
+def progressive_size(report: AuditReport) -> int:
+    """Notes a progressive batch needs to reach the next coverage step (25 %, 50 %, 80 %), else the rest."""
+    fresh, capable = report.fresh_l2, report.evidence_capable
+    for step in COVERAGE_STEPS:
+        target = math.ceil(step * capable)
+        if fresh < target:
+            return target - fresh
+    return max(capable - fresh, 1)
+
+
 def _resolve_targets(
     catalog: NoteCatalog, policy: Policy, stage: str, notes: Sequence[str] | None, today: dt.date
 ) -> tuple[list[Candidate], int]:
     limit = policy.stages.limit(stage)
+    if stage == "progressive" and not notes:
+        limit = min(limit, progressive_size(run_audit(catalog, policy, today=today)))
     if notes:
         requested: list[str] = []
         for raw in notes:
@@ -265,10 +317,14 @@ async def build_plan(
     now: dt.datetime | None = None,
     judge_name: str | None = None,
     backoff_seconds: float = 0.5,
+    out_of_order: bool = False,
 ) -> dict[str, Any]:
-    """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest)."""
+    """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest).
+
+    Stages go in order (canary, pilot, progressive) unless `out_of_order`, which the plan records."""
     moment = now or utcnow()
     day = today or moment.date()
+    require_stage_order(vault, stage, out_of_order=out_of_order)
     policy = load_policy(vault.root)
     catalog = NoteCatalog(vault)
     chosen, total = _resolve_targets(catalog, policy, stage, notes, day)
@@ -342,6 +398,7 @@ async def build_plan(
         "run_id": run_id,
         "stage": stage,
         "limit": policy.stages.limit(stage),
+        "out_of_order": out_of_order,
         "selection": "notes" if notes else "candidates",
         "candidates_total": total,
         "created_at": iso(moment),
@@ -379,6 +436,7 @@ def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None 
         "run_id": plan["run_id"],
         "stage": plan["stage"],
         "limit": plan["limit"],
+        "out_of_order": bool(plan.get("out_of_order", False)),
         "selection": plan["selection"],
         "candidates_total": plan["candidates_total"],
         "created_at": plan["created_at"],
@@ -555,6 +613,7 @@ def _approve_locked(
         "plan_digest": plan["digest"],
         "digest": str(plan["digest"])[:DIGEST_SHOWN],
         "stage": plan["stage"],
+        "out_of_order": bool(plan.get("out_of_order", False)),
         "challenge": challenge,
         "approved_by": actor.name,
         "approved_via": actor.via,

@@ -21,7 +21,7 @@ from ..vault.scope import ScopeReport
 from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
 from .validation_models import FindingVerdict, ResultVerdict, ValidatorInfo
 
-PlanReason = Literal["next_batch", "stale", "never_validated", "requested"]
+PlanReason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
 Trigger = Literal["content_changed", "references_changed", "age_expired", "no_baseline"]
 FileResult = Literal["PENDING", "WRITING", "APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED", "ERROR"]
 RunResult = Literal["APPLIED", "PARTIALLY_APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED"]
@@ -69,6 +69,7 @@ class PlanView(_Model):
     run_id: str
     stage: Literal["canary", "pilot", "progressive"]
     limit: int
+    out_of_order: bool = Field(default=False, description="Planned before the previous stage succeeded, by override.")
     selection: Literal["notes", "candidates"]
     candidates_total: int
     created_at: str
@@ -133,6 +134,7 @@ class BatchRun(_Model):
     plan_digest: str
     digest: str
     stage: Literal["canary", "pilot", "progressive"]
+    out_of_order: bool = False
     challenge: str
     approved_by: str = Field(
         description='The person who typed the challenge: the OS account ("… via Obsidian" from the plugin).'

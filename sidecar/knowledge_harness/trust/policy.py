@@ -7,10 +7,12 @@ keys are refused so that a typo never silently falls back to a default. See docs
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -110,7 +112,8 @@ class EvidencePolicy(_Strict):
     max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)
     max_redirects: int = Field(default=5, ge=0, le=20)
     retries: int = Field(default=2, ge=0, le=10)
-    snapshot_max_age_days: int = Field(default=7, ge=0, le=3650)
+    # A snapshot is reused only this long after its fetch: a page is judged as it is now (0: always fetch).
+    snapshot_max_age_minutes: int = Field(default=10, ge=0, le=7 * 24 * 60)
     concurrency: int = Field(default=8, ge=1, le=64)
     per_domain_concurrency: int = Field(default=2, ge=1, le=16)
 
@@ -143,6 +146,17 @@ class Policy(_Strict):
     evidence: EvidencePolicy = Field(default_factory=EvidencePolicy)
     judge: JudgePolicy = Field(default_factory=JudgePolicy)
     plan_ttl_hours: int = Field(default=24, ge=1, le=24 * 30)
+    # After a validation that could fetch none of the cited pages, the note is due again this soon.
+    retry_unreachable_days: int = Field(default=1, ge=0, le=90)
+    # Official / first-party sites ("docs.python.org", "*.go.jp"): a note whose every claim one of
+    # them supports is L3 Primary Mapped. Empty: no note is L3.
+    primary_domains: list[str] = Field(default_factory=list, max_length=500)
+
+    def is_primary(self, url: str) -> bool:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+        if host.startswith("www."):
+            host = host[4:]
+        return bool(host) and any(host == p or fnmatch.fnmatch(host, p) for p in self.primary_domains)
 
 
 def _key_of(loc: Sequence[int | str]) -> str:
@@ -298,12 +312,13 @@ def proposed_blocks(
         all_claims_primary_supported=all_claims_primary_supported,
         current_level=current_level,
     )
+    due = day + dt.timedelta(days=policy.retry_unreachable_days) if fetch_failed else revalidate_after(policy, day)
     verification: dict[str, Any] = {
         "status": status,
         "level": level,
         "validator": validator,
         "last_validated": day,
-        "revalidate_after": revalidate_after(policy, day),
+        "revalidate_after": due,
         "content_sha256": content_sha256,
         "references_sha256": references_sha256,
     }
@@ -314,14 +329,15 @@ def proposed_blocks(
             verification[str(key)] = value
     source_list: list[dict[str, Any]] = []
     for source in sources:
-        source_list.append(
-            {
-                "url": str(source.get("url", "")),
-                "snapshot_sha256": source.get("snapshot_sha256"),
-                "fetched_at": source.get("fetched_at"),
-                "verdict": source.get("verdict"),
-            }
-        )
+        entry = {
+            "url": str(source.get("url", "")),
+            "snapshot_sha256": source.get("snapshot_sha256"),
+            "fetched_at": source.get("fetched_at"),
+            "verdict": source.get("verdict"),
+        }
+        if source.get("error") and not source.get("snapshot_sha256"):
+            entry["error"] = str(source["error"])  # why this page could not be read (http_404, timeout, …)
+        source_list.append(entry)
     evidence: dict[str, Any] = {
         "status": evidence_status,
         "source_count": sum(1 for s in source_list if s["snapshot_sha256"]),

@@ -31,6 +31,7 @@ class PlanRequest(BaseModel):
     notes: list[Annotated[str, Field(min_length=1, max_length=1024)]] | None = Field(default=None, max_length=10_000)
     today: dt.date | None = None
     judge: str | None = Field(default=None, max_length=64)
+    out_of_order: bool = Field(default=False, description="Plan this stage before the previous one succeeded.")
 
 
 class ApproveRequest(BaseModel):
@@ -44,7 +45,12 @@ async def post_batch(ctx: Ctx, request: Annotated[PlanRequest, Body()]) -> dict[
     """Build a plan (dry-run validation of each target); writes no note."""
     await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
     plan = await build_plan(
-        ctx.vault, stage=request.stage, notes=request.notes, today=request.today, judge_name=request.judge
+        ctx.vault,
+        stage=request.stage,
+        notes=request.notes,
+        today=request.today,
+        judge_name=request.judge,
+        out_of_order=request.out_of_order,
     )
     return plan_view(ctx.vault, plan)
 
