@@ -72,7 +72,8 @@ def test_policy_that_is_not_toml_is_an_input_error(tmp_path: Path) -> None:
         ("unverifiable", False, False, 1, ("unverified", 1, "insufficient")),
         ("unverifiable", False, False, 2, ("unverified", 1, "insufficient")),
         ("pass", True, True, 1, ("unverified", 1, "unreachable")),
-        ("warn", True, False, 0, ("unverified", 0, "unreachable")),
+        ("warn", True, False, 0, ("unverified", 1, "unreachable")),  # a 404 or 502 leaves L0 at L1 (machine review)
+        ("unverifiable", False, False, 0, ("unverified", 1, "insufficient")),
     ],
 )
 def test_verdict_mapping_follows_the_seed(

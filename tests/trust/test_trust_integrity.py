@@ -165,11 +165,11 @@ def test_stages_go_in_order_unless_overridden_and_the_override_is_recorded(tmp_p
 def test_a_progressive_batch_is_sized_to_the_next_coverage_step(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
     report = _audit(Vault.open(vault))
-    # the example vault: 21 evidence-capable notes, 11 Fresh L2 (52 %): the next step is 80 % = 17
-    assert (report.evidence_capable, report.fresh_l2) == (21, 11)
-    assert progressive_size(report) == 6
+    # the example vault: 22 evidence-capable notes, 11 Fresh L2 (50 %): the next step is 80 % = 18
+    assert (report.evidence_capable, report.fresh_l2) == (22, 11)
+    assert progressive_size(report) == 7
     assert progressive_size(report.model_copy(update={"fresh_l2": 2})) == 4  # to 25 % = 6
-    assert progressive_size(report.model_copy(update={"fresh_l2": 17})) == 4  # past 80 %: the rest
+    assert progressive_size(report.model_copy(update={"fresh_l2": 18})) == 4  # past 80 %: the rest
 
 
 def test_notes_written_by_a_failed_run_are_provisional_until_a_run_succeeds(tmp_path: Path) -> None:
@@ -208,3 +208,37 @@ def test_notes_written_by_a_failed_run_are_provisional_until_a_run_succeeds(tmp_
     after = json.loads(kh("audit", str(vault), "--json", "--today", TODAY, check=True).stdout)
     assert after["provisional"] == []
     assert target not in {s["path"] for s in after["stale"]}
+
+
+def test_an_approval_survives_obsidian_rewriting_its_workspace_but_not_a_note(tmp_path: Path) -> None:
+    vault = git_vault(tmp_path)
+    (vault / ".obsidian").mkdir(exist_ok=True)
+    workspace = vault / ".obsidian" / "workspace.json"
+    workspace.write_text('{"main": {}}', encoding="utf-8")
+    plan = plan_json(vault)
+    proc = spawn_approval(
+        vault, plan["plan_id"], batch.expected_challenge(plan), env={"KH_TEST_PAUSE_AFTER_WRITE": "3"}
+    )
+    wait_for(
+        lambda: (
+            (vault / ".harness" / "runs" / f"{plan['run_id']}.json").exists()
+            and any(f["result"] == "APPLIED" for f in batch.show_run(Vault.open(vault), plan["run_id"])["files"])
+        ),
+        what="the write",
+    )
+    workspace.write_text('{"main": {"active": "Keywords/RAG.md"}}', encoding="utf-8")  # Obsidian, by itself
+    run = proc.wait()
+    assert run.exit_code == 0, run.screen
+    assert run.record["run_status"] == "SUCCEEDED" and run.record["scope"]["ok"]
+
+
+def test_a_requested_note_far_from_its_deadline_is_planned_with_a_warning(tmp_path: Path) -> None:
+    vault = git_vault(tmp_path)
+    plan = plan_json(vault, "--notes", "Keywords/PageIndex.md")
+    target = plan["targets"][0]
+    assert target["reason"] == "requested" and target["days_left"] > 30
+    assert plan["warnings"] == [
+        f"Keywords/PageIndex.md is due in {target['days_left']} days (more than 30): it does not need revalidation yet."
+    ]
+    shown = kh("batch", "show", str(vault), plan["plan_id"], check=True).stdout
+    assert f"due in {target['days_left']} days" in shown and "warning: Keywords/PageIndex.md" in shown

@@ -1518,7 +1518,12 @@ export interface components {
              */
             reason: "next_batch" | "stale" | "provisional" | "never_validated" | "requested";
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            /**
+             * Days Left
+             * @description Days to the note's deadline when planned.
+             */
+            days_left?: number | null;
             /** Sha256 Before */
             sha256_before: string;
             /**
@@ -1594,6 +1599,11 @@ export interface components {
             targets: components["schemas"]["PlanTarget"][];
             /** Skipped */
             skipped: components["schemas"]["PlanSkip"][];
+            /**
+             * Warnings
+             * @description e.g. a requested note due in more than 30 days.
+             */
+            warnings?: string[];
         };
         /**
          * Producer

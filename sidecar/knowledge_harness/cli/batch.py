@@ -51,6 +51,8 @@ def render_plan(view: dict[str, Any]) -> str:
         e = t["proposed"]["evidence"]
         cur = t["current"].get("verification") or {}
         why = t["reason"] + (f" ({', '.join(t['triggers'])})" if t["triggers"] else "")
+        if t.get("days_left") is not None:
+            why += f", due in {t['days_left']} days"
         out.append(f"{i}. {t['path']}  [{why}]")
         out.append(f"   sha256 now {t['sha256_before'][:12]} → after {t['sha256_after'][:12]}")
         out.append(
@@ -62,6 +64,8 @@ def render_plan(view: dict[str, Any]) -> str:
             out.append(f"     [{f['verdict']}] {_short(f.get('text') or f.get('claim_id', ''))}")
     for s in view["skipped"]:
         out.append(f"skipped {s['path']}: {s['reason']}")
+    for warning in view.get("warnings", []):
+        out.append(f"warning: {warning}")
     out += [
         "",
         "Only the verification and evidence blocks of these notes will change.",

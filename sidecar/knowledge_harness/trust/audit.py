@@ -2,7 +2,9 @@
 
 Definitions (docs/audit.md):
 - Raw Keywords: notes the policy's keyword rule selects (default: a `provenance` mapping).
-  Notes whose frontmatter cannot be read are not classified; they are listed under errors.
+  A note whose frontmatter cannot be read is classified from its text (a `provenance:` line, its
+  folder, any http(s) URL), counted, never Fresh, and listed under errors: breaking a note can
+  only lower coverage.
 - Evidence-capable: a Keyword note with at least one http(s) URL among its references.
 - Fresh L2: an evidence-capable Keyword note with level ≥ 2, status verified or reviewed, no
   metadata error in `verification`, no stale trigger, and not provisional.
@@ -22,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import math
+import re
 import threading
 import time
 import weakref
@@ -62,14 +65,27 @@ class NoteFacts:
     references_sha256: str
 
 
+_PROVENANCE_LINE = re.compile(r"^provenance[ \t]*:", re.MULTILINE)
+_HTTP_URL = re.compile(r"https?://", re.IGNORECASE)
+
+
 def note_facts(note: Note) -> NoteFacts:
     references = note.references
+    if note.problem is not None:
+        # A broken note is never flattering: classified from its text (a `provenance:` line, any
+        # http(s) URL) so that breaking its YAML can only lower coverage, never raise it.
+        text = note.raw.decode("utf-8", errors="replace")
+        has_provenance = bool(_PROVENANCE_LINE.search(text))
+        evidence_capable = bool(_HTTP_URL.search(text))
+    else:
+        has_provenance = isinstance(note.properties.get("provenance"), dict)
+        evidence_capable = any(is_evidence_url(url) for url in references)
     return NoteFacts(
         note=note,
         trust=read_trust(note.properties),
-        has_provenance=isinstance(note.properties.get("provenance"), dict),
+        has_provenance=has_provenance,
         tags=tuple(note_tags(note.properties)),
-        evidence_capable=any(is_evidence_url(url) for url in references),
+        evidence_capable=evidence_capable,
         content_sha256=note.content_sha256,
         references_sha256=note.references_sha256,
     )
@@ -282,7 +298,7 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: RunOutc
     for finding in facts.trust.findings:
         line = finding_line(note.raw, span.yaml_start, span.yaml_end, finding.key) if span else None
         errors.append(AuditError(path=note.path, message=finding.message, line=line))
-    keyword = note.problem is None and _is_keyword(facts, policy)
+    keyword = _is_keyword(facts, policy)  # a broken note counts too (note_facts), but is never Fresh
     verification = facts.trust.verification
     triggers = stale_triggers(
         note,
@@ -300,6 +316,7 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: RunOutc
     verification_error = any(f.key.startswith("verification") for f in facts.trust.findings)
     fresh_l2 = (
         keyword
+        and note.problem is None
         and facts.evidence_capable
         and verification is not None
         and verification.level >= 2

@@ -29,8 +29,9 @@ Finally the scope is verified (snapshot, and git where the vault is a repository
 changed during the run must be exactly the targets written, each with the bytes planned.
 
 **Run records** keep process integrity apart from result integrity (seed lesson 1):
-`run_status` SUCCEEDED | FAILED (IN_PROGRESS while running), `consumption` CONSUMED once any
-write happened | NOT_CONSUMED, and a result per file and for the run:
+`run_status` SUCCEEDED | FAILED (IN_PROGRESS while running), `consumption` CONSUMED (the plan's
+one approval is spent the moment a run starts, whether or not it writes; seed: "この実行枠は消費済み"),
+and a result per file and for the run:
 
 - per file: APPLIED, REFUSED (guard refused; nothing written), PROVISIONAL_RETAIN (written,
   but the run failed afterwards: the data is kept, provisionally), NOT_APPLIED (never reached
@@ -72,7 +73,7 @@ from ..vault.lock import vault_lock
 from ..vault.note import parse_note
 from ..vault.paths import Vault, require_note_path
 from ..vault.run_store import canonical_json
-from ..vault.scope import git_changed_paths, is_git_repository, snapshot, verify_scope
+from ..vault.scope import OBSIDIAN_SELF_WRITTEN, git_changed_paths, is_git_repository, snapshot, verify_scope
 from ..vault.trust_records import (
     check_id,
     claim_plan,
@@ -241,6 +242,7 @@ def plan_digest(plan: Mapping[str, Any]) -> str:
 
 
 STAGES = ("canary", "pilot", "progressive")
+WATCH_DAYS = 30  # beyond the last Stage F window: a requested note this far from its deadline gets a warning
 COVERAGE_STEPS = (Decimal("0.25"), Decimal("0.50"), Decimal("0.80"))
 
 
@@ -303,7 +305,14 @@ def _resolve_targets(
                 f"{len(requested)} notes were listed but the {stage} stage allows at most {limit}; "
                 "list fewer notes or choose a later stage (--stage pilot|progressive)."
             )
-        return [Candidate(path, "requested") for path in requested], len(requested)
+        states = {state.facts.note.path: state for state in iter_states(catalog, policy, today)}
+        chosen = []
+        for path in requested:
+            state = states.get(path)
+            days = state.days_left if state is not None else None
+            triggers = tuple(state.triggers) if state is not None else ()
+            chosen.append(Candidate(path, "requested", days, triggers))
+        return chosen, len(requested)
     found = find_candidates(catalog, policy, today)
     return found[:limit], len(found)
 
@@ -391,6 +400,14 @@ async def build_plan(
             "Nothing to plan: every selected note was skipped.",
             detail={"skipped": skipped},
         )
+    warnings = [
+        f"{t['path']} is due in {t['days_left']} days (more than {WATCH_DAYS}): it does not need revalidation yet."
+        for t in targets
+        if t["reason"] == "requested"
+        and t["days_left"] is not None
+        and t["days_left"] > WATCH_DAYS
+        and not t["triggers"]
+    ]
     expires = moment + dt.timedelta(hours=policy.plan_ttl_hours)
     plan: dict[str, Any] = {
         "format": PLAN_FORMAT,
@@ -407,6 +424,7 @@ async def build_plan(
         "policy": {"ttl_days": policy.ttl_days, "plan_ttl_hours": policy.plan_ttl_hours, "judge": policy.judge.backend},
         "targets": targets,
         "skipped": skipped,
+        "warnings": warnings,
     }
     plan["digest"] = plan_digest(plan)
     with vault_lock(vault, f"batch plan {plan_id}"):
@@ -448,6 +466,7 @@ def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None 
                 "path": t["path"],
                 "reason": t["reason"],
                 "triggers": t["triggers"],
+                "days_left": t.get("days_left"),
                 "sha256_before": t["sha256_before"],
                 "sha256_after": t["sha256_after"],
                 "proposed": t["proposed"],
@@ -460,6 +479,7 @@ def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None 
             for t in plan["targets"]
         ],
         "skipped": plan["skipped"],
+        "warnings": list(plan.get("warnings", [])),
     }
 
 
@@ -517,7 +537,7 @@ def _file_entry(target: Mapping[str, Any]) -> dict[str, Any]:
 def _finish(record: dict[str, Any], *, failed: str | None, failure: dict[str, Any] | None) -> None:
     files = record["files"]
     written = [f for f in files if f["result"] in ("APPLIED", "PROVISIONAL_RETAIN")]
-    record["consumption"] = "CONSUMED" if written else "NOT_CONSUMED"
+    record["consumption"] = "CONSUMED"  # the plan was claimed before the run began, written or not
     if failed:
         record["run_status"] = "FAILED"
         record["failure_reason"] = failed
@@ -622,7 +642,7 @@ def _approve_locked(
         "updated_at": iso(utcnow()),
         "finished_at": None,
         "run_status": "IN_PROGRESS",
-        "consumption": "NOT_CONSUMED",
+        "consumption": "CONSUMED",  # claim_plan() above spent the plan's one approval
         "result": None,
         "files": [_file_entry(t) for t in plan["targets"]],
         "files_written": [],
@@ -676,12 +696,25 @@ def _approve_locked(
         failure = _verify_after(vault, record, before, git_before)
     else:
         record["scope"] = verify_scope(
-            vault, before, {f["path"] for f in record["files"] if f["result"] == "APPLIED"}, git_before=git_before
+            vault,
+            before,
+            {f["path"] for f in record["files"] if f["result"] == "APPLIED"},
+            git_before=git_before,
+            ignore=_scope_ignore(vault),
         ).model_dump()
     _finish(record, failed=failure["reason"] if failure else None, failure=failure)
     record["finished_at"] = iso(utcnow())
     _save(vault, record)
     return record
+
+
+def _scope_ignore(vault: Vault) -> tuple[str, ...]:
+    """Obsidian's own layout files, plus the policy's `scope_ignore` (files under .obsidian/ only)."""
+    try:
+        extra = load_policy(vault.root).scope_ignore
+    except HarnessError:
+        extra = []
+    return OBSIDIAN_SELF_WRITTEN + tuple(extra)
 
 
 def _validator_label(info: Mapping[str, Any]) -> str:
@@ -698,7 +731,9 @@ def _verify_after(
 ) -> dict[str, Any] | None:
     """Scope verification plus a read-back of every written file; a failure dict or None."""
     applied = [f for f in record["files"] if f["result"] == "APPLIED"]
-    report = verify_scope(vault, before, {f["path"] for f in applied}, git_before=git_before)
+    report = verify_scope(
+        vault, before, {f["path"] for f in applied}, git_before=git_before, ignore=_scope_ignore(vault)
+    )
     record["scope"] = report.model_dump()
     problems: list[str] = []
     if not report.ok:

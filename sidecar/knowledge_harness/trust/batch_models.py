@@ -22,7 +22,9 @@ from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
 from .validation_models import FindingVerdict, ResultVerdict, ValidatorInfo
 
 PlanReason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
-Trigger = Literal["content_changed", "references_changed", "age_expired", "no_baseline"]
+Trigger = Literal[
+    "content_changed", "references_changed", "age_expired", "no_baseline", "evidence_unreachable", "evidence_missing"
+]
 FileResult = Literal["PENDING", "WRITING", "APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED", "ERROR"]
 RunResult = Literal["APPLIED", "PARTIALLY_APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED"]
 
@@ -45,6 +47,7 @@ class PlanTarget(_Model):
     path: str
     reason: PlanReason
     triggers: list[Trigger]
+    days_left: int | None = Field(default=None, description="Days to the note's deadline when planned.")
     sha256_before: str
     sha256_after: str = Field(description="The SHA-256 the file will have after the metadata-only splice.")
     proposed: TrustBlocks
@@ -80,6 +83,7 @@ class PlanView(_Model):
     expired: bool
     targets: list[PlanTarget]
     skipped: list[PlanSkip]
+    warnings: list[str] = Field(default_factory=list, description="e.g. a requested note due in more than 30 days.")
 
 
 class RecordedValidator(_Model):

@@ -151,6 +151,17 @@ class Policy(_Strict):
     # Official / first-party sites ("docs.python.org", "*.go.jp"): a note whose every claim one of
     # them supports is L3 Primary Mapped. Empty: no note is L3.
     primary_domains: list[str] = Field(default_factory=list, max_length=500)
+    # More files under .obsidian/ that Obsidian or a plugin rewrites by itself during a batch run
+    # (glob patterns); they never fail the run's scope check. Notes can never be listed here.
+    scope_ignore: list[str] = Field(default_factory=list, max_length=100)
+
+    @field_validator("scope_ignore")
+    @classmethod
+    def _only_obsidian_files(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            if not pattern.startswith(".obsidian/") or ".." in pattern.split("/"):
+                raise ValueError(f"{pattern!r} must name files under .obsidian/")
+        return value
 
     def is_primary(self, url: str) -> bool:
         host = (urlsplit(url).hostname or "").lower().rstrip(".")
@@ -253,9 +264,10 @@ def map_verdict(
 ) -> tuple[Status, int, EvidenceStatus]:
     """The seed's mapping of a judge verdict to (verification.status, level, evidence.status).
 
-    - a fetch failure (no evidence body could be obtained) or `unverifiable`: no promotion;
-      the level is retained at L1 at most (min(current, 1)), status `unverified`, evidence
-      `unreachable` (fetch failure) or `insufficient` (bodies fetched, nothing to judge by);
+    - a fetch failure (no evidence body could be obtained) or `unverifiable`: L1 Machine Review
+      (a machine looked, nothing confirmed: never higher, also not left at L0), status
+      `unverified`, evidence `unreachable` (fetch failure) or `insufficient` (bodies fetched,
+      nothing to judge by);
     - `pass` → verified / L2, or L3 when every claim is mapped to a primary source that
       supports it; evidence `grounded`;
     - `warn` → reviewed / L2; evidence `partial`;
@@ -268,10 +280,12 @@ def map_verdict(
         raise InputError(f"Unknown verdict {verdict!r}; expected one of {', '.join(VERDICTS)}.")
     current = max(0, min(int(current_level), 3))
     retained = min(current, 1)
+    # A machine review that could not confirm the note leaves it at L1 (Machine Review): reviewed,
+    # never promoted, and due again soon (unreachable) or listed until confirmed.
     if fetch_failed:
-        return "unverified", retained, "unreachable"
+        return "unverified", 1, "unreachable"
     if verdict == "unverifiable":
-        return "unverified", retained, "insufficient"
+        return "unverified", 1, "insufficient"
     if verdict == "fail":
         return "disputed", retained, "grounded"
     if verdict == "warn":
