@@ -10,17 +10,18 @@ from typing import Annotated, Any
 import anyio
 import typer
 
-from ..errors import InputError, PersonRequired
+from ..errors import InputError, PersonRequired, Refused
 from ..trust.batch import (
     CHALLENGE_KEYWORD,
     approve,
     build_plan,
     plan_view,
+    preview_plan,
     recover_interrupted_runs,
     show_plan,
 )
 from ..vault.paths import Vault
-from .terminal import ask, person_at_terminal
+from .terminal import ask, confirm, person_at_terminal
 
 batch_app = typer.Typer(help="Batch plans and the typed approval gate.", no_args_is_help=True)
 
@@ -96,12 +97,20 @@ def plan_cmd(
         bool,
         typer.Option("--out-of-order", help="Plan a pilot or progressive batch before the previous stage succeeded."),
     ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Go ahead with a paid (LLM) judge without asking at the terminal.")
+    ] = False,
 ) -> None:
     """Build a plan: candidates (or --notes), dry-run validation, proposed blocks, digest. Writes no note."""
     handle = Vault.open(vault)
     recover_interrupted_runs(handle)
     listed = [n for n in (notes or "").split(",") if n.strip()] or None
     day = _day(today)
+    preview = preview_plan(handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order)
+    typer.echo(preview.describe(), err=True)
+    # A model costs money: a person says yes at the terminal, or the command says --yes.
+    if preview.paid and not yes and not _confirmed("Go ahead?"):
+        raise Refused("Not planned: the paid judge was not confirmed; nothing was fetched or judged.")
 
     async def run() -> dict[str, Any]:
         return await build_plan(
@@ -110,6 +119,13 @@ def plan_cmd(
 
     view = plan_view(handle, anyio.run(run))
     typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view), nl=as_json)
+
+
+def _confirmed(question: str) -> bool:
+    try:
+        return confirm(question)
+    except PersonRequired as exc:
+        raise Refused("A paid judge needs a yes at a terminal, or --yes; nothing was fetched or judged.") from exc
 
 
 @batch_app.command("show")

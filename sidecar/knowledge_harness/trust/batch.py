@@ -89,7 +89,7 @@ from ..vault.writer import write_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
 from .freshness import is_validated
 from .policy import Policy, load_policy
-from .validation_service import dry_run
+from .validation_service import dry_run, note_workload
 
 PLAN_FORMAT = "kh-plan/1"
 RUN_FORMAT = "kh-run/1"
@@ -315,6 +315,58 @@ def _resolve_targets(
         return chosen, len(requested)
     found = find_candidates(catalog, policy, today)
     return found[:limit], len(found)
+
+
+@dataclass(frozen=True)
+class PlanPreview:
+    """What a plan will cost before anything is fetched: pages, claims and judge calls."""
+
+    stage: str
+    notes: list[str]
+    pages: int
+    claims: int
+    judge: str
+    judge_calls: int
+
+    @property
+    def paid(self) -> bool:
+        """Every judge but the embedded lexical one calls a model, which may cost money."""
+        return self.judge != "lexical"
+
+    def describe(self) -> str:
+        calls = f", {self.judge_calls} call(s) to the {self.judge} judge" if self.paid else " (offline, free)"
+        return (
+            f"This {self.stage} plan will fetch {self.pages} cited page(s) and judge {self.claims} claim(s) "
+            f"of {len(self.notes)} note(s) with the {self.judge} judge{calls}."
+        )
+
+
+def preview_plan(
+    vault: Vault,
+    *,
+    stage: str = "canary",
+    notes: Sequence[str] | None = None,
+    today: dt.date | None = None,
+    judge_name: str | None = None,
+    out_of_order: bool = False,
+) -> PlanPreview:
+    """The targets a plan would take and what validating them costs; fetches and judges nothing."""
+    day = today or utcnow().date()
+    require_stage_order(vault, stage, out_of_order=out_of_order)
+    policy = load_policy(vault.root)
+    chosen, _ = _resolve_targets(NoteCatalog(vault), policy, stage, notes, day)
+    pages: set[str] = set()
+    claims = calls = 0
+    for candidate in chosen:
+        try:
+            count, urls = note_workload(vault, candidate.path)
+        except HarnessError:
+            continue
+        claims += count
+        calls += 1 if count else 0
+        pages.update(urls)
+    judge = judge_name or policy.judge.backend
+    return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls)
 
 
 async def build_plan(

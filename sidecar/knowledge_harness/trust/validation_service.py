@@ -67,6 +67,13 @@ def _block(note: Note, key: str) -> dict[str, Any] | None:
     return dict(value) if isinstance(value, Mapping) else None
 
 
+def note_workload(vault: Vault, path: str) -> tuple[int, list[str]]:
+    """What validating a note costs: its claims and the pages it cites (read-only, no fetch)."""
+    note = read_note(vault, path)
+    claims = extract_claims(note) if note.problem is None else []
+    return len(claims), _source_urls(note, claims)
+
+
 def _source_urls(note: Note, claims: list[Claim]) -> list[str]:
     urls: dict[str, None] = {}
     for url in note.references:
