@@ -15,6 +15,8 @@ type Schemas = components["schemas"];
 export type AuditReport = Schemas["AuditReport"];
 export type AuditError = Schemas["AuditError"];
 export type Badge = Schemas["Badge"];
+/** POST /v1/trust/badges: each path's badge, or why it has none. */
+export type BadgeBatch = Schemas["BadgeBatch"];
 export type StaleReport = Schemas["StaleReport"];
 export type StaleItem = Schemas["StaleItem"];
 export type WindowItem = Schemas["WindowItem"];
@@ -82,3 +84,13 @@ export const DECISION_CHOICES: readonly DecisionChoice[] = ["approve", "revise",
 // ---- GET /v1/trust/audits ----
 export type AuditTrend = Schemas["AuditTrend"];
 export type AuditTrendPoint = Schemas["AuditTrendPoint"];
+
+// ---- GET /v1/agent-connection (person token only) ----
+/**
+ * What an AI agent needs to connect over MCP. The schema's own type once the
+ * sidecar's OpenAPI document has it (after `make api-types`); until then the
+ * documented shape.
+ */
+export type AgentConnection = Schemas extends { AgentConnection: infer A }
+	? A
+	: { token: string; mcp_url: string; claude_command: string; codex_config: string };
