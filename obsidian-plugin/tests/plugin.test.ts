@@ -3,6 +3,7 @@ import { applyLanguage } from "../src/i18n";
 import { SidecarOfflineError } from "../src/api/client";
 import { mockState, Notice } from "./mocks/obsidian";
 import { makePlugin } from "./helpers/plugin";
+import type { KnowledgeHarnessSettingTab } from "../src/settings-tab";
 
 describe("KnowledgeHarnessPlugin", () => {
 	afterEach(() => {
@@ -119,5 +120,25 @@ describe("KnowledgeHarnessPlugin", () => {
 		const { plugin, mock } = makePlugin({ autoStart: false });
 		await plugin.onload();
 		expect(mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+	});
+
+	it("follows Obsidian's language even when an old data.json chose another, and offers no language setting", async () => {
+		mockState.language = "ja";
+		const { plugin, mock } = makePlugin({ autoStart: false, language: "en" });
+		await plugin.onload();
+		expect(mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+		expect(plugin.settings).not.toHaveProperty("language");
+		const tab = mock.settingTabs[0] as unknown as KnowledgeHarnessSettingTab;
+		const keys = tab.getSettingDefinitions().map((d) => ("control" in d && d.control ? d.control.key : null));
+		expect(keys).not.toContain("language");
+		mockState.language = "en";
+		mockState.apiVersion = "1.8.0";
+		mockState.momentLocale = "ja";
+		// Before getLanguage() existed, moment's locale is Obsidian's language.
+		const old = makePlugin({ autoStart: false });
+		await old.plugin.onload();
+		expect(old.mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+		mockState.apiVersion = "1.13.1";
+		mockState.momentLocale = "en";
 	});
 });
