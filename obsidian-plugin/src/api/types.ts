@@ -6,7 +6,9 @@
  * sidecar changes, the type check fails here rather than at run time.
  *
  * Every answer the plugin reads is typed there; this file only gives the
- * schemas the names the code uses. Nothing here is written by hand.
+ * schemas the names the code uses. The one exception is AgentConnection,
+ * which falls back to its documented shape until the sidecar's OpenAPI
+ * document has it.
  */
 import type { components } from "./schema";
 
