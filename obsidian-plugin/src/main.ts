@@ -35,6 +35,7 @@ import { BatchApprovalModal } from "./ui/batch-modal";
 import {
 	activateOnKeys,
 	BadgeController,
+	type BadgeState,
 	BadgeStore,
 	badgeEditorExtension,
 	drawIfChanged,
@@ -231,6 +232,10 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			this.crashNoticeShown = false;
 			void this.badgeController.refreshVisible([this.activePath()]);
 			this.audits.invalidate();
+		}
+		if (up(previous.state) && (snapshot.state === "restarting" || snapshot.state === "stopped")) {
+			// Gone: the badges on screen hide (the status bar says why, once) until it is back.
+			this.badges.setMany(this.badges.watchedPaths().map((path): [string, BadgeState] => [path, { kind: "offline" }]));
 		}
 		if (snapshot.error?.kind === "commandNotFound" && previous.error?.kind !== "commandNotFound") {
 			new Notice(t("notice.commandNotFound", { command: this.settings.sidecarCommand }));

@@ -202,6 +202,27 @@ describe("badge scope", () => {
 		expect(badge.getAttribute("tabindex")).toBe("0");
 	});
 
+	it("hides the badges on screen when the sidecar goes away, and asks again when it is back", async () => {
+		const { requests } = answerBadges();
+		const app = new App(new FileSystemAdapter("/home/me/vault"));
+		app.workspace.activeFile = new TFile(KEYWORD);
+		const { plugin, badge, status } = await readyPlugin(null, app);
+		await plugin.badgeController.idle();
+		expect(badge.classList.contains("kh-hidden")).toBe(false);
+		plugin.children[0].exit(1);
+		await plugin.clock.advance(0);
+		expect(status.textContent).toBe("Sidecar restarting…");
+		expect(badge.classList.contains("kh-hidden")).toBe(true);
+		expect(Notice.shown).toEqual([]);
+		const before = requests.length;
+		await plugin.clock.advance(1000);
+		plugin.children[1].listening(45679);
+		await plugin.clock.advance(0);
+		await plugin.badgeController.idle();
+		expect(requests.length).toBe(before + 1);
+		expect(badge.classList.contains("kh-hidden")).toBe(false);
+	});
+
 	it("shows it on every note with the all setting", async () => {
 		const { badge } = await activeBadge("all", DIARY);
 		expect(badge.classList.contains("kh-hidden")).toBe(false);
