@@ -167,6 +167,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/trust/badges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Badges
+         * @description Many badges in one request: each path answers like GET /v1/trust/notes/{path}, or an error.
+         */
+        post: operations["post_badges_v1_trust_badges_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validate": {
         parameters: {
             query?: never;
@@ -890,6 +910,33 @@ export interface components {
             /** Findings */
             findings?: components["schemas"]["AuditError"][];
         };
+        /** BadgeBatch */
+        BadgeBatch: {
+            /**
+             * Badges
+             * @description The badge of every path that has one (as GET /notes/{path}).
+             */
+            badges: {
+                [key: string]: components["schemas"]["Badge"];
+            };
+            /**
+             * Errors
+             * @description Why a path has no badge (not_found, path_rejected, ...).
+             */
+            errors: {
+                [key: string]: components["schemas"]["ErrorInfo"];
+            };
+        };
+        /** BadgeBatchRequest */
+        BadgeBatchRequest: {
+            /**
+             * Paths
+             * @description Vault paths, at most 500.
+             */
+            paths: string[];
+            /** Today */
+            today?: string | null;
+        };
         /**
          * BatchRun
          * @description A batch run record: process integrity (run_status, consumption) apart from the result.
@@ -1228,6 +1275,25 @@ export interface components {
              * @enum {string}
              */
             verdict: "supported" | "unsupported" | "contradicted" | "fetch_failed" | "unused";
+        };
+        /** ErrorInfo */
+        ErrorInfo: {
+            /**
+             * Code
+             * @description Stable machine-readable code, e.g. `invalid_request`, `stale_plan`.
+             */
+            code: string;
+            /**
+             * Message
+             * @description What happened, for a person.
+             */
+            message: string;
+            /**
+             * Detail
+             * @description Structured detail (e.g. the fields that failed), or null.
+             * @default null
+             */
+            detail: unknown;
         };
         /** FinalDecisionBudget */
         FinalDecisionBudget: {
@@ -2286,25 +2352,6 @@ export interface components {
              */
             window: "next_batch" | "prepare" | "watch";
         };
-        /** ErrorInfo */
-        ErrorInfo: {
-            /**
-             * Code
-             * @description Stable machine-readable code, e.g. `invalid_request`, `stale_plan`.
-             */
-            code: string;
-            /**
-             * Message
-             * @description What happened, for a person.
-             */
-            message: string;
-            /**
-             * Detail
-             * @description Structured detail (e.g. the fields that failed), or null.
-             * @default null
-             */
-            detail: unknown;
-        };
         /**
          * ErrorBody
          * @description The body of every error answer (CONTRACT.md: HTTP errors).
@@ -2664,6 +2711,48 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Badge"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    post_badges_v1_trust_badges_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BadgeBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadgeBatch"];
                 };
             };
             /** @description The request does not match the expected schema (`invalid_request`). */

@@ -6,7 +6,9 @@
  * sidecar changes, the type check fails here rather than at run time.
  *
  * Every answer the plugin reads is typed there; this file only gives the
- * schemas the names the code uses. Nothing here is written by hand.
+ * schemas the names the code uses. The one exception is AgentConnection,
+ * which falls back to its documented shape until the sidecar's OpenAPI
+ * document has it.
  */
 import type { components } from "./schema";
 
@@ -15,6 +17,8 @@ type Schemas = components["schemas"];
 export type AuditReport = Schemas["AuditReport"];
 export type AuditError = Schemas["AuditError"];
 export type Badge = Schemas["Badge"];
+/** POST /v1/trust/badges: each path's badge, or why it has none. */
+export type BadgeBatch = Schemas["BadgeBatch"];
 export type StaleReport = Schemas["StaleReport"];
 export type StaleItem = Schemas["StaleItem"];
 export type WindowItem = Schemas["WindowItem"];
@@ -83,3 +87,13 @@ export const DECISION_CHOICES: readonly DecisionChoice[] = ["approve", "revise",
 // ---- GET /v1/trust/audits ----
 export type AuditTrend = Schemas["AuditTrend"];
 export type AuditTrendPoint = Schemas["AuditTrendPoint"];
+
+// ---- GET /v1/agent-connection (person token only) ----
+/**
+ * What an AI agent needs to connect over MCP. The schema's own type once the
+ * sidecar's OpenAPI document has it (after `make api-types`); until then the
+ * documented shape.
+ */
+export type AgentConnection = Schemas extends { AgentConnection: infer A }
+	? A
+	: { token: string; mcp_url: string; claude_command: string; codex_config: string };
