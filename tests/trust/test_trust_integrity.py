@@ -14,7 +14,7 @@ import pytest
 
 from knowledge_harness.errors import Refused
 from knowledge_harness.trust import batch
-from knowledge_harness.trust.audit import note_badge, run_audit
+from knowledge_harness.trust.audit import iter_states, note_badge, run_audit
 from knowledge_harness.trust.batch import progressive_size
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.trust.validation_service import dry_run
@@ -272,3 +272,38 @@ def test_a_plan_says_what_it_will_fetch_and_a_paid_judge_needs_a_yes(
         assert len(standin.requests) == 1, json.loads(agreed.stdout)["targets"][0]["validator"]
     finally:
         standin.stop()
+
+
+@pytest.mark.usefixtures("evidence_site")
+@pytest.mark.parametrize("bom", [False, True])
+@pytest.mark.parametrize("newline", ["\n", "\r\n"])
+@pytest.mark.parametrize("frontmatter", [False, True])
+def test_a_written_note_is_fresh_whatever_its_bom_line_endings_and_frontmatter(
+    tmp_path: Path, bom: bool, newline: str, frontmatter: bool
+) -> None:
+    root = tmp_path / "vault"
+    (root / "Keywords").mkdir(parents=True)
+    lines = [
+        "# 鮮度管理",
+        "",
+        "鮮度管理は、ノートの情報が古くなっていないかを確かめる運用である。",
+        "",
+        "## 参考資料",
+        "",
+        "- http://127.0.0.1:8731/freshness.html",
+        "",
+    ]
+    if frontmatter:
+        lines = ["---", "provenance:", "  origin: ai_generated", "---", *lines]
+    data = ("\ufeff" if bom else "") + newline.join(lines)
+    (root / "Keywords" / "note.md").write_bytes(data.encode("utf-8"))
+    vault = Vault.open(root)
+
+    async def plan() -> dict[str, Any]:
+        return await batch.build_plan(vault, notes=["Keywords/note.md"], today=dt.date.fromisoformat(TODAY))
+
+    made = anyio.run(plan)
+    record = batch.approve(vault, made["plan_id"], batch.expected_challenge(made), actor=PERSON)
+    assert record["run_status"] == "SUCCEEDED"
+    state = next(s for s in iter_states(NoteCatalog(vault), load_policy(root), dt.date.fromisoformat(TODAY)))
+    assert "content_changed" not in state.triggers and "references_changed" not in state.triggers

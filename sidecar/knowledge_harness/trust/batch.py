@@ -416,6 +416,14 @@ async def build_plan(
         try:
             new_v, new_e = blocks_to_write(proposed, order)
             after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
+            # The hash must describe the body as it will be stored: a note without frontmatter
+            # but with a BOM gets its frontmatter after the BOM, so its body loses the BOM.
+            stored_body = parse_note(candidate.path, after).content_sha256
+            if stored_body != verification.get("content_sha256"):
+                verification = {**verification, "content_sha256": stored_body}
+                proposed = {"verification": verification, "evidence": proposed["evidence"]}
+                new_v, new_e = blocks_to_write(proposed, order)
+                after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
         except (SpliceRefused, InputError) as exc:
             skipped.append({"path": candidate.path, "reason": exc.message})
             continue
