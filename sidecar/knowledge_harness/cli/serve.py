@@ -13,7 +13,15 @@ import uvicorn
 
 from ..api.app import create_app
 from ..api.context import AppContext
-from ..settings import Settings, load_agent_token, load_token, require_loopback
+from ..settings import (
+    AGENT_TOKEN_ENV,
+    TOKEN_ENV,
+    Settings,
+    load_agent_token,
+    load_token,
+    require_loopback,
+    token_from_env,
+)
 from ..trust.batch import recover_quietly
 
 
@@ -65,6 +73,10 @@ def serve(
     and every door but the person's actions (approve, authorize, answer, decide, shutdown)."""
     bind = require_loopback(host)
     token = load_token(token_file)
+    if token_file is not None and token_from_env(TOKEN_ENV):
+        typer.echo(f"kh: {TOKEN_ENV} from the environment overrides --token-file {token_file}.", err=True)
+    if agent_token_file is not None and token_from_env(AGENT_TOKEN_ENV):
+        typer.echo(f"kh: {AGENT_TOKEN_ENV} from the environment overrides --agent-token-file.", err=True)
     agent_token = load_agent_token(agent_token_file, vault, token)
     settings = Settings(vault=vault, host=bind, port=port, token=token, agent_token=agent_token)
     ctx = AppContext.create(settings)

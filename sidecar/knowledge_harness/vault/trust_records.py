@@ -145,6 +145,24 @@ def read_journal(vault: Vault, run_id: str) -> list[dict[str, Any]]:
 
 
 # -- discovery --------------------------------------------------------------------------------
+POLICY_FILE = "policy.toml"
+
+
+def read_policy_text(vault: Vault) -> str | None:
+    """The vault policy's text, or None when there is none."""
+    try:
+        return (vault.harness_dir / POLICY_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def write_policy_text(vault: Vault, text: str) -> Path:
+    """Replace .harness/policy.toml atomically (only `kh init --write` does, when the person asks)."""
+    path = vault.harness_dir / POLICY_FILE
+    atomic_write(path, text.encode("utf-8"))
+    return path
+
+
 def write_discovery(vault: Vault, report: dict[str, Any]) -> Path:
     path = vault.harness_dir / DISCOVERY_FILE
     atomic_write(path, pretty_json(report))
