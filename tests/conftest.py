@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -28,6 +29,46 @@ AGENT_TOKEN = "agent-token-0123456789abcdef"
 # The machine configuration every test (and every `kh` it starts) sees: the example vault's notes
 # cite the demo evidence site on 127.0.0.1:8731, which only the machine configuration may allow.
 DEFAULT_MACHINE_CONFIG = '[evidence]\nallow_private_hosts = ["127.0.0.1:8731"]\n'
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    """Under pytest-xdist (`make test` runs two workers) the controller serves the demo evidence site
+    on 127.0.0.1:8731 for the whole run; every worker's `evidence_site` fixture finds it and uses it
+    (a worker's own server would vanish when that worker finishes first)."""
+    if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", None):
+        return
+    site = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "http.server",
+            "8731",
+            "--bind",
+            "127.0.0.1",
+            "--directory",
+            str(REPO / "examples" / "evidence-site"),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    config.stash[_SITE] = site
+    deadline = time.monotonic() + 10
+    while time.monotonic() < deadline:
+        try:
+            httpx.get("http://127.0.0.1:8731/freshness.html", timeout=1)
+            return
+        except httpx.HTTPError:
+            time.sleep(0.1)
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    site = config.stash.get(_SITE, None)
+    if site is not None:
+        site.terminate()
+        site.wait(timeout=10)
+
+
+_SITE = pytest.StashKey[subprocess.Popen[bytes]]()
 
 
 @pytest.fixture(autouse=True, scope="session")
