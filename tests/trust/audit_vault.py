@@ -146,7 +146,9 @@ MALFORMED = "kw/malformed.md"
 
 def build_seed_vault(root: Path, policy: str | None = "ttl_days = 90\nthreshold = 0.80\n") -> Path:
     write_vault(root, seed_specs(), policy)
-    (root / MALFORMED).write_bytes(b"---\ntitle: [unclosed\nprovenance:\n  origin: human\n---\nbody\n")
+    # Not a Keyword note even when counted from its text (no `provenance:` line, no URL): the seed's
+    # figures stay 80 / 73 / 59 while the audit still lists the note under errors.
+    (root / MALFORMED).write_bytes(b"---\ntitle: [unclosed\norigin: human\n---\nbody\n")
     (root / ".obsidian").mkdir(exist_ok=True)
     (root / ".obsidian" / "app.json").write_text("{}", encoding="utf-8")
     return root
