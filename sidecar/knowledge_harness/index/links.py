@@ -150,13 +150,21 @@ class Resolver:
 
     def __init__(self, paths: Iterable[str]) -> None:
         self.paths = set(paths)
-        self.lower: dict[str, list[str]] = {}
-        self.by_name: dict[str, list[str]] = {}
+        self.lower: dict[str, list[str]] = {}  # lowercase path -> paths, sorted
+        self.by_name: dict[str, list[str]] = {}  # lowercase file name without .md -> paths, sorted
+        # "/" + every lowercase path suffix after a "/" -> paths, sorted: the paths whose lowercase
+        # form ends with the key are exactly these (a path's suffixes are built from its own lower())
+        self.by_suffix: dict[str, list[str]] = {}
         self._simple: dict[str, tuple[str, str | None, list[str]]] = {}
         for p in sorted(self.paths):
-            self.lower.setdefault(p.lower(), []).append(p)
+            low = p.lower()
+            self.lower.setdefault(low, []).append(p)
             stem = posixpath.basename(p)[: -len(_NOTE_EXT)].lower()
             self.by_name.setdefault(stem, []).append(p)
+            slash = low.find("/")
+            while slash >= 0:
+                self.by_suffix.setdefault(low[slash:], []).append(p)
+                slash = low.find("/", slash + 1)
 
     def resolve(self, source: str, kind: str, target: str) -> tuple[str, str | None, list[str]]:
         """(status, path, candidates) of a link of `kind` from `source`: status resolved |
@@ -190,12 +198,11 @@ class Resolver:
             if not rel.startswith("../"):
                 found = self._exact(rel)
         if found is None and "/" in with_ext:
-            suffix = "/" + with_ext.lower()
-            matches = sorted(p for p in self.paths if p.lower().endswith(suffix))
+            matches = self.by_suffix.get("/" + with_ext.lower(), [])
             if len(matches) == 1:
                 found = matches[0]
             elif len(matches) > 1:
-                return ("ambiguous", None, matches)
+                return ("ambiguous", None, list(matches))
         if found is None:
             name = posixpath.basename(with_ext)[: -len(_NOTE_EXT)].lower()
             matches = self.by_name.get(name, [])
