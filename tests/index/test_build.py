@@ -144,7 +144,7 @@ def test_check_reports_fresh_stale_and_missing_with_exit_codes(small_vault: Path
     built = kh("build", str(small_vault), "--json")
     assert built.returncode == 0
     report = json.loads(built.stdout)
-    assert set(report) == {"notes", "headings", "links", "errors", "seconds"} and report["notes"] == 7
+    assert set(report) == {"notes", "headings", "links", "errors", "seconds", "fallback_notes"} and report["notes"] == 7
     assert kh("check", str(small_vault)).returncode == 0
     write_note(small_vault, "Note A.md", "# changed\n")
     write_note(small_vault, "Added.md", "# new\n")
@@ -274,3 +274,19 @@ def test_title_shortcut_matches_the_vault_layer(parts: list[str], props: str) ->
     path = "/".join(parts)
     note = parse_note(path, (("---\n" + props + "---\n") if props else "").encode() + b"body\n")
     assert _title(note) == note.title
+
+
+def test_notes_left_to_markdown_it_are_counted_in_the_report_and_build_json(small_vault: Path) -> None:
+    # a block quote continued at a '>' indented 4: markdown-it's rule differs from CommonMark's
+    write_note(small_vault, "Quirk.md", "- a\n> b\n    > c\n")
+    write_note(small_vault, "Tabs.md", "# T\n\n- a\n\t- b\n\n<!-- note -->\n[x]: /u\n")
+    report = build_index(Vault.open(small_vault))
+    assert report.fallback_notes == 1
+    index = small_vault / ".harness" / "index"
+    assert json.loads((index / "build.json").read_text())["fallback_notes"] == 1
+    assert json.loads((index / "notes" / f"{note_id('Quirk.md')}.json").read_text())["parser"] == "markdown-it"
+    assert json.loads((index / "notes" / f"{note_id('Tabs.md')}.json").read_text())["parser"] == "scan"
+    (small_vault / "Quirk.md").unlink()
+    assert build_index(Vault.open(small_vault)).fallback_notes == 0
+    out = subprocess.run([KH, "index", "build", str(small_vault), "--json"], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["fallback_notes"] == 0

@@ -34,11 +34,14 @@ def build(
     with vault_lock(opened, "kh index build"):  # one writer of .harness/ at a time (Busy → exit 1)
         report = build_index(opened, full=full, workers=workers)
     if as_json:
-        typer.echo(json.dumps(report.model_dump(include={"notes", "headings", "links", "errors", "seconds"})))
+        typer.echo(
+            json.dumps(report.model_dump(include={"notes", "headings", "links", "errors", "seconds", "fallback_notes"}))
+        )
         return
     typer.echo(
         f"Indexed {report.notes} notes, {report.headings} headings, {report.links} links "
-        f"in {report.seconds:.2f} s ({report.reparsed} parsed, {report.files_written} files written)."
+        f"in {report.seconds:.2f} s ({report.reparsed} parsed, {report.files_written} files written"
+        f"{f', {report.fallback_notes} parsed by markdown-it' if report.fallback_notes else ''})."
     )
     for err in report.errors:
         line = f":{err['line']}" if err.get("line") else ""

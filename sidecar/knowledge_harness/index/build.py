@@ -1264,6 +1264,7 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         reparsed=reparsed,
         removed=len([r for r in delete if r.startswith("notes/")]),
         files_written=written,
+        fallback_notes=fallback,
     )
 
 
