@@ -32,7 +32,7 @@ def build(
     """Write the index to VAULT/.harness/index/ (incremental unless --full)."""
     opened = Vault.open(vault)
     with vault_lock(opened, "kh index build"):  # one writer of .harness/ at a time (Busy → exit 1)
-        report = build_index(opened, full=full, workers=workers)
+        report = build_index(opened, full=full, workers=workers, resident=False)
     if as_json:
         typer.echo(
             json.dumps(report.model_dump(include={"notes", "headings", "links", "errors", "seconds", "fallback_notes"}))
