@@ -73,3 +73,10 @@ def test_resolution_from_maps_equals_a_scan_over_every_path(paths: set[str], lin
                 kind,
                 target,
             )
+
+
+def test_a_bare_embed_resolves_beside_its_note_whichever_note_asks_first() -> None:
+    resolver = Resolver(["x/a.md", "x/b.md", "y/a.md", "y/c.md"])
+    assert resolver.resolve("y/c.md", "embed", "a") == ("resolved", "y/a.md", [])
+    assert resolver.resolve("x/b.md", "embed", "a") == ("resolved", "x/a.md", [])
+    assert resolver.resolve("x/b.md", "wikilink", "a") == ("ambiguous", None, ["x/a.md", "y/a.md"])

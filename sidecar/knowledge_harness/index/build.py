@@ -1460,10 +1460,9 @@ def _lite(vault: Vault) -> BuildReport:
         out_files[f"cache/u{max(lite_parts, default=0) + 1:05}.jsonl"] = b"\n".join(cache_lines) + b"\n"
     errors_list = [note_errors[p] for p in paths if p in note_errors]
     generation = hashlib.sha256(f"{time.time_ns()}-lite".encode()).hexdigest()[:16]
-    layers_json = ",".join(
-        f"{_enc(rel).decode('utf-8')}:{_enc(digest).decode('utf-8')}" for rel, digest in layers.items()
-    )
-    files_json = ",".join(f"{_enc(p).decode('utf-8')}:[{st[0]},{st[1]}]" for p, st in old_files.items())
+    # orjson writes a dict in its order, as `_build` joins its entries: "key":value, no spaces
+    layers_json = orjson.dumps(layers)[1:-1].decode("utf-8")
+    files_json = orjson.dumps(old_files)[1:-1].decode("utf-8")
     out_files["build.json"] = _build_json(
         generation,
         len(paths),
