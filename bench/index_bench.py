@@ -103,9 +103,12 @@ print(json.dumps({"bytes": total, "mdit_seconds": mdit, "ours_seconds": ours, "n
 # PageIndex's Markdown mode as a user runs it without an LLM: md_to_tree per note, its JSON
 # written beside; or, when PageIndex cannot be installed, markdown-it's block parse per note
 _PAGEINDEX = r"""
-import asyncio, contextlib, io, json, sys, time
+import asyncio, contextlib, io, json, resource, sys, time
 from pathlib import Path
 root, out, kind = Path(sys.argv[1]), Path(sys.argv[2]), sys.argv[3]
+def cpu():
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    return r.ru_utime + r.ru_stime
 files = sorted(p for p in root.rglob("*.md") if ".harness" not in p.parts)
 out.mkdir(parents=True, exist_ok=True)
 if kind == "pageindex":
@@ -119,7 +122,7 @@ else:
     def tree(p):
         tokens = md.parse(p.read_text(encoding="utf-8", errors="replace"))
         return [[t.tag, t.map, t.content] for t in tokens if t.type in ("heading_open", "inline")]
-t = time.perf_counter()
+t, c = time.perf_counter(), cpu()
 errors = 0
 for i, p in enumerate(files):
     try:
@@ -128,7 +131,7 @@ for i, p in enumerate(files):
         errors += 1
         continue
     (out / f"{i:06}.json").write_text(json.dumps(result, ensure_ascii=False), encoding="utf-8")
-print(json.dumps({"seconds": time.perf_counter() - t, "notes": len(files), "errors": errors}))
+print(json.dumps({"seconds": time.perf_counter() - t, "cpu_seconds": cpu() - c, "notes": len(files), "errors": errors}))
 """
 
 
@@ -196,8 +199,13 @@ def _full_build_figures(
         {
             "name": f"{label}: full build speed / {other.split(' ')[0]}'s",
             "value": round(other_run["seconds"] / full["seconds"], 2),
-            "unit": "x",
+            "unit": "x (wall clock: ours on every core, it on one)",
             "target": ">= 2",
+        },
+        {
+            "name": f"{label}: CPU time, full build (all processes) vs {other.split(' ')[0]}",
+            "value": f"{full['cpu_seconds']:.2f} vs {other_run['cpu_seconds']:.2f}",
+            "unit": f"s ({other_run['cpu_seconds'] / full['cpu_seconds']:.2f} x; the machine's other load does not count)",
         },
     ], full
 
