@@ -223,3 +223,40 @@ def test_the_block_only_fallback_gives_the_full_parse_answer(pieces: list[str], 
         expected.code_lines,
         expected.line_count,
     ), repr(text)
+
+
+# found by fuzzing the scanner against markdown-it-py while teaching it tabs, HTML, lazy lines
+# and definitions: each is decided the oracle's way (by the scanner or by deferring)
+FUZZ_FOUND = [
+    "> \t> > \tx",  # a tab after nested quotes: markdown-it's columns drift
+    "- > 1. > \t> \t---\n",
+    "- ---</pre>\n[x]\n",  # the front_matter plugin fires inside a first list item
+    "- 1-- a\ntext\n",
+    "> ```\n>",  # a last line of only '>' without a line break
+    "[a]: /u\n    [a]: /u",  # after a definition, indented code
+    "[ref]: /url\n</script>\n# H\n",  # after a definition, an HTML block of kind 7
+    "1)\n\t\t- deep\n   \n\tcontinued\nlazy text\n  ===\n",  # indented code gives the item content
+    "```\n\n\t",  # a last line of only whitespace without a line break
+    "> a\n    > b\n# H\n",  # a quote continued at a '>' indented 4
+    "#tag\n\t```\n</script>\n    - four\n\t```\n===\n",  # a tab inside a code span of a setext title
+    ">\t\tcode\n>\n",
+]
+
+
+@pytest.mark.parametrize("text", FUZZ_FOUND)
+def test_fuzz_found_documents_agree_with_markdown_it(text: str) -> None:
+    got, expected = parse_structure(text), oracle_structure(text)
+    assert (heading_key(got), got.line_count, got.body_start_line) == (
+        heading_key(expected),
+        expected.line_count,
+        expected.body_start_line,
+    )
+    if got.scanner == "scan":
+        assert got.code_lines == expected.code_lines
+
+
+def test_a_document_markdown_it_cannot_parse_still_gets_a_structure() -> None:
+    text = "- >\t-\t---  ======\n\t>\t\t"  # mdit_py_plugins' front_matter rule raises IndexError
+    with pytest.raises(IndexError):
+        oracle_structure(text)
+    assert parse_structure(text).line_count == 2
