@@ -436,7 +436,7 @@ class _Note:
         return twin
 
     def cache_line(self) -> bytes:
-        if self.rec_json is None:
+        if not self.c_line and self.rec_json is None:
             self._materialize()  # a helper's note: its line is in a chunk part
         if not self.c_line:
             assert self.rec_json is not None  # c_line is cleared only after _materialize
@@ -456,14 +456,22 @@ class _Note:
 
     @classmethod
     def from_cache_line(cls, line: bytes) -> _Note:
-        header, rec_json, head, mid, tail = line.split(b"\t")
-        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = orjson.loads(header)
-        note = cls(path, note_id(path), size, mtime_ns, sha, tuple(lite), rec_json, (head, mid, tail))
+        """A note as the cache line has it, light: the line itself is kept (it is the note's cache
+        line while nothing changes) and the record and links are unpacked from it on first use,
+        so a loaded state holds each note's parsed links at most once, and only where needed."""
+        i1 = line.index(b"\t")
+        i2 = line.index(b"\t", i1 + 1)
+        i3 = line.index(b"\t", i2 + 1)
+        i4 = line.index(b"\t", i3 + 1)
+        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = orjson.loads(line[:i1])
+        lite[5] = []  # the raw links: see _materialize
+        parts = (line[i2 + 1 : i3], line[i3 + 1 : i4], line[i4 + 1 :])
+        note = cls(path, note_id(path), size, mtime_ns, sha, tuple(lite), None, parts)
         note.digest = digest
         note.res_fp = res_fp
         note.links_out = links_out
-        note.resolved = [tuple(r) for r in resolved]
         note.link_count = len(resolved)
+        note.c_line = line
         return note
 
 
