@@ -32,7 +32,7 @@ lint: setup
 	$(BIN)/lint-imports
 
 pytest: setup
-	$(BIN)/pytest -q
+	$(BIN)/pytest -q -n 2 --dist loadfile
 
 plugin-test: setup
 	cd $(PLUGIN) && npm run --silent typecheck && npm run --silent lint && npm run --silent test && npm run --silent build

@@ -11,6 +11,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from ...index.query import check_index, get_tree, note_headings, read_section, search
+from ...trust_view import live_trust
 from ..context import AppContext
 
 READING_ORDER = """How to use the Knowledge Harness reasoning index (seed 003):
@@ -52,7 +53,15 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         limit: int = 10,
     ) -> dict[str, Any]:
         return search(
-            ctx.vault, query, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit
+            ctx.vault,
+            query,
+            type=type,
+            status=status,
+            tag=tag,
+            category=category,
+            trust=trust,
+            limit=limit,
+            trust_of=live_trust(ctx.catalog),
         ).model_dump()
 
     @mcp.tool(

@@ -9,6 +9,7 @@ from fastapi import APIRouter, Query
 from ...index.build import build_index
 from ...index.query import check_index, get_tree, note_headings, read_section, search
 from ...index.schema import BuildReport, CheckReport, HeadingsResult, SearchResult, SectionResult, TreeResult
+from ...trust_view import live_trust
 from ...vault.lock import vault_lock
 from ..deps import Ctx
 
@@ -47,7 +48,10 @@ def search_notes(
     trust: Annotated[str | None, Query(max_length=20)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 20,
 ) -> SearchResult:
-    return search(ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit)
+    trust_of = live_trust(ctx.catalog)
+    return search(
+        ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit, trust_of=trust_of
+    )
 
 
 @router.get("/notes/{path:path}/headings", response_model=HeadingsResult)
