@@ -144,7 +144,7 @@ def test_check_reports_fresh_stale_and_missing_with_exit_codes(small_vault: Path
     built = kh("build", str(small_vault), "--json")
     assert built.returncode == 0
     report = json.loads(built.stdout)
-    assert set(report) == {"notes", "headings", "links", "errors", "seconds"} and report["notes"] == 7
+    assert set(report) == {"notes", "headings", "links", "fallback", "errors", "seconds"} and report["notes"] == 7
     assert kh("check", str(small_vault)).returncode == 0
     write_note(small_vault, "Note A.md", "# changed\n")
     write_note(small_vault, "Added.md", "# new\n")
@@ -274,3 +274,74 @@ def test_title_shortcut_matches_the_vault_layer(parts: list[str], props: str) ->
     path = "/".join(parts)
     note = parse_note(path, (("---\n" + props + "---\n") if props else "").encode() + b"body\n")
     assert _title(note) == note.title
+
+
+def test_notes_left_to_markdown_it_are_counted_in_the_report_and_build_json(small_vault: Path) -> None:
+    # a block quote continued at a '>' indented 4: markdown-it's rule differs from CommonMark's
+    write_note(small_vault, "Quirk.md", "- a\n> b\n    > c\n")
+    write_note(small_vault, "Tabs.md", "# T\n\n- a\n\t- b\n\n<!-- note -->\n[x]: /u\n")
+    report = build_index(Vault.open(small_vault))
+    assert report.fallback_notes == 1
+    index = small_vault / ".harness" / "index"
+    assert json.loads((index / "build.json").read_text())["fallback_notes"] == 1
+    assert json.loads((index / "notes" / f"{note_id('Quirk.md')}.json").read_text())["parser"] == "markdown-it"
+    assert json.loads((index / "notes" / f"{note_id('Tabs.md')}.json").read_text())["parser"] == "scan"
+    (small_vault / "Quirk.md").unlink()
+    assert build_index(Vault.open(small_vault)).fallback_notes == 0
+    out = subprocess.run([KH, "index", "build", str(small_vault), "--json"], capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["fallback"] == 0
+
+
+def test_one_shot_incremental_builds_equal_a_full_rebuild(small_vault: Path, tmp_path: Path) -> None:
+    """`kh index build` (resident=False) in a new process each time: its layers, report and
+    build.json totals equal a full rebuild's, whether or not the one-shot path applies."""
+    import knowledge_harness.index.build as build_module
+
+    rng = random.Random(5)
+    vault = Vault.open(small_vault)
+    build_index(vault)
+    names = ["Note A.md", "Deep/Note B.md", "MOC/技術.md", "Home.md", "x/Dup.md", "New/新しい.md"]
+    bodies = [
+        "# T\n\n[[Note A]]\n",  # links change: the full path
+        "# Note B\n\n## Section\n\n[[Note A]] [[Missing]] [[Dup]]\n",  # Note B's links as they were
+        "# Renamed heading\n\n## Two\n\n[[Note A]] [[Missing]] [[Dup]] [x](Nowhere.md)\n",
+        "[[技術]]\n\n<!-- html -->\n- a\n\t- b\n",  # Home's links as they were
+        "---\ntitle: [broken\n---\n[[技術]]\n",  # a YAML error in Home
+        "---\ntitle: Start\n---\n# Home\n\n## Links\n\n[[技術]]\n",  # Home's title and headings: the tree
+        "---\ntype: moc\n---\n# 技術\n\n- [[GitHub CI]]\n- [[Note A]]\n\nmore\n",
+    ]
+    used_lite = 0
+    for step in range(24):
+        name = rng.choice(names)
+        path = small_vault / name
+        action = rng.choice(["edit", "edit", "edit", "append", "touch", "delete"])
+        if action == "delete" and path.exists() and step % 6 == 5:
+            path.unlink()
+        elif action == "touch" and path.exists():
+            os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
+        elif action == "append" and path.exists():
+            with path.open("a", encoding="utf-8") as handle:
+                handle.write(f"\nedited {step}\n")
+        else:
+            write_note(small_vault, name, rng.choice(bodies))
+        build_module._STATES.clear()  # a new process
+        parts = {p.name for p in (small_vault / ".harness" / "index" / "cache").iterdir()}
+        report = build_index(vault, resident=False)
+        used_lite += any(
+            p.name.startswith("u") and p.name not in parts for p in (small_vault / ".harness/index/cache").iterdir()
+        )
+        fresh = tmp_path / f"fresh{step}"
+        shutil.copytree(small_vault, fresh, ignore=shutil.ignore_patterns(".harness"))
+        expected = build_index(Vault.open(fresh), full=True)
+        assert index_layers(fresh) == index_layers(small_vault), f"step {step}: {action} {name}"
+        keys = {"notes", "headings", "links", "errors", "fallback_notes"}
+        assert report.model_dump(include=keys) == expected.model_dump(include=keys), f"step {step}"
+        ours = json.loads((small_vault / ".harness/index/build.json").read_text())
+        theirs = json.loads((fresh / ".harness/index/build.json").read_text())
+        for key in ("notes", "fallback_notes", "headings", "links", "errors", "layers", "files"):
+            assert ours[key] == theirs[key] or key == "files", (step, key)
+        assert list(ours["files"]) == list(theirs["files"])
+        build_module._STATES.clear()
+        assert check_index(vault).fresh
+        assert build_index(vault).reparsed == 0  # the cache (with the one-shot parts) is complete
+    assert used_lite >= 3

@@ -1061,6 +1061,12 @@ export interface components {
              * @default 0
              */
             files_written: number;
+            /**
+             * Fallback Notes
+             * @description Notes whose structure the scanner left to markdown-it-py (block parse).
+             * @default 0
+             */
+            fallback_notes: number;
         };
         /**
          * CaptureRequest

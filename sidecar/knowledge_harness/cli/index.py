@@ -34,13 +34,21 @@ def build(
     """Write the index to VAULT/.harness/index/ (incremental unless --full)."""
     opened = Vault.open(vault)
     with vault_lock(opened, "kh index build"):  # one writer of .harness/ at a time (Busy → exit 1)
-        report = build_index(opened, full=full, workers=workers)
+        report = build_index(opened, full=full, workers=workers, resident=False)
     if as_json:
-        typer.echo(json.dumps(report.model_dump(include={"notes", "headings", "links", "errors", "seconds"})))
+        typer.echo(
+            json.dumps(
+                {
+                    **report.model_dump(include={"notes", "headings", "links", "errors", "seconds"}),
+                    "fallback": report.fallback_notes,  # CONTRACT's key: notes deferred to markdown-it-py
+                }
+            )
+        )
         return
     typer.echo(
         f"Indexed {report.notes} notes, {report.headings} headings, {report.links} links "
-        f"in {report.seconds:.2f} s ({report.reparsed} parsed, {report.files_written} files written)."
+        f"in {report.seconds:.2f} s ({report.reparsed} parsed, {report.files_written} files written"
+        f"{f', {report.fallback_notes} parsed by markdown-it' if report.fallback_notes else ''})."
     )
     for err in report.errors:
         line = f":{err['line']}" if err.get("line") else ""

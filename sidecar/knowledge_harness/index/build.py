@@ -436,7 +436,7 @@ class _Note:
         return twin
 
     def cache_line(self) -> bytes:
-        if self.rec_json is None:
+        if not self.c_line and self.rec_json is None:
             self._materialize()  # a helper's note: its line is in a chunk part
         if not self.c_line:
             assert self.rec_json is not None  # c_line is cleared only after _materialize
@@ -456,14 +456,22 @@ class _Note:
 
     @classmethod
     def from_cache_line(cls, line: bytes) -> _Note:
-        header, rec_json, head, mid, tail = line.split(b"\t")
-        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = orjson.loads(header)
-        note = cls(path, note_id(path), size, mtime_ns, sha, tuple(lite), rec_json, (head, mid, tail))
+        """A note as the cache line has it, light: the line itself is kept (it is the note's cache
+        line while nothing changes) and the record and links are unpacked from it on first use,
+        so a loaded state holds each note's parsed links at most once, and only where needed."""
+        i1 = line.index(b"\t")
+        i2 = line.index(b"\t", i1 + 1)
+        i3 = line.index(b"\t", i2 + 1)
+        i4 = line.index(b"\t", i3 + 1)
+        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = orjson.loads(line[:i1])
+        lite[5] = []  # the raw links: see _materialize
+        parts = (line[i2 + 1 : i3], line[i3 + 1 : i4], line[i4 + 1 :])
+        note = cls(path, note_id(path), size, mtime_ns, sha, tuple(lite), None, parts)
         note.digest = digest
         note.res_fp = res_fp
         note.links_out = links_out
-        note.resolved = [tuple(r) for r in resolved]
         note.link_count = len(resolved)
+        note.c_line = line
         return note
 
 
@@ -970,12 +978,25 @@ def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
         discard_staging(results)
 
 
-def build_index(vault: Vault, *, full: bool = False, workers: int = 1) -> BuildReport:
-    """Build or update the index of `vault` (see _build); the cyclic GC pauses meanwhile."""
+def build_index(vault: Vault, *, full: bool = False, workers: int = 1, resident: bool = True) -> BuildReport:
+    """Build or update the index of `vault` (see _build); the cyclic GC pauses meanwhile.
+
+    resident: keep the whole build state in this process for the next build (the sidecar).
+    False suits a one-shot process (`kh index build`): when only some notes changed and the
+    link graph did not, it reads from the previous build only what those notes need
+    (`_build_lite`) instead of loading the whole state.
+    """
     enabled = gc.isenabled()
     gc.disable()  # the build allocates many small containers and frees nothing cyclic
     stagings: list[Path] = []  # gone after the commit; removed here if the build fails before it
     try:
+        if not full and not resident:
+            with _STATE_LOCK:
+                held = str(vault.root) in _STATES
+            if not held:
+                report = _build_lite(vault)
+                if report is not None:
+                    return report
         return _build(vault, full=full, workers=workers, stagings=stagings)
     finally:
         for staging in stagings:
@@ -1222,12 +1243,16 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         [*rows.layer_entries, *(f'"{rel}":"{new_layers[rel]}"' for rel in ("manifest.json", "tree.json", ".gitignore"))]
     )
     fallback = rows.fallback
-    build_json = (
-        f'{{"generation":"{generation}","format":{INDEX_FORMAT},"cache_format":{CACHE_FORMAT},'
-        f'"notes":{len(paths)},"reparsed":{reparsed},"seconds":{round(time.perf_counter() - started, 4)},'
-        f'"fallback_notes":{fallback},"layers":{{{layers_json}}},"files":{{{files_json}}}}}\n'
-    ).encode()
-    out_files["build.json"] = build_json
+    out_files["build.json"] = _build_json(
+        generation,
+        len(paths),
+        reparsed,
+        time.perf_counter() - started,
+        (fallback, total_headings, total_links),
+        [[p, e["message"], e["line"]] for p, e in rows.errors],
+        layers_json,
+        files_json,
+    )
     written = write_index_files(vault, out_files, delete, staging=staging, staged=staged)
     for p in paths:
         note = notes[p]
@@ -1264,10 +1289,212 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
         reparsed=reparsed,
         removed=len([r for r in delete if r.startswith("notes/")]),
         files_written=written,
+        fallback_notes=fallback,
     )
 
 
 _GITIGNORE_DIGEST = hashlib.sha256(GITIGNORE).hexdigest()
+
+
+def _build_json(
+    generation: str,
+    notes: int,
+    reparsed: int,
+    seconds: float,
+    counts: tuple[int, int, int],
+    errors: list[list[Any]],
+    layers_json: str,
+    files_json: str,
+) -> bytes:
+    """build.json: generation first (see _build_stamp); counts = (fallback notes, headings, links);
+    errors = [path, message, line] of every note with one, in path order."""
+    fallback, headings, links = counts
+    return (
+        f'{{"generation":"{generation}","format":{INDEX_FORMAT},"cache_format":{CACHE_FORMAT},'
+        f'"notes":{notes},"reparsed":{reparsed},"seconds":{round(seconds, 4)},'
+        f'"fallback_notes":{fallback},"headings":{headings},"links":{links},'
+        f'"errors":{_enc(errors).decode("utf-8")},"layers":{{{layers_json}}},"files":{{{files_json}}}}}\n'
+    ).encode()
+
+
+# -- a one-shot incremental build ---------------------------------------------------------------
+#
+# A new process that finds a few notes changed reads build.json (every note's stat and layer
+# digest, the report's totals), manifest.json (one line per note: its sha256, links and what
+# other notes contribute to it) and the changed notes' old layers, and nothing else: it keeps no
+# state of the other notes. It applies while the set of paths, the settings and the link graph
+# (every note's links_out and whether it is an index note) stay the same; otherwise, or when
+# anything it reads does not match build.json's digests, the full incremental build runs.
+# Changed notes' cache lines go to a new cache part; the full build reads the parts in name
+# order (a later line for a path wins) and rewrites them into one.
+
+LITE_MAX_CHANGED = 2000
+LITE_MAX_PARTS = 64
+_LITE_PART = re.compile(r"cache/u(\d{5})\.jsonl")
+_MANIFEST_HEAD = b'{"format":' + str(INDEX_FORMAT).encode() + b',"notes":[\n'
+_MANIFEST_SETTINGS = b'\n],"settings":'
+
+
+class _NotLite(Exception):
+    """The one-shot path does not apply: the full incremental build runs instead."""
+
+
+def _verified(vault: Vault, rel: str, digest: str) -> bytes:
+    data = read_index_file(vault, rel)
+    if data is None or not digest or hashlib.sha256(data).hexdigest() != digest:
+        raise _NotLite
+    return data
+
+
+def _build_lite(vault: Vault) -> BuildReport | None:
+    try:
+        return _lite(vault)
+    except (_NotLite, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError, OSError):
+        return None
+
+
+def _lite(vault: Vault) -> BuildReport:
+    started = time.perf_counter()
+    build_raw = read_index_file(vault, "build.json")
+    if build_raw is None:
+        raise _NotLite
+    build = orjson.loads(build_raw)
+    if build.get("format") != INDEX_FORMAT or build.get("cache_format") != CACHE_FORMAT or "errors" not in build:
+        raise _NotLite
+    old_files: dict[str, list[int]] = build["files"]
+    layers: dict[str, str] = build["layers"]
+    problems: list[ScanProblem] = []
+    files = list_note_files(vault, problems)
+    if len(files) != len(old_files) or any(fs.path != p for fs, p in zip(files, old_files, strict=True)):
+        raise _NotLite  # notes added, removed or renamed: links resolve differently
+    changed = [(i, fs) for i, fs in enumerate(files) if old_files[fs.path] != [fs.size, fs.mtime_ns]]
+    parts = list_index_files(vault, "cache")
+    lite_parts = [int(m.group(1)) for r in parts if (m := _LITE_PART.fullmatch(r))]
+    if len(changed) > LITE_MAX_CHANGED or len(lite_parts) >= LITE_MAX_PARTS:
+        raise _NotLite
+    manifest = _verified(vault, "manifest.json", layers.get("manifest.json", ""))
+    settings = _index_settings(vault)
+    settings_at = manifest.rfind(_MANIFEST_SETTINGS)
+    if not manifest.startswith(_MANIFEST_HEAD) or manifest[settings_at + len(_MANIFEST_SETTINGS) :] != (
+        _enc(settings) + b"}\n"
+    ):
+        raise _NotLite
+    body = manifest[len(_MANIFEST_HEAD) : settings_at]
+    lines = body.split(b",\n") if body else []
+    if len(lines) != len(files):
+        raise _NotLite
+
+    paths = [fs.path for fs in files]
+    resolver: Resolver | None = None
+    paths_fp = ""
+    tree_patch: dict[str, tuple[str, int]] = {}  # path -> (title, heading_count)
+    out_files: dict[str, bytes] = {}
+    cache_lines: list[bytes] = []
+    counts = [build["fallback_notes"], build["headings"], build["links"]]
+    note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
+    reparsed = 0
+    for i, fs in changed:
+        path = fs.path
+        old = orjson.loads(lines[i])
+        if old["path"] != path:
+            raise _NotLite
+        raw, sha = _read(fs)
+        old_files[path] = [fs.size, fs.mtime_ns]
+        if sha == old["sha256"]:
+            continue  # touched, same bytes: only its stat changes (size too is the same)
+        if raw is None:
+            record = _unreadable_record(path, f"The note is larger than {MAX_NOTE_BYTES} bytes; not indexed.")
+        else:
+            record = parse_record(path, raw)
+        note = _new_note(path, fs.size if raw is None else len(raw), fs.mtime_ns, sha, record)
+        if _is_index(path, note, settings) != old["index_note"]:
+            raise _NotLite
+        if resolver is None:
+            resolver, paths_fp = Resolver(paths), _paths_fp(tuple(paths))
+        resolved, links_out = _resolve_links(path, record["links"], resolver)
+        if links_out != old["links_out"]:
+            raise _NotLite  # the link graph changed: backlinks and categories are derived again
+        rel = f"notes/{note.id}.json"
+        old_layer = orjson.loads(_verified(vault, rel, layers.get(rel, "")))
+        note.set_resolution(None, paths_fp, resolved, links_out)
+        assert note.layer is not None
+        if note.digest != layers[rel]:
+            out_files[rel] = note.layer
+            layers[rel] = note.digest
+        chains = old["categories"]
+        lines[i] = b"".join(
+            (
+                note.m_head,
+                _enc(chains) if chains else b"[]",
+                note.m_mid,
+                b"true" if old["index_note"] else b"false",
+                b',"links_in":',
+                _enc(old["links_in"]) if old["links_in"] else b"[]",
+                b',"links_out":',
+                _enc(links_out) if links_out else b"[]",
+                note.m_tail,
+            )
+        )
+        if (note.title, note.heading_count) != (old["title"], old["heading_count"]):
+            tree_patch[path] = (note.title, note.heading_count)
+        counts[0] += (note.parser == "markdown-it") - (old_layer["parser"] == "markdown-it")
+        counts[1] += note.heading_count - old["heading_count"]
+        counts[2] += note.link_count - len(old_layer["links"])
+        if note.error is not None:
+            note_errors[path] = [path, note.error["message"], note.error["line"]]
+        else:
+            note_errors.pop(path, None)
+        cache_lines.append(note.cache_line())
+        reparsed += 1
+
+    manifest = b"".join((_MANIFEST_HEAD, b",\n".join(lines), manifest[settings_at:]))
+    digest = hashlib.sha256(manifest).hexdigest()
+    if digest != layers["manifest.json"]:
+        layers["manifest.json"] = digest
+        out_files["manifest.json"] = manifest
+    if tree_patch:
+        tree = orjson.loads(_verified(vault, "tree.json", layers.get("tree.json", "")))
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if node["kind"] == "folder":
+                stack.extend(node["children"])
+            elif node["path"] in tree_patch:
+                node["title"], node["heading_count"] = tree_patch[node["path"]]
+        tree_bytes = orjson.dumps(tree, option=_SORTED | orjson.OPT_APPEND_NEWLINE)
+        layers["tree.json"] = hashlib.sha256(tree_bytes).hexdigest()
+        out_files["tree.json"] = tree_bytes
+    if cache_lines:
+        out_files[f"cache/u{max(lite_parts, default=0) + 1:05}.jsonl"] = b"\n".join(cache_lines) + b"\n"
+    errors_list = [note_errors[p] for p in paths if p in note_errors]
+    generation = hashlib.sha256(f"{time.time_ns()}-lite".encode()).hexdigest()[:16]
+    # orjson writes a dict in its order, as `_build` joins its entries: "key":value, no spaces
+    layers_json = orjson.dumps(layers)[1:-1].decode("utf-8")
+    files_json = orjson.dumps(old_files)[1:-1].decode("utf-8")
+    out_files["build.json"] = _build_json(
+        generation,
+        len(paths),
+        reparsed,
+        time.perf_counter() - started,
+        (counts[0], counts[1], counts[2]),
+        errors_list,
+        layers_json,
+        files_json,
+    )
+    written = write_index_files(vault, out_files)
+    errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
+    errors += [{"path": p, "message": m, "line": line} for p, m, line in errors_list]
+    return BuildReport(
+        notes=len(paths),
+        headings=counts[1],
+        links=counts[2],
+        errors=errors,
+        seconds=round(time.perf_counter() - started, 4),
+        reparsed=reparsed,
+        removed=0,
+        files_written=written,
+        fallback_notes=counts[0],
+    )
 
 
 def _file_entry(note: _Note) -> str:

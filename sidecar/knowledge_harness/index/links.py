@@ -150,20 +150,48 @@ class Resolver:
 
     def __init__(self, paths: Iterable[str]) -> None:
         self.paths = set(paths)
-        self.lower: dict[str, list[str]] = {}
-        self.by_name: dict[str, list[str]] = {}
+        self.lower: dict[str, list[str]] = {}  # lowercase path -> paths, sorted
+        self.by_name: dict[str, list[str]] = {}  # lowercase file name without .md -> paths, sorted
+        self._by_suffix: dict[str, list[str]] | None = None  # see by_suffix, made on first use
         self._simple: dict[str, tuple[str, str | None, list[str]]] = {}
+        lower, by_name = self.lower, self.by_name
         for p in sorted(self.paths):
-            self.lower.setdefault(p.lower(), []).append(p)
-            stem = posixpath.basename(p)[: -len(_NOTE_EXT)].lower()
-            self.by_name.setdefault(stem, []).append(p)
+            low = p.lower()
+            hits = lower.get(low)
+            if hits is None:
+                lower[low] = [p]
+            else:
+                hits.append(p)
+            stem = p.rpartition("/")[2][: -len(_NOTE_EXT)].lower()  # lower() of the name alone (final sigma)
+            hits = by_name.get(stem)
+            if hits is None:
+                by_name[stem] = [p]
+            else:
+                hits.append(p)
+
+    @property
+    def by_suffix(self) -> dict[str, list[str]]:
+        """ "/" + every lowercase path suffix after a "/" -> paths, sorted: the paths whose lowercase
+        form ends with the key are exactly these (a path's suffixes are cut from its own lower())."""
+        if self._by_suffix is None:
+            self._by_suffix = {}
+            for low, hits in sorted(self.lower.items()):
+                slash = low.find("/")
+                while slash >= 0:
+                    self._by_suffix.setdefault(low[slash:], []).extend(hits)
+                    slash = low.find("/", slash + 1)
+            for hits in self._by_suffix.values():
+                hits.sort()
+        return self._by_suffix
 
     def resolve(self, source: str, kind: str, target: str) -> tuple[str, str | None, list[str]]:
         """(status, path, candidates) of a link of `kind` from `source`: status resolved |
         unresolved | ambiguous | self | attachment."""
         target = target.strip()
-        if kind != "markdown" and target and "/" not in target and "." not in target:
-            # the common case, a bare note name: the same answer from every folder
+        if kind == "wikilink" and target and "/" not in target and "." not in target:
+            # the common case, a bare note name: the same answer from every folder (not so for an
+            # embed, which is also looked up beside its note: a cache shared by every folder gave
+            # an answer that depended on which note asked first)
             key = target.lower()
             hit = self._simple.get(key)
             if hit is None:
@@ -190,12 +218,11 @@ class Resolver:
             if not rel.startswith("../"):
                 found = self._exact(rel)
         if found is None and "/" in with_ext:
-            suffix = "/" + with_ext.lower()
-            matches = sorted(p for p in self.paths if p.lower().endswith(suffix))
+            matches = self.by_suffix.get("/" + with_ext.lower(), [])
             if len(matches) == 1:
                 found = matches[0]
             elif len(matches) > 1:
-                return ("ambiguous", None, matches)
+                return ("ambiguous", None, list(matches))
         if found is None:
             name = posixpath.basename(with_ext)[: -len(_NOTE_EXT)].lower()
             matches = self.by_name.get(name, [])

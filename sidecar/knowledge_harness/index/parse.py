@@ -4,9 +4,14 @@ The reference for block structure is markdown-it-py's CommonMark parser with the
 front_matter plugin, run on the decoded text with the BOM removed (`oracle_structure`).
 It runs at 1-3 MB/s, so `scan_structure` is a line scanner that follows the CommonMark
 block algorithm (containers: block quotes and list items; leaves: paragraphs, ATX and
-setext headings, fenced and indented code) and gives up (returns None) on constructs it
-does not model: HTML blocks, link reference definitions, tabs in block positions, bare
-carriage returns and very deep nesting. `parse_structure` falls back to the oracle then.
+setext headings, fenced and indented code, HTML blocks of the 7 kinds) and decides real
+Obsidian Markdown itself: tabs by CommonMark's tab stops (partial tabs after list markers and
+'>'), lazy continuation lines in list items and block quotes, link reference definitions
+(read as markdown-it's `reference` rule reads them; their labels decide heading text). It
+gives up (returns None) only where markdown-it's container rules differ from CommonMark's and
+the line could go either way, on definitions that would make markdown-it re-parse part of a
+paragraph, on bare carriage returns and on very deep nesting; `parse_structure` then asks
+markdown-it for the block structure only (inline parsing only for heading text).
 
 Only document-level headings are note structure: a heading inside a block quote, a
 callout or a list item is content of that block, not a section of the note.
@@ -20,7 +25,8 @@ from functools import lru_cache
 from typing import Any, NamedTuple
 
 from markdown_it import MarkdownIt
-from markdown_it.common.utils import mdTrim
+from markdown_it.common.utils import mdTrim, normalizeReference
+from markdown_it.rules_block.html_block import HTML_SEQUENCES
 from markdown_it.token import Token
 from mdit_py_plugins.front_matter import front_matter_plugin
 
@@ -51,6 +57,8 @@ def _md() -> MarkdownIt:
 
 
 _MD = _md()
+# the same parser without the inline pass: block structure only (inline tokens keep their content)
+_MD_BLOCKS = _md().disable(["inline", "text_join"])
 
 
 def decode_text(raw: bytes) -> str | None:
@@ -130,8 +138,8 @@ _ATX = re.compile(r"#{1,6}(?:[ \t]|$)")
 _FENCE_OPEN = re.compile(r"(`{3,})(?!.*`)|(~{3,})")
 _SETEXT = re.compile(r"(?:=+|-+)[ \t]*$")
 _THEMATIC = re.compile(r"(?:(?:\*[ \t]*){3,}|(?:_[ \t]*){3,}|(?:-[ \t]*){3,})$")
-_BULLET = re.compile(r"[-+*](?= |$)")
-_ORDERED = re.compile(r"([0-9]{1,9})[.)](?= |$)")
+_BULLET = re.compile(r"[-+*](?=[ \t]|$)")
+_ORDERED = re.compile(r"([0-9]{1,9})[.)](?=[ \t]|$)")
 _MAYBE_SPECIAL = frozenset("#`~*+_=<>-0123456789")
 # first characters after which a line is plain paragraph text: none may start a block or be part
 # of the leading run that the tab check below looks at
@@ -139,10 +147,52 @@ _NOT_TEXT = _MAYBE_SPECIAL | frozenset(" \t.)")
 
 _BQ = 0
 _LI = 1
+_LIST_FIRST = frozenset("-+*0123456789")
+_LAZY_STOP = _MAYBE_SPECIAL - {"="}  # no block starts with "=": such a line can be lazy
+_RAW = (2, 4)  # leaves that take any line their containers match: fenced code, an HTML block
 
 
 class _GiveUp(Exception):
     pass
+
+
+def _expand(s: str, pos: int) -> str:
+    """`s` with the run of spaces and tabs at `pos` as spaces, tabs to CommonMark's tab stops of 4.
+
+    The scanner calls it where it is about to skip whitespace that defines block structure; the
+    part of `s` before `pos` never holds a tab then, so column = index.
+    """
+    end = pos
+    n = len(s)
+    while end < n and s[end] in " \t":
+        end += 1
+    if "\t" not in s[pos:end]:
+        return s
+    col = pos
+    for ch in s[pos:end]:
+        col = col + 4 - col % 4 if ch == "\t" else col + 1
+    return s[:pos] + " " * (col - pos) + s[end:]
+
+
+_NO_MARKS: list[int] = []
+_EMPTY_IN_CONTAINER = re.compile(r"[ \t>*+\-0-9.)]*\Z")
+
+
+def _expand_at(s: str, pos: int, marks: list[int]) -> str:
+    """_expand, giving up where markdown-it's tab columns drift: marks = [containers the line has
+    entered so far, whether one of them is a block quote]. markdown-it measures a tab inside
+    nested containers, one of them a block quote, from that quote's content rather than from the
+    line start, so it can land on other columns than CommonMark's ("> \t> > \tx",
+    "- > 1. > \t> \tx", fuzz-found). One container, or list items only, are exact."""
+    expanded = _expand(s, pos)
+    if expanded is not s and marks[0] >= 2 and marks[1]:
+        raise _GiveUp
+    return expanded
+
+
+# markdown-it's own table of HTML block start and end conditions (CommonMark's 7 kinds):
+# (start pattern, end pattern, can interrupt a paragraph)
+_HTML_STARTS = [(start, end, interrupts, end.search("") is not None) for start, end, interrupts in HTML_SEQUENCES]
 
 
 def _atx_title(rest: str) -> tuple[int, str]:
@@ -159,34 +209,203 @@ def _atx_title(rest: str) -> tuple[int, str]:
     return level, mdTrim(rest[level:end])
 
 
-def scan_structure(lines: list[str], body_start: int) -> Structure | None:
-    """Headings and code ranges of `lines` from index `body_start`; None when undecidable."""
+# -- link reference definitions, exactly as markdown-it's `reference` block rule reads them ----
+#
+# A paragraph that starts with "[" may begin with link reference definitions. The scanner first
+# takes it as a paragraph; when the paragraph ends it reads the definitions off its lines as
+# markdown-it does (markdown-it tries them first and reads the same lines: those up to a blank
+# line or a block that can interrupt a paragraph; the one difference, list items, is given up
+# on). Definitions change no structure unless they take some of the paragraph's lines but not
+# all (the rest is then parsed again, as a new block: the scanner checks it can only be a
+# paragraph) or a setext underline follows (given up on). Their labels decide whether a "[x]"
+# in a heading is a link, i.e. the heading's text.
+
+
+def _listish(text: str) -> bool:
+    """A paragraph's continuation line (its content) that would end a definition's lines in
+    markdown-it: a list item that cannot interrupt a paragraph ("2. x", an empty "-")."""
+    content = text.lstrip(" ")
+    if len(text) - len(content) >= 4 or content[:1] not in _LIST_FIRST:
+        return False
+    return bool(_BULLET.match(content) or _ORDERED.match(content))
+
+
+def _definition(lines: list[str], first: int, newline_at_end: bool, open_end: bool) -> tuple[int, str, Any] | None:
+    """(index of the line after it, label, reference) of a link reference definition at
+    `lines[first]`, None when there is none. `lines`: a paragraph's lines from their first
+    non-blank character; open_end: reading past the last line gives up (markdown-it would read
+    on, a setext underline follows)."""
+    last = len(lines) - 1
+
+    def text(k: int) -> str:
+        return lines[k].lstrip(" \t") + ("\n" if k < last or newline_at_end else "")
+
+    def next_line(k: int) -> str | None:
+        if k <= last:
+            return text(k)
+        if open_end:
+            raise _GiveUp
+        return None
+
+    string = text(first)
+    next_index = first + 1
+    maximum = len(string)
+    label_end = -1
+    pos = 1
+    while pos < maximum:
+        ch = string[pos]
+        if ch == "[":
+            return None
+        if ch == "]":
+            label_end = pos
+            break
+        if ch == "\n" or (ch == "\\" and pos + 1 < maximum and string[pos + 1] == "\n"):
+            if ch == "\\":
+                pos += 1
+            more = next_line(next_index)
+            if more is not None:
+                string += more
+                maximum = len(string)
+                next_index += 1
+        elif ch == "\\":
+            pos += 1
+        pos += 1
+    if label_end < 0 or string[label_end + 1 : label_end + 2] != ":":
+        return None
+
+    def skip_space(pos: int) -> int:
+        nonlocal string, maximum, next_index
+        while pos < maximum:
+            ch = string[pos]
+            if ch == "\n":
+                more = next_line(next_index)
+                if more is not None:
+                    string += more
+                    maximum = len(string)
+                    next_index += 1
+            elif ch not in " \t":
+                break
+            pos += 1
+        return pos
+
+    pos = skip_space(label_end + 2)
+    dest = _MD.helpers.parseLinkDestination(string, pos, maximum)
+    if not dest.ok:
+        return None
+    href = _MD.normalizeLink(dest.str)
+    if not _MD.validateLink(href):
+        return None
+    pos = dest_end = dest.pos
+    dest_end_index = next_index
+    start = pos
+    pos = skip_space(pos)
+    title_res = _MD.helpers.parseLinkTitle(string, pos, maximum, None)
+    while title_res.can_continue:
+        more = next_line(next_index)
+        if more is None:
+            break
+        string += more
+        pos = maximum
+        maximum = len(string)
+        next_index += 1
+        title_res = _MD.helpers.parseLinkTitle(string, pos, maximum, title_res)
+    if pos < maximum and start != pos and title_res.ok:
+        title = title_res.str
+        pos = title_res.pos
+    else:
+        title = ""
+        pos = dest_end
+        next_index = dest_end_index
+    while pos < maximum and string[pos] in " \t":
+        pos += 1
+    if pos < maximum and string[pos] != "\n" and title:
+        title = ""
+        pos = dest_end
+        next_index = dest_end_index
+        while pos < maximum and string[pos] in " \t":
+            pos += 1
+    if pos < maximum and string[pos] != "\n":
+        return None
+    label = normalizeReference(string[1:label_end])
+    if not label:
+        return None
+    return next_index, label, {"title": title, "href": href, "map": None}
+
+
+def _settle_definitions(
+    lines: list[str], lazy: list[int], newline_at_end: bool, open_end: bool, refs: dict[str, Any]
+) -> int:
+    """Read the definitions at the start of a paragraph that starts with "[" into `refs`; the
+    number of its lines they take. Gives up where the rest would not be the paragraph's rest."""
+    taken = 0
+    while taken < len(lines):
+        content = lines[taken].lstrip(" \t")
+        if taken and (
+            # markdown-it parses on from this line as a new block: it must be a paragraph's start
+            open_end
+            or taken in lazy
+            or _columns(lines[taken][: len(lines[taken]) - len(content)]) >= 4
+            or content[0] in _MAYBE_SPECIAL  # e.g. an HTML block of kind 7, "2." or "-" would start
+        ):
+            raise _GiveUp
+        if not content.startswith("["):
+            break
+        found = _definition(lines, taken, newline_at_end, open_end)
+        if found is None:
+            break
+        taken, label, ref = found
+        refs.setdefault(label, ref)
+    return taken
+
+
+def scan_structure(lines: list[str], body_start: int, *, final_newline: bool = True) -> Structure | None:
+    """Headings and code ranges of `lines` from index `body_start`; None when undecidable.
+
+    final_newline: whether the text ends with a line break (markdown-it ignores a last line of
+    only spaces and tabs that has none).
+    """
+    if not body_start and lines and lines[0][:1] == "-" and not lines[0].startswith("---") and "--" in lines[0][2:]:
+        # "- ---…", "- x--…": the front_matter plugin also fires inside a list item on the first
+        # line when the document's first character is "-" (fuzz-found); markdown-it decides
+        return None
+    if not final_newline and lines and _EMPTY_IN_CONTAINER.match(lines[-1]) and lines[-1].strip(" \t"):
+        # a last line without a line break that is only container markers (">"): markdown-it-py's
+        # rules read one character past the text there and stop early (fuzz-found)
+        return None
     try:
-        return _scan(lines, body_start)
+        return _scan(lines, body_start, final_newline)
     except _GiveUp:
         return None
 
 
-def _scan(lines: list[str], body_start: int) -> Structure:
+def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
     headings: list[FlatHeading] = []
     code: list[tuple[int, int]] = []
     # containers: [kind, width, has_content]
     containers: list[list[int]] = []
-    leaf = 0  # 0 none, 1 paragraph, 2 fenced code, 3 indented code
+    leaf = 0  # 0 none, 1 paragraph, 2 fenced code, 3 indented code, 4 HTML block
     para_start = 0
     para_depth = 0
     para_lines: list[str] = []
+    para_ref = False  # the paragraph starts with "[": link reference definitions may take its lines
+    para_lazy: list[int] = []  # indexes in para_lines of lazy continuation lines
+    refs: dict[str, Any] = {}  # link reference definitions: normalized label -> reference
+    raw_titles: list[tuple[int, str]] = []  # (index in headings, inline content) of headings with "["
     fence_char = ""
     fence_len = 0
     code_start = 0
+    code_last = 0  # the last line of indented code with content (1-based)
+    html_end: re.Pattern[str] | None = None  # the end condition of an HTML block of kind 1-5
     n = len(lines)
+    if n and not final_newline and lines[-1] and not lines[-1].strip(" \t"):
+        n -= 1  # markdown-it's block parser does not see such a last line
     for idx in range(body_start, n):
         s = lines[idx]
         # fast paths for the commonest lines; each makes the decision the general code below
         # would make (the differential tests compare both with markdown-it)
         if not s:
             if not containers:
-                if leaf == 1:
+                if leaf == 1 or (leaf == 4 and html_end is None):
                     leaf = 0
                 continue
             if leaf <= 1 and all(c[0] == _LI and c[2] for c in containers):
@@ -200,66 +419,80 @@ def _scan(lines: list[str], body_start: int) -> Structure:
             if c0 not in _NOT_TEXT:
                 # text at column 0: no container can match it (they need indentation or '>')
                 if leaf == 1:
+                    # a paragraph continues (lazily when it is in a container): no block starts
+                    # with this character, so no container ends here in markdown-it either
                     if containers:
-                        # a lazy continuation inside a container: markdown-it's container
-                        # termination rules are subtle here (fuzz-found), let it decide
-                        raise _GiveUp
-                    para_lines.append(s)  # continuation of a document-level paragraph
+                        para_lazy.append(len(para_lines))
+                    para_lines.append(s)
                     continue
-                if (containers or leaf != 2) and (c0 != "[" or "]:" not in s):
+                if containers or leaf not in _RAW:
                     # every container closes, and so does code; a paragraph opens
                     if leaf >= 2:
-                        _close_leaf_code(code, leaf, code_start, idx, lines)
+                        _close_leaf_code(code, leaf, code_start, idx, code_last)
                     if containers:
                         containers = []
                     leaf = 1
                     para_start = idx
                     para_depth = 0
+                    if para_ref:
+                        _settle_definitions(para_lines, para_lazy, True, False, refs)
                     para_lines = [s]
+                    para_lazy = []
+                    para_ref = c0 == "["
                     continue
-            elif c0 == "#" and (containers or leaf != 2) and "\t" not in s and _ATX.match(s):
+            elif c0 == "#" and (containers or leaf not in _RAW) and "\t" not in s and _ATX.match(s):
                 # an ATX heading at column 0 closes every container and leaf: a note heading
                 if leaf >= 2:
-                    _close_leaf_code(code, leaf, code_start, idx, lines)
+                    _close_leaf_code(code, leaf, code_start, idx, code_last)
                 if containers:
                     containers = []
                 level, content = _atx_title(s)
+                if "[" in content:
+                    raw_titles.append((len(headings), content))
                 headings.append(FlatHeading(level, inline_text(content), idx + 1))
                 leaf = 0
                 continue
             elif (
-                c0 == "-"
-                and len(s) > 2
-                and s[1] == " "
-                and s[2] not in _NOT_TEXT
-                and (containers or leaf != 2)
-                and (s[2] != "[" or "]:" not in s)
+                c0 == "-" and len(s) > 2 and s[1] == " " and s[2] not in _NOT_TEXT and (containers or leaf not in _RAW)
             ):
                 # "- text" at column 0 (the commonest list line): every open container closes
                 # (none can match a line starting with "-"), an item of width 2 opens with a paragraph
                 if leaf >= 2:
-                    _close_leaf_code(code, leaf, code_start, idx, lines)
+                    _close_leaf_code(code, leaf, code_start, idx, code_last)
                 containers = [[_LI, 2, 1]]
                 leaf = 1
                 para_start = idx
                 para_depth = 1
+                if para_ref:
+                    _settle_definitions(para_lines, para_lazy, True, False, refs)
                 para_lines = [s[2:]]
+                para_lazy = []
+                para_ref = s[2] == "["
                 continue
-        if "\t" in s:
-            lead = len(s) - len(s.lstrip(" >-+*.)0123456789#`~=_\t"))
-            if "\t" in s[: lead + 1]:
-                raise _GiveUp
+        tabs = "\t" in s  # tabs in block positions are expanded where the scanner meets them
+        marks = [0, 0] if tabs else _NO_MARKS  # see _expand_at
         length = len(s)
         pos = 0
         matched = 0
         ncont = len(containers)
         for c in containers:
+            if tabs:
+                s = _expand_at(s, pos, marks)
+                length = len(s)
             nxt = pos
             while nxt < length and s[nxt] == " ":
                 nxt += 1
             if c[0] == _BQ:
-                if nxt - pos <= 3 and nxt < length and s[nxt] == ">":
+                if nxt < length and s[nxt] == ">":
+                    if nxt - pos > 3:
+                        # markdown-it continues a block quote at a '>' after any indentation
+                        raise _GiveUp
                     pos = nxt + 1
+                    if tabs:
+                        marks[0] += 1
+                        marks[1] = 1
+                        s = _expand_at(s, pos, marks)
+                        length = len(s)
                     if pos < length and s[pos] == " ":
                         pos += 1
                     matched += 1
@@ -274,9 +507,14 @@ def _scan(lines: list[str], body_start: int) -> Structure:
             if nxt - pos >= c[1]:
                 pos += c[1]
                 matched += 1
+                if tabs:
+                    marks[0] += 1
                 continue
             break
         all_matched = matched == ncont
+        if tabs:
+            s = _expand_at(s, pos, marks)
+            length = len(s)
         nxt = pos
         while nxt < length and s[nxt] == " ":
             nxt += 1
@@ -286,22 +524,35 @@ def _scan(lines: list[str], body_start: int) -> Structure:
         if all_matched and leaf == 2:
             if indent <= 3 and not blank and s[nxt] == fence_char:
                 run = len(s) - len(s[nxt:].lstrip(fence_char)) - nxt
-                if run >= fence_len and s[nxt + run :].strip(" ") == "":
+                if run >= fence_len and s[nxt + run :].strip(" \t") == "":
                     code.append((code_start, idx + 1))
                     leaf = 0
             continue
         if all_matched and leaf == 3:
             if indent >= 4 or blank:
+                if not blank:
+                    code_last = idx + 1
                 continue
-            code.append((code_start, _last_nonblank(lines, code_start - 1, idx - 1) + 1))
+            code.append((code_start, code_last))
             leaf = 0
+        if all_matched and leaf == 4:
+            if html_end is None:
+                if blank:
+                    leaf = 0  # the blank line ends it and is not part of it
+                continue
+            if html_end.search(s, nxt):
+                leaf = 0
+            continue
         tip_para = leaf == 1
         container_para = tip_para and all_matched and not blank
         started = False  # a new block closed the unmatched containers
-        consumed = False  # a heading or a thematic break took the line
+        consumed = False  # a heading, a thematic break or a one-line HTML block took the line
         depth = matched
         # block starts
         while True:
+            if tabs:
+                s = _expand_at(s, pos, marks)
+                length = len(s)
             nxt = pos
             while nxt < length and s[nxt] == " ":
                 nxt += 1
@@ -314,10 +565,12 @@ def _scan(lines: list[str], body_start: int) -> Structure:
                 if tip_para:
                     break  # lazy or paragraph continuation
                 # indented code
-                _close_leaf_code(code, leaf, code_start, idx, lines)
+                _close_leaf_code(code, leaf, code_start, idx, code_last)
                 del containers[depth:]
+                if containers:
+                    containers[-1][2] = 1
                 leaf = 3
-                code_start = idx + 1
+                code_start = code_last = idx + 1
                 started = True
                 break
             if ch not in _MAYBE_SPECIAL:
@@ -325,7 +578,7 @@ def _scan(lines: list[str], body_start: int) -> Structure:
             rest = s[nxt:]
             if ch == ">":
                 del containers[depth:]
-                leaf = _close_leaf_code(code, leaf, code_start, idx, lines)
+                leaf = _close_leaf_code(code, leaf, code_start, idx, code_last)
                 if containers:
                     containers[-1][2] = 1
                 containers.append([_BQ, 0, 1])
@@ -333,20 +586,46 @@ def _scan(lines: list[str], body_start: int) -> Structure:
                 if len(containers) > MAX_CONTAINER_DEPTH:
                     raise _GiveUp
                 pos = nxt + 1
+                if tabs:
+                    marks[0] += 1
+                    marks[1] = 1
+                    s = _expand_at(s, pos, marks)
+                    length = len(s)
                 if pos < length and s[pos] == " ":
                     pos += 1
                 started = True
                 container_para = tip_para = False
                 continue
             if ch == "<":
-                raise _GiveUp  # possible HTML block
+                kind = None
+                for start_re, end_re, interrupts, ends_blank in _HTML_STARTS:
+                    if start_re.search(rest):
+                        kind = (end_re, interrupts, ends_blank)
+                        break
+                if kind is None or (tip_para and not kind[1]):
+                    break  # text (an HTML block of kind 7 cannot interrupt a paragraph)
+                del containers[depth:]
+                _close_leaf_code(code, leaf, code_start, idx, code_last)
+                if containers:
+                    containers[-1][2] = 1
+                started = True
+                if kind[2]:
+                    leaf, html_end = 4, None
+                elif kind[0].search(rest):
+                    leaf = 0  # it ends on its first line
+                    consumed = True
+                else:
+                    leaf, html_end = 4, kind[0]
+                break
             if ch == "#" and _ATX.match(rest):
                 del containers[depth:]
-                leaf = _close_leaf_code(code, leaf, code_start, idx, lines)
+                leaf = _close_leaf_code(code, leaf, code_start, idx, code_last)
                 if containers:
                     containers[-1][2] = 1
                 elif depth == 0:
                     level, content = _atx_title(rest)
+                    if "[" in content:
+                        raw_titles.append((len(headings), content))
                     headings.append(FlatHeading(level, inline_text(content), idx + 1))
                 leaf = 0
                 started = True
@@ -356,7 +635,7 @@ def _scan(lines: list[str], body_start: int) -> Structure:
                 m = _FENCE_OPEN.match(rest)
                 if m:
                     del containers[depth:]
-                    _close_leaf_code(code, leaf, code_start, idx, lines)
+                    _close_leaf_code(code, leaf, code_start, idx, code_last)
                     if containers:
                         containers[-1][2] = 1
                     fence = m.group(1) or m.group(2)
@@ -366,12 +645,13 @@ def _scan(lines: list[str], body_start: int) -> Structure:
                     started = True
                     break
             if container_para and ch in "=-" and _SETEXT.match(rest):
-                if para_lines and para_lines[0].lstrip(" ").startswith("[") and any("]:" in t for t in para_lines):
-                    # a link reference definition whose label spans lines ("[1" / "]: /u") may
-                    # consume the paragraph, and then there is no setext heading (fuzz-found)
-                    raise _GiveUp
+                if para_ref and _settle_definitions(para_lines, para_lazy, True, True, refs):
+                    raise _GiveUp  # definitions take lines: markdown-it parses the rest again
+                para_ref = False
                 if para_depth == 0:
                     content = mdTrim("\n".join(para_lines))
+                    if "[" in content:
+                        raw_titles.append((len(headings), content))
                     headings.append(FlatHeading(2 if ch == "-" else 1, inline_text(content), para_start + 1))
                 leaf = 0
                 started = True
@@ -379,7 +659,7 @@ def _scan(lines: list[str], body_start: int) -> Structure:
                 break
             if ch in "*-_" and _THEMATIC.match(rest):
                 del containers[depth:]
-                leaf = _close_leaf_code(code, leaf, code_start, idx, lines)
+                leaf = _close_leaf_code(code, leaf, code_start, idx, code_last)
                 if containers:
                     containers[-1][2] = 1
                 leaf = 0
@@ -389,19 +669,20 @@ def _scan(lines: list[str], body_start: int) -> Structure:
             m2 = _BULLET.match(rest) if ch in "-+*" else _ORDERED.match(rest)
             if m2:
                 marker_end = m2.end()
+                if tabs:
+                    marks[0] += 1
+                    s = _expand_at(s, nxt + marker_end, marks)
+                    length = len(s)
+                    rest = s[nxt:]
                 after = rest[marker_end:]
                 content_blank = after.strip(" ") == ""
                 if container_para and (content_blank or (m2.lastindex == 1 and int(m2.group(1)) != 1)):
                     break
                 spaces = len(after) - len(after.lstrip(" "))
-                if content_blank:
-                    width = marker_end + 1
-                elif spaces >= 5:
-                    raise _GiveUp  # item starting with indented code
-                else:
-                    width = marker_end + spaces
+                # after 5 or more spaces the item starts with indented code, one space after the marker
+                width = marker_end + 1 if content_blank or spaces >= 5 else marker_end + spaces
                 del containers[depth:]
-                leaf = _close_leaf_code(code, leaf, code_start, idx, lines)
+                leaf = _close_leaf_code(code, leaf, code_start, idx, code_last)
                 leaf = 0
                 if containers:
                     containers[-1][2] = 1
@@ -414,49 +695,62 @@ def _scan(lines: list[str], body_start: int) -> Structure:
                 container_para = tip_para = False
                 continue
             break
-        if consumed or (started and leaf in (2, 3)):
+        if consumed or (started and leaf >= 2):
             continue
         # text remains (or a blank line)
         if not started and not all_matched and not blank and leaf == 1:
-            raise _GiveUp  # a lazy continuation line inside a container (see above)
+            if s[nxt] in _LAZY_STOP:
+                # a lazy continuation line that might start a block somewhere: markdown-it's
+                # container termination rules differ from CommonMark's here (fuzz-found)
+                raise _GiveUp
+            para_lazy.append(len(para_lines))
+            para_lines.append(s[nxt:])  # a lazy continuation line: the containers stay open
+            continue
         if not started and not all_matched:
             del containers[matched:]
-            leaf = _close_leaf_code(code, leaf, code_start, idx, lines)
+            leaf = _close_leaf_code(code, leaf, code_start, idx, code_last)
         if blank:
             if leaf == 1:
                 leaf = 0
             continue
         if leaf == 1:
-            para_lines.append(s[pos:])
+            if para_ref and _listish(s[pos:]):
+                raise _GiveUp  # it would end the definitions' lines, not the paragraph's
+            # a document-level paragraph's line as written: a tab expanded above may be in a code span
+            para_lines.append(s[pos:] if containers else lines[idx])
             continue
         # open a paragraph
-        if s[nxt] == "[" and "]:" in s:
-            raise _GiveUp  # possible link reference definition
+        if para_ref:
+            _settle_definitions(para_lines, para_lazy, True, False, refs)
         if containers:
             containers[-1][2] = 1
         leaf = 1
         para_start = idx
         para_depth = len(containers)
         para_lines = [s[pos:]]
+        para_lazy = []
+        para_ref = s[nxt] == "["
     if leaf == 2:
         code.append((code_start, n))
     elif leaf == 3:
-        code.append((code_start, _last_nonblank(lines, code_start - 1, n - 1) + 1))
-    return Structure(n, body_start + 1, headings, code)
+        code.append((code_start, code_last))
+    if para_ref:
+        _settle_definitions(para_lines, para_lazy, leaf != 1 or final_newline, False, refs)
+    if refs and raw_titles:
+        env = {"references": refs}
+        for i, content in raw_titles:
+            tokens = _MD.parseInline(content, env)
+            headings[i] = headings[i]._replace(title=reduce_inline(tokens[0].children if tokens else None))
+    return Structure(len(lines), body_start + 1, headings, code)
 
 
-def _close_leaf_code(code: list[tuple[int, int]], leaf: int, code_start: int, idx: int, lines: list[str]) -> int:
+def _close_leaf_code(code: list[tuple[int, int]], leaf: int, code_start: int, idx: int, code_last: int) -> int:
+    """Record the code block `leaf` ends before line index `idx`; the leaf that remains (none)."""
     if leaf == 2:
         code.append((code_start, idx))
     elif leaf == 3:
-        code.append((code_start, _last_nonblank(lines, code_start - 1, idx - 1) + 1))
-    return 0 if leaf in (1, 2, 3) else leaf
-
-
-def _last_nonblank(lines: list[str], first: int, last: int) -> int:
-    while last > first and lines[last].strip(" \t") == "":
-        last -= 1
-    return last
+        code.append((code_start, code_last))
+    return 0
 
 
 # -- the oracle -------------------------------------------------------------------------------
@@ -464,8 +758,21 @@ def _last_nonblank(lines: list[str], first: int, last: int) -> int:
 
 def oracle_structure(text: str) -> Structure:
     """markdown-it-py's answer (CommonMark + front_matter) in the same shape as the scanner's."""
+    return _structure(text, _MD.parse(text), None)
+
+
+def block_structure(text: str) -> Structure:
+    """oracle_structure's answer from markdown-it's block parse, inline-parsing only headings.
+
+    The inline pass of a full parse costs about twice the block pass; a heading's text is its
+    inline content parsed with the document's link reference definitions, as the full parse does.
+    """
+    env: dict[str, Any] = {}
+    return _structure(text, _MD_BLOCKS.parse(text, env), env)
+
+
+def _structure(text: str, tokens: list[Token], env: dict[str, Any] | None) -> Structure:
     lines = markdown_lines(text)
-    tokens = _MD.parse(text)
     headings: list[FlatHeading] = []
     code: list[tuple[int, int]] = []
     body_start = 0
@@ -474,7 +781,12 @@ def oracle_structure(text: str) -> Structure:
             body_start = tok.map[1]
         elif tok.type == "heading_open" and tok.level == 0 and tok.map:
             inline = tokens[i + 1]
-            headings.append(FlatHeading(int(tok.tag[1]), reduce_inline(inline.children), tok.map[0] + 1))
+            if env is None:
+                children = inline.children
+            else:
+                parsed = _MD.parseInline(inline.content, env)
+                children = parsed[0].children if parsed else None
+            headings.append(FlatHeading(int(tok.tag[1]), reduce_inline(children), tok.map[0] + 1))
         elif tok.type in ("fence", "code_block") and tok.map:
             code.append((tok.map[0] + 1, tok.map[1]))
     return Structure(len(lines), body_start + 1, headings, code, "markdown-it")
@@ -488,12 +800,24 @@ def parse_structure(text: str, lines: list[str] | None = None) -> Structure:
     if lines is None:
         lines = markdown_lines(text)
     if "\r" in text and "\r" in text.replace("\r\n", ""):
-        return oracle_structure(text)
+        return block_structure(text)
     start = frontmatter_line_count(lines)
-    result = scan_structure(lines, start)
+    result = scan_structure(lines, start, final_newline=text.endswith(("\n", "\r")))
     if result is None:
-        return oracle_structure(text)
+        try:
+            return block_structure(text)
+        except IndexError:
+            # mdit_py_plugins' front_matter rule can index past the text on a first line such as
+            # "- >\t-\t---"; there is no oracle answer then: the scanner's, or no structure
+            return _scan_regardless(lines, start, text) or Structure(len(lines), start + 1, [], [])
     return result
+
+
+def _scan_regardless(lines: list[str], start: int, text: str) -> Structure | None:
+    try:
+        return _scan(lines, start, text.endswith(("\n", "\r")))
+    except _GiveUp:
+        return None
 
 
 def heading_key(structure: Structure) -> list[tuple[int, str, int]]:

@@ -16,6 +16,9 @@ class BuildReport(BaseModel):
     reparsed: int = 0
     removed: int = 0
     files_written: int = 0
+    fallback_notes: int = Field(
+        default=0, description="Notes whose structure the scanner left to markdown-it-py (block parse)."
+    )
 
 
 class CheckReport(BaseModel):
