@@ -54,6 +54,12 @@ class InvalidNote(InputError):
     http_status = 422
 
 
+class EvidenceTooLarge(InvalidNote):
+    """The note's cited pages hold more text than one validation may judge."""
+
+    code = "evidence_too_large"
+
+
 # -- security --------------------------------------------------------------------------------
 class Unauthorized(HarnessError):
     code = "unauthorized"

@@ -294,6 +294,9 @@ async def build_plan(
         except HarnessError as exc:
             skipped.append({"path": candidate.path, "reason": exc.message})
             continue
+        except OSError as exc:  # one unreadable note never fails the whole plan
+            skipped.append({"path": candidate.path, "reason": f"The note cannot be read: {exc.strerror or exc}."})
+            continue
         if disk.read_bytes() != before:
             skipped.append({"path": candidate.path, "reason": "The note changed while it was being validated."})
             continue

@@ -16,8 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic import ValidationError
 
-from ..errors import InputError, InvalidNote
+from ..errors import EvidenceTooLarge, InputError, InvalidNote
 from ..vault.catalog import jsonable
 from ..vault.note import Note, read_note
 from ..vault.paths import Vault
@@ -28,7 +29,15 @@ from .evidence import FetchedPage, Fetcher
 from .judges import JudgeFailed, UnknownJudge, get_judge
 from .judges.base import Judge
 from .policy import Policy, load_policy, proposed_blocks
-from .validation_models import MAX_EVIDENCE, ClaimIn, EvidenceIn, ValidationRequest, ValidationResult, ValidatorInfo
+from .validation_models import (
+    MAX_EVIDENCE,
+    MAX_TOTAL_EVIDENCE_CHARS,
+    ClaimIn,
+    EvidenceIn,
+    ValidationRequest,
+    ValidationResult,
+    ValidatorInfo,
+)
 from .validator import validate
 
 
@@ -128,6 +137,31 @@ async def collect_evidence(
     return [pages[u] for u in urls], written
 
 
+def _request(claims: list[Claim], pages: list[FetchedPage], sid: dict[str, str], path: str) -> ValidationRequest:
+    try:
+        return ValidationRequest(
+            claims=[
+                ClaimIn(id=c.id, text=c.text, source_ids=[sid[u] for u in c.references if u in sid] or None)
+                for c in claims
+            ],
+            evidence=[
+                EvidenceIn(
+                    source_id=sid[p.url],
+                    url=p.url,
+                    text=p.text if p.ok else None,
+                    fetch_error=None if p.ok else f"{p.error}: {p.message}"[:1000],
+                )
+                for p in pages
+            ],
+        )
+    except ValidationError as exc:  # a limit of the validator's schema; never an internal error
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "request"
+        raise InvalidNote(
+            f"The note cannot be validated: {where}: {first['msg']}.", detail={"path": path, "where": where}
+        ) from exc
+
+
 async def dry_run(
     vault: Vault,
     path: str,
@@ -148,21 +182,15 @@ async def dry_run(
     sid = {url: f"s{i + 1}" for i, url in enumerate(urls)}
 
     if claims:
-        request = ValidationRequest(
-            claims=[
-                ClaimIn(id=c.id, text=c.text, source_ids=[sid[u] for u in c.references if u in sid] or None)
-                for c in claims
-            ],
-            evidence=[
-                EvidenceIn(
-                    source_id=sid[p.url],
-                    url=p.url,
-                    text=p.text if p.ok else None,
-                    fetch_error=None if p.ok else f"{p.error}: {p.message}",
-                )
-                for p in pages
-            ],
-        )
+        total = sum(len(p.text or "") for p in pages if p.ok)
+        if total > MAX_TOTAL_EVIDENCE_CHARS:
+            raise EvidenceTooLarge(
+                f"The note's {sum(p.ok for p in pages)} cited pages hold {total:,} characters of text, more than "
+                f"the {MAX_TOTAL_EVIDENCE_CHARS:,} one validation can judge (evidence_too_large); cite fewer "
+                "or shorter pages.",
+                detail={"path": note.path, "characters": total, "limit": MAX_TOTAL_EVIDENCE_CHARS},
+            )
+        request = _request(claims, pages, sid, note.path)
         result = await anyio.to_thread.run_sync(validate, request, judge)
     else:
         result = ValidationResult(verdict="unverifiable", score=0.0, confidence=0.0, findings=[], validator=judge.info)
