@@ -35,6 +35,19 @@ def is_excluded_segment(segment: str) -> bool:
     return segment in EXCLUDED_DIRS or segment.startswith(".")
 
 
+def internal_folder(rel_parts: tuple[str, ...] | list[str]) -> str | None:
+    """The first excluded or hidden segment of a real vault-relative location, or None.
+
+    Checked on where a path really leads (symbolic links resolved): a link inside the vault
+    that points into `.obsidian`, `.git`, `.harness`, `.trash`, `node_modules` or any dot-folder
+    (or at a hidden file) never makes that file a note.
+    """
+    for segment in rel_parts:
+        if is_excluded_segment(segment):
+            return segment
+    return None
+
+
 def normalize_rel_path(raw: str) -> str:
     """Validate a vault-relative path and return it in NFC, or raise PathRejected."""
     if not raw:
@@ -101,10 +114,21 @@ class Vault:
             if not os.path.lexists(candidate):
                 candidate = self._find_by_nfc(current, segment)
             current = candidate
-        real = current.resolve()
+        self.check_real(current, rel)
+        return current
+
+    def check_real(self, disk: Path, rel: str) -> Path:
+        """The real location of `disk`; PathRejected when a symbolic link takes it out of the
+        vault or into a folder that is never notes (`.obsidian`, `.git`, `.harness`, ...)."""
+        real = disk.resolve()
         if not real.is_relative_to(self.root):
             raise PathRejected(f"The path leaves the vault through a symbolic link: {rel}.")
-        return current
+        inside = internal_folder(real.relative_to(self.root).parts)
+        if inside is not None:
+            raise PathRejected(
+                f"The path leads into {inside!r} through a symbolic link; that is not part of the vault's notes: {rel}."
+            )
+        return real
 
     def resolve_note(self, raw: str) -> Path:
         path = self.resolve(require_note_path(raw))
@@ -213,6 +237,11 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
                     real = Path(disk).resolve()
                     if not real.is_relative_to(vault.root):
                         sink.append(ScanProblem(rel(disk), "Symbolic link leaves the vault; skipped."))
+                        continue
+                    inside = internal_folder(real.relative_to(vault.root).parts)
+                    if inside is not None:
+                        message = f"Symbolic link leads into {inside!r}, which is not part of the notes; skipped."
+                        sink.append(ScanProblem(rel(disk), message))
                         continue
                 if entry.is_dir():
                     stack.append(disk)
