@@ -32,6 +32,11 @@ from .schema import (
 )
 
 MAX_SECTION_CHARS = 200_000
+# one headings answer holds at most MAX_HEADINGS headings and MAX_LINKS links (~1 MB of JSON):
+# a 20 MB note with 383,000 headings once made one answer of 80 MB
+DEFAULT_HEADINGS = 1000
+MAX_HEADINGS = 5000
+MAX_LINKS = 5000
 DEFAULT_SECTION_CHARS = 20_000
 FRESH_STATUSES = frozenset({"verified", "reviewed"})
 
@@ -348,8 +353,71 @@ def _current_bytes(vault: Vault, path: str) -> bytes:
     return disk.read_bytes()
 
 
-def note_headings(vault: Vault, path: str) -> HeadingsResult:
-    """A note's heading tree with line ranges; parsed live when the note changed since the build."""
+def _page_of_headings(
+    headings: list[dict[str, Any]], offset: int, limit: int
+) -> tuple[list[dict[str, Any]], int, int | None, int | None]:
+    """(the page's tree, headings in all, first line of the page, first line after it).
+
+    Headings are numbered in document order (pre-order); the page keeps those numbered
+    offset .. offset+limit-1, each under its parent when the parent is on the page too.
+    """
+    end = offset + limit
+    page: list[dict[str, Any]] = []
+    total = 0
+    first_line: int | None = None
+    next_line: int | None = None
+    stack: list[tuple[dict[str, Any], dict[str, Any] | None]] = [(h, None) for h in reversed(headings)]
+    while stack:
+        node, parent = stack.pop()
+        number = total
+        total += 1
+        copy: dict[str, Any] | None = None
+        if offset <= number < end:
+            copy = {k: v for k, v in node.items() if k != "children"}
+            copy["children"] = []
+            (parent["children"] if parent is not None else page).append(copy)
+            if first_line is None:
+                first_line = int(node["line"])
+        elif number == end:
+            next_line = int(node["line"])
+        children = node.get("children") or []
+        stack.extend((child, copy) for child in reversed(children))
+    return page, total, first_line, next_line
+
+
+def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFAULT_HEADINGS) -> HeadingsResult:
+    """One page of a note's heading tree (at most MAX_HEADINGS headings) and the links on its lines.
+
+    Parsed live when the note changed since the build. `truncated` / `next_offset` say when
+    more headings follow; a note's preamble links are on the first page.
+    """
+    if offset < 0:
+        raise InputError("offset must be 0 or more.")
+    limit = max(1, min(limit, MAX_HEADINGS))
+    full = _all_headings(vault, path)
+    page, total, first_line, next_line = _page_of_headings(full.headings, offset, limit)
+    start = 1 if offset == 0 else first_line
+    links: list[dict[str, Any]] = []
+    if start is not None:
+        stop = next_line if next_line is not None else math.inf
+        links = [link for link in full.links if start <= int(link.get("line") or 0) < stop]
+    next_offset = offset + limit if offset + limit < total else None
+    return full.model_copy(
+        update={
+            "headings": page,
+            "links": links[:MAX_LINKS],
+            "links_truncated": len(links) > MAX_LINKS,
+            "heading_count": total,
+            "offset": offset,
+            "limit": limit,
+            "truncated": next_offset is not None,
+            "next_offset": next_offset,
+        }
+    )
+
+
+def _all_headings(vault: Vault, path: str) -> HeadingsResult:
+    """A note's whole heading tree with line ranges; parsed live when the note changed since the build."""
     rel = require_note_path(path)
     stale, _ = _staleness(vault)
     manifest = load_manifest(vault)
@@ -409,10 +477,10 @@ def read_section(
 ) -> SectionResult:
     """The original Markdown of a heading's range (by title) or of explicit lines, size-bounded."""
     max_chars = max(1, min(max_chars, MAX_SECTION_CHARS))
-    tree = note_headings(vault, path)
+    tree = _all_headings(vault, path)
     raw = _current_bytes(vault, tree.path)
     if hashlib.sha256(raw).hexdigest() != tree.sha256:
-        tree = note_headings(vault, path)  # changed between the two reads
+        tree = _all_headings(vault, path)  # changed between the two reads
         raw = _current_bytes(vault, tree.path)
     title: str | None = None
     if heading is not None:
