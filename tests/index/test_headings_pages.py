@@ -79,9 +79,9 @@ def test_pages_hold_every_heading_and_link_once_in_order(served: Sidecar, limit:
     assert [p["truncated"] for p in pages] == [True] * (len(pages) - 1) + [False]
     assert [p["offset"] for p in pages] == [i * per_page for i in range(len(pages))]
     walked = [h for p in pages for h in _flatten(p["headings"])]
-    assert walked == _flatten(full.headings)
+    assert walked == _flatten(full["headings"])
     links = [(link["line"], link["target"]) for p in pages for link in p["links"]]
-    assert links == [(link["line"], link["target"]) for link in full.links]
+    assert links == [(link["line"], link["target"]) for link in full["links"]]
     assert len(links) == SECTIONS + 1 and not any(p["links_truncated"] for p in pages)
     assert max(sizes) < 3_000_000
 
