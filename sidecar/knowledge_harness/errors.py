@@ -97,6 +97,15 @@ class Busy(Refused):
     http_status = 423
 
 
+class NotWritable(HarnessError):
+    """The operating system refused to create or write the sidecar's files (read-only vault,
+    permissions, disk full); nothing was changed."""
+
+    code = "not_writable"
+    http_status = 507
+    exit_code = 1
+
+
 # -- the outside world ----------------------------------------------------------------------
 class ExternalError(HarnessError):
     code = "external_error"

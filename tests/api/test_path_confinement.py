@@ -131,3 +131,30 @@ def test_nfd_file_on_disk_is_listed_under_its_nfc_name(tmp_path: Path) -> None:
             assert client.get("/v1/notes/ガイド.md").json()["title"] == "ガイド"
     finally:
         stop_sidecar(running)
+
+
+def test_listing_and_reading_agree_on_names_the_doors_refuse(tmp_path: Path) -> None:
+    """A name with a tab, a line break, a backslash or a percent-escape cannot be asked for, so it
+    is not listed either: it is reported as skipped, like a name that is not UTF-8."""
+    vault = tmp_path / "vault"
+    (vault / "sub\tdir").mkdir(parents=True)
+    (vault / "sub\tdir" / "inner.md").write_text("# inner\n", encoding="utf-8")
+    for name in ("tab\there.md", "line\nbreak.md", "back\\slash.md", "escaped%41.md", "100%.md", "plain.md"):
+        (vault / name).write_text("# x\n", encoding="utf-8")
+    running = start_sidecar(vault)
+    try:
+        with running.client() as client:
+            listed = [n["path"] for n in client.get("/v1/notes").json()["notes"]]
+            assert listed == ["100%.md", "plain.md"]
+            for path in listed:
+                assert client.get("/v1/notes/" + path.replace("%", "%25")).status_code == 200, path
+            errors = {e["path"]: e["message"] for e in client.get("/v1/trust/audit").json()["errors"]}
+    finally:
+        stop_sidecar(running)
+    assert errors == {
+        "sub\\tdir": "The name holds a control character (a tab, a line break, ...); skipped.",
+        "tab\\there.md": "The name holds a control character (a tab, a line break, ...); skipped.",
+        "line\\nbreak.md": "The name holds a control character (a tab, a line break, ...); skipped.",
+        "back\\slash.md": "The name holds a backslash; skipped.",
+        "escaped%41.md": "The name holds a percent-escape such as %20; skipped.",
+    }

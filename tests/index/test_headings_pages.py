@@ -12,11 +12,11 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.query import _all_headings
 from knowledge_harness.vault.paths import Vault
-from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 
 KH = Path(sys.executable).with_name("kh")
 BIG = "big.md"

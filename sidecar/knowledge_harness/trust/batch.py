@@ -62,10 +62,10 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, Refused
+from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, NotWritable, Refused
 from ..vault.catalog import NoteCatalog, jsonable
 from ..vault.frontmatter import SpliceRefused, replace_trust_blocks
-from ..vault.lock import vault_lock
+from ..vault.lock import ensure_writable, vault_lock
 from ..vault.note import parse_note
 from ..vault.paths import Vault, require_note_path
 from ..vault.run_store import canonical_json
@@ -273,6 +273,7 @@ async def build_plan(
     """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest)."""
     moment = now or utcnow()
     day = today or moment.date()
+    ensure_writable(vault, "batch plan")  # a read-only vault fails here, before any fetch
     policy = load_policy(vault.root)
     catalog = NoteCatalog(vault)
     chosen, total = _resolve_targets(catalog, policy, stage, notes, day)
@@ -291,6 +292,8 @@ async def build_plan(
             report = await dry_run(
                 vault, candidate.path, policy=policy, judge_name=judge_name, today=day, backoff_seconds=backoff_seconds
             )
+        except NotWritable:
+            raise  # the vault, not this note
         except HarnessError as exc:
             skipped.append({"path": candidate.path, "reason": exc.message})
             continue

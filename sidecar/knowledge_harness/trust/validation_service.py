@@ -20,6 +20,7 @@ from pydantic import ValidationError
 
 from ..errors import EvidenceTooLarge, InputError, InvalidNote
 from ..vault.catalog import jsonable
+from ..vault.lock import not_writable
 from ..vault.note import Note, read_note
 from ..vault.paths import Vault
 from ..vault.references import is_evidence_url
@@ -132,7 +133,11 @@ async def collect_evidence(
         for page in fetched:
             pages[page.url] = page
             if page.ok and page.text is not None:
-                paths = store.save(page.record(), page.text)
+                try:
+                    paths = store.save(page.record(), page.text)
+                except OSError as exc:  # a read-only vault: one clear error, not a traceback
+                    where = Path(exc.filename) if isinstance(exc.filename, str) else store.root
+                    raise not_writable(vault, where, exc, "saving the evidence snapshots") from None
                 written.extend(store.rel(p) for p in paths)
     return [pages[u] for u in urls], written
 

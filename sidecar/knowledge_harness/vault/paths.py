@@ -184,6 +184,31 @@ def printable_path(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+_UNSERVABLE = re.compile(r"[\x00-\x1f\x7f\\%]")  # what normalize_rel_path may refuse in a segment
+
+
+def unservable_name(name: str) -> str | None:
+    """Why a file or folder name can never cross a door (so it must not be listed), or None.
+
+    The doors refuse control characters, backslashes and percent-escapes in paths
+    (normalize_rel_path); a note named so would be listed but unreadable.
+    """
+    if _UNSERVABLE.search(name) is None:
+        return None
+    if _CONTROL.search(name):
+        return "The name holds a control character (a tab, a line break, ...); skipped."
+    if "\\" in name:
+        return "The name holds a backslash; skipped."
+    if _PERCENT_ESCAPE.search(name):
+        return "The name holds a percent-escape such as %20; skipped."
+    return None
+
+
+def _shown(path: str) -> str:
+    """A path with its control characters escaped (\\t, \\n, \\xNN), safe to show and store."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
+
+
 def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> list[NoteFile]:
     """Every Markdown note of the vault, in sorted NFC path order.
 
@@ -232,6 +257,11 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
             if not name.isascii() and not _is_utf8_name(name):
                 sink.append(ScanProblem(printable_path(rel(disk)), "The name is not valid UTF-8; skipped."))
                 continue
+            if _UNSERVABLE.search(name) is not None:
+                why = unservable_name(name)
+                if why is not None:
+                    sink.append(ScanProblem(_shown(rel(disk)), why))
+                    continue
             try:
                 if entry.is_symlink():
                     real = Path(disk).resolve()
@@ -253,6 +283,9 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
                 sink.append(ScanProblem(rel(disk), f"Cannot read: {exc}."))
                 continue
             path = normalize("NFC", disk[cut:])
+            if len(path) * 4 > MAX_PATH_BYTES and len(path.encode("utf-8")) > MAX_PATH_BYTES:
+                sink.append(ScanProblem(path, f"The path is longer than {MAX_PATH_BYTES} bytes; skipped."))
+                continue
             if path in found:
                 sink.append(
                     ScanProblem(path, "Two files have this name after Unicode NFC normalization; only one is used.")
