@@ -124,3 +124,21 @@ def test_a_page_too_slow_to_extract_fails_alone_while_the_sidecar_answers(served
     assert sources["links"]["verdict"] == "fetch_failed"
     assert sources["fuji"]["ok"] is True
     assert answers and set(answers) == {200}  # /health answered all along (its latency: bench, not here)
+
+
+MIXED = "Keywords/Mixed.md"
+
+
+def test_a_source_is_supported_only_when_all_its_claims_are(served: Sidecar, site: EvidenceSite) -> None:
+    text = "Mount Fuji is 3,776 metres high.\n\nMount Fuji is a giant cake made of cheese and chocolate."
+    (served.vault / MIXED).write_text(_note("Mixed", text, [f"{site.url}/en/fuji"]), encoding="utf-8")
+    with served.client() as client:
+        r = client.post(f"/v1/trust/notes/{MIXED}/validate", params={"dry_run": "true"})
+    assert r.status_code == 200, r.text
+    report = r.json()
+    verdicts = sorted(f["verdict"] for f in report["findings"] if f["source_id"] == "s1")
+    assert verdicts == ["supported", "unsupported"], report["findings"]
+    [source] = report["sources"]
+    assert source["verdict"] == "unsupported"
+    [proposed] = report["proposed"]["evidence"]["sources"]
+    assert proposed["verdict"] == "unsupported"

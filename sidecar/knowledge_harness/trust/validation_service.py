@@ -92,10 +92,18 @@ def _source_urls(note: Note, claims: list[Claim]) -> list[str]:
 def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult) -> str:
     if not page.ok:
         return "fetch_failed"
+    """What one source did for the note's claims judged against it.
+
+    `supported` only when every one of those claims is supported: one contradicted claim makes
+    the source `contradicted`, one unsupported (or evidence-less) claim makes it `unsupported`.
+    """
     verdicts = {f.verdict for f in result.findings if f.source_id == source_id}
-    for verdict in ("contradicted", "supported", "unsupported"):
-        if verdict in verdicts:
-            return verdict
+    if "contradicted" in verdicts:
+        return "contradicted"
+    if verdicts & {"unsupported", "no_evidence"}:
+        return "unsupported"
+    if "supported" in verdicts:
+        return "supported"
     return "unused"
 
 
