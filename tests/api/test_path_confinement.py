@@ -139,6 +139,7 @@ def test_listing_and_reading_agree_on_names_the_doors_refuse(tmp_path: Path) -> 
     vault = tmp_path / "vault"
     (vault / "sub\tdir").mkdir(parents=True)
     (vault / "sub\tdir" / "inner.md").write_text("# inner\n", encoding="utf-8")
+    (vault / "image\t%41.png").write_bytes(b"not a note")  # not listed, and not worth an error either
     for name in ("tab\there.md", "line\nbreak.md", "back\\slash.md", "escaped%41.md", "100%.md", "plain.md"):
         (vault / name).write_text("# x\n", encoding="utf-8")
     running = start_sidecar(vault)

@@ -260,7 +260,8 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
             if _UNSERVABLE.search(name) is not None:
                 why = unservable_name(name)
                 if why is not None:
-                    sink.append(ScanProblem(_shown(rel(disk)), why))
+                    if name.endswith(NOTE_SUFFIX) or entry.is_dir():  # other files are never notes: no noise
+                        sink.append(ScanProblem(_shown(rel(disk)), why))
                     continue
             try:
                 if entry.is_symlink():
