@@ -144,8 +144,7 @@ async def collect_evidence(
                 try:
                     paths = store.save(page.record(), page.text)
                 except OSError as exc:  # a read-only vault: one clear error, not a traceback
-                    where = Path(exc.filename) if isinstance(exc.filename, str) else store.root
-                    raise not_writable(vault, where, exc, "saving the evidence snapshots") from None
+                    raise not_writable(vault, store.root, exc, "saving the evidence snapshots") from None
                 written.extend(store.rel(p) for p in paths)
     return [pages[u] for u in urls], written
 
