@@ -68,3 +68,21 @@ def test_a_link_to_a_note_is_still_written_through(vault: Path) -> None:
     write_trust_blocks(Vault.open(vault), "notes/alias.md", V, None, sha)
     assert (vault / "notes" / "alias.md").is_symlink()
     assert b"verification:" in (vault / "notes" / "real.md").read_bytes()
+
+
+def test_a_batch_plan_skips_such_a_link_and_writes_nothing(vault: Path) -> None:
+    import anyio
+
+    from knowledge_harness.errors import Refused
+    from knowledge_harness.trust.batch import build_plan
+
+    async def plan() -> None:
+        await build_plan(Vault.open(vault), stage="pilot", notes=["link-git.md", "dir-obsidian/inside.md"])
+
+    with pytest.raises(Refused) as info:
+        anyio.run(plan)
+    skipped = {s["path"]: s["reason"] for s in info.value.detail["skipped"]}
+    assert set(skipped) == {"link-git.md", "dir-obsidian/inside.md"}
+    assert all("through a symbolic link" in reason for reason in skipped.values())
+    for folder in (".obsidian", ".git", ".harness", ".trash"):
+        assert (vault / folder / "inside.md").read_bytes() == CONFIG
