@@ -273,7 +273,6 @@ async def build_plan(
     """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest)."""
     moment = now or utcnow()
     day = today or moment.date()
-    ensure_writable(vault, "batch plan")  # a read-only vault fails here, before any fetch
     policy = load_policy(vault.root)
     catalog = NoteCatalog(vault)
     chosen, total = _resolve_targets(catalog, policy, stage, notes, day)
@@ -282,6 +281,7 @@ async def build_plan(
             "Nothing to plan: no note is due (next_batch window), stale, or evidence-capable and never validated.",
             detail={"stage": stage},
         )
+    ensure_writable(vault, "batch plan")  # a read-only vault fails here, before any fetch
     plan_id, run_id = new_ids(moment)
     targets: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
