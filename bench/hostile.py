@@ -56,11 +56,12 @@ def _site() -> ThreadingHTTPServer:
     return server
 
 
-def _serve(vault: Path) -> tuple[subprocess.Popen[bytes], str]:
+def _serve(vault: Path, machine: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:
+    config = {"KH_CONFIG": str(machine)} if machine else {}
     proc = subprocess.Popen(
         [str(KH), "serve", "--vault", str(vault), "--port", "0"],
         stdout=subprocess.PIPE,
-        env={**os.environ, "KH_TOKEN": TOKEN},
+        env={**os.environ, **config, "KH_TOKEN": TOKEN},
     )
     assert proc.stdout is not None
     port = json.loads(proc.stdout.readline())["port"]
@@ -79,14 +80,14 @@ def _links_page_figures(root: Path) -> list[dict[str, Any]]:
     port = site.server_address[1]
     vault = root / "links"
     (vault / ".harness").mkdir(parents=True)
-    (vault / ".harness/policy.toml").write_text(
-        f'[evidence]\nallow_private_hosts = ["127.0.0.1:{port}"]\ntimeout_seconds = 5\n', encoding="utf-8"
-    )
+    (vault / ".harness/policy.toml").write_text("[evidence]\ntimeout_seconds = 5\n", encoding="utf-8")
+    machine = root / "machine-config.toml"  # only the machine configuration allows a private host
+    machine.write_text(f'[evidence]\nallow_private_hosts = ["127.0.0.1:{port}"]\n', encoding="utf-8")
     (vault / "n.md").write_text(
         f"---\nreferences:\n  - http://127.0.0.1:{port}/links\n---\n# N\n\nMount Fuji is 3,776 metres high.\n",
         encoding="utf-8",
     )
-    proc, url = _serve(vault)
+    proc, url = _serve(vault, machine)
     latencies: list[float] = []
     done = threading.Event()
 

@@ -1,13 +1,16 @@
 // @ts-check
 import { defineConfig, globalIgnores } from "eslint/config";
 import obsidianmd from "eslint-plugin-obsidianmd";
+import { DEFAULT_ACRONYMS } from "eslint-plugin-obsidianmd/dist/lib/rules/ui/acronyms.js";
+import { DEFAULT_BRANDS } from "eslint-plugin-obsidianmd/dist/lib/rules/ui/brands.js";
 import tseslint from "typescript-eslint";
 
 export default defineConfig([
 	globalIgnores(["main.js", "node_modules/", "coverage/"]),
-	// Obsidian's review rules, with eslint's and typescript-eslint's
+	// Obsidian's review rules with the stricter checks of English locale modules
+	// (sentence case in src/i18n/en.ts), eslint's and typescript-eslint's
 	// recommended (type-checked) rules included.
-	...obsidianmd.configs.recommended,
+	...obsidianmd.configs.recommendedWithLocalesEn,
 	{
 		files: ["**/*.ts"],
 		languageOptions: {
@@ -18,6 +21,23 @@ export default defineConfig([
 				},
 				tsconfigRootDir: import.meta.dirname,
 			},
+		},
+	},
+	{
+		// Sentence case in the English catalogue, knowing this plugin's names and terms.
+		files: ["src/i18n/en.ts"],
+		rules: {
+			"obsidianmd/ui/sentence-case-locale-module": [
+				"error",
+				{
+					brands: [...DEFAULT_BRANDS, "Knowledge Harness", "Claude Code", "Codex", "Japanese", "English"],
+					acronyms: [...DEFAULT_ACRONYMS, "MCP", "L0", "L1", "L2", "L3", "B1", "B2"],
+					// "Fresh L2" is the name of a figure.
+					ignoreWords: ["Fresh"],
+					// The environment variable PATH and Codex's config file keep their spelling.
+					ignoreRegex: ["\\bPATH\\b", "~/\\.codex/"],
+				},
+			],
 		},
 	},
 	{

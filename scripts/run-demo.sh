@@ -8,6 +8,11 @@ evidence_port=${3:-8731}
 bin=.venv/bin
 mkdir -p .run
 token_file=.run/token
+agent_token_file=.run/agent-token
+# The demo's machine configuration: lets the fetcher reach the local evidence site. A vault file
+# never grants network allowances; this file lives outside the vault (docs/security.md).
+export KH_CONFIG="$PWD/.run/config.toml"
+printf '[evidence]\nallow_private_hosts = ["127.0.0.1:%s"]\n' "$evidence_port" >"$KH_CONFIG"
 
 echo "== Reasoning index"
 "$bin/kh" index build "$vault" --json
@@ -20,13 +25,15 @@ echo "== Evidence site on http://127.0.0.1:$evidence_port/"
 evidence_pid=$!
 trap 'kill $evidence_pid 2>/dev/null || true' EXIT
 
-"$bin/kh" serve --vault "$vault" --port "$port" --token-file "$token_file" | while IFS= read -r line; do
+"$bin/kh" serve --vault "$vault" --port "$port" --token-file "$token_file" \
+  --agent-token-file "$agent_token_file" | while IFS= read -r line; do
   echo "$line"
   case "$line" in
     *'"listening"'*)
       echo
       echo "Sidecar: http://127.0.0.1:$port  (Ctrl-C to stop)"
-      echo "Token:   $(cat "$token_file")"
+      echo "Person token: $(cat "$token_file")   (the plugin and you: approvals, decisions)"
+      echo "Agent token:  $(cat "$agent_token_file")   (Claude Code / Codex over MCP: http://127.0.0.1:$port/mcp)"
       echo "Try:     curl -H \"Authorization: Bearer \$(cat $token_file)\" http://127.0.0.1:$port/v1/notes"
       ;;
   esac

@@ -23,6 +23,51 @@ settings.register_profile("ci", max_examples=100, deadline=None, suppress_health
 settings.register_profile("fuzz", max_examples=20_000, deadline=None, suppress_health_check=list(HealthCheck))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+PERSON_TOKEN = "test-token-0123456789abcdef"
+AGENT_TOKEN = "agent-token-0123456789abcdef"
+# The machine configuration every test (and every `kh` it starts) sees: the example vault's notes
+# cite the demo evidence site on 127.0.0.1:8731, which only the machine configuration may allow.
+DEFAULT_MACHINE_CONFIG = '[evidence]\nallow_private_hosts = ["127.0.0.1:8731"]\n'
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _machine_config_outside_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
+    """Tests never read or write the developer's own config directory (agent tokens, machine
+    configuration): XDG_CONFIG_HOME and KH_CONFIG point into a temporary folder."""
+    home = tmp_path_factory.mktemp("config-home")
+    config = home / "machine.toml"
+    config.write_text(DEFAULT_MACHINE_CONFIG, encoding="utf-8")
+    saved = {key: os.environ.get(key) for key in ("XDG_CONFIG_HOME", "KH_CONFIG")}
+    os.environ["XDG_CONFIG_HOME"] = str(home)
+    os.environ["KH_CONFIG"] = str(config)
+    try:
+        yield
+    finally:
+        for key, value in saved.items():
+            if value is None:
+                os.environ.pop(key, None)
+            else:
+                os.environ[key] = value
+
+
+@pytest.fixture(autouse=True)
+def _machine_config_per_test() -> Iterator[None]:
+    """A test may point KH_CONFIG elsewhere (tests/pipeline/helpers.write_configs); the next one starts clean."""
+    saved = os.environ.get("KH_CONFIG")
+    try:
+        yield
+    finally:
+        if saved is not None:
+            os.environ["KH_CONFIG"] = saved
+
+
+def use_machine_config(monkeypatch: pytest.MonkeyPatch, folder: Path, text: str) -> Path:
+    """Point KH_CONFIG (this process and the `kh` it starts) at a machine configuration with `text`."""
+    path = folder / "machine-config.toml"
+    path.write_text(text, encoding="utf-8")
+    monkeypatch.setenv("KH_CONFIG", str(path))
+    return path
+
 
 @pytest.fixture
 def example_vault(tmp_path: Path) -> Path:
@@ -51,14 +96,20 @@ class Sidecar:
     token: str
     process: subprocess.Popen[bytes]
     vault: Path
+    agent_token: str = AGENT_TOKEN
 
     def client(self, *, token: bool = True) -> httpx.Client:
+        """A client with the person token (the plugin's), or none."""
         headers = {"Authorization": f"Bearer {self.token}"} if token else {}
         return httpx.Client(base_url=self.url, headers=headers, timeout=30)
 
+    def agent_client(self) -> httpx.Client:
+        """A client with the agent token (what Claude Code or Codex holds)."""
+        return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {self.agent_token}"}, timeout=30)
 
-def start_sidecar(vault: Path, token: str = "test-token-0123456789abcdef", *extra: str) -> Sidecar:
-    env = {**os.environ, "KH_TOKEN": token}
+
+def start_sidecar(vault: Path, token: str = PERSON_TOKEN, *extra: str, env: dict[str, str] | None = None) -> Sidecar:
+    env = {**os.environ, **(env or {}), "KH_TOKEN": token, "KH_AGENT_TOKEN": AGENT_TOKEN}
     proc = subprocess.Popen(
         [str(KH), "serve", "--vault", str(vault), "--port", "0", "--exit-on-stdin-close", *extra],
         stdin=subprocess.PIPE,

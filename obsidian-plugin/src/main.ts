@@ -1,27 +1,46 @@
-import { FileSystemAdapter, MarkdownView, Notice, Plugin, type TFile, type WorkspaceLeaf } from "obsidian";
+import {
+	FileSystemAdapter,
+	MarkdownView,
+	type Menu,
+	Notice,
+	Plugin,
+	type TAbstractFile,
+	TFile,
+	type WorkspaceLeaf,
+} from "obsidian";
 import { SidecarClient } from "./api/client";
 import type { BatchPlan, BatchStage } from "./api/types";
 import { requestUrlTransport } from "./api/obsidian-transport";
 import { applyLanguage, t } from "./i18n";
 import { detectAppLanguage } from "./i18n/detect";
 import {
+	DEVICE_STORAGE_KEY,
+	devicePart,
+	isDeviceKey,
 	type KnowledgeHarnessSettings,
+	loadSettings,
+	MAX_RESTARTS,
 	normalizeSettings,
 	RESTART_KEYS,
 	type SettingKey,
+	syncedPart,
 } from "./settings";
 import { KnowledgeHarnessSettingTab, type SettingsHost } from "./settings-tab";
 import { nodeSupervisorDeps } from "./sidecar/node-runtime";
 import { SidecarSupervisor, type StateSnapshot, type SupervisorConfig } from "./sidecar/supervisor";
 import { OFFLINE, STATES, statusView } from "./status";
+import { AuditHub } from "./trust/audit-hub";
+import { AgentConnectionModal } from "./ui/agent-modal";
 import { BatchApprovalModal } from "./ui/batch-modal";
 import {
+	activateOnKeys,
 	BadgeController,
+	type BadgeState,
 	BadgeStore,
 	badgeEditorExtension,
+	drawIfChanged,
 	modelForState,
 	readingBadgePostProcessor,
-	renderBadge,
 } from "./ui/badges";
 import { DASHBOARD_VIEW_TYPE, DashboardView } from "./ui/dashboard-view";
 import { ExplorerMarkers } from "./ui/explorer-markers";
@@ -29,42 +48,54 @@ import { BadgeDetailsModal } from "./ui/details-modal";
 import { describeFailure } from "./ui/errors";
 import type { HarnessHost } from "./ui/host";
 import { IndexSearchModal } from "./ui/index-search";
+import { SidecarLogModal } from "./ui/log-modal";
 import { PIPELINE_VIEW_TYPE, PipelineRunView, ReviewModal } from "./ui/pipeline-view";
 import { ProgressNotice } from "./ui/progress";
 import { STALE_VIEW_TYPE, StaleListView } from "./ui/stale-view";
 import { ValidateModal } from "./ui/validate-modal";
 import { waitsForDecision } from "./pipeline/model";
 
+const MARKDOWN = /\.md$/i;
+
 export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHost, HarnessHost {
 	override settings: KnowledgeHarnessSettings = normalizeSettings(undefined);
-	/** The sidecar's HTTP API (through requestUrl); throws SidecarOfflineError while it is not ready. */
-	readonly client = new SidecarClient(requestUrlTransport, () => this.supervisor?.endpoint ?? null);
+	/** The sidecar's HTTP API (through requestUrl, with per-request timeouts); throws SidecarOfflineError while it is not running. */
+	readonly client = new SidecarClient(requestUrlTransport, () => this.supervisor?.endpoint ?? null, {
+		// A request that times out makes the supervisor check the sidecar's health at once.
+		onTimeout: () => void this.supervisor?.checkNow(),
+	});
 
 	private supervisor: SidecarSupervisor | null = null;
 	private statusEl: HTMLElement | null = null;
 	private lastSnapshot: StateSnapshot = OFFLINE;
+	/** The crash-loop notice shown in this loop, if any (reset when the sidecar is ready again). */
+	private crashNoticeShown: false | "looping" | "stopped" = false;
 	readonly badges = new BadgeStore();
-	readonly badgeController = new BadgeController(this.client, this.badges);
+	readonly badgeController = new BadgeController(this.client, this.badges, { scope: () => this.settings.badgeScope });
+	/** One audit shared by the dashboard, the stale list and the explorer markers. */
+	readonly audits = new AuditHub(this.client);
 	/** Disputed / stale markers in the file explorer (best effort; a setting switches them off). */
-	readonly explorerMarkers = new ExplorerMarkers(this.app, this.client, () => this.settings.explorerMarkers);
+	readonly explorerMarkers = new ExplorerMarkers(this.app, this.audits, () => this.settings.explorerMarkers);
 	private badgeEl: HTMLElement | null = null;
-	/** The last plan made in this session, for "Approve pending batch". */
+	private unwatchActive: (() => void) | null = null;
+	/** The last plan made in this session and not yet approved, for "Approve pending batch". */
 	pendingPlan: BatchPlan | null = null;
+	/** Notes added with "Add to plan", planned together by "Plan batch from added notes". */
+	readonly planBasket = new Set<string>();
 	/** The pipeline run shown or captured last. */
 	currentRunId: string | null = null;
 
 	override async onload(): Promise<void> {
+		// No language setting: the plugin speaks Obsidian's language.
+		applyLanguage(detectAppLanguage());
 		await this.loadSettings();
-		applyLanguage(this.settings.language, detectAppLanguage());
 
 		this.addSettingTab(new KnowledgeHarnessSettingTab(this.app, this));
 
 		const statusEl = this.addStatusBarItem();
 		statusEl.addClass("kh-status", "mod-clickable");
 		this.statusEl = statusEl;
-		this.registerDomEvent(statusEl, "click", () => {
-			if (this.lastSnapshot.state === "offline") void this.startSidecar();
-		});
+		this.registerDomEvent(statusEl, "click", () => this.onStatusClick());
 		this.renderStatus(OFFLINE);
 
 		this.addCommand({
@@ -74,11 +105,15 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 				void this.restartSidecar();
 			},
 		});
+		this.addCommand({ id: "show-sidecar-log", name: t("command.showLog"), callback: () => this.showSidecarLog() });
 
 		this.registerTrustUi();
 		this.registerCommands();
+		this.register(this.audits.subscribe(() => this.explorerMarkers.apply()));
 
 		this.app.workspace.onLayoutReady(() => {
+			// Vault events only after the layout is ready: at startup Obsidian reports every file as created.
+			this.registerVaultEvents();
 			if (this.settings.autoStart) void this.startSidecar();
 		});
 	}
@@ -86,6 +121,8 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	override onunload(): void {
 		this.badgeController.dispose();
 		this.explorerMarkers.dispose();
+		this.audits.dispose();
+		this.unwatchActive?.();
 		const supervisor = this.supervisor;
 		this.supervisor = null;
 		// Obsidian does not await onunload: the stop sequence finishes on its own,
@@ -93,16 +130,32 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		if (supervisor) void supervisor.stop();
 	}
 
+	/**
+	 * data.json holds the synced settings; this device's local storage holds
+	 * what runs (command, arguments, PATH additions). Values an older version
+	 * kept in data.json are moved to this device once and removed from data.json.
+	 */
 	async loadSettings(): Promise<void> {
-		this.settings = normalizeSettings(await this.loadData());
+		const loaded = loadSettings(await this.loadData(), this.app.loadLocalStorage(DEVICE_STORAGE_KEY));
+		this.settings = loaded.settings;
+		if (loaded.deviceToStore) this.app.saveLocalStorage(DEVICE_STORAGE_KEY, loaded.deviceToStore);
+		if (loaded.rewriteData) await this.saveData(syncedPart(this.settings));
+		if (loaded.migrated && loaded.migrated.sidecarCommand !== "kh") {
+			new Notice(t("notice.settingsMigrated", { command: loaded.migrated.sidecarCommand }));
+		}
 	}
 
 	async saveSettings(changed?: SettingKey): Promise<void> {
-		await this.saveData(this.settings);
+		if (changed && isDeviceKey(changed)) {
+			this.app.saveLocalStorage(DEVICE_STORAGE_KEY, devicePart(this.settings));
+		} else {
+			await this.saveData(syncedPart(this.settings));
+		}
 		if (changed === "explorerMarkers") void this.explorerMarkers.refresh();
-		if (changed === "language") {
-			applyLanguage(this.settings.language, detectAppLanguage());
-			this.renderStatus(this.lastSnapshot);
+		if (changed === "badgeScope") {
+			this.badges.clear();
+			void this.badgeController.refreshVisible([this.activePath()]);
+			this.renderStatusBadge();
 		}
 		if (changed && RESTART_KEYS.includes(changed) && this.supervisor) {
 			const config = this.supervisorConfig();
@@ -122,14 +175,30 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		await supervisor.restart();
 	}
 
+	/** The last lines the sidecar wrote (stdout and stderr), in a window. */
+	showSidecarLog(): SidecarLogModal {
+		const modal = new SidecarLogModal(this.app, () => this.supervisor?.recentOutput() ?? [], () => void this.restartSidecar());
+		modal.open();
+		return modal;
+	}
+
+	private onStatusClick(): void {
+		const state = this.lastSnapshot.state;
+		if (state === "stopped") void this.startSidecar();
+		else if (state === "restarting" || state === "slow") this.showSidecarLog();
+	}
+
 	private supervisorConfig(): SupervisorConfig | null {
 		const adapter = this.app.vault.adapter;
 		if (!(adapter instanceof FileSystemAdapter)) return null;
 		return {
 			command: this.settings.sidecarCommand,
 			args: this.settings.sidecarArgs,
+			pathAdditions: this.settings.pathAdditions,
 			vaultPath: adapter.getBasePath(),
 			port: this.settings.port,
+			restartPolicy: this.settings.restartPolicy,
+			maxRestarts: MAX_RESTARTS,
 		};
 	}
 
@@ -157,14 +226,47 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	private onStateChange(snapshot: StateSnapshot): void {
 		const previous = this.lastSnapshot;
 		this.renderStatus(snapshot);
-		if (snapshot.state !== previous.state && snapshot.state !== "starting") {
-			// Ready: ask for fresh badges. Offline: the requests fail quietly into the offline badge.
-			void this.badgeController.refreshAll().then(() => this.badgeController.refresh(this.activePath()));
-			if (snapshot.state === "ready") void this.explorerMarkers.refresh();
+		const up = (state: string) => state === "ready" || state === "slow";
+		if (snapshot.state === "ready" && !up(previous.state)) {
+			// Back (or first) ready: the badges on screen and the shared audit, once.
+			this.crashNoticeShown = false;
+			void this.badgeController.refreshVisible([this.activePath()]);
+			this.audits.invalidate();
+		}
+		if (up(previous.state) && (snapshot.state === "restarting" || snapshot.state === "stopped")) {
+			// Gone: the badges on screen hide (the status bar says why, once) until it is back.
+			this.badges.setMany(this.badges.watchedPaths().map((path): [string, BadgeState] => [path, { kind: "offline" }]));
 		}
 		if (snapshot.error?.kind === "commandNotFound" && previous.error?.kind !== "commandNotFound") {
 			new Notice(t("notice.commandNotFound", { command: this.settings.sidecarCommand }));
+			return;
 		}
+		// One notice when the policy gives up, or (restarting forever) when it has failed MAX_RESTARTS times in a row.
+		if (snapshot.gaveUp && snapshot.failures > 0 && this.crashNoticeShown !== "stopped") {
+			this.crashNoticeShown = "stopped";
+			this.crashNotice(snapshot);
+		} else if (
+			this.settings.restartPolicy === "always" &&
+			snapshot.state === "restarting" &&
+			snapshot.failures >= MAX_RESTARTS &&
+			this.crashNoticeShown === false
+		) {
+			this.crashNoticeShown = "looping";
+			this.crashNotice(snapshot);
+		}
+	}
+
+	/** One notice for a sidecar that keeps failing, with a button for its log. */
+	private crashNotice(snapshot: StateSnapshot): void {
+		const fragment = createFragment();
+		fragment.createDiv({
+			text: snapshot.gaveUp
+				? t("notice.crashLoopStopped", { count: snapshot.failures })
+				: t("notice.crashLoop", { count: snapshot.failures }),
+		});
+		const button = fragment.createEl("button", { cls: "kh-notice-button", text: t("notice.showLog") });
+		button.addEventListener("click", () => this.showSidecarLog());
+		new Notice(fragment, 0);
 	}
 
 	private renderStatus(snapshot: StateSnapshot): void {
@@ -186,38 +288,117 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		const badgeEl = this.addStatusBarItem();
 		badgeEl.addClass("kh-status-badge", "mod-clickable");
 		this.badgeEl = badgeEl;
-		this.registerDomEvent(badgeEl, "click", () => {
+		const openActive = () => {
 			const path = this.activePath();
 			if (path) this.openDetails(path);
-		});
-		this.register(this.badges.subscribe(() => this.renderStatusBadge()));
-		this.renderStatusBadge();
+		};
+		this.registerDomEvent(badgeEl, "click", openActive);
+		this.register(activateOnKeys(badgeEl, openActive));
+		this.register(
+			this.badges.subscribe((changed) => {
+				const path = this.activePath();
+				if (path && changed.has(path)) this.renderStatusBadge();
+			}),
+		);
+		this.followActive();
 
 		const onClick = (path: string) => this.openDetails(path);
-		this.registerEditorExtension(badgeEditorExtension(this.badges, onClick));
-		this.registerMarkdownPostProcessor(readingBadgePostProcessor(this.badges, onClick));
+		const scope = () => this.settings.badgeScope;
+		this.registerEditorExtension(badgeEditorExtension(this.badges, onClick, scope));
+		this.registerMarkdownPostProcessor(readingBadgePostProcessor(this.badges, onClick, scope));
 
 		this.registerEvent(
 			this.app.workspace.on("file-open", (file: TFile | null) => {
-				this.renderStatusBadge();
+				this.followActive();
 				void this.badgeController.refresh(file?.path);
 			}),
 		);
-		this.registerEvent(this.app.workspace.on("active-leaf-change", () => this.renderStatusBadge()));
+		this.registerEvent(this.app.workspace.on("active-leaf-change", () => this.followActive()));
 		this.registerEvent(this.app.workspace.on("layout-change", () => this.explorerMarkers.applySoon()));
-		this.registerEvent(this.app.metadataCache.on("changed", (file: TFile) => this.badgeController.refreshSoon(file.path)));
+		this.registerEvent(
+			this.app.metadataCache.on("changed", (file: TFile) => {
+				// Only notes whose badge is known or on screen: nobody looks at the others.
+				if (this.badges.has(file.path) || this.badges.isWatched(file.path)) this.badgeController.refreshSoon(file.path);
+			}),
+		);
+		this.registerEvent(
+			this.app.workspace.on("file-menu", (menu: Menu, file: TAbstractFile) => this.fileMenu(menu, file)),
+		);
 
 		this.registerView(STALE_VIEW_TYPE, (leaf) => new StaleListView(leaf, this));
 		this.registerView(DASHBOARD_VIEW_TYPE, (leaf) => new DashboardView(leaf, this));
 		this.registerView(PIPELINE_VIEW_TYPE, (leaf) => new PipelineRunView(leaf, this));
 	}
 
+	/** Renames, deletions and new notes: badges move or go, and the shared audit follows once per burst. */
+	private registerVaultEvents(): void {
+		this.registerEvent(
+			this.app.vault.on("rename", (file: TAbstractFile, oldPath: string) => {
+				this.badges.rename(oldPath, file.path);
+				if (this.planBasket.delete(oldPath)) this.planBasket.add(file.path);
+				if (file instanceof TFile && MARKDOWN.test(file.path)) this.badgeController.refreshSoon(file.path);
+				this.audits.invalidate();
+				this.followActive();
+			}),
+		);
+		this.registerEvent(
+			this.app.vault.on("delete", (file: TAbstractFile) => {
+				this.badges.delete(file.path);
+				this.planBasket.delete(file.path);
+				this.audits.invalidate();
+			}),
+		);
+		this.registerEvent(
+			this.app.vault.on("create", (file: TAbstractFile) => {
+				if (!(file instanceof TFile) || !MARKDOWN.test(file.path)) return;
+				if (this.badges.isWatched(file.path)) this.badgeController.refreshSoon(file.path);
+				this.audits.invalidate();
+			}),
+		);
+	}
+
+	private fileMenu(menu: Menu, file: TAbstractFile): void {
+		if (!(file instanceof TFile) || !MARKDOWN.test(file.path)) return;
+		const path = file.path;
+		menu.addItem((item) =>
+			item
+				.setTitle(t("menu.validate"))
+				.setIcon("shield-check")
+				.onClick(() => new ValidateModal(this, path).open()),
+		);
+		menu.addItem((item) =>
+			item
+				.setTitle(t("menu.details"))
+				.setIcon("info")
+				.onClick(() => this.openDetails(path)),
+		);
+		menu.addItem((item) =>
+			item
+				.setTitle(t("menu.addToPlan"))
+				.setIcon("list-plus")
+				.onClick(() => this.addToPlan(path)),
+		);
+	}
+
+	addToPlan(path: string): void {
+		this.planBasket.add(path);
+		new Notice(t("notice.addedToPlan", { count: this.planBasket.size }));
+	}
+
 	private activePath(): string | null {
 		return this.app.workspace.getActiveFile()?.path ?? null;
 	}
 
+	/** The status-bar badge shows (and watches) the active note. */
+	private followActive(): void {
+		this.unwatchActive?.();
+		const path = this.activePath();
+		this.unwatchActive = path ? this.badges.watch(path) : null;
+		this.renderStatusBadge();
+	}
+
 	private renderStatusBadge(): void {
-		if (this.badgeEl) renderBadge(this.badgeEl, modelForState(this.badges.get(this.activePath())));
+		if (this.badgeEl) drawIfChanged(this.badgeEl, modelForState(this.badges.get(this.activePath()), this.settings.badgeScope));
 	}
 
 	private openDetails(path: string): void {
@@ -231,14 +412,9 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	}
 
 	afterWrite(): void {
-		void this.badgeController.refreshAll();
-		void this.explorerMarkers.refresh();
-		for (const type of [STALE_VIEW_TYPE, DASHBOARD_VIEW_TYPE]) {
-			for (const leaf of this.app.workspace.getLeavesOfType(type)) {
-				const view = leaf.view;
-				if (view instanceof StaleListView || view instanceof DashboardView) void view.refresh();
-			}
-		}
+		void this.badgeController.refreshVisible([this.activePath()]);
+		// One audit for the dashboard, the stale list and the explorer markers.
+		this.audits.invalidate();
 	}
 
 	reportError(error: unknown): void {
@@ -250,10 +426,14 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		new BatchApprovalModal(this, plan).open();
 	}
 
+	planConsumed(planId: string): void {
+		if (this.pendingPlan?.plan_id === planId) this.pendingPlan = null;
+	}
+
 	async planBatch(stage: BatchStage, paths?: string[]): Promise<void> {
 		try {
 			const plan = await ProgressNotice.run(
-				t("progress.plan", { stage }),
+				t("progress.plan", { stage: t(`stage.${stage}`) }),
 				() => this.client.planBatch({ stage, notes: paths }),
 				(result) => t("progress.planDone", { count: result.targets.length }),
 			);
@@ -279,7 +459,8 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			if (!leaf) return null;
 			await leaf.setViewState({ type, active: true });
 		}
-		workspace.setActiveLeaf(leaf, { focus: true });
+		// revealLeaf also expands a collapsed sidebar (setActiveLeaf would open the view hidden).
+		await workspace.revealLeaf(leaf);
 		return leaf;
 	}
 
@@ -302,6 +483,16 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 					return true;
 				},
 			});
+		const withRun = (id: string, name: string, run: (runId: string) => void) =>
+			this.addCommand({
+				id,
+				name,
+				checkCallback: (checking: boolean) => {
+					if (!this.currentRunId) return false;
+					if (!checking) run(this.currentRunId);
+					return true;
+				},
+			});
 
 		this.addCommand({
 			id: "audit-vault",
@@ -318,12 +509,22 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			});
 		}
 		this.addCommand({
+			id: "plan-batch-added",
+			name: t("command.planAdded"),
+			checkCallback: (checking: boolean) => {
+				if (this.planBasket.size === 0) return false;
+				if (!checking) {
+					const paths = Array.from(this.planBasket);
+					this.planBasket.clear();
+					void this.planBatch("progressive", paths);
+				}
+				return true;
+			},
+		});
+		this.addCommand({
 			id: "approve-pending-batch",
 			name: t("command.approve"),
-			callback: () => {
-				if (this.pendingPlan) new BatchApprovalModal(this, this.pendingPlan).open();
-				else new Notice(t("notice.noPendingPlan"));
-			},
+			callback: () => this.approvePending(),
 		});
 		this.addCommand({ id: "open-stale-list", name: t("command.openStale"), callback: () => void this.activateView(STALE_VIEW_TYPE) });
 		this.addCommand({ id: "open-dashboard", name: t("command.openDashboard"), callback: () => void this.activateView(DASHBOARD_VIEW_TYPE) });
@@ -331,53 +532,43 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		this.addCommand({ id: "check-index", name: t("command.checkIndex"), callback: () => void this.checkIndex() });
 		this.addCommand({ id: "search-index", name: t("command.searchIndex"), callback: () => new IndexSearchModal(this).open() });
 		withNote("capture-current-note", t("command.capture"), (path) => void this.capture(path));
-		this.addCommand({
-			id: "authorize-run",
-			name: t("command.authorize"),
-			checkCallback: (checking: boolean) => {
-				if (!this.currentRunId) return false;
-				if (!checking) void this.authorizeRun(this.currentRunId);
-				return true;
-			},
-		});
-		this.addCommand({
-			id: "advance-run",
-			name: t("command.advance"),
-			checkCallback: (checking: boolean) => {
-				if (!this.currentRunId) return false;
-				if (!checking) void this.advanceRun(this.currentRunId);
-				return true;
-			},
-		});
-		this.addCommand({
-			id: "review-run",
-			name: t("command.review"),
-			checkCallback: (checking: boolean) => {
-				if (!this.currentRunId) return false;
-				if (!checking) void this.reviewRun(this.currentRunId);
-				return true;
-			},
-		});
-		this.addCommand({
-			id: "open-run",
-			name: t("command.openRun"),
-			checkCallback: (checking: boolean) => {
-				if (!this.currentRunId) return false;
-				if (!checking) void this.openPipelineRun(this.currentRunId);
-				return true;
-			},
-		});
+		withRun("authorize-run", t("command.authorize"), (runId) => void this.authorizeRun(runId));
+		withRun("advance-run", t("command.advance"), (runId) => void this.advanceRun(runId));
+		withRun("review-run", t("command.review"), (runId) => void this.reviewRun(runId));
+		withRun("open-run", t("command.openRun"), (runId) => void this.openPipelineRun(runId));
+		this.addCommand({ id: "connect-agent", name: t("command.connectAgent"), callback: () => this.connectAgent() });
+	}
+
+	/** Reopens the pending plan unless it was used or has expired. */
+	approvePending(): void {
+		const plan = this.pendingPlan;
+		if (!plan) {
+			new Notice(t("notice.noPendingPlan"));
+			return;
+		}
+		const expires = Date.parse(plan.expires_at);
+		if (Number.isFinite(expires) && expires <= Date.now()) {
+			this.pendingPlan = null;
+			new Notice(t("notice.planExpired"));
+			return;
+		}
+		new BatchApprovalModal(this, plan).open();
+	}
+
+	connectAgent(): AgentConnectionModal {
+		const modal = new AgentConnectionModal(this);
+		modal.open();
+		return modal;
 	}
 
 	async auditVault(): Promise<void> {
 		try {
 			await ProgressNotice.run(
 				t("progress.audit"),
-				() => this.client.audit({ record: true }),
+				() => this.audits.fetch({ record: true }),
 				(report) => t("progress.auditDone", { coverage: (report.coverage * 100).toFixed(1), fresh: report.fresh_l2, capable: report.evidence_capable }),
 			);
-			const leaf = await this.activateView(DASHBOARD_VIEW_TYPE);
-			if (leaf?.view instanceof DashboardView) await leaf.view.refresh();
+			await this.activateView(DASHBOARD_VIEW_TYPE);
 		} catch (error) {
 			this.reportError(error);
 		}
@@ -399,7 +590,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		try {
 			const report = await this.client.checkIndex();
 			const changed = report.changed.length + report.added.length + report.removed.length;
-			new Notice(report.fresh ? t("notice.indexFresh") : t("notice.indexStale", { status: report.status, count: changed }));
+			new Notice(report.fresh ? t("notice.indexFresh") : t("notice.indexStale", { count: changed }));
 		} catch (error) {
 			this.reportError(error);
 		}

@@ -1,32 +1,41 @@
 import { type App, type Plugin, PluginSettingTab, Setting, type SettingDefinitionItem } from "obsidian";
-import { t } from "./i18n";
+import { type MessageKey, t } from "./i18n";
 import {
 	applyControlValue,
+	BADGE_SCOPES,
 	controlValue,
 	DEFAULT_SETTINGS,
 	formatArgs,
 	isValidPort,
 	type KnowledgeHarnessSettings,
+	MAX_RESTARTS,
 	parsePort,
+	RESTART_POLICIES,
 	type SettingKey,
 } from "./settings";
 
 /** What the settings tab needs from the plugin. */
 export interface SettingsHost {
 	settings: KnowledgeHarnessSettings;
-	/** Persists the settings and reacts to the change of `key`. */
+	/** Persists the settings (data.json or this device's storage) and reacts to the change of `key`. */
 	saveSettings(changed: SettingKey): Promise<void>;
 	restartSidecar(): Promise<void>;
+	/** Opens the last lines the sidecar wrote. */
+	showSidecarLog(): void;
 }
 
-function languageOptions(): Record<string, string> {
-	return { auto: t("settings.language.auto"), en: "English", ja: "日本語" };
+function options<T extends string>(values: readonly T[], prefix: string): Record<string, string> {
+	return Object.fromEntries(values.map((value) => [value, t(`${prefix}.${value}` as MessageKey)]));
 }
+
+const badgeScopeOptions = () => options(BADGE_SCOPES, "settings.badgeScope");
+const restartPolicyOptions = () => options(RESTART_POLICIES, "settings.restartPolicy");
 
 /**
  * Settings of the plugin. `display()` renders them on Obsidian before 1.13;
  * from 1.13 on, Obsidian renders `getSettingDefinitions()` (and makes the
  * settings searchable) through `getControlValue` / `setControlValue`.
+ * The first three live on this device only (local storage, not data.json).
  */
 export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 	private readonly host: SettingsHost;
@@ -49,6 +58,11 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 				control: { type: "textarea", key: "sidecarArgs" },
 			},
 			{
+				name: t("settings.path.name"),
+				desc: t("settings.path.desc"),
+				control: { type: "textarea", key: "pathAdditions" },
+			},
+			{
 				name: t("settings.port.name"),
 				desc: t("settings.port.desc"),
 				control: {
@@ -66,9 +80,14 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 				control: { type: "toggle", key: "autoStart" },
 			},
 			{
-				name: t("settings.language.name"),
-				desc: t("settings.language.desc"),
-				control: { type: "dropdown", key: "language", options: languageOptions() },
+				name: t("settings.restartPolicy.name"),
+				desc: t("settings.restartPolicy.desc", { count: MAX_RESTARTS }),
+				control: { type: "dropdown", key: "restartPolicy", options: restartPolicyOptions() },
+			},
+			{
+				name: t("settings.badgeScope.name"),
+				desc: t("settings.badgeScope.desc"),
+				control: { type: "dropdown", key: "badgeScope", options: badgeScopeOptions() },
 			},
 			{
 				name: t("settings.explorerMarkers.name"),
@@ -81,6 +100,11 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 				action: () => {
 					void this.host.restartSidecar();
 				},
+			},
+			{
+				name: t("settings.log.name"),
+				desc: t("settings.log.desc"),
+				action: () => this.host.showSidecarLog(),
 			},
 		];
 	}
@@ -125,6 +149,15 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			);
 
 		new Setting(containerEl)
+			.setName(t("settings.path.name"))
+			.setDesc(t("settings.path.desc"))
+			.addTextArea((text) =>
+				text.setValue(formatArgs(settings.pathAdditions)).onChange(async (value) => {
+					await this.apply("pathAdditions", value);
+				}),
+			);
+
+		new Setting(containerEl)
 			.setName(t("settings.port.name"))
 			.setDesc(t("settings.port.desc"))
 			.addText((text) => {
@@ -152,15 +185,26 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			);
 
 		new Setting(containerEl)
-			.setName(t("settings.language.name"))
-			.setDesc(t("settings.language.desc"))
+			.setName(t("settings.restartPolicy.name"))
+			.setDesc(t("settings.restartPolicy.desc", { count: MAX_RESTARTS }))
 			.addDropdown((dropdown) =>
 				dropdown
-					.addOptions(languageOptions())
-					.setValue(settings.language)
+					.addOptions(restartPolicyOptions())
+					.setValue(settings.restartPolicy)
 					.onChange(async (value) => {
-						await this.apply("language", value);
-						this.renderSettings();
+						await this.apply("restartPolicy", value);
+					}),
+			);
+
+		new Setting(containerEl)
+			.setName(t("settings.badgeScope.name"))
+			.setDesc(t("settings.badgeScope.desc"))
+			.addDropdown((dropdown) =>
+				dropdown
+					.addOptions(badgeScopeOptions())
+					.setValue(settings.badgeScope)
+					.onChange(async (value) => {
+						await this.apply("badgeScope", value);
 					}),
 			);
 
@@ -181,6 +225,11 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 					void this.host.restartSidecar();
 				}),
 			);
+
+		new Setting(containerEl)
+			.setName(t("settings.log.name"))
+			.setDesc(t("settings.log.desc"))
+			.addButton((button) => button.setButtonText(t("settings.log.button")).onClick(() => this.host.showSidecarLog()));
 	}
 
 	private async apply(key: string, value: unknown): Promise<void> {

@@ -1,29 +1,76 @@
-import { isLocale, type LanguageSetting } from "./i18n";
+/**
+ * The plugin's settings, in two places:
+ *
+ * - data.json (synced with the vault): how the plugin behaves — port, auto start,
+ *   explorer markers, badge scope, restart policy.
+ * - this device's local storage (`app.saveLocalStorage`, never synced): what runs —
+ *   the sidecar command, its extra arguments and PATH additions. A path from one
+ *   machine would break on another, and whoever can write the synced file must
+ *   not choose the program Obsidian starts on this one.
+ *
+ * The sidecar token is stored in neither.
+ */
 
-/** What the plugin stores in data.json. The sidecar token is never stored. */
-export interface KnowledgeHarnessSettings {
-	/** The sidecar executable, `kh` on the PATH by default. */
-	sidecarCommand: string;
-	/** Extra arguments placed before `serve` (e.g. `-m knowledge_harness` for a Python command). */
-	sidecarArgs: string[];
+/** Where badges appear: on every note, on notes where trust means something, or nowhere. */
+export type BadgeScope = "all" | "relevant" | "none";
+export const BADGE_SCOPES: readonly BadgeScope[] = ["relevant", "all", "none"];
+
+/**
+ * What happens when the sidecar stops on its own:
+ * - limited: restart with a growing delay, give up after `MAX_RESTARTS` failures in a row;
+ * - always: keep restarting (a notice still tells when it keeps failing);
+ * - never: leave it stopped until started by hand.
+ */
+export type RestartPolicy = "limited" | "always" | "never";
+export const RESTART_POLICIES: readonly RestartPolicy[] = ["limited", "always", "never"];
+/** Failed restarts in a row before the crash-loop notice (and, for "limited", before giving up). */
+export const MAX_RESTARTS = 5;
+
+/** What the plugin stores in data.json. */
+export interface SyncedSettings {
 	/** Port on 127.0.0.1; 0 lets the sidecar pick a free one. */
 	port: number;
 	/** Start the sidecar when the workspace is ready. */
 	autoStart: boolean;
-	/** Interface language; "auto" follows Obsidian. */
-	language: LanguageSetting;
 	/** Mark disputed and stale notes in the file explorer (data attributes + static CSS; best effort). */
 	explorerMarkers: boolean;
+	badgeScope: BadgeScope;
+	restartPolicy: RestartPolicy;
 }
 
-export const DEFAULT_SETTINGS: Readonly<KnowledgeHarnessSettings> = Object.freeze({
-	sidecarCommand: "kh",
-	sidecarArgs: [],
+/** What the plugin stores in this device's local storage. */
+export interface DeviceSettings {
+	/** The sidecar executable, `kh` on the PATH by default. */
+	sidecarCommand: string;
+	/** Extra arguments placed before `serve` (e.g. `-m knowledge_harness` for a Python command). */
+	sidecarArgs: string[];
+	/** Folders put in front of PATH for the sidecar (one per line in the settings). */
+	pathAdditions: string[];
+}
+
+export type KnowledgeHarnessSettings = SyncedSettings & DeviceSettings;
+
+export const DEFAULT_SYNCED: Readonly<SyncedSettings> = Object.freeze({
 	port: 0,
 	autoStart: true,
-	language: "auto",
 	explorerMarkers: true,
+	badgeScope: "relevant",
+	restartPolicy: "limited",
 });
+
+export const DEFAULT_DEVICE: Readonly<DeviceSettings> = Object.freeze({
+	sidecarCommand: "kh",
+	sidecarArgs: Object.freeze([]) as unknown as string[],
+	pathAdditions: Object.freeze([]) as unknown as string[],
+});
+
+export const DEFAULT_SETTINGS: Readonly<KnowledgeHarnessSettings> = Object.freeze({ ...DEFAULT_SYNCED, ...DEFAULT_DEVICE });
+
+export const SYNCED_KEYS: readonly (keyof SyncedSettings)[] = ["port", "autoStart", "explorerMarkers", "badgeScope", "restartPolicy"];
+export const DEVICE_KEYS: readonly (keyof DeviceSettings)[] = ["sidecarCommand", "sidecarArgs", "pathAdditions"];
+
+/** The local-storage key of this device's settings (Obsidian scopes it to the vault). */
+export const DEVICE_STORAGE_KEY = "knowledge-harness-device";
 
 export const MAX_PORT = 65535;
 
@@ -39,7 +86,7 @@ export function parsePort(text: string): number | null {
 	return isValidPort(value) ? value : null;
 }
 
-/** Extra arguments are edited one per line; blank lines are dropped. */
+/** Extra arguments and PATH additions are edited one per line; blank lines are dropped. */
 export function parseArgs(text: string): string[] {
 	return text
 		.split(/\r?\n/)
@@ -51,49 +98,121 @@ export function formatArgs(args: readonly string[]): string {
 	return args.join("\n");
 }
 
-/**
- * Builds complete settings from whatever `loadData()` returned: unknown keys
- * are dropped, missing or ill-typed ones take their default.
- */
-export function normalizeSettings(raw: unknown): KnowledgeHarnessSettings {
-	const data: Record<string, unknown> = isRecord(raw) ? raw : {};
-	const command = typeof data.sidecarCommand === "string" ? data.sidecarCommand.trim() : "";
-	const args = Array.isArray(data.sidecarArgs)
-		? data.sidecarArgs.filter((arg): arg is string => typeof arg === "string")
-		: [...DEFAULT_SETTINGS.sidecarArgs];
-	return {
-		sidecarCommand: command || DEFAULT_SETTINGS.sidecarCommand,
-		sidecarArgs: args,
-		port: isValidPort(data.port) ? data.port : DEFAULT_SETTINGS.port,
-		autoStart: typeof data.autoStart === "boolean" ? data.autoStart : DEFAULT_SETTINGS.autoStart,
-		language: data.language === "auto" || isLocale(data.language) ? data.language : DEFAULT_SETTINGS.language,
-		explorerMarkers: typeof data.explorerMarkers === "boolean" ? data.explorerMarkers : DEFAULT_SETTINGS.explorerMarkers,
-	};
+function stringList(value: unknown): string[] | null {
+	if (!Array.isArray(value)) return null;
+	return value.filter((item): item is string => typeof item === "string").map((item) => item.trim()).filter((item) => item.length > 0);
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {
 	return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
+/** Synced settings from whatever `loadData()` returned: unknown keys dropped, bad values defaulted. */
+export function normalizeSynced(raw: unknown): SyncedSettings {
+	const data: Record<string, unknown> = isRecord(raw) ? raw : {};
+	return {
+		port: isValidPort(data.port) ? data.port : DEFAULT_SYNCED.port,
+		autoStart: typeof data.autoStart === "boolean" ? data.autoStart : DEFAULT_SYNCED.autoStart,
+		explorerMarkers: typeof data.explorerMarkers === "boolean" ? data.explorerMarkers : DEFAULT_SYNCED.explorerMarkers,
+		badgeScope: BADGE_SCOPES.includes(data.badgeScope as BadgeScope) ? (data.badgeScope as BadgeScope) : DEFAULT_SYNCED.badgeScope,
+		restartPolicy: RESTART_POLICIES.includes(data.restartPolicy as RestartPolicy)
+			? (data.restartPolicy as RestartPolicy)
+			: DEFAULT_SYNCED.restartPolicy,
+	};
+}
+
+/** Device settings from local storage (or from an old data.json being migrated). */
+export function normalizeDevice(raw: unknown): DeviceSettings {
+	const data: Record<string, unknown> = isRecord(raw) ? raw : {};
+	const command = typeof data.sidecarCommand === "string" ? data.sidecarCommand.trim() : "";
+	return {
+		sidecarCommand: command || DEFAULT_DEVICE.sidecarCommand,
+		sidecarArgs: stringList(data.sidecarArgs) ?? [],
+		pathAdditions: stringList(data.pathAdditions) ?? [],
+	};
+}
+
+/** Both halves as one object, the shape the plugin works with. */
+export function normalizeSettings(synced: unknown, device?: unknown): KnowledgeHarnessSettings {
+	return { ...normalizeSynced(synced), ...normalizeDevice(device) };
+}
+
+export function syncedPart(settings: KnowledgeHarnessSettings): SyncedSettings {
+	return normalizeSynced(settings);
+}
+
+export function devicePart(settings: KnowledgeHarnessSettings): DeviceSettings {
+	return { sidecarCommand: settings.sidecarCommand, sidecarArgs: [...settings.sidecarArgs], pathAdditions: [...settings.pathAdditions] };
+}
+
+/** The keys older versions kept in data.json and that now live on the device. */
+const LEGACY_DEVICE_KEYS = ["sidecarCommand", "sidecarArgs", "pathAdditions"] as const;
+
+export interface LoadedSettings {
+	settings: KnowledgeHarnessSettings;
+	/** What local storage must hold now (the migrated values), or null when it is already right. */
+	deviceToStore: DeviceSettings | null;
+	/** True when data.json still holds device keys and must be rewritten without them. */
+	rewriteData: boolean;
+	/** The device values taken over from data.json this time (null when nothing was migrated). */
+	migrated: DeviceSettings | null;
+}
+
+/**
+ * Reads both stores. Device values come from local storage only; the first time
+ * this device has none, values an older version left in data.json are taken over
+ * once (and recorded in local storage, so later edits of the synced file are
+ * ignored here). data.json is then rewritten without them.
+ */
+export function loadSettings(data: unknown, stored: unknown): LoadedSettings {
+	const record: Record<string, unknown> = isRecord(data) ? data : {};
+	const legacy = LEGACY_DEVICE_KEYS.some((key) => key in record);
+	const synced = normalizeSynced(record);
+	if (isRecord(stored)) {
+		return { settings: { ...synced, ...normalizeDevice(stored) }, deviceToStore: null, rewriteData: legacy, migrated: null };
+	}
+	const device = normalizeDevice(legacy ? record : {});
+	return {
+		settings: { ...synced, ...device },
+		deviceToStore: device,
+		rewriteData: legacy,
+		migrated: legacy ? device : null,
+	};
+}
+
 export type SettingKey = keyof KnowledgeHarnessSettings;
 
-/** Keys whose change only takes effect when the sidecar is (re)started. */
-export const RESTART_KEYS: readonly SettingKey[] = ["sidecarCommand", "sidecarArgs", "port"];
+export function isDeviceKey(key: string): key is keyof DeviceSettings {
+	return (DEVICE_KEYS as readonly string[]).includes(key);
+}
 
-/** The value a settings control shows for a key (extra arguments as one per line). */
+/** Keys whose change only takes effect when the sidecar is (re)started. */
+export const RESTART_KEYS: readonly SettingKey[] = ["sidecarCommand", "sidecarArgs", "pathAdditions", "port", "restartPolicy"];
+
+/** The value a settings control shows for a key (lists as one item per line). */
 export function controlValue(settings: KnowledgeHarnessSettings, key: string): unknown {
 	switch (key) {
 		case "sidecarArgs":
-			return formatArgs(settings.sidecarArgs);
+		case "pathAdditions":
+			return formatArgs(settings[key]);
 		case "sidecarCommand":
 		case "port":
 		case "autoStart":
-		case "language":
 		case "explorerMarkers":
+		case "badgeScope":
+		case "restartPolicy":
 			return settings[key];
 		default:
 			return undefined;
 	}
+}
+
+function applyList(value: unknown): string[] | null {
+	if (typeof value === "string") return parseArgs(value);
+	if (Array.isArray(value) && value.every((arg) => typeof arg === "string")) {
+		return value.map((arg: string) => arg.trim()).filter((arg) => arg.length > 0);
+	}
+	return null;
 }
 
 /**
@@ -104,19 +223,15 @@ export function applyControlValue(settings: KnowledgeHarnessSettings, key: strin
 	switch (key) {
 		case "sidecarCommand": {
 			if (typeof value !== "string") return false;
-			settings.sidecarCommand = value.trim() || DEFAULT_SETTINGS.sidecarCommand;
+			settings.sidecarCommand = value.trim() || DEFAULT_DEVICE.sidecarCommand;
 			return true;
 		}
-		case "sidecarArgs": {
-			if (typeof value === "string") {
-				settings.sidecarArgs = parseArgs(value);
-				return true;
-			}
-			if (Array.isArray(value) && value.every((arg) => typeof arg === "string")) {
-				settings.sidecarArgs = value.map((arg: string) => arg.trim()).filter((arg) => arg.length > 0);
-				return true;
-			}
-			return false;
+		case "sidecarArgs":
+		case "pathAdditions": {
+			const list = applyList(value);
+			if (!list) return false;
+			settings[key] = list;
+			return true;
 		}
 		case "port": {
 			const port = typeof value === "string" ? parsePort(value) : value;
@@ -124,19 +239,20 @@ export function applyControlValue(settings: KnowledgeHarnessSettings, key: strin
 			settings.port = port;
 			return true;
 		}
-		case "autoStart": {
-			if (typeof value !== "boolean") return false;
-			settings.autoStart = value;
-			return true;
-		}
+		case "autoStart":
 		case "explorerMarkers": {
 			if (typeof value !== "boolean") return false;
-			settings.explorerMarkers = value;
+			settings[key] = value;
 			return true;
 		}
-		case "language": {
-			if (value !== "auto" && !isLocale(value)) return false;
-			settings.language = value;
+		case "badgeScope": {
+			if (!BADGE_SCOPES.includes(value as BadgeScope)) return false;
+			settings.badgeScope = value as BadgeScope;
+			return true;
+		}
+		case "restartPolicy": {
+			if (!RESTART_POLICIES.includes(value as RestartPolicy)) return false;
+			settings.restartPolicy = value as RestartPolicy;
 			return true;
 		}
 		default:

@@ -96,11 +96,13 @@ describe.runIf(hasRecorded("batch-plan"))("batch approval modal (recorded plan)"
 		await (modal.input as unknown as MockText).simulateChange(`APPROVE_PRODUCTION ${plan.digest}`);
 		await modal.approve();
 		expect(view.saved).toBe(1);
-		expect(sent).toEqual([{ challenge: `APPROVE_PRODUCTION ${plan.digest}` }]);
+		expect(sent).toEqual([{ challenge: `APPROVE_PRODUCTION ${plan.digest}`, via: "plugin" }]);
 		const statuses = Array.from(modal.contentEl.querySelectorAll(".kh-run-status .kh-pill")).map((n) => n.textContent);
-		expect(statuses[0]).toBe(record.run_status);
+		expect(statuses[0]).toBe(`Succeeded (${record.run_status})`);
 		expect(modal.contentEl.querySelectorAll(".kh-run-files tr")).toHaveLength(runFiles(record).length + 1);
 		expect(host.writes).toBe(1);
+		// A used plan is not offered again by "Approve pending batch".
+		expect(host.consumed).toEqual(record.consumption === "CONSUMED" ? [plan.plan_id] : []);
 		expect(modal.approveButton?.disabled).toBe(true);
 	});
 });

@@ -4,9 +4,10 @@ import {
 	SidecarClient,
 	SidecarError,
 	SidecarOfflineError,
+	SidecarTimeoutError,
 } from "../src/api/client";
 import { requestUrlTransport } from "../src/api/obsidian-transport";
-import { FakeTransport, json } from "./helpers/fakes";
+import { FakeClock, FakeTransport, json } from "./helpers/fakes";
 import { requestUrlMock, type MockRequestUrlParam } from "./mocks/obsidian";
 
 const endpoint = { baseUrl: "http://127.0.0.1:5123/", token: "secret-token" };
@@ -115,5 +116,42 @@ describe("requestUrl transport", () => {
 		requestUrlMock.handler = () => Promise.reject(new Error("net::ERR_CONNECTION_REFUSED"));
 		const client = new SidecarClient(requestUrlTransport, endpoint);
 		await expect(client.health()).rejects.toBeInstanceOf(SidecarOfflineError);
+	});
+});
+
+describe("request timeouts", () => {
+	it("gives up on a hung request after its timeout and reports it, so the supervisor can check the sidecar", async () => {
+		const clock = new FakeClock();
+		const timedOut: SidecarTimeoutError[] = [];
+		const transport = new FakeTransport(() => new Promise<null>(() => undefined));
+		const client = new SidecarClient(transport, endpoint, {
+			timers: clock,
+			timeouts: { quick: 10_000, audit: 60_000 },
+			onTimeout: (error) => timedOut.push(error),
+		});
+		const badge = client.badge("a.md");
+		const audit = client.audit();
+		let badgeError: unknown = null;
+		let auditError: unknown = null;
+		badge.catch((error: unknown) => (badgeError = error));
+		audit.catch((error: unknown) => (auditError = error));
+		await clock.advance(9_999);
+		expect(badgeError).toBeNull();
+		await clock.advance(1);
+		expect(badgeError).toBeInstanceOf(SidecarTimeoutError);
+		// A timeout is a kind of "no answer": views treat it like offline, without a notice per badge.
+		expect(badgeError).toBeInstanceOf(SidecarOfflineError);
+		expect(auditError).toBeNull();
+		await clock.advance(50_000);
+		expect(auditError).toBeInstanceOf(SidecarTimeoutError);
+		expect(timedOut.map((e) => e.timeoutMs)).toEqual([10_000, 60_000]);
+		expect(clock.pendingDelays()).toEqual([]);
+	});
+
+	it("clears its timer when the answer comes in time", async () => {
+		const clock = new FakeClock();
+		const client = new SidecarClient(new FakeTransport(() => json(200, { status: "ok", version: "1" })), endpoint, { timers: clock });
+		await expect(client.health()).resolves.toEqual({ status: "ok", version: "1" });
+		expect(clock.pendingDelays()).toEqual([]);
 	});
 });

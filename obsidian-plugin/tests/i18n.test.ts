@@ -7,7 +7,7 @@ import { mockState } from "./mocks/obsidian";
 
 describe("i18n", () => {
 	afterEach(() => {
-		applyLanguage("en", "en");
+		applyLanguage("en");
 		mockState.apiVersion = "1.13.1";
 		mockState.language = "en";
 		mockState.momentLocale = "en";
@@ -23,12 +23,10 @@ describe("i18n", () => {
 	});
 
 	it("follows Obsidian's language and falls back to English", () => {
-		expect(resolveLocale("auto", "ja")).toBe("ja");
-		expect(resolveLocale("auto", "ja-JP")).toBe("ja");
-		expect(resolveLocale("auto", "de")).toBe("en");
-		expect(resolveLocale("auto", null)).toBe("en");
-		expect(resolveLocale("en", "ja")).toBe("en");
-		expect(resolveLocale("ja", "en")).toBe("ja");
+		expect(resolveLocale("ja")).toBe("ja");
+		expect(resolveLocale("ja-JP")).toBe("ja");
+		expect(resolveLocale("de")).toBe("en");
+		expect(resolveLocale(null)).toBe("en");
 		expect(matchLocale("zh_TW")).toBeNull();
 	});
 
@@ -41,28 +39,28 @@ describe("i18n", () => {
 	});
 
 	it("translates and fills placeholders", () => {
-		applyLanguage("auto", "en");
+		applyLanguage("en");
 		expect(t("status.ready")).toBe("Sidecar ready");
 		expect(t("status.tooltip.ready", { port: 4321 })).toContain("4321");
-		applyLanguage("auto", "ja");
+		applyLanguage("ja");
 		expect(t("status.ready")).toBe(ja["status.ready"]);
 		expect(t("status.tooltip.ready", { port: 4321 })).toContain("4321");
 	});
 
 	it("chooses singular or plural word forms by the count", () => {
-		applyLanguage("en", "en");
+		applyLanguage("en");
 		expect(t("progress.planDone", { count: 1 })).toBe("Plan ready: 1 note.");
 		expect(t("progress.planDone", { count: 0 })).toBe("Plan ready: 0 notes.");
 		expect(t("progress.planDone", { count: 12 })).toBe("Plan ready: 12 notes.");
 		expect(t("batch.openTargets", { count: 1, paths: "a.md" })).toMatch(/^1 of these notes is open \(a\.md\)/);
 		expect(t("notice.indexStale", { status: "stale", count: 2 })).toContain("2 notes differ");
-		applyLanguage("ja", "ja");
+		applyLanguage("ja");
 		expect(t("progress.planDone", { count: 1 })).toBe(ja["progress.planDone"].replace("{count}", "1"));
 	});
 
 	it("never shows a plural template unfilled or with its braces", () => {
 		for (const locale of ["en", "ja"] as const) {
-			applyLanguage(locale, locale);
+			applyLanguage(locale);
 			for (const key of Object.keys(en) as (keyof typeof en)[]) {
 				const names = [...(en[key] + ja[key]).matchAll(/\{(\w+)/g)].map((m) => m[1] ?? "");
 				const vars = Object.fromEntries(names.map((n) => [n, 2]));

@@ -1,47 +1,15 @@
 import { afterEach, describe, expect, it } from "vitest";
-import KnowledgeHarnessPlugin from "../src/main";
 import { applyLanguage } from "../src/i18n";
 import { SidecarOfflineError } from "../src/api/client";
-import { SidecarSupervisor, type SupervisorConfig } from "../src/sidecar/supervisor";
-import { App, FileSystemAdapter, mockState, Notice, type Plugin as MockPlugin } from "./mocks/obsidian";
-import { FakeChild, FakeClock, FakeTransport, json } from "./helpers/fakes";
-
-/** The plugin with the sidecar supervisor wired to fakes. */
-class TestPlugin extends KnowledgeHarnessPlugin {
-	readonly clock = new FakeClock();
-	readonly children: FakeChild[] = [];
-	readonly configs: SupervisorConfig[] = [];
-
-	protected override createSupervisor(config: SupervisorConfig): SidecarSupervisor {
-		this.configs.push(config);
-		return new SidecarSupervisor(config, {
-			spawn: (command, args, options) => {
-				const child = new FakeChild(command, args, options, 4242);
-				child.onKill = (_signal, c) => c.exit(null, "SIGTERM");
-				this.children.push(child);
-				return child;
-			},
-			transport: new FakeTransport(() => json(200, { status: "ok", version: "test" })),
-			timers: this.clock,
-			randomToken: () => "t".repeat(64),
-			env: () => ({}),
-		});
-	}
-}
-
-function makePlugin(data: unknown, adapter: unknown = new FileSystemAdapter("/home/me/vault")) {
-	const app = new App(adapter);
-	const plugin = new TestPlugin(app as never, { id: "knowledge-harness", name: "Knowledge Harness", version: "0.1.0" } as never);
-	const mock = plugin as unknown as MockPlugin;
-	mock.data = data;
-	return { app, plugin, mock };
-}
+import { mockState, Notice } from "./mocks/obsidian";
+import { makePlugin } from "./helpers/plugin";
+import type { KnowledgeHarnessSettingTab } from "../src/settings-tab";
 
 describe("KnowledgeHarnessPlugin", () => {
 	afterEach(() => {
 		Notice.shown.length = 0;
 		mockState.language = "en";
-		applyLanguage("en", "en");
+		applyLanguage("en");
 	});
 
 	it("registers its settings tab, status bar item and restart command", async () => {
@@ -51,17 +19,19 @@ describe("KnowledgeHarnessPlugin", () => {
 		expect(mock.settingTabs).toHaveLength(1);
 		expect(mock.statusBarItems).toHaveLength(2);
 		const status = mock.statusBarItems[0];
-		expect(status.textContent).toBe("Sidecar offline");
-		expect(status.classList.contains("kh-status-offline")).toBe(true);
+		expect(status.textContent).toBe("Sidecar stopped");
+		expect(status.classList.contains("kh-status-stopped")).toBe(true);
 
 		expect(mock.commands.map((c) => c.id)).toEqual([
 			"restart-sidecar",
+			"show-sidecar-log",
 			"audit-vault",
 			"validate-current-note",
 			"show-trust-details",
 			"plan-batch-canary",
 			"plan-batch-pilot",
 			"plan-batch-progressive",
+			"plan-batch-added",
 			"approve-pending-batch",
 			"open-stale-list",
 			"open-dashboard",
@@ -73,6 +43,7 @@ describe("KnowledgeHarnessPlugin", () => {
 			"advance-run",
 			"review-run",
 			"open-run",
+			"connect-agent",
 		]);
 		expect(mock.commands[0].name).toBe("Restart sidecar");
 		for (const command of mock.commands) {
@@ -102,7 +73,15 @@ describe("KnowledgeHarnessPlugin", () => {
 		await plugin.clock.advance(0);
 		const status = mock.statusBarItems[0];
 		expect(status.textContent).toBe("Sidecar starting…");
-		expect(plugin.configs[0]).toEqual({ command: "kh", args: [], vaultPath: "/home/me/vault", port: 0 });
+		expect(plugin.configs[0]).toEqual({
+			command: "kh",
+			args: [],
+			pathAdditions: [],
+			vaultPath: "/home/me/vault",
+			port: 0,
+			restartPolicy: "limited",
+			maxRestarts: 5,
+		});
 
 		plugin.children[0].listening(45678);
 		await plugin.clock.advance(0);
@@ -141,5 +120,25 @@ describe("KnowledgeHarnessPlugin", () => {
 		const { plugin, mock } = makePlugin({ autoStart: false });
 		await plugin.onload();
 		expect(mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+	});
+
+	it("follows Obsidian's language even when an old data.json chose another, and offers no language setting", async () => {
+		mockState.language = "ja";
+		const { plugin, mock } = makePlugin({ autoStart: false, language: "en" });
+		await plugin.onload();
+		expect(mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+		expect(plugin.settings).not.toHaveProperty("language");
+		const tab = mock.settingTabs[0] as unknown as KnowledgeHarnessSettingTab;
+		const keys = tab.getSettingDefinitions().map((d) => ("control" in d && d.control ? d.control.key : null));
+		expect(keys).not.toContain("language");
+		mockState.language = "en";
+		mockState.apiVersion = "1.8.0";
+		mockState.momentLocale = "ja";
+		// Before getLanguage() existed, moment's locale is Obsidian's language.
+		const old = makePlugin({ autoStart: false });
+		await old.plugin.onload();
+		expect(old.mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+		mockState.apiVersion = "1.13.1";
+		mockState.momentLocale = "en";
 	});
 });

@@ -4,16 +4,20 @@ import { OFFLINE, statusView } from "../src/status";
 
 describe("status bar text", () => {
 	afterEach(() => {
-		applyLanguage("en", "en");
+		applyLanguage("en");
 	});
 
-	it("names the three states", () => {
+	it("tells the truth in one word per state: starting, ready, slow, restarting, stopped", () => {
 		expect(statusView({ ...OFFLINE, state: "starting" }).text).toBe("Sidecar starting…");
 		expect(statusView({ ...OFFLINE, state: "ready", port: 5000 })).toMatchObject({
 			text: "Sidecar ready",
 			cls: "kh-status-ready",
 		});
-		expect(statusView(OFFLINE).text).toBe("Sidecar offline");
+		expect(statusView({ ...OFFLINE, state: "slow", port: 5000 })).toMatchObject({ text: "Sidecar slow", cls: "kh-status-slow" });
+		const restarting = statusView({ ...OFFLINE, state: "restarting", restartInMs: 4000, error: { kind: "exited", message: "", exitCode: 1 } });
+		expect(restarting.text).toBe("Sidecar restarting…");
+		expect(restarting.tooltip).toContain("4 s");
+		expect(statusView(OFFLINE).text).toBe("Sidecar stopped");
 	});
 
 	it("explains why the sidecar is offline", () => {
@@ -22,7 +26,8 @@ describe("status bar text", () => {
 			error: { kind: "exited", message: "", exitCode: 3 },
 		});
 		expect(view.tooltip).toContain("code 3");
-		applyLanguage("ja", "en");
+		applyLanguage("ja");
 		expect(statusView(OFFLINE).text).toBe("サイドカー停止中");
+		expect(statusView({ ...OFFLINE, state: "slow" }).text).toBe("サイドカー応答遅延");
 	});
 });

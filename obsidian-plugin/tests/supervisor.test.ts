@@ -4,8 +4,10 @@ import {
 	buildServeArgs,
 	LineSplitter,
 	parseListeningLine,
+	buildEnv,
 	SidecarSupervisor,
 	type SidecarState,
+	type SupervisorConfig,
 	type SpawnOptions,
 	type SupervisorTimings,
 } from "../src/sidecar/supervisor";
@@ -23,6 +25,9 @@ const TIMINGS: SupervisorTimings = {
 	shutdownGraceMs: 3_000,
 	termGraceMs: 2_000,
 	killGraceMs: 1_000,
+	livenessIntervalMs: 15_000,
+	livenessTimeoutMs: 5_000,
+	hungAfterChecks: 3,
 };
 
 interface Harness {
@@ -33,18 +38,22 @@ interface Harness {
 	states: SidecarState[];
 	/** Whether GET /health answers 200 (else 503); POST /v1/shutdown is answered by `onShutdown`. */
 	healthy: { value: boolean };
+	/** GET /health never answers (a hung sidecar). */
+	hung: { value: boolean };
 	onShutdown: { value: (request: HttpRequest) => void };
 	spawnError: { value: Error | null };
 }
 
-function setup(options: { args?: string[]; port?: number; pid?: number | undefined } = {}): Harness {
+function setup(options: { args?: string[]; port?: number; pid?: number | undefined; config?: Partial<SupervisorConfig> } = {}): Harness {
 	const clock = new FakeClock();
 	const children: FakeChild[] = [];
 	const healthy = { value: true };
+	const hung = { value: false };
 	const onShutdown = { value: (_request: HttpRequest) => undefined as void };
 	const spawnError = { value: null as Error | null };
 	const transport = new FakeTransport((request) => {
 		const path = new URL(request.url).pathname;
+		if (path === "/health" && hung.value) return new Promise<null>(() => undefined);
 		if (path === "/health") return healthy.value ? json(200, { status: "ok", version: "test" }) : null;
 		if (path === "/v1/shutdown") {
 			onShutdown.value(request);
@@ -54,7 +63,7 @@ function setup(options: { args?: string[]; port?: number; pid?: number | undefin
 	});
 	let tokens = 0;
 	const supervisor = new SidecarSupervisor(
-		{ command: "kh", args: options.args ?? [], vaultPath: "/vault", port: options.port ?? 0 },
+		{ command: "kh", args: options.args ?? [], vaultPath: "/vault", port: options.port ?? 0, ...options.config },
 		{
 			spawn: (command: string, args: string[], spawnOptions: SpawnOptions) => {
 				const child = new FakeChild(command, args, spawnOptions, "pid" in options ? options.pid : 1000 + children.length);
@@ -74,7 +83,7 @@ function setup(options: { args?: string[]; port?: number; pid?: number | undefin
 	);
 	const states: SidecarState[] = [];
 	supervisor.onStateChange((snapshot) => states.push(snapshot.state));
-	return { supervisor, clock, transport, children, states, healthy, onShutdown, spawnError };
+	return { supervisor, clock, transport, children, states, healthy, hung, onShutdown, spawnError };
 }
 
 /** Starts and brings the newest child to "ready" on `port`. */
@@ -202,7 +211,7 @@ describe("SidecarSupervisor", () => {
 		const first = await startReady(h);
 		first.exit(1);
 		await h.clock.advance(0);
-		expect(h.supervisor.currentState).toBe("offline");
+		expect(h.supervisor.currentState).toBe("restarting");
 		expect(h.supervisor.snapshot()).toMatchObject({ error: { kind: "exited", exitCode: 1 }, restartInMs: 1000 });
 		expect(h.supervisor.endpoint).toBeNull();
 
@@ -220,7 +229,7 @@ describe("SidecarSupervisor", () => {
 			spawned++;
 			h.children[h.children.length - 1].exit(3);
 			await h.clock.advance(0);
-			expect(h.supervisor.currentState).toBe("offline");
+			expect(h.supervisor.currentState).toBe("restarting");
 		}
 		expect(observed).toEqual([1000, 2000, 4000, 8000, 8000]);
 
@@ -270,7 +279,7 @@ describe("SidecarSupervisor", () => {
 		expect(child.signals).toEqual(["SIGTERM", "SIGKILL"]);
 
 		await stopped;
-		expect(h.supervisor.currentState).toBe("offline");
+		expect(h.supervisor.currentState).toBe("stopped");
 		expect(h.supervisor.snapshot().error).toBeNull();
 		// No restart after a requested stop.
 		await h.clock.advance(60_000);
@@ -288,7 +297,7 @@ describe("SidecarSupervisor", () => {
 		await h.clock.advance(0);
 		await stopped;
 		expect(child.signals).toEqual([]);
-		expect(h.supervisor.currentState).toBe("offline");
+		expect(h.supervisor.currentState).toBe("stopped");
 		expect(h.children).toHaveLength(1);
 	});
 
@@ -316,7 +325,7 @@ describe("SidecarSupervisor", () => {
 		await started;
 		expect(child.signals).toEqual(["SIGTERM"]);
 		expect(h.supervisor.snapshot()).toMatchObject({
-			state: "offline",
+			state: "restarting",
 			error: { kind: "listeningTimeout" },
 			restartInMs: 1000,
 		});
@@ -343,7 +352,7 @@ describe("SidecarSupervisor", () => {
 		h.spawnError.value = Object.assign(new Error("spawn kh ENOENT"), { code: "ENOENT" });
 		await h.supervisor.start();
 		expect(h.supervisor.snapshot()).toMatchObject({
-			state: "offline",
+			state: "stopped",
 			error: { kind: "commandNotFound" },
 			restartInMs: null,
 		});
@@ -362,7 +371,7 @@ describe("SidecarSupervisor", () => {
 		await Promise.all([started, stopped]);
 		expect(h.transport.paths()).not.toContain("POST /v1/shutdown");
 		expect(child.signals).toEqual(["SIGTERM"]);
-		expect(h.supervisor.currentState).toBe("offline");
+		expect(h.supervisor.currentState).toBe("stopped");
 		await h.clock.advance(60_000);
 		expect(h.children).toHaveLength(1);
 	});
@@ -380,7 +389,7 @@ describe("SidecarSupervisor", () => {
 		await restarted;
 		expect(h.supervisor.currentState).toBe("ready");
 		expect(h.supervisor.endpoint).toEqual({ baseUrl: "http://127.0.0.1:43999", token: "token-2" });
-		expect(h.states).toEqual(["starting", "ready", "offline", "starting", "ready"]);
+		expect(h.states).toEqual(["starting", "ready", "stopped", "starting", "ready"]);
 	});
 
 	it("start() is idempotent while running", async () => {
@@ -389,5 +398,84 @@ describe("SidecarSupervisor", () => {
 		await h.supervisor.start();
 		await h.supervisor.start();
 		expect(h.children).toHaveLength(1);
+	});
+
+	it("calls a hung sidecar slow, ready again when it answers, and restarts it after repeated silent checks", async () => {
+		const h = setup({ config: { restartPolicy: "limited", maxRestarts: 5 } });
+		const child = await startReady(h, 41111);
+		child.onKill = (_signal, c) => c.exit(null, "SIGTERM");
+		expect(h.supervisor.endpoint).not.toBeNull();
+
+		// The next liveness check gets no answer within its timeout: slow, still reachable.
+		h.hung.value = true;
+		await h.clock.advance(TIMINGS.livenessIntervalMs + TIMINGS.livenessTimeoutMs);
+		expect(h.supervisor.currentState).toBe("slow");
+		expect(h.supervisor.endpoint).not.toBeNull();
+
+		// It answers again: ready.
+		h.hung.value = false;
+		await h.clock.advance(TIMINGS.livenessIntervalMs);
+		expect(h.supervisor.currentState).toBe("ready");
+
+		// Silent for hungAfterChecks checks in a row: ended and restarted per the policy.
+		h.hung.value = true;
+		for (let i = 0; i < TIMINGS.hungAfterChecks; i++) await h.clock.advance(TIMINGS.livenessIntervalMs + TIMINGS.livenessTimeoutMs);
+		expect(child.signals).toContain("SIGTERM");
+		expect(h.supervisor.snapshot()).toMatchObject({ state: "restarting", error: { kind: "unresponsive" }, restartInMs: 1000 });
+		expect(h.states).toEqual(["starting", "ready", "slow", "ready", "slow", "restarting"]);
+		h.hung.value = false;
+		await h.clock.advance(1000);
+		expect(h.children).toHaveLength(2);
+	});
+
+	it("checks liveness at once when asked (after a request timed out)", async () => {
+		const h = setup();
+		await startReady(h);
+		h.hung.value = true;
+		const check = h.supervisor.checkNow();
+		await h.clock.advance(TIMINGS.livenessTimeoutMs);
+		await check;
+		expect(h.supervisor.currentState).toBe("slow");
+	});
+
+	it("gives up after the configured failures in a row with the limited policy", async () => {
+		const h = setup({ config: { restartPolicy: "limited", maxRestarts: 3 } });
+		const first = await startReady(h);
+		first.exit(1);
+		await h.clock.advance(0);
+		for (let i = 0; i < 3; i++) {
+			expect(h.supervisor.currentState).toBe("restarting");
+			await h.clock.advance(h.supervisor.snapshot().restartInMs ?? 0);
+			h.children[h.children.length - 1].exit(1);
+			await h.clock.advance(0);
+		}
+		expect(h.supervisor.snapshot()).toMatchObject({ state: "stopped", gaveUp: true, failures: 4, restartInMs: null });
+		await h.clock.advance(600_000);
+		expect(h.children).toHaveLength(4);
+
+		// Started by hand: counting starts over.
+		const again = h.supervisor.start();
+		await h.clock.advance(0);
+		h.children[h.children.length - 1].listening(40000);
+		await h.clock.advance(0);
+		await again;
+		expect(h.supervisor.snapshot()).toMatchObject({ state: "ready", gaveUp: false, failures: 0 });
+	});
+
+	it("leaves a crashed sidecar stopped with the never policy", async () => {
+		const h = setup({ config: { restartPolicy: "never" } });
+		const first = await startReady(h);
+		first.exit(1);
+		await h.clock.advance(60_000);
+		expect(h.supervisor.snapshot()).toMatchObject({ state: "stopped", gaveUp: true, failures: 1, error: { kind: "exited" } });
+		expect(h.children).toHaveLength(1);
+	});
+
+	it("puts PATH additions in front of the inherited PATH", async () => {
+		const h = setup({ config: { pathAdditions: ["/opt/uv/bin", "/home/me/.local/bin"] } });
+		await startReady(h);
+		expect(h.children[0].options.env.PATH).toBe("/opt/uv/bin:/home/me/.local/bin:/usr/bin");
+		expect(buildEnv({ Path: "C:\\bin" }, ["D:\\kh"], "tok", ";")).toEqual({ Path: "D:\\kh;C:\\bin", KH_TOKEN: "tok" });
+		expect(buildEnv({ PATH: "/usr/bin" }, [], "tok")).toEqual({ PATH: "/usr/bin", KH_TOKEN: "tok" });
 	});
 });

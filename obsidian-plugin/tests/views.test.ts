@@ -13,18 +13,18 @@ import type {
 	StaleReport,
 } from "../src/api/types";
 import type { NoteDetail } from "../src/api/client";
-import { applyLanguage } from "../src/i18n";
+import { applyLanguage, t } from "../src/i18n";
 import { DECISION_LABELS_JA } from "../src/pipeline/model";
 import { DashboardView } from "../src/ui/dashboard-view";
 import { BadgeDetailsModal, renderDetails } from "../src/ui/details-modal";
-import { IndexSearchModal, type IndexSuggestion } from "../src/ui/index-search";
+import { IndexSearchModal, type IndexSuggestion, SEARCH_DEBOUNCE_MS } from "../src/ui/index-search";
 import { PipelineRunView, ReviewModal } from "../src/ui/pipeline-view";
 import { StaleListView } from "../src/ui/stale-view";
 import { ValidateModal } from "../src/ui/validate-modal";
-import { flush, json } from "./helpers/fakes";
+import { FakeClock, FakeTransport, flush, json } from "./helpers/fakes";
 import { FakeHost, recordedTransport } from "./helpers/host";
 import { recorded } from "./helpers/recorded";
-import { type ItemView as MockItemView, WorkspaceLeaf } from "./mocks/obsidian";
+import { type ItemView as MockItemView, Notice, WorkspaceLeaf } from "./mocks/obsidian";
 
 const audit = recorded<AuditReport>("audit");
 const stale = recorded<StaleReport>("stale");
@@ -34,7 +34,7 @@ function texts(el: HTMLElement, selector: string): string[] {
 	return Array.from(el.querySelectorAll(selector)).map((node) => node.textContent ?? "");
 }
 
-afterEach(() => applyLanguage("en", "en"));
+afterEach(() => applyLanguage("en"));
 
 describe("stale list view", () => {
 	it("shows the windows, stale notes by trigger, disputed notes and metadata errors with counts", async () => {
@@ -163,6 +163,7 @@ describe("pipeline run view and review prompt", () => {
 	const decided = recorded<DecisionResponse>("pipeline-decision");
 
 	it("shows operations, results, reason codes with Japanese explanations, what the run waits for and the human-decision count", async () => {
+		applyLanguage("ja");
 		const host = new FakeHost(recordedTransport({ [`GET /v1/pipeline/runs/${status.run_id}/detail`]: "pipeline-detail" }));
 		const view = new PipelineRunView(new WorkspaceLeaf(host.app) as never, host.host);
 		await view.setRun(status.run_id);
@@ -174,7 +175,27 @@ describe("pipeline run view and review prompt", () => {
 		expect(explained.every((ja) => ja.length > 0)).toBe(true);
 		expect(texts(el, ".kh-reason-ja")).toEqual(explained);
 		expect(texts(el, ".kh-reason-ja")).toContain("人間が実行ラベルを付けた");
+		expect(el.querySelectorAll(".kh-reason-en")).toHaveLength(0);
 		for (const record of status.records) expect(el.textContent).toContain(record.summary_ja);
+		expect(el.textContent).toContain(`人間の判断: ${status.human_budget.total_asked} 回`);
+	});
+
+	it("speaks English in an English interface: reasons explained in English, codes with translated labels", async () => {
+		const host = new FakeHost(recordedTransport({ [`GET /v1/pipeline/runs/${status.run_id}/detail`]: "pipeline-detail" }));
+		const view = new PipelineRunView(new WorkspaceLeaf(host.app) as never, host.host);
+		await view.setRun(status.run_id);
+		const el = view.contentEl;
+		const explained = status.records.flatMap((r) => r.reasons.map((reason) => reason.en));
+		expect(explained.every((en) => en.length > 0)).toBe(true);
+		expect(texts(el, ".kh-reason-en")).toEqual(explained);
+		expect(el.querySelectorAll(".kh-reason-ja")).toHaveLength(0);
+		for (const node of Array.from(el.querySelectorAll(".kh-reason, .kh-result, .kh-pill"))) {
+			expect(node.textContent ?? "", node.className).not.toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
+		}
+		// A state code comes with its label: "Captured (CAPTURED)".
+		expect(el.querySelector(".kh-run-facts .kh-pill")?.textContent).toMatch(/^[A-Z][a-z].* \([A-Z_]+\)$/);
+		// The recorded Japanese summary is labelled as such.
+		expect(el.textContent).toContain("Summary (Japanese, as recorded)");
 		expect(status.waiting_for).toMatch(/^agent:/);
 		expect(el.querySelector(".kh-waiting-agent")?.textContent).toContain(status.waiting_for);
 		expect(el.textContent).toContain(`Human decisions: ${status.human_budget.total_asked}`);
@@ -212,6 +233,7 @@ describe("pipeline run view and review prompt", () => {
 	}
 
 	it("shows the Review Packet and the four choices in the sidecar's Japanese", async () => {
+		applyLanguage("ja");
 		const { host } = reviewHost(() => json(200, decided));
 		const modal = new ReviewModal(host.host, review.run_id, () => undefined);
 		modal.open();
@@ -221,11 +243,21 @@ describe("pipeline run view and review prompt", () => {
 		expect(el.textContent).toContain("公開候補の確認待ち");
 		expect(el.textContent).toContain(review.review_packet.commit.slice(0, 12));
 		expect(el.textContent).toContain(review.review_packet_sha256.slice(0, 12));
-		expect(texts(el, ".kh-choice-ja")).toEqual(["公開を承認する", "今回だけ修正を求める", "公開しない", "今後の方針として検討する"]);
-		expect(texts(el, ".kh-choice-ja")).toEqual(choices.choices.map((c) => c.label_ja));
+		expect(texts(el, ".kh-choice-label")).toEqual(["公開を承認する", "今回だけ修正を求める", "公開しない", "今後の方針として検討する"]);
+		expect(texts(el, ".kh-choice-label")).toEqual(choices.choices.map((c) => c.label_ja));
 		expect(texts(el, ".kh-choice-effect")).toEqual(choices.choices.map((c) => c.effect_ja));
 		expect(Object.values(DECISION_LABELS_JA)).toEqual(choices.choices.map((c) => c.label_ja));
 		expect(host.transport.paths()).not.toContain(`POST /v1/pipeline/runs/${review.run_id}/decisions`);
+	});
+
+	it("words the four choices from the catalogue in an English interface", async () => {
+		const { host } = reviewHost(() => json(200, decided));
+		const modal = new ReviewModal(host.host, review.run_id, () => undefined);
+		modal.open();
+		await flush();
+		const el = modal.contentEl;
+		expect(texts(el, ".kh-choice-label")).toEqual(["Approve publication", "Ask for a revision this time only", "Do not publish", "Consider as a future policy"]);
+		for (const text of [...texts(el, ".kh-choice-label"), ...texts(el, ".kh-choice-effect")]) expect(text).not.toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
 	});
 
 	it("sends an approval with the packet's commit and SHA-256 and shows the 409 refusal before the merge", async () => {
@@ -251,6 +283,7 @@ describe("pipeline run view and review prompt", () => {
 	});
 
 	it("needs instructions and target blocks for a revision, then shows the seed's message", async () => {
+		applyLanguage("ja");
 		const { host, sent } = reviewHost(() => json(200, decided));
 		const done: unknown[] = [];
 		const modal = new ReviewModal(host.host, review.run_id, (next) => done.push(next));
@@ -341,5 +374,32 @@ describe("index search", () => {
 		expect(offsets).toEqual(["0", "1000"]);
 		expect(await modal.jump({ hit, heading: "Nowhere" })).toBeUndefined();
 		expect(host.opened.at(-1)).toEqual({ path: "long.md", line: undefined });
+	});
+
+	it("searches once per pause in typing, not once per keystroke", async () => {
+		const result = recorded<IndexSearchResult>("index-search");
+		const host = new FakeHost(recordedTransport({ "GET /v1/index/search": "index-search" }));
+		const clock = new FakeClock();
+		const modal = new IndexSearchModal(host.host, (ms) => new Promise((resolve) => clock.setTimeout(resolve, ms)));
+		const query = result.query;
+		const typed = Array.from({ length: query.length }, (_, i) => modal.getSuggestions(query.slice(0, i + 1)));
+		await clock.advance(SEARCH_DEBOUNCE_MS);
+		const answers = await Promise.all(typed);
+		const searches = host.transport.requests.filter((r) => r.url.includes("/v1/index/search"));
+		expect(searches).toHaveLength(1);
+		expect(new URL(searches[0].url).searchParams.get("q")).toBe(query);
+		expect(answers.at(-1)?.length).toBeGreaterThan(0);
+	});
+
+	it("shows a failure once in the list, never as a notice per keystroke", async () => {
+		const host = new FakeHost(new FakeTransport(() => null));
+		const clock = new FakeClock();
+		const modal = new IndexSearchModal(host.host, (ms) => new Promise((resolve) => clock.setTimeout(resolve, ms)));
+		const typed = ["r", "ra", "rag"].map((q) => modal.getSuggestions(q));
+		await clock.advance(SEARCH_DEBOUNCE_MS);
+		expect(await Promise.all(typed)).toEqual([[], [], []]);
+		expect(host.errors).toEqual([]);
+		expect(Notice.shown).toEqual([]);
+		expect(modal.emptyStateText).toBe(`Search failed: ${t("error.offline")}`);
 	});
 });

@@ -66,6 +66,20 @@ class Unauthorized(HarnessError):
     http_status = 401
 
 
+class Forbidden(HarnessError):
+    """Authenticated, but this credential may not do this (exit 1 at the CLI: refused)."""
+
+    code = "forbidden"
+    http_status = 403
+    exit_code = 1
+
+
+class PersonRequired(Forbidden):
+    """Only a person may do this: the person token, or an interactive terminal."""
+
+    code = "person_required"
+
+
 class MisdirectedRequest(HarnessError):
     code = "bad_host"
     http_status = 421

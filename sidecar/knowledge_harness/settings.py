@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import ipaddress
 import os
-import secrets
-import stat
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import InputError
+from .machine_config import MIN_TOKEN_CHARS, agent_token_path, ensure_token_file
 
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 TOKEN_ENV = "KH_TOKEN"  # noqa: S105 - the name of the variable, not a secret
-MIN_TOKEN_CHARS = 16
+AGENT_TOKEN_ENV = "KH_AGENT_TOKEN"  # noqa: S105 - the name of the variable, not a secret
 
 
 class Settings(BaseModel):
@@ -23,7 +22,8 @@ class Settings(BaseModel):
     vault: Path
     host: str = "127.0.0.1"
     port: int = Field(default=8765, ge=0, le=65535)
-    token: str = Field(min_length=MIN_TOKEN_CHARS, repr=False)
+    token: str = Field(min_length=MIN_TOKEN_CHARS, repr=False)  # the person credential
+    agent_token: str | None = Field(default=None, min_length=MIN_TOKEN_CHARS, repr=False)
     max_body_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
     allowed_origins: tuple[str, ...] = ("app://obsidian.md",)
     page_limit: int = Field(default=500, gt=0)
@@ -42,26 +42,27 @@ def require_loopback(host: str) -> str:
     return str(address)
 
 
+def token_from_env(name: str) -> str | None:
+    env = os.environ.get(name, "").strip()
+    if env and len(env) < MIN_TOKEN_CHARS:
+        raise InputError(f"{name} is shorter than {MIN_TOKEN_CHARS} characters.")
+    return env or None
+
+
 def load_token(token_file: Path | None) -> str:
-    """The bearer token: env KH_TOKEN wins; else the token file, created (mode 0600) when missing."""
-    env = os.environ.get(TOKEN_ENV, "").strip()
+    """The person token: env KH_TOKEN wins; else the token file, created (mode 0600) when missing."""
+    env = token_from_env(TOKEN_ENV)
     if env:
-        if len(env) < MIN_TOKEN_CHARS:
-            raise InputError(f"{TOKEN_ENV} is shorter than {MIN_TOKEN_CHARS} characters.")
         return env
     if token_file is None:
         raise InputError(f"No token: set {TOKEN_ENV} or pass --token-file.")
-    if token_file.exists():
-        mode = stat.S_IMODE(token_file.stat().st_mode)
-        if mode & 0o077:
-            raise InputError(f"The token file {token_file} is readable by others (mode {mode:o}); chmod 600 it.")
-        token = token_file.read_text(encoding="utf-8").strip()
-        if len(token) < MIN_TOKEN_CHARS:
-            raise InputError(f"The token in {token_file} is shorter than {MIN_TOKEN_CHARS} characters.")
-        return token
-    token_file.parent.mkdir(parents=True, exist_ok=True)
-    token = secrets.token_hex(32)
-    fd = os.open(token_file, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(token + "\n")
+    return ensure_token_file(token_file)
+
+
+def load_agent_token(agent_token_file: Path | None, vault: Path, person_token: str) -> str:
+    """The agent token: env KH_AGENT_TOKEN wins; else --agent-token-file; else the vault's agent
+    token in the user's config directory (`kh agent-token`), created when missing."""
+    token = token_from_env(AGENT_TOKEN_ENV) or ensure_token_file(agent_token_file or agent_token_path(vault))
+    if token == person_token:
+        raise InputError("The agent token must differ from the person token.")
     return token

@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import signal
-import subprocess
 from pathlib import Path
 
 import pytest
 
-from ..conftest import KH, start_sidecar, stop_sidecar
-from ..trust.batch_support import evidence_site, git_vault, plan_json, run_record, tree_bytes, wait_for  # noqa: F401
+from ..conftest import start_sidecar, stop_sidecar
+from ..trust.batch_support import (  # noqa: F401
+    evidence_site,
+    git_vault,
+    plan_json,
+    run_record,
+    spawn_approval,
+    tree_bytes,
+    wait_for,
+)
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
 
@@ -60,20 +66,9 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
 
 def test_kh_serve_start_reports_an_interrupted_run_as_failed(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
-    plan = plan_json(vault, "--stage", "pilot")
-    proc = subprocess.Popen(
-        [
-            str(KH),
-            "batch",
-            "approve",
-            str(vault),
-            plan["plan_id"],
-            "--challenge",
-            f"APPROVE_PRODUCTION {plan['digest']}",
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "KH_TEST_PAUSE_AFTER_WRITE": "60"},
+    plan = plan_json(vault, "--stage", "pilot", "--out-of-order")
+    proc = spawn_approval(
+        vault, plan["plan_id"], f"APPROVE_PRODUCTION {plan['digest']}", env={"KH_TEST_PAUSE_AFTER_WRITE": "60"}
     )
     try:
         wait_for(

@@ -4,6 +4,7 @@ the sidecar keeps answering and a batch plan still plans the other notes."""
 
 from __future__ import annotations
 
+import os
 import subprocess
 import threading
 from collections.abc import Iterator
@@ -36,8 +37,9 @@ def _note(title: str, text: str, urls: list[str]) -> str:
 
 def _vault(root: Path, site: EvidenceSite) -> Path:
     (root / ".harness").mkdir(parents=True)
-    (root / ".harness/policy.toml").write_text(
-        f'[evidence]\nallow_private_hosts = ["{site.allow_entry}"]\ntimeout_seconds = 2\n', encoding="utf-8"
+    (root / ".harness/policy.toml").write_text("[evidence]\ntimeout_seconds = 2\n", encoding="utf-8")
+    (root.parent / "machine-config.toml").write_text(  # only the machine configuration allows a private host
+        f'[evidence]\nallow_private_hosts = ["{site.allow_entry}"]\n', encoding="utf-8"
     )
     (root / "Keywords").mkdir()
     fuji = "Mount Fuji is 3,776 metres high. It is the highest mountain in Japan."
@@ -49,9 +51,14 @@ def _vault(root: Path, site: EvidenceSite) -> Path:
     return root
 
 
+def _machine(vault: Path) -> dict[str, str]:
+    return {"KH_CONFIG": str(vault.parent / "machine-config.toml")}
+
+
 @pytest.fixture(scope="module")
 def served(site: EvidenceSite, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
-    running = start_sidecar(_vault(tmp_path_factory.mktemp("hostile") / "vault", site))
+    vault = _vault(tmp_path_factory.mktemp("hostile") / "vault", site)
+    running = start_sidecar(vault, env=_machine(vault))
     try:
         yield running
     finally:
@@ -78,7 +85,7 @@ def test_too_much_evidence_is_a_per_note_reason_not_an_internal_error(served: Si
 
 def test_a_plan_with_one_note_over_the_limit_plans_the_others(served: Sidecar) -> None:
     with served.client() as client:
-        r = client.post("/v1/batches", json={"stage": "pilot", "notes": [BIG, GOOD]})
+        r = client.post("/v1/batches", json={"stage": "pilot", "notes": [BIG, GOOD], "out_of_order": True})
     assert r.status_code == 200, r.text
     plan = r.json()
     assert [t["path"] for t in plan["targets"]] == [GOOD]
@@ -93,6 +100,7 @@ def test_kh_validate_prints_one_line_and_no_traceback(served: Sidecar) -> None:
         text=True,
         timeout=120,
         check=False,
+        env={**os.environ, **_machine(served.vault)},
     )
     assert result.returncode == 2, result.stdout
     assert "Traceback" not in result.stderr and "ValidationError" not in result.stderr

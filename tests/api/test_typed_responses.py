@@ -33,6 +33,7 @@ from knowledge_harness.vault.trust_records import read_run, write_run
 
 from ..conftest import KH, start_sidecar, stop_sidecar
 from ..pipeline.part2_support import make_blog, make_vault, pipeline, to_review_ready
+from ..support.people import PERSON
 from ..trust.batch_support import TODAY, evidence_site, git_vault  # noqa: F401
 
 
@@ -75,7 +76,7 @@ def test_dry_run_and_the_approval_gate_keep_their_json(tmp_path: Path) -> None:
     # POST /v1/batches and …/approve answer with these dicts: the models keep them byte for byte
     made = plan_in_process(handle)
     assert_describes(PlanView, plan_view(handle, made))
-    record = approve(handle, made["plan_id"], f"APPROVE_PRODUCTION {made['digest'][:12]}")
+    record = approve(handle, made["plan_id"], f"APPROVE_PRODUCTION {made['digest'][:12]}", actor=PERSON)
     assert record["run_status"] == "SUCCEEDED"
     assert_describes(BatchRun, record)
     sidecar = start_sidecar(vault)
@@ -85,7 +86,7 @@ def test_dry_run_and_the_approval_gate_keep_their_json(tmp_path: Path) -> None:
             assert validated.status_code == 200, validated.text
             assert_describes(DryRunReport, validated.json())
 
-            planned = client.post("/v1/batches", json={"stage": "pilot", "today": TODAY})
+            planned = client.post("/v1/batches", json={"stage": "pilot", "today": TODAY, "out_of_order": True})
             assert planned.status_code == 200, planned.text
             plan = planned.json()
             assert plan == show_plan(handle, plan["plan_id"])

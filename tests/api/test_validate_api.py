@@ -32,8 +32,9 @@ def site() -> Iterator[EvidenceSite]:
 
 def _vault(root: Path, site: EvidenceSite) -> Path:
     (root / ".harness").mkdir(parents=True)
-    (root / ".harness/policy.toml").write_text(
-        f'[evidence]\nallow_private_hosts = ["{site.allow_entry}"]\ntimeout_seconds = 1\n', encoding="utf-8"
+    (root / ".harness/policy.toml").write_text("[evidence]\ntimeout_seconds = 1\n", encoding="utf-8")
+    (root.parent / "machine-config.toml").write_text(
+        f'[evidence]\nallow_private_hosts = ["{site.allow_entry}"]\n', encoding="utf-8"
     )
     (root / "Keywords").mkdir()
     (root / "Keywords/富士山.md").write_text(
@@ -54,7 +55,7 @@ def _vault(root: Path, site: EvidenceSite) -> Path:
 @pytest.fixture(scope="module")
 def served(site: EvidenceSite, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
     vault = _vault(tmp_path_factory.mktemp("validate") / "vault", site)
-    running = start_sidecar(vault)
+    running = start_sidecar(vault, env={"KH_CONFIG": str(vault.parent / "machine-config.toml")})
     try:
         yield running
     finally:
@@ -158,7 +159,7 @@ def test_note_route_refuses_without_dry_run_and_bad_paths(served: Sidecar) -> No
 
 
 async def _mcp(served: Sidecar, token: bool, call: dict[str, Any] | None) -> tuple[list[str], Any]:
-    headers = {"Authorization": f"Bearer {served.token}"} if token else {}
+    headers = {"Authorization": f"Bearer {served.agent_token}"} if token else {}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
         streamable_http_client(f"{served.url}/mcp", http_client=http) as streams,

@@ -126,7 +126,7 @@ def test_a_batch_approval_racing_an_index_build_is_serialized(example_vault: Pat
     sidecar = start_sidecar(example_vault)
     try:
         with sidecar.client() as client:
-            plan = client.post("/v1/batches", json={"stage": "pilot"})
+            plan = client.post("/v1/batches", json={"stage": "pilot", "out_of_order": True})
             assert plan.status_code == 200, plan.text
             body = plan.json()
             assert body["targets"], body

@@ -29,7 +29,7 @@ from pathlib import Path
 import pytest
 from bench.make_vault import make_vault
 
-from ..conftest import KH, start_sidecar, stop_sidecar
+from ..conftest import KH, start_sidecar, stop_sidecar, use_machine_config
 
 FUZZ = os.environ.get("HYPOTHESIS_PROFILE") == "fuzz" or os.environ.get("KH_FUZZ") == "1"
 
@@ -186,7 +186,9 @@ def test_badge_and_audit_are_answered_during_a_long_operation(tmp_path: Path) ->
 
 
 @pytest.mark.fuzz
-def test_evidence_site_faults_under_many_dry_runs_give_clear_per_note_answers(tmp_path: Path) -> None:
+def test_evidence_site_faults_under_many_dry_runs_give_clear_per_note_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Every note cites a site that refuses connections (a closed loopback port, allow-listed)."""
     vault = tmp_path / "vault"
     (vault / "Keywords").mkdir(parents=True)
@@ -196,9 +198,7 @@ def test_evidence_site_faults_under_many_dry_runs_give_clear_per_note_answers(tm
     with socket.socket() as s:  # a port with nothing listening
         s.bind(("127.0.0.1", 0))
         dead_port = s.getsockname()[1]
-    (vault / ".harness" / "policy.toml").write_text(
-        f'[evidence]\nallow_private_hosts = ["127.0.0.1:{dead_port}"]\n', encoding="utf-8"
-    )
+    use_machine_config(monkeypatch, tmp_path, f'[evidence]\nallow_private_hosts = ["127.0.0.1:{dead_port}"]\n')
     count = 100 if FUZZ else 8  # the issue's 100-note batch under `make fuzz`; short in `make test`
     for i in range(count):
         (vault / "Keywords" / f"k{i:03d}.md").write_text(

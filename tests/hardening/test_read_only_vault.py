@@ -100,12 +100,12 @@ def test_one_clear_line_and_nothing_changed(vault: Path, command: tuple[str, ...
 
 def test_a_dry_run_that_fetched_a_page_it_cannot_keep_says_so(tmp_path: Path) -> None:
     site = EvidenceSite().start()
+    machine = tmp_path / "machine-config.toml"  # only the machine configuration allows a private host
+    machine.write_text(f'[evidence]\nallow_private_hosts = ["{site.allow_entry}"]\n', encoding="utf-8")
 
     def fill(root: Path) -> None:
         (root / ".harness").mkdir(parents=True)
-        (root / ".harness" / "policy.toml").write_text(
-            f'[evidence]\nallow_private_hosts = ["{site.allow_entry}"]\n', encoding="utf-8"
-        )
+        (root / ".harness" / "policy.toml").write_text("[evidence]\ntimeout_seconds = 5\n", encoding="utf-8")
         (root / "fuji.md").write_text(
             f"---\nreferences:\n  - {site.url}/en/fuji\n---\n# Fuji\n\nMount Fuji is 3,776 metres high.\n",
             encoding="utf-8",
@@ -120,6 +120,7 @@ def test_a_dry_run_that_fetched_a_page_it_cannot_keep_says_so(tmp_path: Path) ->
                 text=True,
                 timeout=120,
                 check=False,
+                env={**os.environ, "KH_CONFIG": str(machine)},
             )
             assert result.returncode == 1, (result.stdout, result.stderr)
             assert "Traceback" not in result.stderr

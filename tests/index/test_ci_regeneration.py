@@ -70,3 +70,30 @@ def test_a_run_whose_checkout_is_behind_the_remote_does_not_push(tmp_path: Path)
     assert "not pushing" in result.stdout
     assert git(remote, "rev-parse", "main") == newer
     assert ".harness/index/manifest.json" not in git(remote, "ls-tree", "-r", "--name-only", "main")
+
+
+def test_two_quick_pushes_never_strand_the_index(tmp_path: Path) -> None:
+    """A Markdown push, then at once a push of another file: the first run is behind and does not
+    push; the second push has its own run (the workflow has no path filter), which regenerates."""
+    remote, a, b = _setup(tmp_path)
+    run_for_markdown_push = a  # checked out at the Markdown push
+    (b / "picture.png").write_bytes(b"\x89PNG\r\n")
+    git(b, "add", "-A")
+    git(b, "commit", "--quiet", "-m", "an image, right after")
+    git(b, "push", "--quiet", "origin", "main")
+    first = run_script(run_for_markdown_push)
+    assert first.returncode == 0 and "not pushing" in first.stdout
+    second = run_script(b)  # the run of the second push
+    assert second.returncode == 0 and "pushed" in second.stdout, second.stdout + second.stderr
+    c = tmp_path / "c"
+    git(tmp_path, "clone", "--quiet", str(remote), str(c))
+    check = subprocess.run([str(KH), "index", "check", str(c)], capture_output=True, text=True, timeout=60)
+    assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_the_workflow_runs_on_every_push_and_always_checks_the_index() -> None:
+    workflow = (REPO / "docs" / "ci" / "reasoning-index.yml").read_text(encoding="utf-8")
+    push = workflow.split("push:", 1)[1].split("workflow_dispatch", 1)[0]
+    assert "paths" not in push  # a path filter can skip the catch-up run
+    assert "kh index check ." in workflow.split("Build the index", 1)[0]
+    assert "kh index check ." in workflow.split("Build the index", 1)[1]

@@ -47,7 +47,7 @@ def test_rest_builds_searches_walks_and_reads_the_original_markdown(sidecar: Sid
 
 
 async def _mcp_session(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]) -> tuple[list[str], list[Any], str]:
-    headers = {"Authorization": f"Bearer {sidecar.token}"}
+    headers = {"Authorization": f"Bearer {sidecar.agent_token}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=30) as http,
         streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import threading
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -89,14 +90,29 @@ def request_note(question: str, *, publishable: str | None = "true", extra: str 
     return "\n".join(lines)
 
 
-def write_configs(vault: Path, *, pipeline_toml: str = "", allow: list[str] | None = None) -> None:
+def write_configs(
+    vault: Path,
+    *,
+    pipeline_toml: str = "",
+    allow: list[str] | None = None,
+    searxng_url: str | None = None,
+    agent_endpoint: tuple[str, str] | None = None,
+) -> None:
+    """The vault's pipeline.toml, and the machine configuration (beside the vault, named by KH_CONFIG
+    for the rest of the test) with what a vault file may not decide: allowed hosts and endpoints."""
     harness = vault / ".harness"
     harness.mkdir(parents=True, exist_ok=True)
     if pipeline_toml:
         (harness / "pipeline.toml").write_text(pipeline_toml, encoding="utf-8")
-    if allow:
-        hosts = ", ".join(json.dumps(h) for h in allow)
-        (harness / "policy.toml").write_text(f"[evidence]\nallow_private_hosts = [{hosts}]\n", encoding="utf-8")
+    hosts = ", ".join(json.dumps(h) for h in ["127.0.0.1:8731", *(allow or [])])
+    machine = f"[evidence]\nallow_private_hosts = [{hosts}]\n"
+    if searxng_url:
+        machine += f"[search]\nsearxng_url = {json.dumps(searxng_url)}\n"
+    if agent_endpoint:
+        machine += f"[agents.openai_compat]\nbase_url = {json.dumps(agent_endpoint[0])}\nmodel = {json.dumps(agent_endpoint[1])}\n"
+    path = vault.parent / f"{vault.name}-machine-config.toml"
+    path.write_text(machine, encoding="utf-8")
+    os.environ["KH_CONFIG"] = str(path)  # restored after the test by the conftest fixture
 
 
 def snapshot(vault: Path) -> dict[str, str]:

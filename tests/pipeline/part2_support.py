@@ -12,6 +12,7 @@ from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
+from ..support.people import PERSON
 from .helpers import packet_for, request_note, write_note
 
 QUESTION = "Obsidian のプロパティ（frontmatter）は YAML 1.2 として読まれるのか。yes/no の真偽値の扱いを知りたい。"
@@ -180,7 +181,7 @@ def review_output(title: str = "Obsidian のプロパティで true/false を使
 def start_run(p: Pipeline, vault: Path, note: str = "Requests/q.md") -> str:
     write_note(vault, note, request_note(QUESTION))
     run_id = p.capture_note(note).run_id
-    p.authorize(run_id)
+    p.authorize(run_id, actor=PERSON)
     status = p.advance(run_id)
     assert status.state == State.EVIDENCE_READY, status
     task = task_of(p, "O-05")

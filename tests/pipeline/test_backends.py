@@ -10,20 +10,21 @@ from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
+from ..support.people import PERSON
 from .helpers import local_server, packet_for, request_note, write_configs, write_note
 
 QUESTION = "Obsidian のプロパティは YAML 1.2 の真偽値として読まれるのか知りたい。"
 
 
-def _vault(tmp_path: Path, agents: str) -> Path:
+def _vault(tmp_path: Path, agents: str, agent_endpoint: tuple[str, str] | None = None) -> Path:
     vault = tmp_path / "v"
     write_note(
         vault,
         "Notes/yaml.md",
         "# YAML 1.2\n\nYAML 1.2 の core schema では真偽値は true/false だけ。Obsidian のプロパティ。\n",
     )
-    write_note(vault, "Requests/q.md", request_note(QUESTION, extra="harness_run: authorized"))
-    write_configs(vault, pipeline_toml=f'{agents}\n[evidence]\nproviders = ["vault"]\n')
+    write_note(vault, "Requests/q.md", request_note(QUESTION))
+    write_configs(vault, pipeline_toml=f'{agents}\n[evidence]\nproviders = ["vault"]\n', agent_endpoint=agent_endpoint)
     return vault
 
 
@@ -31,6 +32,7 @@ def test_no_backend_waits(tmp_path: Path) -> None:
     vault = _vault(tmp_path, '[agents]\nbackend = "none"\n')
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note("Requests/q.md").run_id
+    p.authorize(run_id, actor=PERSON)
     status = p.advance(run_id)
     assert status.state == State.EVIDENCE_READY
     assert status.waiting_for is not None and status.waiting_for.startswith("agent_backend:O-05")
@@ -53,11 +55,12 @@ def test_openai_compat_backend(tmp_path: Path) -> None:
         return 200, "application/json", json.dumps(answer).encode()
 
     with local_server(chat) as llm:
-        agents = f'[agents]\nbackend = "openai_compat"\n[agents.openai_compat]\nbase_url = "{llm.url("/v1")}"\nmodel = "stand-in"\n'
+        agents = '[agents]\nbackend = "openai_compat"\n'
         agents += '[agents.operations]\n"O-06" = "none"\n'  # part 2: the stand-in only speaks O-05
-        vault = _vault(tmp_path, agents)
+        vault = _vault(tmp_path, agents, agent_endpoint=(llm.url("/v1"), "stand-in"))
         p = Pipeline(Vault.open(vault))
         run_id = p.capture_note("Requests/q.md").run_id
+        p.authorize(run_id, actor=PERSON)
         first = p.advance(run_id)
         assert first.records[-1]["operation"] == "O-05"
         assert first.records[-1]["result"] == "RETRYABLE_ERROR"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -15,6 +16,7 @@ from mcp.client.streamable_http import streamable_http_client
 from knowledge_harness.pipeline.contract import RECORD_KEYS
 
 from ..conftest import KH, Sidecar, start_sidecar, stop_sidecar
+from ..support.terminal import run_at_terminal
 from .helpers import packet_for, request_note, write_configs, write_note
 
 
@@ -36,7 +38,7 @@ def _request_note_of(vault: Path) -> str:
 
 async def _agent(sidecar: Sidecar, run_id: str) -> dict[str, Any]:
     """Play Claude Code / Codex: next task, a wrong submission, then a right one, over MCP."""
-    headers = {"Authorization": f"Bearer {sidecar.token}"}
+    headers = {"Authorization": f"Bearer {sidecar.agent_token}"}
     async with (
         httpx2.AsyncClient(headers=headers, timeout=60) as http,
         streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
@@ -117,7 +119,9 @@ def test_cli_commands(tmp_path: Path) -> None:
     out = json.loads(captured.stdout)
     assert set(out) == {"run_id", "state"} and out["state"] == "CAPTURED"
     run_id = out["run_id"]
-    assert _kh("pipeline", "authorize", str(vault), run_id).returncode == 0
+    assert _kh("pipeline", "authorize", str(vault), run_id).returncode == 1  # a script is not a person
+    at_terminal = run_at_terminal([str(KH), "pipeline", "authorize", str(vault), run_id], ["yes"], env=dict(os.environ))
+    assert at_terminal.exit_code == 0, at_terminal.screen
     adv = json.loads(_kh("pipeline", "advance", str(vault), run_id, "--json").stdout)
     assert adv["state"] == "EVIDENCE_READY"
     status = json.loads(_kh("pipeline", "status", str(vault), run_id, "--json").stdout)
@@ -138,6 +142,8 @@ def test_cli_commands(tmp_path: Path) -> None:
     write_note(vault, "Requests/no.md", request_note("公開しない質問です。", publishable="false"))
     rejected = json.loads(_kh("pipeline", "capture", str(vault), "Requests/no.md", "--json").stdout)
     assert rejected["state"] == "REJECTED"
-    refused_auth = _kh("pipeline", "authorize", str(vault), rejected["run_id"])
-    assert refused_auth.returncode == 1 and refused_auth.stderr.startswith("kh: ")
+    refused_auth = run_at_terminal(
+        [str(KH), "pipeline", "authorize", str(vault), rejected["run_id"]], ["yes"], env=dict(os.environ)
+    )
+    assert refused_auth.exit_code == 1 and "kh: " in refused_auth.screen
     assert _kh("pipeline", "status", str(vault), "missing-run", "--json").returncode == 2

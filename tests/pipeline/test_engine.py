@@ -8,12 +8,13 @@ from typing import Any
 
 import pytest
 
-from knowledge_harness.errors import Conflict
+from knowledge_harness.errors import Conflict, PersonRequired
 from knowledge_harness.pipeline.contract import RECORD_KEYS, Result, State
 from knowledge_harness.pipeline.engine import Pipeline, SubmissionRefused
 from knowledge_harness.pipeline.states import IllegalTransition, check_transition
 from knowledge_harness.vault.paths import Vault
 
+from ..support.people import AGENT, PERSON
 from .helpers import harness_text, packet_for, request_note, run_files, snapshot, write_note
 
 AWS = "AKIA" + "Z7QXW3ERTY5UIOPA"
@@ -40,7 +41,7 @@ def to_evidence_ready(vault: Path, note: str = "Requests/q.md") -> tuple[Pipelin
     write_note(vault, note, request_note(QUESTION))
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note(note).run_id
-    p.authorize(run_id)
+    p.authorize(run_id, actor=PERSON)
     status = p.advance(run_id)
     assert status.state == State.EVIDENCE_READY, status
     return p, run_id
@@ -63,15 +64,21 @@ def test_capture_waits_for_the_label_and_is_idempotent(tmp_path: Path) -> None:
     assert snapshot(vault) == before
 
 
-def test_label_in_the_request_note_authorizes(tmp_path: Path) -> None:
+def test_a_label_in_the_request_note_does_not_authorize_a_run(tmp_path: Path) -> None:
+    # An agent can write a note, so a note can never stand in for the person's run label.
     vault = make_vault(tmp_path)
     write_note(vault, "Requests/q.md", request_note(QUESTION, extra="harness_run: authorized"))
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note("Requests/q.md").run_id
-    assert p.status(run_id).state == State.CAPTURED  # capture never starts processing
+    status = p.advance(run_id)
+    assert status.state == State.CAPTURED and status.waiting_for == "authorization"
+    with pytest.raises(PersonRequired):
+        p.authorize(run_id, actor=AGENT)
+    assert p.status(run_id).state == State.CAPTURED
+    p.authorize(run_id, actor=PERSON)
     status = p.advance(run_id)
     assert [r["operation"] for r in status.records][:4] == ["O-01", "O-02", "O-03", "O-04"]
-    assert "label:note:Requests/q.md#harness_run" in status.records[1]["input_refs"]
+    assert f"label:terminal:{PERSON.name}" in status.records[1]["input_refs"]
 
 
 def test_full_part1_run_with_external_agent(tmp_path: Path) -> None:
@@ -198,7 +205,7 @@ def test_missing_publishability_is_the_one_question(tmp_path: Path) -> None:
     assert status.records[0]["reason_codes"] == ["REQUEST_CAPTURED", "PUBLISHABILITY_UNKNOWN"]
     assert status.waiting_for == "human:Q-01 publishability"
     assert p.advance(status.run_id).waiting_for == "human:Q-01 publishability"  # no second question
-    answered = p.answer(status.run_id, "Q-01", "publishable")
+    answered = p.answer(status.run_id, "Q-01", "publishable", actor=PERSON)
     assert answered.records[-1]["operation"] == "O-01" and answered.records[-1]["result"] == "ADVANCE"
     assert "PUBLISHABILITY_CONFIRMED" in answered.records[-1]["reason_codes"]
     assert answered.waiting_for == "authorization"
@@ -223,7 +230,7 @@ def test_not_publishable_is_rejected_and_recorded(tmp_path: Path) -> None:
     run_id = p.capture_note("Requests/q.md").run_id
     assert p.status(run_id).state == State.REJECTED
     with pytest.raises(IllegalTransition):
-        p.authorize(run_id)
+        p.authorize(run_id, actor=PERSON)
     final = p.advance(run_id)
     assert [r["operation"] for r in final.records] == ["O-01", "O-13"]
     assert final.records[-1]["result"] == "REJECTED" and final.waiting_for is None
@@ -235,7 +242,7 @@ def test_rejected_by_screening(tmp_path: Path) -> None:
     write_note(vault, "Requests/q.md", request_note("社外秘の設計資料について、YAML の扱いを知りたい。"))
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note("Requests/q.md").run_id
-    p.authorize(run_id)
+    p.authorize(run_id, actor=PERSON)
     status = p.advance(run_id)
     assert status.state == State.REJECTED
     assert [(r["operation"], r["result"]) for r in status.records][-2:] == [("O-03", "REJECTED"), ("O-13", "REJECTED")]
@@ -249,12 +256,12 @@ def test_undecidable_screening_asks_and_the_answer_decides(tmp_path: Path) -> No
     write_note(vault, "Requests/q.md", request_note("社内の議事録をもとに YAML の真偽値の扱いを知りたい。"))
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note("Requests/q.md").run_id
-    p.authorize(run_id)
+    p.authorize(run_id, actor=PERSON)
     status = p.advance(run_id)
     assert status.state == State.AUTHORIZED
     assert status.records[-1]["reason_codes"] == ["SCREEN_UNDECIDABLE"]
     assert status.waiting_for == "human:Q-01 screening"
-    final = p.answer(run_id, "Q-01", "private")
+    final = p.answer(run_id, "Q-01", "private", actor=PERSON)
     assert final.state == State.REJECTED
     assert final.records[-2]["reason_codes"] == ["SCREEN_ANSWERED_PRIVATE"]
 
@@ -265,7 +272,7 @@ def test_secrets_are_masked_and_never_stored(tmp_path: Path) -> None:
     write_note(vault, "Requests/q.md", request_note(secret_note))
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note("Requests/q.md").run_id
-    p.authorize(run_id)
+    p.authorize(run_id, actor=PERSON)
     status = p.advance(run_id)
     o03 = status.records[2]
     assert o03["result"] == "ADVANCE"

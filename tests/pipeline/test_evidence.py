@@ -8,6 +8,7 @@ from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
+from ..support.people import PERSON
 from .helpers import html_page, local_server, request_note, searxng_json, write_configs, write_note
 
 QUESTION = "Obsidian のプロパティは YAML 1.2 として読まれるのか知りたい。"
@@ -17,7 +18,7 @@ def _authorized_run(vault: Path) -> tuple[Pipeline, str]:
     write_note(vault, "Requests/q.md", request_note(QUESTION))
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note("Requests/q.md").run_id
-    p.authorize(run_id)
+    p.authorize(run_id, actor=PERSON)
     return p, run_id
 
 
@@ -50,11 +51,10 @@ def test_web_search_classification_dedupe_domain_cap_and_metrics(tmp_path: Path)
             write_configs(
                 vault,
                 pipeline_toml=(
-                    "[evidence]\nproviders = []\n"
-                    f'searxng_url = "{searx.url("")}"\n'
-                    'primary_domains = ["127.0.0.1"]\ncommunity_domains = ["localhost"]\n'
+                    '[evidence]\nproviders = []\nprimary_domains = ["127.0.0.1"]\ncommunity_domains = ["localhost"]\n'
                 ),
                 allow=[f"127.0.0.1:{site.port}", f"localhost:{site.port}"],
+                searxng_url=searx.url(""),
             )
             p, run_id = _authorized_run(vault)
             status = p.advance(run_id)
@@ -90,8 +90,9 @@ def test_fetch_limit_of_twenty(tmp_path: Path) -> None:
         with local_server(lambda path, q, body: (200, "application/json", searxng_json(results))) as searx:
             write_configs(
                 vault,
-                pipeline_toml=f'[evidence]\nproviders = []\nper_domain = 50\nsearxng_url = "{searx.url("")}"\n',
+                pipeline_toml="[evidence]\nproviders = []\nper_domain = 50\n",
                 allow=[f"127.0.0.1:{site.port}"],
+                searxng_url=searx.url(""),
             )
             p, run_id = _authorized_run(vault)
             status = p.advance(run_id)
@@ -105,7 +106,7 @@ def test_fetch_limit_of_twenty(tmp_path: Path) -> None:
 def test_no_evidence_at_all_holds(tmp_path: Path) -> None:
     vault = tmp_path / "v"
     with local_server(lambda path, q, body: (200, "application/json", searxng_json([]))) as searx:
-        write_configs(vault, pipeline_toml=f'[evidence]\nproviders = ["vault"]\nsearxng_url = "{searx.url("")}"\n')
+        write_configs(vault, pipeline_toml='[evidence]\nproviders = ["vault"]\n', searxng_url=searx.url(""))
         p, run_id = _authorized_run(vault)
         status = p.advance(run_id)
     assert status.state == State.HOLD
@@ -129,8 +130,9 @@ def test_transient_failure_is_retryable_then_resumes(tmp_path: Path) -> None:
         with local_server(lambda path, q, body: (200, "application/json", searxng_json(results))) as searx:
             write_configs(
                 vault,
-                pipeline_toml=f'[evidence]\nproviders = []\nsearxng_url = "{searx.url("")}"\n',
+                pipeline_toml="[evidence]\nproviders = []\n",
                 allow=[f"127.0.0.1:{site.port}"],
+                searxng_url=searx.url(""),
             )
             p, run_id = _authorized_run(vault)
             first = p.advance(run_id)

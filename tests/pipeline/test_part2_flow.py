@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 from pathlib import Path
 
 import pytest
 
+from knowledge_harness.actors import os_account_name
 from knowledge_harness.errors import Conflict
 from knowledge_harness.pipeline.contract import RECORD_KEYS, State
 from knowledge_harness.pipeline.engine import SubmissionRefused
 
 from ..conftest import KH, start_sidecar, stop_sidecar
+from ..support.people import PERSON
+from ..support.terminal import TerminalRun, run_at_terminal
 from .helpers import run_files, snapshot
 from .part2_support import (
     B1,
@@ -32,6 +36,11 @@ from .part2_support import (
     to_review_ready,
     validate_output,
 )
+
+
+def _decide_at_terminal(*args: str) -> TerminalRun:
+    """`kh pipeline decide` as the person runs it: at a terminal, confirming with yes."""
+    return run_at_terminal([str(KH), "pipeline", "decide", *args], ["yes"], env=dict(os.environ))
 
 
 def _kh(*args: str) -> subprocess.CompletedProcess[str]:
@@ -116,29 +125,18 @@ def test_full_run_from_capture_to_approved(tmp_path: Path) -> None:
     assert snapshot(vault) == before and len(_branches(blog)) == 2
     # approval before the merge is refused, nothing recorded
     commit, sha = candidate["commit"], review["review_packet_sha256"]
-    refused = _kh(
-        "pipeline", "decide", str(vault), run_id, "--choice", "approve", "--commit", commit, "--review-sha256", sha
-    )
-    assert refused.returncode == 1 and "merge" in refused.stderr
+    refused = _decide_at_terminal(str(vault), run_id, "--choice", "approve", "--commit", commit, "--review-sha256", sha)
+    assert refused.exit_code == 1 and "merge" in refused.screen
     assert snapshot(vault) == before
-    # the person merges (real git merge), then approves through the CLI
+    # without a terminal (a script, an agent's shell) the decision is refused before anything happens
+    scripted = _kh("pipeline", "decide", str(vault), run_id, "--choice", "reject")
+    assert scripted.returncode == 1 and "terminal" in scripted.stderr
+    assert snapshot(vault) == before
+    # the person merges (real git merge), then approves at the terminal
     merge(blog, candidate["branch"])
-    ok = _kh(
-        "pipeline",
-        "decide",
-        str(vault),
-        run_id,
-        "--choice",
-        "approve",
-        "--commit",
-        commit[:12],
-        "--review-sha256",
-        sha,
-        "--by",
-        "taro",
-    )
-    assert ok.returncode == 0, ok.stderr
-    assert ok.stdout.startswith("公開を承認しました")
+    ok = _decide_at_terminal(str(vault), run_id, "--choice", "approve", "--commit", commit[:12], "--review-sha256", sha)
+    assert ok.exit_code == 0, ok.screen
+    assert "公開を承認しました" in ok.screen
     final = p.status(run_id)
     assert final.state == State.APPROVED and final.waiting_for is None
     assert [(r["operation"], r["result"], r["producer"]) for r in final.records[-2:]] == [
@@ -146,29 +144,16 @@ def test_full_run_from_capture_to_approved(tmp_path: Path) -> None:
         ("O-13", "ADVANCE", "program"),
     ]
     decision = p.artifact(run_id, "publication_decision")
-    assert decision["decider"] == "taro" and decision["decided_at"] and decision["verified"]["merged"] is True
+    assert decision["decider"] == os_account_name() and decision["decided_at"]
+    assert decision["verified"]["merged"] is True
     assert (
         decision["verified"]["candidate_commit"] == commit
         and decision["verified"]["published_sha256"] == candidate["sha256"]
     )
-    # idempotent: the same decision again records nothing new
+    # idempotent: the same decision again, by the same person, records nothing new
     files = run_files(vault, run_id)
-    again = _kh(
-        "pipeline",
-        "decide",
-        str(vault),
-        run_id,
-        "--choice",
-        "approve",
-        "--commit",
-        commit[:12],
-        "--review-sha256",
-        sha,
-        "--by",
-        "taro",
-        "--json",
-    )
-    assert again.returncode == 0 and json.loads(again.stdout)["message_ja"] == "公開を承認しました"
+    again = p.decide(run_id, "approve", commit=commit[:12], review_packet_sha256=sha, actor=PERSON)
+    assert again["message_ja"] == "公開を承認しました"
     assert run_files(vault, run_id) == files
     # the budget: asked once, for the final decision
     budget = p.detail(run_id)["human_budget"]
@@ -188,20 +173,11 @@ def test_decision_whose_sha_does_not_match_holds(tmp_path: Path) -> None:
     run_id = to_review_ready(p, vault)
     candidate = p.artifact(run_id, "publication_candidate")
     merge(blog, candidate["branch"])
-    result = _kh(
-        "pipeline",
-        "decide",
-        str(vault),
-        run_id,
-        "--choice",
-        "approve",
-        "--commit",
-        candidate["commit"],
-        "--review-sha256",
-        "0" * 64,
+    result = _decide_at_terminal(
+        str(vault), run_id, "--choice", "approve", "--commit", candidate["commit"], "--review-sha256", "0" * 64
     )
-    assert result.returncode == 1
-    assert result.stdout.startswith("判断を確認できないため公開せず保留します")
+    assert result.exit_code == 1
+    assert "判断を確認できないため公開せず保留します" in result.screen
     final = p.status(run_id)
     assert final.state == State.HOLD
     assert final.records[-2]["operation"] == "O-11" and final.records[-2]["reason_codes"] == ["DECISION_SHA_MISMATCH"]
@@ -221,7 +197,7 @@ def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
             "revise",
             instructions=f"B1 の説明を{round_no}回目として短く言い換えてください。",
             blocks=["B1"],
-            decider="hanako",
+            actor=PERSON,
         )
         assert result["message_ja"] == "修正後に再確認します"
         task = task_of(p, "O-12")
@@ -275,7 +251,7 @@ def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
         assert git(blog, "rev-list", "--count", f"main..{branch}") == str(round_no + 1)
     budget = p.detail(run_id)["human_budget"]
     assert budget["final_decision"] == {"asked": 3, "limit": 3}
-    p.decide(run_id, "revise", instructions="もう一度 B1 を直してください。", blocks=["B1"])
+    p.decide(run_id, "revise", instructions="もう一度 B1 を直してください。", blocks=["B1"], actor=PERSON)
     final = p.status(run_id)
     assert final.state == State.HOLD
     assert [(r["operation"], r["result"]) for r in final.records[-3:]] == [
@@ -320,7 +296,7 @@ def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
     ]
     for i, (choice, extra, message, code) in enumerate(cases):
         run_id = to_review_ready(p, vault, f"Requests/d{i}.md")
-        result = p.decide(run_id, choice, **extra)
+        result = p.decide(run_id, choice, **extra, actor=PERSON)
         assert result["message_ja"] == message, (choice, result)
         st = p.status(run_id)
         assert st.state == State.HOLD and st.records[-1]["operation"] == "O-13"
@@ -330,13 +306,14 @@ def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
     # approval needs the commit and the review-packet SHA-256
     run_id = to_review_ready(p, vault, "Requests/e.md")
     with pytest.raises(Exception, match="--review-sha256"):
-        p.decide(run_id, "approve")
+        p.decide(run_id, "approve", actor=PERSON)
     with pytest.raises(Conflict):
         p.decide(
             run_id,
             "approve",
             commit=p.artifact(run_id, "publication_candidate")["commit"],
             review_packet_sha256=p.review(run_id)["review_packet_sha256"],
+            actor=PERSON,
         )  # not merged yet
 
 
@@ -491,13 +468,14 @@ def test_rest_door_review_and_decision(tmp_path: Path) -> None:
                 "instructions": "B2 の結論をもう少し丁寧に説明してください。",
                 "blocks": ["B2"],
                 "review_packet_sha256": review["review_packet_sha256"],
-                "decider": "hanako",
+                "decider": "hanako",  # a name in the body is ignored: the token says who decides
                 "via": "plugin",
             }
             decided = client.post(f"/v1/pipeline/runs/{run_id}/decision", json=body)
             assert decided.status_code == 200, decided.text
             data = decided.json()
             assert data["message_ja"] == "修正後に再確認します" and data["status"]["state"] == "REVISION"
+            assert data["decision"]["decider"] == f"{os_account_name()} via Obsidian"
             assert data["status"]["waiting_for"].startswith("agent:O-12 task=")
             again = client.post(f"/v1/pipeline/runs/{run_id}/decision", json=body)
             assert again.json()["record"] == data["record"]  # idempotent
@@ -527,7 +505,7 @@ def test_author_question_once_then_plan(tmp_path: Path) -> None:
     assert st.state == State.CANDIDATE_ACCEPTED and st.records[-1]["result"] == "HOLD"
     assert st.records[-1]["reason_codes"] == ["AUTHOR_QUESTION_ASKED"]
     assert st.waiting_for == "human:Q-01 author_motive" and p.next_task() is None
-    answered = p.answer(run_id, "Q-01", "設定ミスで同期が壊れた経験を共有したい。")
+    answered = p.answer(run_id, "Q-01", "設定ミスで同期が壊れた経験を共有したい。", actor=PERSON)
     assert answered.waiting_for is not None and answered.waiting_for.startswith("agent:O-07 task=")
     task = task_of(p, "O-07")
     assert task.inputs["author_answer"] == "設定ミスで同期が壊れた経験を共有したい。"

@@ -27,6 +27,7 @@ import httpx
 import pytest
 
 from ..conftest import KH, REPO, copy_example_vault
+from ..support.terminal import TerminalProcess, run_at_terminal, spawn_at_terminal
 
 SITE = REPO / "examples" / "evidence-site"
 HOST, PORT = "127.0.0.1", 8731
@@ -129,3 +130,25 @@ def wait_for(predicate: Any, timeout: float = 60.0, what: str = "condition") -> 
 def run_record(vault: Path, run_id: str) -> dict[str, Any]:
     data: dict[str, Any] = json.loads((vault / ".harness" / "runs" / f"{run_id}.json").read_bytes())
     return data
+
+
+def approve_at_terminal(
+    vault: Path, plan_id: str, typed: str, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
+    """`kh batch approve` as the person runs it: at a terminal, typing the challenge when asked.
+    stdout is the run record (JSON) when one was printed; stderr is everything the terminal showed."""
+    shown = run_at_terminal(
+        [str(KH), "batch", "approve", str(vault), plan_id], [typed], env={**os.environ, **(env or {})}
+    )
+    try:
+        stdout = json.dumps(shown.record)
+    except StopIteration:
+        stdout = ""
+    return subprocess.CompletedProcess(["kh", "batch", "approve"], shown.exit_code, stdout, shown.screen)
+
+
+def spawn_approval(vault: Path, plan_id: str, typed: str, env: dict[str, str] | None = None) -> TerminalProcess:
+    """`kh batch approve` at a terminal, in the background (races, crashes)."""
+    return spawn_at_terminal(
+        [str(KH), "batch", "approve", str(vault), plan_id], [typed], env={**os.environ, **(env or {})}
+    )

@@ -236,7 +236,7 @@ def test_mcp_audit_and_badge_tools_on_a_real_sidecar(tmp_path: Path) -> None:
     vault = build_seed_vault(tmp_path / "v")
     sidecar = start_sidecar(vault)
     try:
-        tools, audit, badge = anyio.run(_mcp_calls, sidecar.url, sidecar.token)
+        tools, audit, badge = anyio.run(_mcp_calls, sidecar.url, sidecar.agent_token)
     finally:
         stop_sidecar(sidecar)
     assert {"trust_audit", "trust_badge", "trust_stale"} <= set(tools)

@@ -10,7 +10,6 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
-import os
 import re
 import signal
 import subprocess
@@ -25,15 +24,18 @@ from knowledge_harness.trust.batch import ChallengeRefused, PlanExpired
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault
 
-from ..conftest import KH
+from ..support.people import PERSON
+from ..support.terminal import TerminalProcess
 from .batch_support import (
     TODAY,
+    approve_at_terminal,
     evidence_site,  # noqa: F401  (session fixture)
     git,
     git_vault,
     kh,
     plan_json,
     run_record,
+    spawn_approval,
     tree_bytes,
     wait_for,
 )
@@ -72,7 +74,8 @@ def challenge(plan: dict[str, Any]) -> str:
 def approve(
     vault: Path, plan: dict[str, Any], typed: str | None = None, **env: str
 ) -> subprocess.CompletedProcess[str]:
-    return kh("batch", "approve", str(vault), plan["plan_id"], "--challenge", typed or challenge(plan), env=env)
+    """The person approves at a terminal (stdout: the run record; stderr: what the terminal showed)."""
+    return approve_at_terminal(vault, plan["plan_id"], typed or challenge(plan), env=env)
 
 
 def test_canary_plan_and_typed_digest_change_exactly_one_notes_two_blocks(tmp_path: Path) -> None:
@@ -117,7 +120,7 @@ def test_canary_plan_and_typed_digest_change_exactly_one_notes_two_blocks(tmp_pa
 
 def test_note_edited_between_plan_and_approval_is_refused_and_keeps_the_edit(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
-    plan = plan_json(vault, "--stage", "pilot", "--notes", "Keywords/Embedding.md,Keywords/RAG.md")
+    plan = plan_json(vault, "--stage", "pilot", "--out-of-order", "--notes", "Keywords/Embedding.md,Keywords/RAG.md")
     assert [t["path"] for t in plan["targets"]] == ["Keywords/Embedding.md", "Keywords/RAG.md"]
     edited = vault / "Keywords" / "RAG.md"
     mine = edited.read_bytes() + "\n人間が承認の前に書き足した一文。\n".encode()
@@ -173,17 +176,20 @@ def test_anything_but_the_exact_challenge_writes_nothing(tmp_path: Path) -> None
     }
     for template in BAD_CHALLENGES_CLI:
         typed = template.format(**values)
-        result = kh("batch", "approve", str(vault), plan["plan_id"], "--challenge", typed)
+        result = approve_at_terminal(vault, plan["plan_id"], typed)
         assert result.returncode == 1, (typed, result.stdout, result.stderr)
-        assert "nothing was written" in result.stderr
+        refusal = result.stderr.strip().splitlines()[-1]
+        assert "nothing was written" in refusal
         if plan["digest"].lower() not in typed.lower():
-            assert plan["digest"] not in result.stderr  # a refusal never reveals the digest
+            assert plan["digest"] not in refusal  # a refusal never reveals the digest
     handle = Vault.open(vault)
     for template in BAD_CHALLENGES_SERVICE:
         with pytest.raises(ChallengeRefused, match="nothing was written"):
-            batch.approve(handle, plan["plan_id"], template.format(**values))
+            batch.approve(handle, plan["plan_id"], template.format(**values), actor=PERSON)
     with pytest.raises(PlanExpired, match="expired"):  # an expired plan, even with the exact challenge
-        batch.approve(handle, plan["plan_id"], challenge(plan), now=batch.utcnow() + dt.timedelta(hours=25))
+        batch.approve(
+            handle, plan["plan_id"], challenge(plan), actor=PERSON, now=batch.utcnow() + dt.timedelta(hours=25)
+        )
     assert tree_bytes(vault) == before
     assert sorted((vault / ".harness" / "runs").glob("run-*.json")) == runs_before
     shown = json.loads(kh("batch", "show", str(vault), plan["plan_id"], "--json", check=True).stdout)
@@ -204,16 +210,8 @@ def test_a_plan_is_approved_once_also_when_two_approvals_race(tmp_path: Path) ->
     assert tree_bytes(vault) == after_first
 
     other = plan_json(vault, "--notes", "Keywords/RAG.md")
-    procs = [
-        subprocess.Popen(
-            [str(KH), "batch", "approve", str(vault), other["plan_id"], "--challenge", challenge(other)],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        for _ in range(2)
-    ]
-    outcomes = [(p.wait(timeout=120), p.stderr.read() if p.stderr else "") for p in procs]
+    procs = [spawn_approval(vault, other["plan_id"], challenge(other)) for _ in range(2)]
+    outcomes = [(run.exit_code, run.screen) for run in (p.wait(timeout=120) for p in procs)]
     assert sorted(code for code, _ in outcomes) == [0, 1], outcomes
     loser = next(err for code, err in outcomes if code == 1)
     assert "approved once" in loser
@@ -221,14 +219,8 @@ def test_a_plan_is_approved_once_also_when_two_approvals_race(tmp_path: Path) ->
     assert sum(1 for line in journal if json.loads(line)["run_id"] == other["run_id"]) == 1
 
 
-def _start_paused_approval(vault: Path, plan: dict[str, Any], seconds: int) -> subprocess.Popen[str]:
-    return subprocess.Popen(
-        [str(KH), "batch", "approve", str(vault), plan["plan_id"], "--challenge", challenge(plan)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "KH_TEST_PAUSE_AFTER_WRITE": str(seconds)},
-    )
+def _start_paused_approval(vault: Path, plan: dict[str, Any], seconds: int) -> TerminalProcess:
+    return spawn_approval(vault, plan["plan_id"], challenge(plan), env={"KH_TEST_PAUSE_AFTER_WRITE": str(seconds)})
 
 
 def _applied(vault: Path, run_id: str) -> list[str]:
@@ -237,7 +229,7 @@ def _applied(vault: Path, run_id: str) -> list[str]:
 
 def test_kill_9_between_writes_is_recovered_as_failed_consumed_with_the_files_written(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
-    plan = plan_json(vault, "--stage", "pilot")
+    plan = plan_json(vault, "--stage", "pilot", "--out-of-order")
     assert len(plan["targets"]) >= 3
     originals = {t["path"]: (vault / t["path"]).read_bytes() for t in plan["targets"]}
     proc = _start_paused_approval(vault, plan, 60)

@@ -218,7 +218,7 @@ def test_snapshots_are_content_addressed_and_reused(site: EvidenceSite, tmp_path
     sha = pages[0].sha256
     assert sha and f".harness/evidence/{sha}.txt" in written and f".harness/evidence/{sha}.json" in written
     assert (tmp_path / ".harness/evidence" / f"{sha}.txt").read_text(encoding="utf-8") == pages[0].text
-    record = EvidenceStore(vault).lookup(urls[0], max_age_days=7)
+    record = EvidenceStore(vault).lookup(urls[0], max_age=dt.timedelta(days=7))
     assert record is not None
     assert {"url", "final_url", "status", "fetched_at", "content_type", "sha256", "title", "bytes"} <= set(record[0])
     hits = site.hits["/ja/fuji"]
@@ -227,7 +227,7 @@ def test_snapshots_are_content_addressed_and_reused(site: EvidenceSite, tmp_path
     assert site.hits["/ja/fuji"] == hits  # served from the snapshot
     assert not again[1].ok  # a failure is never snapshotted, so it is fetched again
     later = dt.datetime.now(dt.UTC) + dt.timedelta(days=8)
-    assert EvidenceStore(vault).lookup(urls[0], max_age_days=7, now=later) is None
+    assert EvidenceStore(vault).lookup(urls[0], max_age=dt.timedelta(days=7), now=later) is None
 
 
 def test_slow_extraction_is_stopped_at_the_fetch_timeout_and_the_worker_killed(site: EvidenceSite) -> None:

@@ -19,7 +19,9 @@ from prov.model import (
     ProvUsage,
 )
 
-from .batch_support import evidence_site, git_vault, kh, plan_json  # noqa: F401
+from knowledge_harness.actors import os_account_name
+
+from .batch_support import approve_at_terminal, evidence_site, git_vault, kh, plan_json  # noqa: F401
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
 
@@ -45,17 +47,10 @@ def _relations(doc: ProvDocument, kind: str) -> list[tuple[str, str]]:
 def test_prov_of_a_run_parses_back_in_json_and_turtle(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
     plan = plan_json(vault)
-    result = kh(
-        "batch",
-        "approve",
-        str(vault),
-        plan["plan_id"],
-        "--challenge",
-        f"APPROVE_PRODUCTION {plan['digest']}",
-        env={"USER": "hanako"},
-        check=True,
-    )
+    result = approve_at_terminal(vault, plan["plan_id"], f"APPROVE_PRODUCTION {plan['digest']}", env={"USER": "hanako"})
+    assert result.returncode == 0, result.stderr
     record = json.loads(result.stdout)
+    person = f"agent:person-{os_account_name()}"  # the OS account, whatever $USER claims
     target = plan["targets"][0]
     before, after = f"sha256:{target['sha256_before']}", f"sha256:{target['sha256_after']}"
 
@@ -77,11 +72,11 @@ def test_prov_of_a_run_parses_back_in_json_and_turtle(tmp_path: Path) -> None:
         assert any(entity == f"sha256:{snapshot}" for _, entity in used)  # the evidence the judge read
         associated = dict(_relations(parsed, "ProvAssociation"))
         approval = next(a for a in associated if a.startswith("run:approval-"))
-        assert associated[approval] == "agent:person-hanako"
+        assert associated[approval] == person
         assert any(agent.startswith("agent:judge-lexical") for agent in associated.values())
 
     agents = {str(r.identifier): r for r in doc.get_records() if type(r).__name__ == "ProvAgent"}
-    assert PROV["Person"] in agents["agent:person-hanako"].get_attribute(PROV_TYPE)
+    assert PROV["Person"] in agents[person].get_attribute(PROV_TYPE)
     assert "agent:generator-claude" in agents  # provenance.generator of the note
     judge = next(a for i, a in agents.items() if i.startswith("agent:judge-"))
     assert PROV["SoftwareAgent"] in judge.get_attribute(PROV_TYPE)

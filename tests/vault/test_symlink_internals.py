@@ -77,7 +77,8 @@ def test_a_batch_plan_skips_such_a_link_and_writes_nothing(vault: Path) -> None:
     from knowledge_harness.trust.batch import build_plan
 
     async def plan() -> None:
-        await build_plan(Vault.open(vault), stage="pilot", notes=["link-git.md", "dir-obsidian/inside.md"])
+        notes = ["link-git.md", "dir-obsidian/inside.md"]
+        await build_plan(Vault.open(vault), stage="pilot", notes=notes, out_of_order=True)
 
     with pytest.raises(Refused) as info:
         anyio.run(plan)

@@ -56,7 +56,7 @@ function section(id: string, width: number): HTMLElement {
 }
 
 async function main(): Promise<void> {
-	applyLanguage("en", "en");
+	applyLanguage("en");
 	// badges: one of each tone the sample vault has
 	const badgeShot = section("badges", 520);
 	const all = badges as unknown as Record<string, Badge>;
@@ -92,7 +92,7 @@ async function main(): Promise<void> {
 	renderRunRecord(resultShot, approved as unknown as BatchRunRecord);
 
 	const runShot = section("pipeline-run", 980);
-	applyLanguage("ja", "ja");
+	applyLanguage("ja");
 	renderRun(runShot, detail as unknown as PipelineRunDetail);
 	document.body.setAttr("data-ready", "yes");
 }

@@ -1,10 +1,12 @@
 import type { HttpMethod, HttpResponse, Transport } from "./transport";
 import type {
 	AuditReport,
+	AgentConnection,
 	AuditTrend,
 	Badge,
 	BatchPlan,
 	BatchPlanRequest,
+	BadgeBatch,
 	BatchRunRecord,
 	DecisionChoices,
 	DecisionRequest,
@@ -58,6 +60,51 @@ export class SidecarOfflineError extends Error {
 	}
 }
 
+/** The sidecar took longer than the request's timeout (it may still be working on it). */
+export class SidecarTimeoutError extends SidecarOfflineError {
+	readonly timeoutMs: number;
+
+	constructor(timeoutMs: number) {
+		super(`The sidecar did not answer within ${Math.round(timeoutMs / 1000)} s.`);
+		this.name = "SidecarTimeoutError";
+		this.timeoutMs = timeoutMs;
+	}
+}
+
+/** How long each kind of request may take before the client gives up on it. */
+export interface RequestTimeouts {
+	/** Badges, notes, search, health: answered from caches. */
+	quick: number;
+	/** The audit and the stale list: read every note. */
+	audit: number;
+	/** Validation, planning, approval, index builds, pipeline steps: fetch pages, run judges, write. */
+	long: number;
+}
+
+export const DEFAULT_TIMEOUTS: Readonly<RequestTimeouts> = Object.freeze({
+	quick: 10_000,
+	audit: 60_000,
+	long: 600_000,
+});
+
+export interface ClientTimers {
+	setTimeout(callback: () => void, ms: number): unknown;
+	clearTimeout(handle: unknown): void;
+}
+
+export interface ClientOptions {
+	timeouts?: Partial<RequestTimeouts>;
+	/** Default: the window's timers. */
+	timers?: ClientTimers;
+	/** Told about every timed-out request (the plugin asks the supervisor for a liveness check). */
+	onTimeout?: (error: SidecarTimeoutError) => void;
+}
+
+const windowTimers: ClientTimers = {
+	setTimeout: (callback, ms) => window.setTimeout(callback, ms),
+	clearTimeout: (handle) => window.clearTimeout(handle as number),
+};
+
 // ---- response shapes (see the HTTP section of the contract) ----
 
 export interface Health {
@@ -110,6 +157,8 @@ export interface RequestOptions {
 	body?: unknown;
 	/** Send the bearer token (every route but /health needs it). Default true. */
 	auth?: boolean;
+	/** Which timeout applies (default "quick"). */
+	timeout?: keyof RequestTimeouts;
 }
 
 /** Encodes a vault-relative POSIX path for use in a URL, one segment at a time. */
@@ -129,10 +178,16 @@ export function encodeVaultPath(path: string): string {
 export class SidecarClient {
 	private readonly transport: Transport;
 	private readonly endpoint: () => SidecarEndpoint | null;
+	private readonly timeouts: RequestTimeouts;
+	private readonly timers: ClientTimers;
+	private readonly onTimeout: ((error: SidecarTimeoutError) => void) | undefined;
 
-	constructor(transport: Transport, endpoint: EndpointSource) {
+	constructor(transport: Transport, endpoint: EndpointSource, options: ClientOptions = {}) {
 		this.transport = transport;
 		this.endpoint = typeof endpoint === "function" ? endpoint : () => endpoint;
+		this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
+		this.timers = options.timers ?? windowTimers;
+		this.onTimeout = options.onTimeout;
 	}
 
 	health(): Promise<Health> {
@@ -154,7 +209,10 @@ export class SidecarClient {
 	// ---- trust ----
 
 	audit(options: { record?: boolean } = {}): Promise<AuditReport> {
-		return this.request<AuditReport>("GET", "/v1/trust/audit", { query: { record: options.record ? true : undefined } });
+		return this.request<AuditReport>("GET", "/v1/trust/audit", {
+			query: { record: options.record ? true : undefined },
+			timeout: "audit",
+		});
 	}
 
 	/** Past audits (coverage trend), recorded by the sidecar in `.harness/`. */
@@ -163,23 +221,36 @@ export class SidecarClient {
 	}
 
 	stale(): Promise<StaleReport> {
-		return this.request<StaleReport>("GET", "/v1/trust/stale");
+		return this.request<StaleReport>("GET", "/v1/trust/stale", { timeout: "audit" });
 	}
 
 	badge(path: string): Promise<Badge> {
 		return this.request<Badge>("GET", `/v1/trust/notes/${encodeVaultPath(path)}`);
 	}
 
+	/** Many badges in one request (at most MAX_BADGE_PATHS paths); paths without one come back in `errors`. */
+	badges(paths: string[]): Promise<BadgeBatch> {
+		return this.request<BadgeBatch>("POST", "/v1/trust/badges", { body: { paths } });
+	}
+
 	validateNote(path: string): Promise<DryRunValidation> {
 		return this.request<DryRunValidation>("POST", `/v1/trust/notes/${encodeVaultPath(path)}/validate`, {
 			query: { dry_run: true },
+			timeout: "long",
 		});
+	}
+
+	// ---- connecting an AI agent over MCP (person token only) ----
+
+	/** The agent token, the MCP URL and ready-made Claude Code / Codex configuration. */
+	agentConnection(): Promise<AgentConnection> {
+		return this.request<AgentConnection>("GET", "/v1/agent-connection");
 	}
 
 	// ---- the approval gate ----
 
 	planBatch(request: BatchPlanRequest): Promise<BatchPlan> {
-		return this.request<BatchPlan>("POST", "/v1/batches", { body: request });
+		return this.request<BatchPlan>("POST", "/v1/batches", { body: request, timeout: "long" });
 	}
 
 	getBatch(planId: string): Promise<BatchPlan> {
@@ -188,18 +259,19 @@ export class SidecarClient {
 
 	approveBatch(planId: string, challenge: string): Promise<BatchRunRecord> {
 		return this.request<BatchRunRecord>("POST", `/v1/batches/${encodeURIComponent(planId)}/approve`, {
-			body: { challenge },
+			body: { challenge, via: "plugin" },
+			timeout: "long",
 		});
 	}
 
 	// ---- the reasoning index ----
 
 	buildIndex(full = false): Promise<IndexBuildReport> {
-		return this.request<IndexBuildReport>("POST", "/v1/index/build", { query: { full: full ? true : undefined } });
+		return this.request<IndexBuildReport>("POST", "/v1/index/build", { query: { full: full ? true : undefined }, timeout: "long" });
 	}
 
 	checkIndex(): Promise<IndexCheckReport> {
-		return this.request<IndexCheckReport>("GET", "/v1/index/check");
+		return this.request<IndexCheckReport>("GET", "/v1/index/check", { timeout: "audit" });
 	}
 
 	searchIndex(q: string, limit = 20): Promise<IndexSearchResult> {
@@ -217,7 +289,7 @@ export class SidecarClient {
 
 	/** O-01 from a request note; capturing never starts processing. */
 	capture(path: string): Promise<PipelineRunStatus> {
-		return this.request<PipelineRunStatus>("POST", "/v1/pipeline/runs", { body: { note: path } });
+		return this.request<PipelineRunStatus>("POST", "/v1/pipeline/runs", { body: { note: path }, timeout: "long" });
 	}
 
 	listRuns(): Promise<PipelineRunList> {
@@ -230,7 +302,8 @@ export class SidecarClient {
 
 	answer(runId: string, questionId: string, answer: string): Promise<PipelineRunStatus> {
 		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/answers`, {
-			body: { question_id: questionId, answer, by: "person" },
+			body: { question_id: questionId, answer, via: "plugin" },
+			timeout: "long",
 		});
 	}
 
@@ -241,11 +314,12 @@ export class SidecarClient {
 	authorize(runId: string): Promise<PipelineRunStatus> {
 		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/authorize`, {
 			body: { via: "plugin" },
+			timeout: "long",
 		});
 	}
 
 	advance(runId: string): Promise<PipelineRunStatus> {
-		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/advance`);
+		return this.request<PipelineRunStatus>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/advance`, { timeout: "long" });
 	}
 
 	/** The Review Packet of a run waiting for the publication decision (its SHA-256 and candidate commit). */
@@ -265,6 +339,7 @@ export class SidecarClient {
 	decide(runId: string, decision: DecisionRequest): Promise<DecisionResponse> {
 		return this.request<DecisionResponse>("POST", `/v1/pipeline/runs/${encodeURIComponent(runId)}/decision`, {
 			body: { via: "plugin", ...decision },
+			timeout: "long",
 		});
 	}
 
@@ -285,13 +360,27 @@ export class SidecarClient {
 		}
 		const url = endpoint.baseUrl.replace(/\/+$/, "") + path + buildQuery(options.query);
 
+		const timeoutMs = this.timeouts[options.timeout ?? "quick"];
 		let response: HttpResponse;
 		try {
-			response = await this.transport.request({ method, url, headers, body });
+			response = await this.withTimeout(this.transport.request({ method, url, headers, body }), timeoutMs);
 		} catch (error) {
+			if (error instanceof SidecarTimeoutError) {
+				this.onTimeout?.(error);
+				throw error;
+			}
 			throw new SidecarOfflineError(`No answer from the sidecar: ${describe(error)}`, error);
 		}
 		return decode<T>(response);
+	}
+
+	/** requestUrl has no timeout of its own: race the request against a timer. */
+	private withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
+		let handle: unknown = null;
+		const timer = new Promise<never>((_resolve, reject) => {
+			handle = this.timers.setTimeout(() => reject(new SidecarTimeoutError(ms)), ms);
+		});
+		return Promise.race([promise, timer]).finally(() => this.timers.clearTimeout(handle));
 	}
 }
 

@@ -66,9 +66,30 @@ export interface paths {
         put?: never;
         /**
          * Shutdown
-         * @description Ask the sidecar to stop gracefully (the plugin calls this on unload).
+         * @description Ask the sidecar to stop gracefully (the plugin calls this on unload). Person token only.
          */
         post: operations["shutdown_v1_shutdown_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/agent-connection": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Agent Connection
+         * @description The agent token and the Claude Code / Codex lines that connect an agent to /mcp. Person token only:
+         *     the person hands the agent its own credential, never theirs.
+         */
+        get: operations["get_agent_connection_v1_agent_connection_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -140,6 +161,26 @@ export interface paths {
         get: operations["get_badge_v1_trust_notes__path__get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trust/badges": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Badges
+         * @description Many badges in one request: each path answers like GET /v1/trust/notes/{path}, or an error.
+         */
+        post: operations["post_badges_v1_trust_badges_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -374,7 +415,7 @@ export interface paths {
         put?: never;
         /**
          * Authorize
-         * @description O-02: the person's run label (also the plugin's command).
+         * @description O-02: the person's run label (also the plugin's command). Person token only.
          */
         post: operations["authorize_v1_pipeline_runs__run_id__authorize_post"];
         delete?: never;
@@ -409,7 +450,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Answer */
+        /**
+         * Answer
+         * @description The person's answer to a run's question. Person token only.
+         */
         post: operations["answer_v1_pipeline_runs__run_id__answers_post"];
         delete?: never;
         options?: never;
@@ -526,6 +570,7 @@ export interface paths {
          *
          *     An approval needs `commit` and `review_packet_sha256` (both from GET …/review) and the merge
          *     fact: before the candidate is merged it is refused with 409 (`MERGE_NOT_FOUND` in the detail).
+         *     Person token only; the decider recorded is the person the token proves, never a name in the body.
          */
         post: operations["decide_v1_pipeline_runs__run_id__decision_post"];
         delete?: never;
@@ -605,7 +650,7 @@ export interface paths {
         put?: never;
         /**
          * Post Approve
-         * @description Apply the plan after the exact typed challenge; the run record.
+         * @description Apply the plan after the exact typed challenge; the run record. Person token only.
          */
         post: operations["post_approve_v1_batches__plan_id__approve_post"];
         delete?: never;
@@ -638,6 +683,24 @@ export interface paths {
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        /**
+         * AgentConnection
+         * @description How an AI agent connects to this vault's sidecar over MCP, ready to paste.
+         */
+        AgentConnection: {
+            /** Token */
+            token: string;
+            /** Mcp Url */
+            mcp_url: string;
+            /** Claude Command */
+            claude_command: string;
+            /** Codex Command */
+            codex_command: string;
+            /** Codex Config */
+            codex_config: string;
+            /** Token File */
+            token_file?: string | null;
+        };
         /** AgentTask */
         AgentTask: {
             /** Task Id */
@@ -676,10 +739,11 @@ export interface components {
             /** Answer */
             answer: string;
             /**
-             * By
-             * @default person
+             * Via
+             * @default api
+             * @enum {string}
              */
-            by: string;
+            via: "api" | "plugin";
         };
         /** ApproveRequest */
         ApproveRequest: {
@@ -688,6 +752,13 @@ export interface components {
              * @description Exactly "APPROVE_PRODUCTION <digest>" as typed by a person.
              */
             challenge: string;
+            /**
+             * Via
+             * @description "plugin" records the person as "… via Obsidian".
+             * @default api
+             * @enum {string}
+             */
+            via: "api" | "plugin";
         };
         /** AuditError */
         AuditError: {
@@ -720,6 +791,8 @@ export interface components {
             windows: components["schemas"]["AuditWindows"];
             /** Stale */
             stale: components["schemas"]["StaleNote"][];
+            /** Provisional */
+            provisional?: components["schemas"]["ProvisionalNote"][];
             /** Disputed */
             disputed: string[];
             /** Errors */
@@ -790,11 +863,6 @@ export interface components {
         /** AuthorizeBody */
         AuthorizeBody: {
             /**
-             * By
-             * @default person
-             */
-            by: string;
-            /**
              * Via
              * @default api
              * @enum {string}
@@ -816,7 +884,7 @@ export interface components {
             /** Fresh L2 */
             fresh_l2: boolean;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
             /** Revalidate After */
             revalidate_after: string | null;
             /** Days Left */
@@ -833,9 +901,41 @@ export interface components {
             evidence_capable: boolean;
             /** Evidence Status */
             evidence_status: string | null;
+            /**
+             * Provisional Run Id
+             * @description Written by this batch run, which did not succeed: never Fresh L2 until re-verified.
+             */
+            provisional_run_id?: string | null;
             error?: components["schemas"]["AuditError"] | null;
             /** Findings */
             findings?: components["schemas"]["AuditError"][];
+        };
+        /** BadgeBatch */
+        BadgeBatch: {
+            /**
+             * Badges
+             * @description The badge of every path that has one (as GET /notes/{path}).
+             */
+            badges: {
+                [key: string]: components["schemas"]["Badge"];
+            };
+            /**
+             * Errors
+             * @description Why a path has no badge (not_found, path_rejected, ...).
+             */
+            errors: {
+                [key: string]: components["schemas"]["ErrorInfo"];
+            };
+        };
+        /** BadgeBatchRequest */
+        BadgeBatchRequest: {
+            /**
+             * Paths
+             * @description Vault paths, at most 500.
+             */
+            paths: string[];
+            /** Today */
+            today?: string | null;
         };
         /**
          * BatchRun
@@ -860,10 +960,23 @@ export interface components {
              * @enum {string}
              */
             stage: "canary" | "pilot" | "progressive";
+            /**
+             * Out Of Order
+             * @default false
+             */
+            out_of_order: boolean;
             /** Challenge */
             challenge: string;
-            /** Approved By */
+            /**
+             * Approved By
+             * @description The person who typed the challenge: the OS account ("… via Obsidian" from the plugin).
+             */
             approved_by: string;
+            /**
+             * Approved Via
+             * @description The door: terminal, http or plugin.
+             */
+            approved_via?: string | null;
             /** Approved At */
             approved_at: string;
             /** Started At */
@@ -1026,11 +1139,6 @@ export interface components {
             /** Review Packet Sha256 */
             review_packet_sha256?: string | null;
             /**
-             * Decider
-             * @default person
-             */
-            decider: string;
-            /**
              * Via
              * @default api
              * @enum {string}
@@ -1167,6 +1275,25 @@ export interface components {
              * @enum {string}
              */
             verdict: "supported" | "unsupported" | "contradicted" | "fetch_failed" | "unused";
+        };
+        /** ErrorInfo */
+        ErrorInfo: {
+            /**
+             * Code
+             * @description Stable machine-readable code, e.g. `invalid_request`, `stale_plan`.
+             */
+            code: string;
+            /**
+             * Message
+             * @description What happened, for a person.
+             */
+            message: string;
+            /**
+             * Detail
+             * @description Structured detail (e.g. the fields that failed), or null.
+             * @default null
+             */
+            detail: unknown;
         };
         /** FinalDecisionBudget */
         FinalDecisionBudget: {
@@ -1448,6 +1575,12 @@ export interface components {
             today?: string | null;
             /** Judge */
             judge?: string | null;
+            /**
+             * Out Of Order
+             * @description Plan this stage before the previous one succeeded.
+             * @default false
+             */
+            out_of_order: boolean;
         };
         /** PlanSkip */
         PlanSkip: {
@@ -1484,9 +1617,14 @@ export interface components {
              * Reason
              * @enum {string}
              */
-            reason: "next_batch" | "stale" | "never_validated" | "requested";
+            reason: "next_batch" | "stale" | "provisional" | "never_validated" | "requested";
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            /**
+             * Days Left
+             * @description Days to the note's deadline when planned.
+             */
+            days_left?: number | null;
             /** Sha256 Before */
             sha256_before: string;
             /**
@@ -1531,6 +1669,12 @@ export interface components {
             /** Limit */
             limit: number;
             /**
+             * Out Of Order
+             * @description Planned before the previous stage succeeded, by override.
+             * @default false
+             */
+            out_of_order: boolean;
+            /**
              * Selection
              * @enum {string}
              */
@@ -1556,6 +1700,11 @@ export interface components {
             targets: components["schemas"]["PlanTarget"][];
             /** Skipped */
             skipped: components["schemas"]["PlanSkip"][];
+            /**
+             * Warnings
+             * @description e.g. a requested note due in more than 30 days.
+             */
+            warnings?: string[];
         };
         /**
          * Producer
@@ -1563,6 +1712,13 @@ export interface components {
          * @enum {string}
          */
         Producer: "program" | "agent" | "ai_judge" | "human";
+        /** ProvisionalNote */
+        ProvisionalNote: {
+            /** Path */
+            path: string;
+            /** Run Id */
+            run_id: string;
+        };
         /**
          * PublicationDecision
          * @description The stored decision (artifact `publication_decision`; sorted keys, as stored).
@@ -2043,7 +2199,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
             /** Level */
             level: number;
             /** Status */
@@ -2058,7 +2214,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
         };
         /** StaleReport */
         StaleReport: {
@@ -2073,6 +2229,8 @@ export interface components {
             windows: {
                 [key: string]: components["schemas"]["WindowItem"][];
             };
+            /** Provisional */
+            provisional?: components["schemas"]["ProvisionalNote"][];
         };
         /**
          * State
@@ -2228,25 +2386,6 @@ export interface components {
              * @enum {string}
              */
             window: "next_batch" | "prepare" | "watch";
-        };
-        /** ErrorInfo */
-        ErrorInfo: {
-            /**
-             * Code
-             * @description Stable machine-readable code, e.g. `invalid_request`, `stale_plan`.
-             */
-            code: string;
-            /**
-             * Message
-             * @description What happened, for a person.
-             */
-            message: string;
-            /**
-             * Detail
-             * @description Structured detail (e.g. the fields that failed), or null.
-             * @default null
-             */
-            detail: unknown;
         };
         /**
          * ErrorBody
@@ -2434,6 +2573,35 @@ export interface operations {
             };
         };
     };
+    get_agent_connection_v1_agent_connection_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AgentConnection"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     get_audit_v1_trust_audit_get: {
         parameters: {
             query?: {
@@ -2600,6 +2768,48 @@ export interface operations {
             };
         };
     };
+    post_badges_v1_trust_badges_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["BadgeBatchRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["BadgeBatch"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     post_validate_v1_validate_post: {
         parameters: {
             query?: never;
@@ -2644,6 +2854,8 @@ export interface operations {
             query?: {
                 dry_run?: boolean;
                 judge?: string | null;
+                /** @description Fetch every cited page anew (no snapshot reuse). */
+                refetch?: boolean;
             };
             header?: never;
             path: {

@@ -6,7 +6,9 @@
  * sidecar changes, the type check fails here rather than at run time.
  *
  * Every answer the plugin reads is typed there; this file only gives the
- * schemas the names the code uses. Nothing here is written by hand.
+ * schemas the names the code uses. The one exception is AgentConnection,
+ * which falls back to its documented shape until the sidecar's OpenAPI
+ * document has it.
  */
 import type { components } from "./schema";
 
@@ -15,6 +17,8 @@ type Schemas = components["schemas"];
 export type AuditReport = Schemas["AuditReport"];
 export type AuditError = Schemas["AuditError"];
 export type Badge = Schemas["Badge"];
+/** POST /v1/trust/badges: each path's badge, or why it has none. */
+export type BadgeBatch = Schemas["BadgeBatch"];
 export type StaleReport = Schemas["StaleReport"];
 export type StaleItem = Schemas["StaleItem"];
 export type WindowItem = Schemas["WindowItem"];
@@ -45,8 +49,9 @@ export type DryRunFinding = Schemas["NoteFinding"];
 
 // ---- the approval gate: POST /v1/batches, GET /v1/batches/{id}, POST …/approve, GET /v1/runs/{id} ----
 export type BatchStage = NonNullable<BatchPlanRequest["stage"]>;
-/** POST /v1/batches body: stage, notes (restrict to these paths), today, judge. */
-export type BatchPlanRequest = Schemas["PlanRequest"];
+/** POST /v1/batches body: stage, notes (restrict to these paths), today, judge; out_of_order defaults to false. */
+export type BatchPlanRequest = Omit<Schemas["PlanRequest"], "out_of_order"> &
+	Partial<Pick<Schemas["PlanRequest"], "out_of_order">>;
 export type BatchPlan = Schemas["PlanView"];
 export type BatchTarget = Schemas["PlanTarget"];
 export type BatchRunRecord = Schemas["BatchRun"];
@@ -69,8 +74,8 @@ export type PipelineRunList = Schemas["RunList"];
 /** GET /v1/pipeline/runs/{id}/review: the Review Packet with its SHA-256 and the candidate commit. */
 export type ReviewResponse = Schemas["ReviewView"];
 export type ReviewPacket = Schemas["ReviewPacket"];
-/** POST /v1/pipeline/runs/{id}/decision body (`decider` and `via` have defaults in the sidecar). */
-export type DecisionRequest = Omit<Schemas["DecisionBody"], "decider" | "via"> & Partial<Pick<Schemas["DecisionBody"], "decider" | "via">>;
+/** POST /v1/pipeline/runs/{id}/decision body (`via` has a default in the sidecar; who decides comes from the token). */
+export type DecisionRequest = Omit<Schemas["DecisionBody"], "via"> & Partial<Pick<Schemas["DecisionBody"], "via">>;
 /** POST /v1/pipeline/runs/{id}/decision answer: the seed's Japanese message, the decision, record and status. */
 export type DecisionResponse = Schemas["DecisionView"];
 /** GET /v1/pipeline/decision-choices. */
@@ -82,3 +87,13 @@ export const DECISION_CHOICES: readonly DecisionChoice[] = ["approve", "revise",
 // ---- GET /v1/trust/audits ----
 export type AuditTrend = Schemas["AuditTrend"];
 export type AuditTrendPoint = Schemas["AuditTrendPoint"];
+
+// ---- GET /v1/agent-connection (person token only) ----
+/**
+ * What an AI agent needs to connect over MCP. The schema's own type once the
+ * sidecar's OpenAPI document has it (after `make api-types`); until then the
+ * documented shape.
+ */
+export type AgentConnection = Schemas extends { AgentConnection: infer A }
+	? A
+	: { token: string; mcp_url: string; claude_command: string; codex_config: string };

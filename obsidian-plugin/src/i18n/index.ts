@@ -7,9 +7,6 @@ export type { MessageKey, Messages } from "./en";
 export const LOCALES = { en, ja } as const satisfies Record<string, Messages>;
 export type Locale = keyof typeof LOCALES;
 
-/** The language setting: a shipped locale, or "auto" to follow Obsidian. */
-export type LanguageSetting = "auto" | Locale;
-
 export const FALLBACK_LOCALE: Locale = "en";
 
 let current: Locale = FALLBACK_LOCALE;
@@ -28,18 +25,17 @@ export function matchLocale(tag: string | null | undefined): Locale | null {
 	return isLocale(base) ? base : null;
 }
 
-/** The locale to use for a setting, given Obsidian's language. */
-export function resolveLocale(setting: string, appLanguage: string | null | undefined): Locale {
-	if (setting !== "auto") {
-		const chosen = matchLocale(setting);
-		if (chosen) return chosen;
-	}
+/**
+ * The locale for Obsidian's interface language. The plugin has no language
+ * setting of its own: it speaks Obsidian's language (English when it ships none).
+ */
+export function resolveLocale(appLanguage: string | null | undefined): Locale {
 	return matchLocale(appLanguage) ?? FALLBACK_LOCALE;
 }
 
-/** Selects the locale for all later `t()` calls and returns it. */
-export function applyLanguage(setting: string, appLanguage: string | null | undefined): Locale {
-	current = resolveLocale(setting, appLanguage);
+/** Selects the locale for all later `t()` calls (from Obsidian's language) and returns it. */
+export function applyLanguage(appLanguage: string | null | undefined): Locale {
+	current = resolveLocale(appLanguage);
 	return current;
 }
 
@@ -61,4 +57,9 @@ export function t(key: MessageKey, vars?: Record<string, string | number>): stri
 			return new Intl.PluralRules(current).select(Number(vars[name])) === "one" ? one : other;
 		})
 		.replace(/\{(\w+)\}/g, (whole: string, name: string) => (has(name) ? String(vars[name]) : whole));
+}
+
+/** True when the catalogues have a message for `key` (e.g. a label for a code the sidecar sent). */
+export function hasMessage(key: string): key is MessageKey {
+	return Object.prototype.hasOwnProperty.call(LOCALES[current], key);
 }

@@ -8,6 +8,7 @@
 import { spawn } from "child_process";
 import { randomBytes } from "crypto";
 import { request as httpRequest } from "http";
+import { delimiter } from "path";
 import type { HttpRequest, HttpResponse, Transport } from "../api/transport";
 import type { ChildLike, SpawnFn, SupervisorDeps, Timers } from "./supervisor";
 
@@ -86,6 +87,7 @@ export function nodeSupervisorDeps(overrides: Partial<SupervisorDeps> = {}): Sup
 		timers: windowTimers,
 		randomToken,
 		env: () => ({ ...process.env }),
+		pathDelimiter: delimiter,
 		...overrides,
 	};
 }

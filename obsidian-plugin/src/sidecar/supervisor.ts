@@ -9,14 +9,25 @@ import { SidecarClient, type SidecarEndpoint, type Transport } from "../api/clie
  * production implementations.
  */
 
-export type SidecarState = "starting" | "ready" | "offline";
+/**
+ * - starting: launched, waiting for its listening line and health check;
+ * - ready: answers;
+ * - slow: was ready, but its last liveness check did not answer in time;
+ * - restarting: not running, a restart is scheduled;
+ * - stopped: not running, and nothing will start it but the person.
+ */
+export type SidecarState = "starting" | "ready" | "slow" | "restarting" | "stopped";
+
+/** What happens after the sidecar stops on its own (see settings.ts). */
+export type RestartPolicy = "limited" | "always" | "never";
 
 export type SupervisorErrorKind =
 	| "commandNotFound"
 	| "spawnFailed"
 	| "exited"
 	| "listeningTimeout"
-	| "healthTimeout";
+	| "healthTimeout"
+	| "unresponsive";
 
 export interface SupervisorError {
 	kind: SupervisorErrorKind;
@@ -37,6 +48,10 @@ export interface StateSnapshot {
 	error: SupervisorError | null;
 	/** Delay before the next automatic restart, when one is scheduled. */
 	restartInMs: number | null;
+	/** Failed launches or crashes in a row (0 after a stable run). */
+	failures: number;
+	/** True when the restart policy gave up (stopped after failures, not on request). */
+	gaveUp: boolean;
 }
 
 export type StateListener = (snapshot: StateSnapshot) => void;
@@ -85,6 +100,8 @@ export interface SupervisorDeps {
 	randomToken: () => string;
 	/** Environment the child inherits (KH_TOKEN is added on top). */
 	env: () => Record<string, string | undefined>;
+	/** Separator of PATH entries (":" by default, ";" on Windows). */
+	pathDelimiter?: string;
 }
 
 export interface SupervisorConfig {
@@ -94,6 +111,12 @@ export interface SupervisorConfig {
 	vaultPath: string;
 	/** 0 lets the sidecar pick a free port. */
 	port: number;
+	/** Folders put in front of the inherited PATH. */
+	pathAdditions?: readonly string[];
+	/** Default "always" (restart with backoff forever). */
+	restartPolicy?: RestartPolicy;
+	/** Failures in a row after which "limited" gives up. Default 5. */
+	maxRestarts?: number;
 }
 
 export interface SupervisorTimings {
@@ -113,6 +136,12 @@ export interface SupervisorTimings {
 	termGraceMs: number;
 	/** Wait after SIGKILL before giving up on the exit event. */
 	killGraceMs: number;
+	/** While ready, GET /health this often... */
+	livenessIntervalMs: number;
+	/** ...and call the sidecar slow when it takes longer than this. */
+	livenessTimeoutMs: number;
+	/** Failed liveness checks in a row after which the sidecar is restarted as hung. */
+	hungAfterChecks: number;
 }
 
 export const DEFAULT_TIMINGS: Readonly<SupervisorTimings> = Object.freeze({
@@ -125,6 +154,9 @@ export const DEFAULT_TIMINGS: Readonly<SupervisorTimings> = Object.freeze({
 	shutdownGraceMs: 3_000,
 	termGraceMs: 3_000,
 	killGraceMs: 2_000,
+	livenessIntervalMs: 15_000,
+	livenessTimeoutMs: 5_000,
+	hungAfterChecks: 4,
 });
 
 // ---- pure helpers (exported for tests) ----
@@ -172,6 +204,23 @@ export function buildServeArgs(config: SupervisorConfig): string[] {
 		String(config.port),
 		"--exit-on-stdin-close",
 	];
+}
+
+/** The child's environment: the inherited one, PATH additions in front, the launch token. */
+export function buildEnv(
+	inherited: Record<string, string | undefined>,
+	additions: readonly string[],
+	token: string,
+	delimiter = ":",
+): Record<string, string | undefined> {
+	const env: Record<string, string | undefined> = { ...inherited, KH_TOKEN: token };
+	if (additions.length > 0) {
+		// Windows spells it "Path"; keep whichever key is there.
+		const key = Object.keys(env).find((name) => name.toUpperCase() === "PATH") ?? "PATH";
+		const current = env[key];
+		env[key] = [...additions, ...(current ? [current] : [])].join(delimiter);
+	}
+	return env;
 }
 
 /** Splits a byte/text stream into lines. */
@@ -236,7 +285,7 @@ export class SidecarSupervisor {
 	private readonly timings: SupervisorTimings;
 	private config: SupervisorConfig;
 
-	private state: SidecarState = "offline";
+	private state: SidecarState = "stopped";
 	private run: Run | null = null;
 	private lastError: SupervisorError | null = null;
 	private listeners = new Set<StateListener>();
@@ -251,6 +300,10 @@ export class SidecarSupervisor {
 	private stopping: Promise<void> | null = null;
 	private launching: Promise<void> | null = null;
 	private readonly output: string[] = [];
+	private gaveUp = false;
+	private livenessTimer: unknown = null;
+	private livenessFailures = 0;
+	private checking: Promise<void> | null = null;
 
 	constructor(config: SupervisorConfig, deps: SupervisorDeps, timings: Partial<SupervisorTimings> = {}) {
 		this.config = { ...config, args: [...config.args] };
@@ -271,13 +324,15 @@ export class SidecarSupervisor {
 			pid: this.run?.pid ?? null,
 			error: this.lastError,
 			restartInMs: this.restartInMs,
+			failures: this.attempt,
+			gaveUp: this.gaveUp,
 		};
 	}
 
 	/** Base URL and token while the sidecar is ready; null otherwise. */
 	get endpoint(): SidecarEndpoint | null {
 		const run = this.run;
-		if (this.state !== "ready" || !run || run.port === null) return null;
+		if ((this.state !== "ready" && this.state !== "slow") || !run || run.port === null) return null;
 		return endpointOf(run);
 	}
 
@@ -305,6 +360,8 @@ export class SidecarSupervisor {
 	 */
 	async start(): Promise<void> {
 		this.wanted = true;
+		if (this.gaveUp) this.attempt = 0;
+		this.gaveUp = false;
 		if (this.stopping) await this.stopping;
 		if (!this.wanted) return;
 		if (this.launching) return this.launching;
@@ -320,19 +377,21 @@ export class SidecarSupervisor {
 		// An in-flight launch sees the new generation and gives up on its own.
 		this.launching = null;
 		this.lastError = null;
+		this.gaveUp = false;
 		this.clearRestartTimer();
 		this.clearStableTimer();
+		this.clearLiveness();
 		if (this.stopping) return this.stopping;
 		const run = this.run;
 		if (!run || run.exited) {
 			this.run = null;
-			this.setState("offline");
+			this.setState("stopped");
 			return;
 		}
 		this.stopping = this.terminate(run, true).finally(() => {
 			this.stopping = null;
 			if (this.run === run) this.run = null;
-			this.setState("offline");
+			this.setState("stopped");
 		});
 		return this.stopping;
 	}
@@ -359,8 +418,10 @@ export class SidecarSupervisor {
 		const generation = ++this.generation;
 		this.clearRestartTimer();
 		this.clearStableTimer();
+		this.clearLiveness();
+		this.livenessFailures = 0;
 		const token = this.deps.randomToken();
-		const env = { ...this.deps.env(), KH_TOKEN: token };
+		const env = buildEnv(this.deps.env(), this.config.pathAdditions ?? [], token, this.deps.pathDelimiter);
 		this.setState("starting");
 
 		let child: ChildLike;
@@ -408,6 +469,7 @@ export class SidecarSupervisor {
 				this.stableTimer = null;
 				this.attempt = 0;
 			}, this.timings.stableAfterMs);
+			this.scheduleLiveness(run, generation);
 		} catch (error) {
 			if (generation !== this.generation) return;
 			const failure = error instanceof StartupFailure ? error.failure : spawnError(error, this.config.command);
@@ -457,6 +519,7 @@ export class SidecarSupervisor {
 		if (run.ready && this.wanted && !this.stopping) {
 			// Died while ready: not asked to stop, so restart it.
 			this.clearStableTimer();
+			this.clearLiveness();
 			this.run = null;
 			this.fail(failure);
 		}
@@ -491,9 +554,20 @@ export class SidecarSupervisor {
 		}
 	}
 
-	/** Goes offline with an error and schedules a restart when one can help. */
+	/** Goes offline with an error and schedules a restart when one can help and the policy allows it. */
 	private fail(failure: SupervisorError): void {
 		this.lastError = failure;
+		const policy = this.config.restartPolicy ?? "always";
+		const limit = this.config.maxRestarts ?? 5;
+		const allowed = policy === "always" || (policy === "limited" && this.attempt < limit);
+		if (this.wanted && failure.kind !== "commandNotFound" && !allowed) {
+			// The policy gives up: count this failure, stop until started by hand.
+			this.attempt++;
+			this.gaveUp = true;
+			this.restartInMs = null;
+			this.setState("stopped");
+			return;
+		}
 		if (this.wanted && failure.kind !== "commandNotFound") {
 			const delay = backoffDelay(this.attempt, this.timings.backoffInitialMs, this.timings.backoffMaxMs);
 			this.attempt++;
@@ -503,10 +577,81 @@ export class SidecarSupervisor {
 				this.restartInMs = null;
 				if (this.wanted) void this.launch();
 			}, delay);
-		} else {
-			this.restartInMs = null;
+			this.setState("restarting");
+			return;
 		}
-		this.setState("offline");
+		this.restartInMs = null;
+		this.setState("stopped");
+	}
+
+	// ---- liveness ----
+
+	/**
+	 * Checks GET /health now (e.g. after a request timed out). No answer within
+	 * the liveness timeout makes the state "slow"; an answer makes it "ready" again;
+	 * `hungAfterChecks` failures in a row restart the sidecar as hung.
+	 */
+	checkNow(): Promise<void> {
+		const run = this.run;
+		if (!run || !run.ready || run.exited || (this.state !== "ready" && this.state !== "slow")) return Promise.resolve();
+		if (this.checking) return this.checking;
+		const generation = this.generation;
+		this.clearLiveness();
+		const check = this.checkLiveness(run, generation).finally(() => {
+			this.checking = null;
+			if (generation === this.generation && this.run === run && !run.exited) this.scheduleLiveness(run, generation);
+		});
+		this.checking = check;
+		return check;
+	}
+
+	private scheduleLiveness(run: Run, generation: number): void {
+		this.clearLiveness();
+		this.livenessTimer = this.deps.timers.setTimeout(() => {
+			this.livenessTimer = null;
+			if (generation === this.generation && this.run === run) void this.checkNow();
+		}, this.timings.livenessIntervalMs);
+	}
+
+	private async checkLiveness(run: Run, generation: number): Promise<void> {
+		const client = new SidecarClient(this.deps.transport, endpointOf(run));
+		let ok = false;
+		try {
+			await this.within(client.health(), this.timings.livenessTimeoutMs, {
+				kind: "unresponsive",
+				message: "The sidecar did not answer GET /health in time.",
+			});
+			ok = true;
+		} catch {
+			ok = false;
+		}
+		if (generation !== this.generation || this.run !== run || run.exited) return;
+		if (ok) {
+			this.livenessFailures = 0;
+			if (this.state !== "ready") this.setState("ready");
+			return;
+		}
+		this.livenessFailures++;
+		if (this.livenessFailures < this.timings.hungAfterChecks) {
+			if (this.state !== "slow") this.setState("slow");
+			return;
+		}
+		// Hung: end it and let the restart policy decide.
+		this.livenessFailures = 0;
+		this.generation++;
+		this.clearStableTimer();
+		// Forgotten first, so that its exit is not taken for a crash as well.
+		this.run = null;
+		await this.terminate(run, false);
+		if (!this.wanted || this.run !== null) return;
+		this.fail({ kind: "unresponsive", message: "The sidecar stopped answering; it was ended." });
+	}
+
+	private clearLiveness(): void {
+		if (this.livenessTimer !== null) {
+			this.deps.timers.clearTimeout(this.livenessTimer);
+			this.livenessTimer = null;
+		}
 	}
 
 	// ---- stopping ----

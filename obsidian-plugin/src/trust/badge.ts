@@ -46,6 +46,8 @@ const TRIGGER_KEYS: Record<Trigger, MessageKey> = {
 	references_changed: "trust.trigger.references_changed",
 	age_expired: "trust.trigger.age_expired",
 	no_baseline: "trust.trigger.no_baseline",
+	evidence_unreachable: "trust.trigger.evidence_unreachable",
+	evidence_missing: "trust.trigger.evidence_missing",
 };
 
 export function statusLabel(status: string): string {

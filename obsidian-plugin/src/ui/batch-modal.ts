@@ -4,7 +4,7 @@ import { t } from "../i18n";
 import { blocksFromProperties } from "../trust/blocks";
 import { challengeMatches, expectedChallenge } from "../trust/challenge";
 import { renderBlocksDiff } from "./blocks-view";
-import { describeFailure } from "./errors";
+import { codeLabel, describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
 /** The per-file results of a run record. */
@@ -20,18 +20,18 @@ export function renderRunRecord(parent: HTMLElement, record: BatchRunRecord): vo
 	process.createDiv({ cls: "kh-muted", text: t("batch.runStatus") });
 	process.createDiv({
 		cls: `kh-pill ${record.run_status === "SUCCEEDED" ? "kh-verdict-ok" : "kh-verdict-bad"}`,
-		text: record.run_status,
+		text: codeLabel(record.run_status),
 	});
-	process.createDiv({ cls: "kh-muted", text: record.consumption });
+	process.createDiv({ cls: "kh-muted", text: codeLabel(record.consumption) });
 	const result = grid.createDiv({ cls: "kh-run-status" });
 	result.createDiv({ cls: "kh-muted", text: t("batch.resultStatus") });
 	const files = runFiles(record);
 	const resultStatus = record.result ?? summariseResults(files);
-	result.createDiv({ cls: `kh-pill ${resultStatus === "APPLIED" ? "kh-verdict-ok" : "kh-verdict-warn"}`, text: resultStatus });
+	result.createDiv({ cls: `kh-pill ${resultStatus === "APPLIED" ? "kh-verdict-ok" : "kh-verdict-warn"}`, text: resultStatus.split(" / ").map(codeLabel).join(" / ") });
 	box.createDiv({ cls: "kh-muted", text: t("batch.runId", { id: record.run_id }) });
 	if (record.scope) box.createDiv({ cls: record.scope.ok ? "kh-muted" : "kh-error", text: record.scope.message });
 	if (record.failure) {
-		box.createDiv({ cls: "kh-error", text: record.failure_reason ? `${record.failure_reason}: ${record.failure}` : record.failure });
+		box.createDiv({ cls: "kh-error", text: record.failure_reason ? `${codeLabel(record.failure_reason)}: ${record.failure}` : record.failure });
 	}
 
 	const table = box.createEl("table", { cls: "kh-run-files" });
@@ -42,7 +42,7 @@ export function renderRunRecord(parent: HTMLElement, record: BatchRunRecord): vo
 	for (const file of files) {
 		const tr = table.createEl("tr", { cls: `kh-result-${file.result.toLowerCase()}` });
 		tr.createEl("td", { text: file.path });
-		tr.createEl("td", { text: file.result });
+		tr.createEl("td", { text: codeLabel(file.result) });
 		tr.createEl("td", { text: file.reason ?? "—" });
 	}
 }
@@ -101,7 +101,7 @@ export class BatchApprovalModal extends Modal {
 		el.empty();
 		const plan = this.plan;
 		const head = el.createDiv({ cls: "kh-plan-head" });
-		head.createDiv({ text: t("batch.summary", { count: plan.targets.length, stage: plan.stage, expires: plan.expires_at }) });
+		head.createDiv({ text: t("batch.summary", { count: plan.targets.length, stage: t(`stage.${plan.stage}`), expires: plan.expires_at }) });
 		head.createDiv({ cls: "kh-muted", text: t("batch.planId", { id: plan.plan_id }) });
 		const digest = head.createDiv({ cls: "kh-digest" });
 		digest.createSpan({ text: t("batch.digest") });
@@ -115,19 +115,32 @@ export class BatchApprovalModal extends Modal {
 			});
 		}
 
+		// Every target at once: the blocks a plan does not carry are fetched in parallel and
+		// filled in as they arrive, so the approval box below is there from the start.
+		const fills: Promise<void>[] = [];
 		for (const target of plan.targets) {
 			const section = el.createEl("details", { cls: "kh-target" });
 			section.open = plan.targets.length <= 3;
 			section.createEl("summary", { text: target.path });
 			section.createDiv({ cls: "kh-muted", text: t("batch.shaBefore", { sha: target.sha256_before.slice(0, 12) }) });
-			const before = target.current.verification || target.current.evidence ? target.current : await this.currentBlocks(target.path);
-			renderBlocksDiff(section, before, target.proposed);
+			const blocks = section.createDiv({ cls: "kh-target-blocks" });
+			if (target.current.verification || target.current.evidence) {
+				renderBlocksDiff(blocks, target.current, target.proposed);
+			} else {
+				blocks.createDiv({ cls: "kh-muted", text: t("common.loading") });
+				fills.push(
+					this.currentBlocks(target.path).then((before) => {
+						blocks.empty();
+						renderBlocksDiff(blocks, before, target.proposed);
+					}),
+				);
+			}
 			const findings = target.findings;
 			if (findings.length > 0) {
 				const list = section.createEl("ul", { cls: "kh-findings" });
 				for (const finding of findings) {
 					const item = list.createEl("li");
-					item.createSpan({ cls: "kh-pill", text: finding.verdict });
+					item.createSpan({ cls: "kh-pill", text: codeLabel(finding.verdict) });
 					item.createSpan({ text: ` ${finding.text || finding.claim_id}` });
 					if (finding.quote) item.createEl("blockquote", { cls: "kh-quote", text: finding.quote });
 				}
@@ -156,6 +169,7 @@ export class BatchApprovalModal extends Modal {
 					.onClick(() => this.approve());
 			});
 		this.resultEl = el.createDiv({ cls: "kh-run-result" });
+		await Promise.all(fills);
 	}
 
 	private resultEl: HTMLElement | null = null;
@@ -183,6 +197,7 @@ export class BatchApprovalModal extends Modal {
 			this.record = record;
 			out.empty();
 			renderRunRecord(out, record);
+			if (record.consumption === "CONSUMED") this.host.planConsumed(this.plan.plan_id);
 			this.host.afterWrite();
 		} catch (error) {
 			out.createDiv({ cls: "kh-error", text: describeFailure(error) });

@@ -1,6 +1,6 @@
 import { ItemView, type WorkspaceLeaf } from "obsidian";
 import type { AuditReport, AuditTrendPoint } from "../api/types";
-import { t } from "../i18n";
+import { type MessageKey, t } from "../i18n";
 import { describeFailure, isNotServed } from "./errors";
 import { renderGauge, renderTrend } from "./gauge";
 import type { HarnessHost } from "./host";
@@ -13,7 +13,17 @@ export interface DashboardData {
 	trend: AuditTrendPoint[] | null;
 }
 
-/** The coverage dashboard: the audit's figures, a gauge against the threshold, and the trend when there is one. */
+/** Every term the dashboard uses, with its explanation (shown as a tooltip and in the legend). */
+export const DASHBOARD_TERMS: readonly [MessageKey, MessageKey][] = [
+	["dashboard.raw", "dashboard.raw.desc"],
+	["dashboard.evidenceCapable", "dashboard.evidenceCapable.desc"],
+	["dashboard.freshL2", "dashboard.freshL2.desc"],
+	["dashboard.coverage", "dashboard.coverage.desc"],
+	["dashboard.surplus", "dashboard.surplus.desc"],
+];
+export const LEVEL_TERMS: readonly MessageKey[] = ["level.L0", "level.L1", "level.L2", "level.L3"];
+
+/** The coverage dashboard: the audit's figures, a gauge against the threshold, the trend, and a legend of its terms. */
 export class DashboardView extends ItemView {
 	data: DashboardData | null = null;
 
@@ -37,27 +47,35 @@ export class DashboardView extends ItemView {
 	}
 
 	override async onOpen(): Promise<void> {
-		this.addAction("refresh-cw", t("common.refresh"), () => void this.refresh());
+		this.addAction("refresh-cw", t("common.refresh"), () => void this.refresh(false, true));
+		// The shared audit: whoever asked for it (a write, the audit command, the sidecar coming back), this view shows it.
+		this.register(this.host.audits.subscribe((audit) => void this.showAudit(audit)));
 		await this.refresh();
 	}
 
-	async refresh(record = false): Promise<void> {
+	/** Shows the shared audit (`record`: record a new one; `fresh`: ask for a new one). */
+	async refresh(record = false, fresh = false): Promise<void> {
 		const el = this.contentEl;
 		el.empty();
 		el.createDiv({ cls: "kh-muted", text: t("common.loading") });
 		try {
-			const audit = await this.host.client.audit({ record });
-			let trend: AuditTrendPoint[] | null = null;
-			try {
-				trend = (await this.host.client.auditTrend()).audits;
-			} catch (error) {
-				if (!isNotServed(error)) throw error;
-			}
-			this.show({ audit, trend });
+			const audits = this.host.audits;
+			const audit = record || fresh ? await audits.fetch({ record }) : await audits.audit();
+			await this.showAudit(audit);
 		} catch (error) {
 			el.empty();
 			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
 		}
+	}
+
+	private async showAudit(audit: AuditReport): Promise<void> {
+		let trend: AuditTrendPoint[] | null = null;
+		try {
+			trend = (await this.host.client.auditTrend()).audits;
+		} catch (error) {
+			if (!isNotServed(error)) trend = this.data?.trend ?? null;
+		}
+		this.show({ audit, trend });
 	}
 
 	show(data: DashboardData): void {
@@ -74,18 +92,18 @@ export class DashboardView extends ItemView {
 		renderGauge(el.createDiv({ cls: "kh-gauge-box" }), { coverage: audit.coverage, threshold: audit.threshold }, label);
 
 		const table = el.createEl("table", { cls: "kh-facts kh-audit-figures" });
-		const rows: [string, string][] = [
-			[t("dashboard.raw"), String(audit.raw)],
-			[t("dashboard.evidenceCapable"), String(audit.evidence_capable)],
-			[t("dashboard.freshL2"), String(audit.fresh_l2)],
-			[t("dashboard.coverage"), `${(audit.coverage * 100).toFixed(2)}%`],
-			[t("dashboard.threshold", { percent: (audit.threshold * 100).toFixed(0) }), String(audit.threshold_count)],
-			[t("dashboard.surplus"), String(audit.surplus)],
+		const rows: [string, MessageKey, string, boolean][] = [
+			[t("dashboard.raw"), "dashboard.raw.desc", String(audit.raw), false],
+			[t("dashboard.evidenceCapable"), "dashboard.evidenceCapable.desc", String(audit.evidence_capable), false],
+			[t("dashboard.freshL2"), "dashboard.freshL2.desc", String(audit.fresh_l2), false],
+			[t("dashboard.coverage"), "dashboard.coverage.desc", `${(audit.coverage * 100).toFixed(2)}%`, false],
+			[t("dashboard.threshold", { percent: (audit.threshold * 100).toFixed(0) }), "dashboard.threshold.desc", String(audit.threshold_count), false],
+			[t("dashboard.surplus"), "dashboard.surplus.desc", String(audit.surplus), audit.surplus < 0],
 		];
-		for (const [name, value] of rows) {
+		for (const [name, desc, value, negative] of rows) {
 			const tr = table.createEl("tr");
-			tr.createEl("th", { text: name });
-			tr.createEl("td", { text: value, cls: name === t("dashboard.surplus") && audit.surplus < 0 ? "kh-negative" : "" });
+			tr.createEl("th", { text: name, attr: { "aria-label": t(desc), "data-tooltip-position": "top", tabindex: "0" } });
+			tr.createEl("td", { text: value, cls: negative ? "kh-negative" : "" });
 		}
 
 		el.createEl("h4", { text: t("dashboard.trend") });
@@ -100,5 +118,21 @@ export class DashboardView extends ItemView {
 		const actions = el.createDiv({ cls: "kh-actions" });
 		const recordButton = actions.createEl("button", { text: t("dashboard.record") });
 		recordButton.addEventListener("click", () => void this.refresh(true));
+
+		renderLegend(el);
 	}
+}
+
+/** The legend: what each figure means and what the trust levels are. */
+export function renderLegend(parent: HTMLElement): HTMLElement {
+	const legend = parent.createEl("details", { cls: "kh-legend" });
+	legend.createEl("summary", { text: t("dashboard.legend") });
+	const terms = legend.createEl("dl");
+	for (const [term, desc] of DASHBOARD_TERMS) {
+		terms.createEl("dt", { text: t(term) });
+		terms.createEl("dd", { text: t(desc) });
+	}
+	const levels = legend.createEl("ul", { cls: "kh-levels" });
+	for (const level of LEVEL_TERMS) levels.createEl("li", { text: t(level) });
+	return legend;
 }

@@ -2,10 +2,10 @@ import { Modal } from "obsidian";
 import type { NoteDetail } from "../api/client";
 import type { Badge } from "../api/types";
 import { t } from "../i18n";
-import { badgeModel, triggerLabel, windowLabel } from "../trust/badge";
+import { badgeModel, daysLabel, statusLabel, triggerLabel, windowLabel } from "../trust/badge";
 import { blocksFromProperties } from "../trust/blocks";
 import { renderBadge } from "./badges";
-import { describeFailure } from "./errors";
+import { codeLabel, describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
 import { ValidateModal } from "./validate-modal";
 
@@ -20,11 +20,11 @@ export function renderDetails(parent: HTMLElement, badge: Badge, note: NoteDetai
 	renderBadge(parent.createDiv(), badgeModel(badge));
 	const table = parent.createEl("table", { cls: "kh-facts" });
 	row(table, t("details.level"), `L${badge.level} — ${badge.level_name}`);
-	row(table, t("details.status"), badge.status);
+	row(table, t("details.status"), statusLabel(badge.status));
 	row(table, t("details.fresh"), badge.fresh ? t("details.yes") : t("details.no"));
 	row(table, t("details.triggers"), badge.triggers.length ? badge.triggers.map(triggerLabel).join(", ") : "—");
 	row(table, t("details.revalidateAfter"), badge.revalidate_after ?? "—");
-	row(table, t("details.daysLeft"), badge.days_left === null ? "—" : String(badge.days_left));
+	row(table, t("details.daysLeft"), badge.days_left === null ? "—" : daysLabel(badge.days_left));
 	row(table, t("details.window"), windowLabel(badge.window) || "—");
 	row(table, t("details.validator"), badge.validator ?? "—");
 	row(table, t("details.lastValidated"), badge.last_validated ?? "—");
@@ -52,7 +52,7 @@ export function renderDetails(parent: HTMLElement, badge: Badge, note: NoteDetai
 			const item = list.createEl("li");
 			item.createSpan({ cls: "kh-source-url", text: typeof source.url === "string" ? source.url : "" });
 			const parts = [
-				typeof source.verdict === "string" ? source.verdict : "",
+				typeof source.verdict === "string" ? codeLabel(source.verdict) : "",
 				typeof source.fetched_at === "string" ? t("details.snapshotAt", { date: source.fetched_at }) : "",
 				typeof source.snapshot_sha256 === "string" ? source.snapshot_sha256.slice(0, 12) : "",
 			].filter((part) => part.length > 0);

@@ -1,15 +1,50 @@
-import { SidecarError, SidecarOfflineError } from "../api/client";
-import { t } from "../i18n";
+import { SidecarError, SidecarOfflineError, SidecarTimeoutError } from "../api/client";
+import { hasMessage, type MessageKey, t } from "../i18n";
 
 /** True when the sidecar answered 404 because it does not serve the route (an older sidecar). */
 export function isNotServed(error: unknown): boolean {
 	return error instanceof SidecarError && error.status === 404 && /^No route /.test(error.message);
 }
 
-/** A one-sentence, translated description of a failed request. */
+const CODE_KEYS: Record<string, MessageKey> = {
+	not_found: "error.code.not_found",
+	path_rejected: "error.code.path_rejected",
+	invalid_note: "error.code.invalid_note",
+	invalid_input: "error.code.invalid_input",
+	invalid_request: "error.code.invalid_input",
+	payload_too_large: "error.code.payload_too_large",
+	unauthorized: "error.code.unauthorized",
+};
+
+const STATUS_KEYS: Record<number, MessageKey> = {
+	401: "error.code.unauthorized",
+	409: "error.code.conflict",
+	412: "error.code.precondition_failed",
+	413: "error.code.payload_too_large",
+	423: "error.code.busy",
+	502: "error.code.external",
+};
+
+/**
+ * A translated description of a failed request: a sentence in the interface's
+ * language for the error's code or status, then the sidecar's own message
+ * (which is English) labelled as such.
+ */
 export function describeFailure(error: unknown): string {
+	if (error instanceof SidecarTimeoutError) return t("error.timeout");
 	if (error instanceof SidecarOfflineError) return t("error.offline");
 	if (isNotServed(error)) return t("error.notServed");
-	if (error instanceof SidecarError) return t("error.sidecar", { message: error.message });
+	if (error instanceof SidecarError) {
+		const key = CODE_KEYS[error.code] ?? STATUS_KEYS[error.status];
+		if (key) return `${t(key)} ${t("error.detail", { message: error.message })}`;
+		return t("error.sidecar", { message: error.message });
+	}
 	return error instanceof Error ? error.message : String(error);
+}
+
+/** A code the sidecar sends (verdict, run status, result, state, …) with its translated label: "Applied (APPLIED)". */
+export function codeLabel(code: string | null | undefined): string {
+	if (!code) return "—";
+	const key = `code.${code}`;
+	return hasMessage(key) ? `${t(key)} (${code})` : code;
 }

@@ -6,6 +6,7 @@ import type {
 	DecisionResponse,
 	PipelineRunDetail,
 	PipelineRunStatus,
+	ReasonExplanation,
 	ReviewResponse,
 } from "../api/types";
 import { DECISION_CHOICES } from "../api/types";
@@ -21,24 +22,49 @@ import {
 	waitsForAuthorization,
 	waitsForDecision,
 } from "../pipeline/model";
-import { describeFailure } from "./errors";
+import { codeLabel, describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
 export const PIPELINE_VIEW_TYPE = "kh-pipeline-run";
 
-const CHOICE_HINTS: Record<DecisionChoice, MessageKey> = {
-	approve: "review.hint.approve",
-	revise: "review.hint.revise",
-	reject: "review.hint.reject",
-	policy: "review.hint.policy",
+const CHOICE_LABELS: Record<DecisionChoice, MessageKey> = {
+	approve: "review.choice.approve",
+	revise: "review.choice.revise",
+	reject: "review.choice.reject",
+	policy: "review.choice.policy",
 };
+
+const CHOICE_EFFECTS: Record<DecisionChoice, MessageKey> = {
+	approve: "review.effect.approve",
+	revise: "review.effect.revise",
+	reject: "review.effect.reject",
+	policy: "review.effect.policy",
+};
+
+const CHOICE_MESSAGES: Record<DecisionChoice, MessageKey> = {
+	approve: "review.message.approve",
+	revise: "review.message.revise",
+	reject: "review.message.reject",
+	policy: "review.message.policy",
+};
+
+/** Reason codes with the sidecar's explanation in the interface's language (Japanese or English). */
+function renderReasons(parent: HTMLElement, reasons: ReasonExplanation[], inline = false): void {
+	const ja = currentLocale() === "ja";
+	for (const reason of reasons) {
+		const line = parent.createDiv({ cls: inline ? "kh-reason kh-reason-inline" : "kh-reason" });
+		line.createEl("code", { text: reason.code });
+		const text = ja ? reason.ja : reason.en;
+		if (text) line.createDiv({ cls: ja ? "kh-reason-ja" : "kh-reason-en", text, attr: { lang: ja ? "ja" : "en" } });
+	}
+}
 
 /** Renders a run: state, what it waits for, the human-decision count, and each operation's record. */
 export function renderRun(parent: HTMLElement, status: PipelineRunStatus | PipelineRunDetail): void {
 	const head = parent.createDiv({ cls: "kh-run-head" });
 	head.createDiv({ cls: "kh-run-id", text: t("pipeline.run", { id: status.run_id }) });
 	const facts = head.createDiv({ cls: "kh-run-facts" });
-	facts.createSpan({ cls: "kh-pill", text: status.state });
+	facts.createSpan({ cls: "kh-pill", text: codeLabel(status.state) });
 	if (status.waiting_for) {
 		const agent = waitsForAgent(status);
 		facts.createSpan({
@@ -66,18 +92,14 @@ export function renderRun(parent: HTMLElement, status: PipelineRunStatus | Pipel
 		const tr = table.createEl("tr", { cls: `kh-record kh-producer-${record.producer}`, attr: { "data-operation": record.operation } });
 		const op = tr.createEl("td");
 		op.createDiv({ text: record.operation });
-		op.createDiv({ cls: "kh-muted", text: record.producer });
-		tr.createEl("td", { cls: `kh-result kh-result-${record.result.toLowerCase()}`, text: record.result });
-		tr.createEl("td", { text: `${record.state_before ?? "—"} → ${record.state_after}` });
-		const reasons = tr.createEl("td");
-		for (const reason of explainReasons(record)) {
-			const line = reasons.createDiv({ cls: "kh-reason" });
-			line.createEl("code", { text: reason.code });
-			if (reason.ja) line.createDiv({ cls: "kh-reason-ja", text: reason.ja });
-			if (!ja && reason.en) line.createDiv({ cls: "kh-muted", text: reason.en });
-		}
+		op.createDiv({ cls: "kh-muted", text: codeLabel(record.producer) });
+		tr.createEl("td", { cls: `kh-result kh-result-${record.result.toLowerCase()}`, text: codeLabel(record.result) });
+		tr.createEl("td", { text: `${record.state_before ? codeLabel(record.state_before) : "—"} → ${codeLabel(record.state_after)}` });
+		renderReasons(tr.createEl("td"), explainReasons(record));
 		const summary = tr.createEl("td");
-		summary.createDiv({ text: record.summary_ja });
+		// The recorded summary exists in Japanese only: labelled as such in an English interface.
+		if (!ja) summary.createDiv({ cls: "kh-muted", text: t("pipeline.summaryJa") });
+		summary.createDiv({ cls: "kh-summary", text: record.summary_ja, attr: { lang: "ja" } });
 		for (const uncertainty of record.uncertainties) {
 			summary.createDiv({ cls: "kh-muted", text: `${t("pipeline.uncertainty")}: ${uncertainty.item} — ${uncertainty.impact}` });
 		}
@@ -144,7 +166,7 @@ export class PipelineRunView extends ItemView {
 		const open = questions.filter((question) => question.answer === null && question.kind !== "publication_decision");
 		for (const question of open) {
 			const box = el.createDiv({ cls: "kh-question" });
-			box.createDiv({ cls: "kh-question-text", text: currentLocale() === "ja" ? question.question_ja : `${question.question_ja} — ${question.question_en}` });
+			box.createDiv({ cls: "kh-question-text", text: currentLocale() === "ja" ? question.question_ja : question.question_en });
 			const choices = box.createDiv({ cls: "kh-actions" });
 			for (const choice of question.choices) {
 				const b = choices.createEl("button", { text: choice, attr: { "data-answer": choice } });
@@ -270,11 +292,13 @@ export class ReviewModal extends Modal {
 
 		el.createEl("p", { text: t("review.prompt") });
 		const choices = el.createDiv({ cls: "kh-choices" });
+		// Japanese: the sidecar's own (the seed's) words; English: the catalogue's.
+		const ja = currentLocale() === "ja";
 		for (const info of this.choices) {
 			const button = choices.createEl("button", { cls: "kh-choice", attr: { "data-choice": info.code } });
-			button.createDiv({ cls: "kh-choice-ja", text: info.label_ja });
-			if (info.effect_ja) button.createDiv({ cls: "kh-choice-effect", text: info.effect_ja });
-			if (currentLocale() !== "ja") button.createDiv({ cls: "kh-muted", text: t(CHOICE_HINTS[info.code]) });
+			button.createDiv({ cls: "kh-choice-label", text: ja ? info.label_ja : t(CHOICE_LABELS[info.code]) });
+			const effect = ja ? info.effect_ja : t(CHOICE_EFFECTS[info.code]);
+			if (effect) button.createDiv({ cls: "kh-choice-effect", text: effect });
 			button.addEventListener("click", () => this.select(info.code));
 			this.choiceButtons.set(info.code, button);
 		}
@@ -354,13 +378,10 @@ export class ReviewModal extends Modal {
 		try {
 			const answer = await this.host.client.decide(this.runId, body);
 			this.answer = answer;
-			out.createDiv({ cls: "kh-review-message", text: answer.message_ja });
-			out.createDiv({ cls: "kh-muted", text: t("review.nowState", { state: answer.status.state }) });
-			for (const reason of explainReasons(answer.record)) {
-				const line = out.createDiv({ cls: "kh-reason" });
-				line.createEl("code", { text: reason.code });
-				if (reason.ja) line.createSpan({ cls: "kh-reason-ja", text: ` ${reason.ja}` });
-			}
+			const ja = currentLocale() === "ja";
+			out.createDiv({ cls: "kh-review-message", text: ja ? answer.message_ja : t(CHOICE_MESSAGES[body.choice as DecisionChoice]) });
+			out.createDiv({ cls: "kh-muted", text: t("review.nowState", { state: codeLabel(answer.status.state) }) });
+			renderReasons(out, explainReasons(answer.record), true);
 			this.onDone(answer.status);
 		} catch (error) {
 			out.createDiv({ cls: "kh-error", text: describeFailure(error) });

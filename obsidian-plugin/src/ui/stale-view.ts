@@ -2,7 +2,8 @@ import { ItemView, type WorkspaceLeaf } from "obsidian";
 import type { AuditReport, StaleReport, Trigger } from "../api/types";
 import { TRIGGERS, WINDOWS } from "../api/types";
 import { t } from "../i18n";
-import { daysLabel, triggerLabel, windowLabel } from "../trust/badge";
+import { daysLabel, statusLabel, triggerLabel, windowLabel } from "../trust/badge";
+import { activateOnKeys } from "./badges";
 import { describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
@@ -52,19 +53,33 @@ export class StaleListView extends ItemView {
 	}
 
 	override async onOpen(): Promise<void> {
-		this.addAction("refresh-cw", t("common.refresh"), () => void this.refresh());
+		this.addAction("refresh-cw", t("common.refresh"), () => void this.refresh(true));
+		// A new shared audit (after a write, a rename, the sidecar coming back) refreshes the list.
+		this.register(this.host.audits.subscribe((audit) => void this.refreshWith(audit)));
 		await this.refresh();
 	}
 
-	async refresh(): Promise<void> {
+	/** Reads the stale list and the shared audit (`fresh`: ask for a new audit rather than the last one). */
+	async refresh(fresh = false): Promise<void> {
 		const el = this.contentEl;
 		el.empty();
 		el.addClass("kh-view");
 		el.createDiv({ cls: "kh-muted", text: t("common.loading") });
 		try {
-			const [stale, audit] = await Promise.all([this.host.client.stale(), this.host.client.audit()]);
+			const audits = this.host.audits;
+			const [stale, audit] = await Promise.all([this.host.client.stale(), fresh ? audits.fetch() : audits.audit()]);
 			this.show({ stale, audit });
 		} catch (error) {
+			el.empty();
+			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+		}
+	}
+
+	private async refreshWith(audit: AuditReport): Promise<void> {
+		try {
+			this.show({ stale: await this.host.client.stale(), audit });
+		} catch (error) {
+			const el = this.contentEl;
 			el.empty();
 			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
 		}
@@ -97,8 +112,10 @@ export class StaleListView extends ItemView {
 					syncButton();
 				});
 			}
-			const link = li.createEl("a", { cls: "kh-note-link", text: path });
-			link.addEventListener("click", () => void this.host.openNote(path));
+			const link = li.createEl("a", { cls: "kh-note-link", text: path, attr: { role: "link", tabindex: "0" } });
+			const open = () => void this.host.openNote(path);
+			link.addEventListener("click", open);
+			activateOnKeys(link, open);
 			if (detail) li.createSpan({ cls: "kh-muted", text: ` ${detail}` });
 		};
 		const section = (title: string, count: number, cls: string): HTMLElement => {
@@ -116,7 +133,7 @@ export class StaleListView extends ItemView {
 		}
 		for (const [trigger, rows] of groupByTrigger(data.stale)) {
 			const list = section(t("stale.byTrigger", { trigger: triggerLabel(trigger) }), rows.length, `kh-trigger-${trigger}`);
-			for (const row of rows) item(list, row.path, `L${row.level} · ${row.status}`, true);
+			for (const row of rows) item(list, row.path, `L${row.level} · ${statusLabel(row.status)}`, true);
 		}
 		const disputed = section(t("stale.disputed"), data.audit.disputed.length, "kh-disputed");
 		for (const path of data.audit.disputed) item(disputed, path, "", false);

@@ -2,6 +2,7 @@ import { Modal } from "obsidian";
 import type { DryRunValidation } from "../api/types";
 import { t } from "../i18n";
 import { renderBlocksDiff } from "./blocks-view";
+import { codeLabel, describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
 const VERDICT_CLASSES: Record<string, string> = {
@@ -14,7 +15,7 @@ const VERDICT_CLASSES: Record<string, string> = {
 /** Renders a dry-run validation: the verdict, findings with quotes, sources, and the two blocks before/after. */
 export function renderValidation(parent: HTMLElement, result: DryRunValidation, host?: HarnessHost): void {
 	const summary = parent.createDiv({ cls: "kh-validation-summary" });
-	summary.createSpan({ cls: `kh-pill kh-verdict-${result.result.verdict}`, text: result.result.verdict });
+	summary.createSpan({ cls: `kh-pill kh-verdict-${result.result.verdict}`, text: codeLabel(result.result.verdict) });
 	summary.createSpan({
 		text: t("validate.summary", {
 			score: result.result.score.toFixed(2),
@@ -31,7 +32,7 @@ export function renderValidation(parent: HTMLElement, result: DryRunValidation, 
 		const claim = claims.get(finding.claim_id);
 		const item = list.createEl("li", { cls: "kh-finding" });
 		const head = item.createDiv({ cls: "kh-finding-head" });
-		head.createSpan({ cls: `kh-pill ${VERDICT_CLASSES[finding.verdict] ?? ""}`, text: finding.verdict });
+		head.createSpan({ cls: `kh-pill ${VERDICT_CLASSES[finding.verdict] ?? ""}`, text: codeLabel(finding.verdict) });
 		const line = finding.line ?? claim?.line;
 		if (line) {
 			const link = head.createEl("a", { cls: "kh-line-link", text: t("validate.line", { line }) });
@@ -48,7 +49,7 @@ export function renderValidation(parent: HTMLElement, result: DryRunValidation, 
 		const item = sources.createEl("li");
 		item.createSpan({ cls: "kh-source-url", text: source.url });
 		const facts = [
-			source.verdict ?? "",
+			source.verdict ? codeLabel(source.verdict) : "",
 			source.fetched_at ? t("details.snapshotAt", { date: source.fetched_at }) : "",
 			source.snapshot_sha256 ? source.snapshot_sha256.slice(0, 12) : "",
 			source.ok === false ? (source.message ?? source.error ?? t("validate.fetchFailed")) : "",
@@ -82,7 +83,7 @@ export class ValidateModal extends Modal {
 			(result) => this.show(result),
 			(error: unknown) => {
 				this.contentEl.empty();
-				this.contentEl.createEl("p", { cls: "kh-error", text: String(error instanceof Error ? error.message : error) });
+				this.contentEl.createEl("p", { cls: "kh-error", text: describeFailure(error) });
 			},
 		);
 	}

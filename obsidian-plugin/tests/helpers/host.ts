@@ -1,6 +1,7 @@
 import { SidecarClient } from "../../src/api/client";
 import type { HttpRequest, HttpResponse } from "../../src/api/transport";
 import type { BatchPlan, BatchStage } from "../../src/api/types";
+import { AuditHub } from "../../src/trust/audit-hub";
 import type { HarnessHost } from "../../src/ui/host";
 import { App } from "../mocks/obsidian";
 import { FakeTransport, json } from "./fakes";
@@ -29,10 +30,17 @@ export class FakeHost {
 	readonly plans: { stage: BatchStage; paths?: string[] }[] = [];
 	readonly approvals: BatchPlan[] = [];
 	readonly runs: string[] = [];
+	readonly consumed: string[] = [];
+	readonly audits: AuditHub;
 	writes = 0;
 
 	constructor(readonly transport: FakeTransport) {
 		this.client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:9", token: "t".repeat(64) });
+		this.audits = new AuditHub(this.client);
+	}
+
+	planConsumed(planId: string): void {
+		this.consumed.push(planId);
 	}
 
 	/** This fake typed as the real host (its app is the mock App). */

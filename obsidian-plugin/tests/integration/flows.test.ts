@@ -58,9 +58,14 @@ describe("real sidecar on examples/vault: the plugin's flows", () => {
 		expect(audit.coverage).toBeGreaterThanOrEqual(0);
 		const stale = await client.stale();
 		expect(stale.stale.map((s) => s.path).sort()).toEqual(audit.stale.map((s) => s.path).sort());
-		for (const path of [...audit.disputed, ...audit.stale.map((s) => s.path)]) {
-			const model = badgeModel(await client.badge(path));
-			expect(model.text).toMatch(/^L[0-3] · /);
+		const paths = [...audit.disputed, ...audit.stale.map((s) => s.path)];
+		const batch = await client.badges([...paths, "no/such note.md"]);
+		expect(batch.errors["no/such note.md"]?.code).toBe("not_found");
+		for (const path of paths) {
+			const single = await client.badge(path);
+			// The batch route answers each path exactly as the single route does.
+			expect(batch.badges[path]).toEqual(single);
+			expect(badgeModel(single).text).toMatch(/^L[0-3] · /);
 		}
 	});
 

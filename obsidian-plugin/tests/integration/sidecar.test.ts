@@ -90,7 +90,7 @@ describe("real sidecar", () => {
 		expect((error as SidecarError).status).toBe(401);
 
 		await supervisor.stop();
-		expect(supervisor.currentState).toBe("offline");
+		expect(supervisor.currentState).toBe("stopped");
 		expect(isAlive(pid)).toBe(false);
 		expect(signals, "the sidecar needed SIGKILL to stop").not.toContain("SIGKILL");
 	}, 45_000);

@@ -62,6 +62,11 @@ function installDomHelpers(): void {
 	for (const [name, fn] of Object.entries(helpers)) {
 		Object.defineProperty(proto, name, { value: fn, configurable: true, writable: true });
 	}
+	// Obsidian's fragments create children the same way (notices with buttons).
+	const fragmentProto = DocumentFragment.prototype as unknown as Record<string, unknown>;
+	for (const name of ["createEl", "createDiv", "createSpan"]) {
+		Object.defineProperty(fragmentProto, name, { value: helpers[name], configurable: true, writable: true });
+	}
 	// SVG elements get the same helpers (createSvg, addClass, setAttr, ...).
 	const svgProto = SVGElement.prototype as unknown as Record<string, unknown>;
 	for (const name of ["createSvg", "addClass", "removeClass", "toggleClass", "setAttr", "empty", "setText"]) {
@@ -80,7 +85,7 @@ function createSvgChild(parent: Element, tag: string, options?: DomElementOption
 	return el;
 }
 
-function createChild(parent: HTMLElement, tag: string, options?: DomElementOptions | string): HTMLElement {
+function createChild(parent: HTMLElement | DocumentFragment, tag: string, options?: DomElementOptions | string): HTMLElement {
 	const el = parent.ownerDocument.createElement(tag);
 	const opts: DomElementOptions = typeof options === "string" ? { cls: options } : (options ?? {});
 	if (opts.cls) el.classList.add(...(Array.isArray(opts.cls) ? opts.cls : opts.cls.split(" ")));
@@ -180,11 +185,19 @@ export async function requestUrl(param: MockRequestUrlParam | string): Promise<M
 
 export class Notice {
 	static readonly shown: string[] = [];
+	/** Every notice made, newest last (tests click buttons in `noticeEl`). */
+	static readonly instances: Notice[] = [];
 	message: string;
+	readonly noticeEl: HTMLElement = document.createElement("div");
+	readonly duration: number | undefined;
 
-	constructor(message: string | DocumentFragment, _duration?: number) {
+	constructor(message: string | DocumentFragment, duration?: number) {
 		this.message = typeof message === "string" ? message : (message.textContent ?? "");
+		if (typeof message === "string") this.noticeEl.textContent = message;
+		else this.noticeEl.appendChild(message);
+		this.duration = duration;
 		Notice.shown.push(this.message);
+		Notice.instances.push(this);
 	}
 
 	setMessage(message: string): this {
@@ -345,8 +358,15 @@ export class Workspace extends Events {
 		return this.getRightLeaf(false);
 	}
 
+	readonly revealed: WorkspaceLeaf[] = [];
+
 	setActiveLeaf(_leaf: WorkspaceLeaf, _params?: unknown): void {
 		// nothing to focus in tests
+	}
+
+	revealLeaf(leaf: WorkspaceLeaf): Promise<void> {
+		this.revealed.push(leaf);
+		return Promise.resolve();
 	}
 
 	openLinkText(linktext: string, _sourcePath: string, _newLeaf?: unknown, state?: unknown): Promise<void> {
@@ -366,14 +386,68 @@ export class Workspace extends Events {
 	}
 }
 
+export class Vault extends Events {
+	constructor(readonly adapter: unknown) {
+		super();
+	}
+}
+
 export class App {
-	vault: { adapter: unknown };
+	vault: Vault;
 	workspace = new Workspace();
 	metadataCache = new Events();
+	/** This vault's local storage on this device (app.saveLocalStorage / loadLocalStorage). */
+	readonly localStorage = new Map<string, unknown>();
 
 	constructor(adapter: unknown = new FileSystemAdapter("/tmp/vault")) {
-		this.vault = { adapter };
+		this.vault = new Vault(adapter);
 		this.workspace.app = this;
+	}
+
+	loadLocalStorage(key: string): unknown {
+		return this.localStorage.has(key) ? structuredClone(this.localStorage.get(key)) : null;
+	}
+
+	saveLocalStorage(key: string, data: unknown): void {
+		if (data === null) this.localStorage.delete(key);
+		else this.localStorage.set(key, structuredClone(data));
+	}
+}
+
+export class MenuItem {
+	title = "";
+	icon = "";
+	private handler: (() => unknown) | null = null;
+
+	setTitle(title: string): this {
+		this.title = title;
+		return this;
+	}
+
+	setIcon(icon: string): this {
+		this.icon = icon;
+		return this;
+	}
+
+	onClick(handler: () => unknown): this {
+		this.handler = handler;
+		return this;
+	}
+
+	/** Test helper. */
+	click(): unknown {
+		return this.handler?.();
+	}
+}
+
+export class Menu {
+	readonly items: MenuItem[] = [];
+
+	addItem(cb: (item: MenuItem) => unknown): this {
+		const item = new MenuItem();
+		cb(item);
+		this.items.push(item);
+		return this;
 	}
 }
 

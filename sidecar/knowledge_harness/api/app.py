@@ -105,6 +105,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
     app.add_middleware(
         SecurityMiddleware,
         token=settings.token,
+        agent_token=settings.agent_token,
         port_ref=app.state.port_ref,
         allowed_origins=settings.allowed_origins,
         max_body_bytes=settings.max_body_bytes,

@@ -11,7 +11,7 @@ from collections.abc import Awaitable, Callable, MutableMapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..errors import HarnessError, MisdirectedRequest, PayloadTooLarge, Unauthorized
+from ..errors import Forbidden, HarnessError, MisdirectedRequest, PayloadTooLarge, Unauthorized
 
 Scope = MutableMapping[str, Any]
 Message = MutableMapping[str, Any]
@@ -20,6 +20,9 @@ Send = Callable[[Message], Awaitable[None]]
 ASGIApp = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 PUBLIC_PATHS = frozenset({"/health"})
+MCP_PATHS = frozenset({"/mcp", "/mcp/"})
+# The ASGI scope key holding which credential matched: "person" or "agent" (api/deps.py reads it).
+AUTH_SCOPE_KEY = "knowledge_harness.auth_scope"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
 CORS_METHODS = "GET, POST, PUT, DELETE, OPTIONS"
 CORS_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version"
@@ -51,12 +54,14 @@ class SecurityMiddleware:
         app: ASGIApp,
         *,
         token: str,
+        agent_token: str | None = None,
         port_ref: PortRef,
         allowed_origins: tuple[str, ...],
         max_body_bytes: int,
     ) -> None:
         self.app = app
         self._token = token.encode("utf-8")
+        self._agent_token = agent_token.encode("utf-8") if agent_token else None
         self.port_ref = port_ref
         self.allowed_origins = allowed_origins
         self.max_body_bytes = max_body_bytes
@@ -75,12 +80,16 @@ class SecurityMiddleware:
         expected = self.port_ref.port
         return expected is None or not port or port == str(expected)
 
-    def _token_ok(self, authorization: str | None) -> bool:
+    def _auth_scope(self, authorization: str | None) -> str | None:
+        """Which credential the bearer token is: "person", "agent" or None (both compared in constant time)."""
         auth = authorization or ""
         scheme, _, presented = auth.partition(" ")
         if scheme.lower() != "bearer":
-            return False
-        return hmac.compare_digest(presented.strip().encode("utf-8"), self._token)
+            return None
+        given = presented.strip().encode("utf-8")
+        is_person = hmac.compare_digest(given, self._token)
+        is_agent = self._agent_token is not None and hmac.compare_digest(given, self._agent_token)
+        return "person" if is_person else "agent" if is_agent else None
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
@@ -124,9 +133,17 @@ class SecurityMiddleware:
             )
             await send({"type": "http.response.body", "body": b""})
             return
-        if scope["path"] not in PUBLIC_PATHS and not self._token_ok(authorization):
-            await send_error(send, Unauthorized("A valid bearer token is required."), cors)
-            return
+        if scope["path"] not in PUBLIC_PATHS:
+            auth_scope = self._auth_scope(authorization)
+            if auth_scope is None:
+                await send_error(send, Unauthorized("A valid bearer token is required."), cors)
+                return
+            if scope["path"] in MCP_PATHS and auth_scope != "agent":
+                # Keeps the person token out of every agent's configuration.
+                refusal = "/mcp takes the agent token, not the person token: run `kh agent-token VAULT` for it."
+                await send_error(send, Forbidden(refusal), cors)
+                return
+            scope[AUTH_SCOPE_KEY] = auth_scope
         if declared is not None and declared.isdigit() and int(declared) > self.max_body_bytes:
             await send_error(send, PayloadTooLarge(f"The request body exceeds {self.max_body_bytes} bytes."), cors)
             return

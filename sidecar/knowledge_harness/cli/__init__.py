@@ -12,7 +12,7 @@ from collections.abc import Callable
 import typer
 
 from ..errors import HarnessError
-from . import audit, batch, index, pipeline, runs, serve, validate
+from . import agent_token, audit, batch, index, init, pipeline, runs, serve, validate
 
 app = typer.Typer(
     name="kh",
@@ -23,6 +23,7 @@ app = typer.Typer(
 )
 
 GROUPS: list[Callable[[typer.Typer], None]] = [
+    init.register,
     serve.register,
     audit.register,
     validate.register,
@@ -30,6 +31,7 @@ GROUPS: list[Callable[[typer.Typer], None]] = [
     pipeline.register,
     batch.register,
     runs.register,
+    agent_token.register,
 ]
 for _register in GROUPS:
     _register(app)

@@ -4,23 +4,24 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-import sys
 from pathlib import Path
 from typing import Annotated, Any
 
 import anyio
 import typer
 
-from ..errors import InputError
+from ..errors import InputError, PersonRequired, Refused
 from ..trust.batch import (
     CHALLENGE_KEYWORD,
     approve,
     build_plan,
     plan_view,
+    preview_plan,
     recover_interrupted_runs,
     show_plan,
 )
 from ..vault.paths import Vault
+from .terminal import ask, confirm, person_at_terminal
 
 batch_app = typer.Typer(help="Batch plans and the typed approval gate.", no_args_is_help=True)
 
@@ -51,6 +52,8 @@ def render_plan(view: dict[str, Any]) -> str:
         e = t["proposed"]["evidence"]
         cur = t["current"].get("verification") or {}
         why = t["reason"] + (f" ({', '.join(t['triggers'])})" if t["triggers"] else "")
+        if t.get("days_left") is not None:
+            why += f", due in {t['days_left']} days"
         out.append(f"{i}. {t['path']}  [{why}]")
         out.append(f"   sha256 now {t['sha256_before'][:12]} → after {t['sha256_after'][:12]}")
         out.append(
@@ -62,12 +65,14 @@ def render_plan(view: dict[str, Any]) -> str:
             out.append(f"     [{f['verdict']}] {_short(f.get('text') or f.get('claim_id', ''))}")
     for s in view["skipped"]:
         out.append(f"skipped {s['path']}: {s['reason']}")
+    for warning in view.get("warnings", []):
+        out.append(f"warning: {warning}")
     out += [
         "",
         "Only the verification and evidence blocks of these notes will change.",
         f"Digest: {view['digest']}",
-        f"To apply, read the plan, then type: kh batch approve VAULT {view['plan_id']} "
-        f'--challenge "{CHALLENGE_KEYWORD} <digest>"',
+        f"To apply, read the plan, then run at a terminal: kh batch approve VAULT {view['plan_id']}",
+        f"and type {CHALLENGE_KEYWORD} <digest> when asked.",
     ]
     return "\n".join(out) + "\n"
 
@@ -76,7 +81,11 @@ def render_plan(view: dict[str, Any]) -> str:
 def plan_cmd(
     vault: Annotated[Path, typer.Argument(help="The vault folder.")],
     stage: Annotated[
-        str, typer.Option("--stage", help="canary (1 note), pilot (8) or progressive (policy).")
+        str,
+        typer.Option(
+            "--stage",
+            help="canary (1 note), then pilot (≤ 8), then progressive (to the next coverage step: 25/50/80 %).",
+        ),
     ] = "canary",
     notes: Annotated[
         str | None, typer.Option("--notes", help="Comma-separated vault-relative notes instead of the candidates.")
@@ -84,18 +93,39 @@ def plan_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
     today: Annotated[str | None, typer.Option("--today", help="Plan as of this date (YYYY-MM-DD).")] = None,
     judge: Annotated[str | None, typer.Option("--judge", help="Judge name (default: the policy's).")] = None,
+    out_of_order: Annotated[
+        bool,
+        typer.Option("--out-of-order", help="Plan a pilot or progressive batch before the previous stage succeeded."),
+    ] = False,
+    yes: Annotated[
+        bool, typer.Option("--yes", help="Go ahead with a paid (LLM) judge without asking at the terminal.")
+    ] = False,
 ) -> None:
     """Build a plan: candidates (or --notes), dry-run validation, proposed blocks, digest. Writes no note."""
     handle = Vault.open(vault)
     recover_interrupted_runs(handle)
     listed = [n for n in (notes or "").split(",") if n.strip()] or None
     day = _day(today)
+    preview = preview_plan(handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order)
+    typer.echo(preview.describe(), err=True)
+    # A model costs money: a person says yes at the terminal, or the command says --yes.
+    if preview.paid and not yes and not _confirmed("Go ahead?"):
+        raise Refused("Not planned: the paid judge was not confirmed; nothing was fetched or judged.")
 
     async def run() -> dict[str, Any]:
-        return await build_plan(handle, stage=stage, notes=listed, today=day, judge_name=judge)
+        return await build_plan(
+            handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order
+        )
 
     view = plan_view(handle, anyio.run(run))
     typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view), nl=as_json)
+
+
+def _confirmed(question: str) -> bool:
+    try:
+        return confirm(question)
+    except PersonRequired as exc:
+        raise Refused("A paid judge needs a yes at a terminal, or --yes; nothing was fetched or judged.") from exc
 
 
 @batch_app.command("show")
@@ -114,17 +144,23 @@ def approve_cmd(
     vault: Annotated[Path, typer.Argument(help="The vault folder.")],
     plan_id: Annotated[str, typer.Argument(help="The plan id.")],
     challenge: Annotated[
-        str | None,
-        typer.Option("--challenge", help=f'Exactly "{CHALLENGE_KEYWORD} <digest>"; asked for when omitted.'),
+        str | None, typer.Option("--challenge", hidden=True, help="Refused: the challenge is typed at the terminal.")
     ] = None,
 ) -> None:
-    """Apply a plan after the typed challenge; prints the run record. Exit 1 unless every target applied."""
+    """Ask the person at the terminal for the typed challenge, then apply the plan; prints the run record.
+
+    Without an interactive terminal it refuses (exit 1) and writes nothing. Exit 1 unless every target applied."""
+    if challenge is not None:
+        raise PersonRequired(
+            f"--challenge is not accepted: run kh batch approve at a terminal and type {CHALLENGE_KEYWORD} <digest>"
+            " when asked; nothing was changed."
+        )
+    person = person_at_terminal("kh batch approve")
     handle = Vault.open(vault)
-    if challenge is None:
-        if not sys.stdin.isatty():
-            raise InputError(f'Give --challenge "{CHALLENGE_KEYWORD} <digest>" (no terminal to ask on).')
-        challenge = typer.prompt(f"Type {CHALLENGE_KEYWORD} <digest> to apply {plan_id}")
-    record = approve(handle, plan_id, challenge)
+    view = show_plan(handle, plan_id)
+    typer.echo(render_plan(view), nl=False, err=True)
+    challenge = ask(f"Type {CHALLENGE_KEYWORD} <digest> to apply {plan_id}: ")
+    record = approve(handle, plan_id, challenge, actor=person)
     typer.echo(json.dumps(record, ensure_ascii=False, indent=2))
     if record["run_status"] != "SUCCEEDED" or record["result"] != "APPLIED":
         typer.echo(

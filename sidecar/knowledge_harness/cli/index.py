@@ -18,6 +18,8 @@ from ..index.query import (
     read_section,
     search,
 )
+from ..trust_view import live_trust
+from ..vault.catalog import NoteCatalog
 from ..vault.lock import vault_lock
 from ..vault.paths import Vault
 
@@ -100,8 +102,17 @@ def search_cmd(
     limit: Annotated[int, typer.Option()] = 20,
 ) -> None:
     """Ranked manifest search (JSON)."""
+    handle = Vault.open(vault)
     result = search(
-        Vault.open(vault), query, type=type_, status=status, tag=tag, category=category, trust=trust, limit=limit
+        handle,
+        query,
+        type=type_,
+        status=status,
+        tag=tag,
+        category=category,
+        trust=trust,
+        limit=limit,
+        trust_of=live_trust(NoteCatalog(handle)),
     )
     _print(result.model_dump())
 

@@ -15,12 +15,13 @@ from typing import Annotated, Any
 
 import typer
 
-from ..errors import InputError
+from ..errors import InputError, NotFound, PersonRequired
 from ..pipeline.contract import ReasonCode, RunStatus
 from ..pipeline.drafts import CheckInputs, check_draft
 from ..pipeline.engine import Pipeline, SubmissionRefused
 from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
+from .terminal import ask, confirm, person_at_terminal
 
 pipeline_app = typer.Typer(
     help="The harness pipeline: capture, authorize, advance, status, tasks.", no_args_is_help=True
@@ -82,11 +83,15 @@ def capture(
 def authorize(
     vault: VaultArg,
     run_id: RunArg,
-    by: Annotated[str, typer.Option(help="Who sets the run label.")] = "cli",
     as_json: JsonOpt = False,
 ) -> None:
-    """O-02: the person's run label."""
-    status = _pipeline(vault).authorize(run_id, by=by, via="cli")
+    """O-02: the person's run label (asks at an interactive terminal; refused without one)."""
+    person = person_at_terminal("kh pipeline authorize")
+    pipeline = _pipeline(vault)
+    current = pipeline.status(run_id)
+    if not confirm(f"Authorize run {run_id} ({current.state}) as {person.name}?"):
+        raise PersonRequired("Not authorized: the answer was not yes; nothing was changed.")
+    status = pipeline.authorize(run_id, actor=person)
     if as_json:
         _print_json(status.model_dump(mode="json"))
     else:
@@ -131,12 +136,18 @@ def answer(
     vault: VaultArg,
     run_id: RunArg,
     question_id: Annotated[str, typer.Argument(help="The question id, e.g. Q-01.")],
-    value: Annotated[str, typer.Argument(help="One of the question's choices.")],
-    by: Annotated[str, typer.Option(help="Who answers.")] = "cli",
     as_json: JsonOpt = False,
 ) -> None:
-    """The person's answer to a pipeline question (publishability, screening)."""
-    result = _pipeline(vault).answer(run_id, question_id, value, by=by)
+    """The person's answer to a pipeline question (publishability, screening), typed at the terminal."""
+    person = person_at_terminal("kh pipeline answer")
+    pipeline = _pipeline(vault)
+    question = next((q for q in pipeline.detail(run_id)["questions"] if q["question_id"] == question_id), None)
+    if question is None:
+        raise NotFound(f"Run {run_id} has no question {question_id}.")
+    typer.echo(f"{question['question_ja']}\n{question['question_en']}", err=True)
+    choices = question.get("choices") or []
+    value = ask(f"Answer ({' / '.join(choices)}): " if choices else "Answer: ")
+    result = pipeline.answer(run_id, question_id, value, actor=person)
     if as_json:
         _print_json(result.model_dump(mode="json"))
     else:
@@ -227,11 +238,15 @@ def decide(
     review_sha256: Annotated[
         str | None, typer.Option("--review-sha256", help="SHA-256 of the Review Packet you reviewed (approve).")
     ] = None,
-    by: Annotated[str, typer.Option(help="Who decides.")] = "cli",
     comment_ref: Annotated[str | None, typer.Option("--comment-ref", help="A PR comment or review id.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """O-11: the person's publication decision. Exit 1 when it could not be accepted as given (HOLD)."""
+    """O-11: the person's publication decision (confirmed at an interactive terminal; refused without one).
+
+    Exit 1 when it could not be accepted as given (HOLD)."""
+    person = person_at_terminal("kh pipeline decide")
+    if not confirm(f"Record the decision {choice.value!r} on run {run_id} as {person.name}?"):
+        raise PersonRequired("No decision recorded: the answer was not yes; nothing was changed.")
     result = _pipeline(vault).decide(
         run_id,
         choice.value,
@@ -239,8 +254,7 @@ def decide(
         blocks=[b for b in (blocks or "").split(",") if b.strip()],
         commit=commit,
         review_packet_sha256=review_sha256,
-        decider=by,
-        via="cli",
+        actor=person,
         comment_ref=comment_ref,
     )
     if as_json:

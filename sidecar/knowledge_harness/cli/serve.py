@@ -13,7 +13,15 @@ import uvicorn
 
 from ..api.app import create_app
 from ..api.context import AppContext
-from ..settings import Settings, load_token, require_loopback
+from ..settings import (
+    AGENT_TOKEN_ENV,
+    TOKEN_ENV,
+    Settings,
+    load_agent_token,
+    load_token,
+    require_loopback,
+    token_from_env,
+)
 from ..trust.batch import recover_quietly
 
 
@@ -44,17 +52,33 @@ def serve(
     host: Annotated[str, typer.Option(help="Loopback address to bind: 127.0.0.1 or ::1.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port; 0 picks a free one.")] = 8765,
     token_file: Annotated[
-        Path | None, typer.Option("--token-file", help="Token file (created 0600 when missing).")
+        Path | None, typer.Option("--token-file", help="The person token file (created 0600 when missing).")
+    ] = None,
+    agent_token_file: Annotated[
+        Path | None,
+        typer.Option(
+            "--agent-token-file",
+            help="The agent token file (created 0600 when missing); default: the vault's `kh agent-token`.",
+        ),
     ] = None,
     exit_on_stdin_close: Annotated[
         bool, typer.Option("--exit-on-stdin-close", help="Exit when standard input closes.")
     ] = False,
     log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "warning",
 ) -> None:
-    """Serve the HTTP API and /mcp for one vault on loopback."""
+    """Serve the HTTP API and /mcp for one vault on loopback.
+
+    Two credentials: the person token (KH_TOKEN or --token-file; the plugin makes one per launch)
+    opens everything but /mcp; the agent token (KH_AGENT_TOKEN or --agent-token-file) opens /mcp
+    and every door but the person's actions (approve, authorize, answer, decide, shutdown)."""
     bind = require_loopback(host)
     token = load_token(token_file)
-    settings = Settings(vault=vault, host=bind, port=port, token=token)
+    if token_file is not None and token_from_env(TOKEN_ENV):
+        typer.echo(f"kh: {TOKEN_ENV} from the environment overrides --token-file {token_file}.", err=True)
+    if agent_token_file is not None and token_from_env(AGENT_TOKEN_ENV):
+        typer.echo(f"kh: {AGENT_TOKEN_ENV} from the environment overrides --agent-token-file.", err=True)
+    agent_token = load_agent_token(agent_token_file, vault, token)
+    settings = Settings(vault=vault, host=bind, port=port, token=token, agent_token=agent_token)
     ctx = AppContext.create(settings)
     recover_quietly(ctx.vault)  # close batch runs a crash left IN_PROGRESS as FAILED (trust/batch.py)
     app = create_app(settings, ctx)

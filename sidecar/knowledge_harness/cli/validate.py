@@ -64,6 +64,9 @@ def validate_cmd(
     dry: Annotated[bool, typer.Option("--dry-run", help="Report findings and proposed blocks; write nothing.")] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
     judge: Annotated[str | None, typer.Option("--judge", help="Judge name (default: the policy's).")] = None,
+    refetch: Annotated[
+        bool, typer.Option("--refetch", help="Fetch every cited page anew instead of reusing a recent snapshot.")
+    ] = False,
 ) -> None:
     """Collect evidence for one note, run the judge, and show findings and the proposed blocks."""
     if not dry:
@@ -71,7 +74,7 @@ def validate_cmd(
     v = Vault.open(vault)
 
     async def run() -> dict[str, Any]:
-        return await dry_run(v, note, judge_name=judge)
+        return await dry_run(v, note, judge_name=judge, refetch=refetch)
 
     report = anyio.run(run)
     if as_json:

@@ -14,6 +14,7 @@ import math
 import re
 import threading
 from collections import Counter
+from collections.abc import Callable
 from typing import Any
 
 from ..errors import InputError, NotFound
@@ -241,8 +242,12 @@ def search(
     trust: str | None = None,
     limit: int = 20,
     today: dt.date | None = None,
+    trust_of: Callable[[str], TrustSummary | None] | None = None,
 ) -> SearchResult:
-    """Rank notes by BM25 over title, aliases, tags and headings, after the filters."""
+    """Rank notes by BM25 over title, aliases, tags and headings, after the filters.
+
+    `trust_of` evaluates a note's trust as the audit does (the doors pass trust_view.live_trust);
+    without it, trust is summarized from what the build stored (offline tools, tests)."""
     stale, changed = _staleness(vault)
     manifest = load_manifest(vault)
     day = today or dt.date.today()
@@ -259,7 +264,7 @@ def search(
             continue
         if category and not _in_category(entry, category, manifest):
             continue
-        summary = trust_summary(entry.get("trust"), day)
+        summary = trust_of(entry["path"]) if trust_of is not None else trust_summary(entry.get("trust"), day)
         if trust and not _trust_ok(summary, trust):
             continue
         score = 0.0

@@ -5,10 +5,8 @@
 backend = "external"            # external | openai_compat | none
 [agents.operations]             # per-operation override
 "O-05" = "external"
-[agents.openai_compat]
-base_url = "http://127.0.0.1:8000/v1"
-model = "some-model"
-api_key_env = "OPENAI_API_KEY"
+# [agents.openai_compat] base_url / model / api_key_env and [search] searxng_url live in the
+# machine configuration (machine_config.py), never in this vault file.
 
 [screening]
 private_markers = ["社外秘", "confidential"]   # clearly private → REJECTED
@@ -23,8 +21,7 @@ max_adopted = 12
 per_domain = 3
 time_limit_seconds = 900
 retries_per_url = 2
-providers = ["vault", "cited_urls"]   # add "searxng" with searxng_url
-searxng_url = "http://127.0.0.1:8888"
+providers = ["vault", "cited_urls"]   # "searxng" is added when the machine configuration names searxng_url
 primary_domains = ["docs.python.org", "*.readthedocs.io"]
 community_domains = ["stackoverflow.com", "qiita.com"]
 
@@ -51,6 +48,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from ..errors import InputError
+from ..machine_config import MachineConfig, load_machine_config
+from ..trust.policy import refuse_machine_keys
 from .safety import DEFAULT_PRIVATE_MARKERS, DEFAULT_REVIEW_MARKERS
 
 CONFIG_FILE = "pipeline.toml"
@@ -189,20 +188,46 @@ class PipelineConfig(_Strict):
         return self.model_dump(mode="json")
 
 
+# Endpoints and key variables of the pipeline come from the machine configuration only.
+MACHINE_ONLY_KEYS: tuple[tuple[str, str], ...] = (("evidence", "searxng_url"),)
+MACHINE_ONLY_AGENT_KEYS = ("base_url", "api_key_env")
+
+
+def with_machine(config: PipelineConfig, machine: MachineConfig) -> PipelineConfig:
+    endpoint = machine.agents.openai_compat
+    own = config.agents.openai_compat
+    openai = own.model_copy(
+        update={
+            "base_url": endpoint.base_url,
+            "api_key_env": endpoint.api_key_env,
+            "model": endpoint.model or own.model,
+            "timeout_seconds": endpoint.timeout_seconds or own.timeout_seconds,
+        }
+    )
+    agents = config.agents.model_copy(update={"openai_compat": openai})
+    evidence = config.evidence.model_copy(update={"searxng_url": machine.search.searxng_url})
+    return config.model_copy(update={"agents": agents, "evidence": evidence})
+
+
 def load_config(harness_dir: Path) -> PipelineConfig:
+    """The effective pipeline settings: VAULT/.harness/pipeline.toml plus the machine configuration."""
     path = harness_dir / CONFIG_FILE
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return PipelineConfig()
+        return with_machine(PipelineConfig(), load_machine_config())
     except OSError as exc:
         raise InputError(f"Cannot read {path}: {exc.strerror}.") from exc
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"{path} is not valid TOML: {exc}.") from exc
+    refuse_machine_keys(data, MACHINE_ONLY_KEYS, str(path))
+    agents = data.get("agents")
+    if isinstance(agents, dict):
+        refuse_machine_keys(agents, [("openai_compat", k) for k in MACHINE_ONLY_AGENT_KEYS], f"{path} [agents]")
     try:
-        return PipelineConfig.model_validate(data)
+        return with_machine(PipelineConfig.model_validate(data), load_machine_config())
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"])

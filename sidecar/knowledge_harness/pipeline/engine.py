@@ -17,7 +17,8 @@ import secrets
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import Conflict, HarnessError, InputError, NotFound
+from ..actors import Actor
+from ..errors import Conflict, HarnessError, InputError, NotFound, PersonRequired
 from ..vault.catalog import NoteCatalog
 from ..vault.note import read_note
 from ..vault.paths import Vault, require_note_path
@@ -548,8 +549,10 @@ class Pipeline:
         elif run.state in TERMINAL:
             self._set_waiting(run, "advance")
 
-    def authorize(self, run_id: str, *, by: str = "cli", via: str = "cli") -> RunStatus:
+    def authorize(self, run_id: str, *, actor: Actor) -> RunStatus:
         """O-02: the person's run label. Re-authorizing returns the stored record."""
+        _require_person(actor, "authorize a run")
+        by, via = actor.name, actor.via
         with self.store.lock():
             run, records = self._load(run_id)
             if any(r.operation == "O-02" for r in records):
@@ -597,8 +600,10 @@ class Pipeline:
             self._step(run, records)
             return records[-1]
 
-    def answer(self, run_id: str, question_id: str, answer: str, *, by: str = "person") -> RunStatus:
+    def answer(self, run_id: str, question_id: str, answer: str, *, actor: Actor) -> RunStatus:
         """The person's answer to a question; the run then advances."""
+        _require_person(actor, "answer a run's question")
+        by = actor.name
         with self.store.lock():
             run, _ = self._load(run_id)
             question = next((q for q in run.questions if q.question_id == question_id), None)
@@ -648,12 +653,13 @@ class Pipeline:
         blocks: list[str] | None = None,
         commit: str | None = None,
         review_packet_sha256: str | None = None,
-        decider: str = "person",
-        via: str = "cli",
+        actor: Actor,
         comment_ref: str | None = None,
         policy_options: list[str] | None = None,
     ) -> dict[str, Any]:
         """O-11: record the person's structured decision (idempotent), then let the run move on."""
+        _require_person(actor, "make a publication decision")
+        decider, via = actor.name, actor.via
         decision: dict[str, Any] = {
             "choice": choice,
             "instructions": mask_secrets(instructions.strip())[0] if instructions else None,
@@ -800,3 +806,9 @@ class Pipeline:
                 "record": record.contract_view(),
                 "status": self.status(run.run_id).model_dump(mode="json"),
             }
+
+
+def _require_person(actor: Actor, action: str) -> None:
+    """The person's actions are refused to agents at the service, whatever door they came through."""
+    if not actor.is_person:
+        raise PersonRequired(f"Only a person may {action}; {actor.name} acts up to that point.")

@@ -2,10 +2,15 @@
 
 Definitions (docs/audit.md):
 - Raw Keywords: notes the policy's keyword rule selects (default: a `provenance` mapping).
-  Notes whose frontmatter cannot be read are not classified; they are listed under errors.
+  A note whose frontmatter cannot be read is classified from its text (a `provenance:` line, its
+  folder, any http(s) URL), counted, never Fresh, and listed under errors: breaking a note can
+  only lower coverage.
 - Evidence-capable: a Keyword note with at least one http(s) URL among its references.
 - Fresh L2: an evidence-capable Keyword note with level ≥ 2, status verified or reviewed, no
-  metadata error in `verification`, and no stale trigger.
+  metadata error in `verification`, no stale trigger, and not provisional.
+- Provisional: a note whose `verification.run_id` names a batch run that did not succeed (FAILED,
+  e.g. its scope check found another file changed, or still IN_PROGRESS after a crash). What such
+  a run wrote stays on disk but is never counted until a later successful run re-verifies it.
 - Coverage = Fresh L2 / evidence-capable (0 when there are none);
   threshold_count = ceil(threshold × evidence-capable); surplus = Fresh L2 − threshold_count.
 - Windows hold Fresh L2 notes by days left to their deadline (freshness.py).
@@ -19,6 +24,7 @@ from __future__ import annotations
 import datetime as dt
 import gc
 import math
+import re
 import threading
 import time
 import weakref
@@ -30,10 +36,12 @@ from typing import Any
 from pydantic import BaseModel, Field
 
 from ..errors import InputError
+from ..machine_config import MachineConfig, load_machine_config
 from ..vault.catalog import NoteCatalog
 from ..vault.note import Note
 from ..vault.paths import NoteFile, ScanProblem
 from ..vault.references import is_evidence_url
+from ..vault.trust_records import RunOutcomes, runs_dir
 from ..vault.writer import append_jsonl
 from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
 from .policy import POLICY_FILE, Policy, load_policy, note_tags
@@ -57,14 +65,27 @@ class NoteFacts:
     references_sha256: str
 
 
+_PROVENANCE_LINE = re.compile(r"^provenance[ \t]*:", re.MULTILINE)
+_HTTP_URL = re.compile(r"https?://", re.IGNORECASE)
+
+
 def note_facts(note: Note) -> NoteFacts:
     references = note.references
+    if note.problem is not None:
+        # A broken note is never flattering: classified from its text (a `provenance:` line, any
+        # http(s) URL) so that breaking its YAML can only lower coverage, never raise it.
+        text = note.raw.decode("utf-8", errors="replace")
+        has_provenance = bool(_PROVENANCE_LINE.search(text))
+        evidence_capable = bool(_HTTP_URL.search(text))
+    else:
+        has_provenance = isinstance(note.properties.get("provenance"), dict)
+        evidence_capable = any(is_evidence_url(url) for url in references)
     return NoteFacts(
         note=note,
         trust=read_trust(note.properties),
-        has_provenance=isinstance(note.properties.get("provenance"), dict),
+        has_provenance=has_provenance,
         tags=tuple(note_tags(note.properties)),
-        evidence_capable=any(is_evidence_url(url) for url in references),
+        evidence_capable=evidence_capable,
         content_sha256=note.content_sha256,
         references_sha256=note.references_sha256,
     )
@@ -77,6 +98,12 @@ class _FactsCache:
         self._facts: dict[str, NoteFacts] = {}
         self._lock = threading.Lock()
         self.misses = 0
+        self._outcomes: RunOutcomes | None = None
+
+    def outcomes_for(self, catalog: NoteCatalog) -> RunOutcomes:
+        if self._outcomes is None:
+            self._outcomes = RunOutcomes(catalog.vault)
+        return self._outcomes
 
     def get(self, note: Note) -> NoteFacts:
         with self._lock:
@@ -107,7 +134,7 @@ def _cache_for(catalog: NoteCatalog) -> _FactsCache:
         return cache
 
 
-_POLICIES: dict[Path, tuple[bytes | None, Policy]] = {}
+_POLICIES: dict[Path, tuple[bytes | None, MachineConfig, Policy]] = {}
 _POLICIES_LOCK = threading.Lock()
 _MAX_CACHED_POLICIES = 64
 
@@ -130,10 +157,11 @@ def current_policy(vault_root: Path) -> Policy:
         raw = _policy_bytes(path)
     except OSError:
         return load_policy(vault_root)  # raises the usual InputError
+    machine = load_machine_config()  # cached by the file's mtime: the same object while unchanged
     with _POLICIES_LOCK:
         hit = _POLICIES.get(path)
-    if hit is not None and hit[0] == raw:
-        return hit[1]
+    if hit is not None and hit[0] == raw and hit[1] is machine:
+        return hit[2]
     policy = load_policy(vault_root)
     try:
         again = _policy_bytes(path)
@@ -143,7 +171,7 @@ def current_policy(vault_root: Path) -> Policy:
         with _POLICIES_LOCK:
             if len(_POLICIES) >= _MAX_CACHED_POLICIES:
                 _POLICIES.clear()
-            _POLICIES[path] = (raw, policy)
+            _POLICIES[path] = (raw, machine, policy)
     return policy
 
 
@@ -157,6 +185,11 @@ class AuditError(BaseModel):
     path: str
     message: str
     line: int | None = None
+
+
+class ProvisionalNote(BaseModel):
+    path: str
+    run_id: str
 
 
 class AuditWindows(BaseModel):
@@ -177,6 +210,7 @@ class AuditReport(BaseModel):
     surplus: int
     windows: AuditWindows
     stale: list[StaleNote]
+    provisional: list[ProvisionalNote] = Field(default_factory=list)
     disputed: list[str]
     errors: list[AuditError]
     today: dt.date
@@ -203,6 +237,7 @@ class StaleReport(BaseModel):
     today: dt.date
     stale: list[StaleItem]
     windows: dict[Window, list[WindowItem]]
+    provisional: list[ProvisionalNote] = Field(default_factory=list)
 
 
 class Badge(BaseModel):
@@ -221,6 +256,9 @@ class Badge(BaseModel):
     keyword: bool
     evidence_capable: bool
     evidence_status: str | None
+    provisional_run_id: str | None = Field(
+        default=None, description="Written by this batch run, which did not succeed: never Fresh L2 until re-verified."
+    )
     error: AuditError | None = None
     findings: list[AuditError] = Field(default_factory=list)
 
@@ -236,6 +274,7 @@ class NoteState:
     window: Window | None
     fresh_l2: bool
     errors: list[AuditError]
+    provisional_run: str | None = None
 
 
 def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
@@ -250,7 +289,7 @@ def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
     return bool(rule.tags) and any(tag in rule.tags for tag in facts.tags)
 
 
-def evaluate(facts: NoteFacts, policy: Policy, today: dt.date) -> NoteState:
+def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: RunOutcomes | None = None) -> NoteState:
     note = facts.note
     errors: list[AuditError] = []
     if note.problem is not None:
@@ -259,7 +298,7 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date) -> NoteState:
     for finding in facts.trust.findings:
         line = finding_line(note.raw, span.yaml_start, span.yaml_end, finding.key) if span else None
         errors.append(AuditError(path=note.path, message=finding.message, line=line))
-    keyword = note.problem is None and _is_keyword(facts, policy)
+    keyword = _is_keyword(facts, policy)  # a broken note counts too (note_facts), but is never Fresh
     verification = facts.trust.verification
     triggers = stale_triggers(
         note,
@@ -268,20 +307,25 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date) -> NoteState:
         today,
         content_sha256=facts.content_sha256,
         references_sha256=facts.references_sha256,
+        evidence=facts.trust.evidence,
     )
     due = deadline(verification, policy)
+    run_id = verification.run_id if verification is not None else None
+    provisional = run_id if outcomes is not None and run_id and outcomes.provisional(run_id) else None
     days = None if due is None else (due - today).days
     verification_error = any(f.key.startswith("verification") for f in facts.trust.findings)
     fresh_l2 = (
         keyword
+        and note.problem is None
         and facts.evidence_capable
         and verification is not None
         and verification.level >= 2
         and verification.status in ("verified", "reviewed")
         and not triggers
         and not verification_error
+        and provisional is None
     )
-    return NoteState(facts, keyword, triggers, due, days, window_for(days), fresh_l2, errors)
+    return NoteState(facts, keyword, triggers, due, days, window_for(days), fresh_l2, errors, provisional)
 
 
 def iter_states(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[NoteState]:
@@ -294,7 +338,8 @@ def _states(
     cache = _cache_for(catalog)
     cache.prune({f.path for f, _ in pairs})
     misses = cache.misses
-    states = [evaluate(cache.get(note), policy, today) for _, note in pairs]
+    outcomes = cache.outcomes_for(catalog)
+    states = [evaluate(cache.get(note), policy, today, outcomes) for _, note in pairs]
     if cache.misses - misses >= FREEZE_AFTER_NEW_NOTES:
         # Many notes were just parsed into the long-lived caches: move them out of the cyclic
         # GC's reach, or every full collection walks them all (measured: ~110 ms pauses at
@@ -370,7 +415,7 @@ def run_audit(
     limit = policy.threshold if threshold is None else threshold
     if not 0.0 <= limit <= 1.0:
         raise InputError(f"The threshold must be between 0 and 1, got {limit}.")
-    key = (policy, day, limit)
+    key = (policy, day, limit, _runs_stamp(catalog))
     flight = _flight_for(catalog)
     with flight.lock:
         last = flight.last
@@ -389,6 +434,14 @@ def run_audit(
         return report
 
 
+def _runs_stamp(catalog: NoteCatalog) -> int:
+    """Changes when a run record is written (atomic renames touch the folder): provisional notes."""
+    try:
+        return runs_dir(catalog.vault).stat().st_mtime_ns
+    except OSError:
+        return 0
+
+
 def _run_audit(
     catalog: NoteCatalog,
     pairs: list[tuple[NoteFile, Note]],
@@ -402,12 +455,15 @@ def _run_audit(
     windows = AuditWindows()
     window_rows: list[tuple[int, str, Window]] = []
     stale: list[StaleNote] = []
+    provisional: list[ProvisionalNote] = []
     disputed: list[str] = []
     errors: list[AuditError] = []
     for state in states:
         errors.extend(state.errors)
         if not state.keyword:
             continue
+        if state.provisional_run is not None:
+            provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
         raw += 1
         evidence_capable += state.facts.evidence_capable
         verification = state.facts.trust.verification
@@ -434,6 +490,7 @@ def _run_audit(
         surplus=fresh - count,
         windows=windows,
         stale=stale,
+        provisional=provisional,
         disputed=disputed,
         errors=errors,
         today=day,
@@ -445,10 +502,13 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
     """Stale Keyword notes with their triggers, and Fresh L2 notes per window (soonest first)."""
     day = today or dt.date.today()
     stale: list[StaleItem] = []
+    provisional: list[ProvisionalNote] = []
     windows: dict[Window, list[WindowItem]] = {"next_batch": [], "prepare": [], "watch": []}
     for state in iter_states(catalog, policy, day):
         if not state.keyword:
             continue
+        if state.provisional_run is not None:
+            provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
         trust = state.facts.trust
         if state.triggers:
             stale.append(
@@ -472,7 +532,7 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
             )
     for items in windows.values():
         items.sort(key=lambda item: (item.days_left, item.path))
-    return StaleReport(today=day, stale=stale, windows=windows)
+    return StaleReport(today=day, stale=stale, windows=windows, provisional=provisional)
 
 
 def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt.date | None = None) -> Badge:
@@ -484,7 +544,8 @@ def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt
 
 def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> Badge:
     """The badge of a note the catalog handed out (`NoteCatalog.note`, `.cached` or `.load`)."""
-    state = evaluate(_cache_for(catalog).get(note), policy, day)
+    cache = _cache_for(catalog)
+    state = evaluate(cache.get(note), policy, day, cache.outcomes_for(catalog))
     verification = state.facts.trust.verification
     evidence = state.facts.trust.evidence
     level = state.facts.trust.level
@@ -504,6 +565,7 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         keyword=state.keyword,
         evidence_capable=state.facts.evidence_capable,
         evidence_status=evidence.status if evidence else None,
+        provisional_run_id=state.provisional_run,
         error=state.errors[0] if state.errors else None,
         findings=state.errors,
     )
@@ -553,6 +615,8 @@ def render_text(report: AuditReport, *, stale_details: StaleReport | None = None
             lines.append(f"  - {path}{suffix}")
     lines.append(f"Stale: {len(report.stale)}")
     lines.extend(f"  - {s.path}: {', '.join(s.triggers)}" for s in report.stale)
+    lines.append(f"Provisional: {len(report.provisional)}")
+    lines.extend(f"  - {p.path}: written by run {p.run_id}, which did not succeed" for p in report.provisional)
     lines.append(f"Disputed: {len(report.disputed)}")
     lines.extend(f"  - {path}" for path in report.disputed)
     lines.append(f"Metadata errors: {len(report.errors)}")

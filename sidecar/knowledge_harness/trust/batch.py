@@ -29,8 +29,9 @@ Finally the scope is verified (snapshot, and git where the vault is a repository
 changed during the run must be exactly the targets written, each with the bytes planned.
 
 **Run records** keep process integrity apart from result integrity (seed lesson 1):
-`run_status` SUCCEEDED | FAILED (IN_PROGRESS while running), `consumption` CONSUMED once any
-write happened | NOT_CONSUMED, and a result per file and for the run:
+`run_status` SUCCEEDED | FAILED (IN_PROGRESS while running), `consumption` CONSUMED (the plan's
+one approval is spent the moment a run starts, whether or not it writes; seed: "この実行枠は消費済み"),
+and a result per file and for the run:
 
 - per file: APPLIED, REFUSED (guard refused; nothing written), PROVISIONAL_RETAIN (written,
   but the run failed afterwards: the data is kept, provisionally), NOT_APPLIED (never reached
@@ -54,22 +55,25 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import math
 import os
 import re
 import secrets
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from decimal import Decimal
 from typing import Any, Literal
 
-from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, NotWritable, Refused
+from ..actors import Actor
+from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, NotWritable, PersonRequired, Refused
 from ..vault.catalog import NoteCatalog, jsonable
 from ..vault.frontmatter import SpliceRefused, replace_trust_blocks
 from ..vault.lock import ensure_writable, vault_lock
 from ..vault.note import parse_note
 from ..vault.paths import Vault, require_note_path
 from ..vault.run_store import canonical_json
-from ..vault.scope import git_changed_paths, is_git_repository, snapshot, verify_scope
+from ..vault.scope import OBSIDIAN_SELF_WRITTEN, git_changed_paths, is_git_repository, snapshot, verify_scope
 from ..vault.trust_records import (
     check_id,
     claim_plan,
@@ -82,10 +86,10 @@ from ..vault.trust_records import (
     write_run,
 )
 from ..vault.writer import write_trust_blocks
-from .audit import NoteState, iter_states
+from .audit import AuditReport, NoteState, iter_states, run_audit
 from .freshness import is_validated
 from .policy import Policy, load_policy
-from .validation_service import dry_run
+from .validation_service import dry_run, note_workload
 
 PLAN_FORMAT = "kh-plan/1"
 RUN_FORMAT = "kh-run/1"
@@ -93,7 +97,7 @@ CHALLENGE_KEYWORD = "APPROVE_PRODUCTION"
 DIGEST_SHOWN = 12
 PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see the module docstring
 Stage = Literal["canary", "pilot", "progressive"]
-Reason = Literal["next_batch", "stale", "never_validated", "requested"]
+Reason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -133,11 +137,6 @@ def sha256_hex(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
-def person_name() -> str:
-    """Who typed the challenge: the OS user running the CLI or the sidecar."""
-    return os.environ.get("USER") or os.environ.get("USERNAME") or "person"
-
-
 # -- candidates --------------------------------------------------------------------------------
 @dataclass(frozen=True, slots=True)
 class Candidate:
@@ -155,7 +154,7 @@ def _plannable(state: NoteState) -> bool:
 
 
 def find_candidates(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[Candidate]:
-    """Every candidate in the documented order (next_batch, stale, never validated)."""
+    """Every candidate in the documented order (next_batch, stale, provisional, never validated)."""
     states = iter_states(catalog, policy, today)
     next_batch = sorted(
         (s.days_left if s.days_left is not None else 0, s.facts.note.path)
@@ -172,8 +171,10 @@ def find_candidates(catalog: NoteCatalog, policy: Policy, today: dt.date) -> lis
         for s in states
         if _plannable(s) and not is_validated(s.facts.trust.verification) and not s.triggers
     )
+    provisional = sorted(s.facts.note.path for s in states if _plannable(s) and s.provisional_run is not None)
     out: list[Candidate] = [Candidate(path, "next_batch", days) for days, path in next_batch]
     out += [Candidate(path, "stale", None if days == -(10**9) else days, triggers) for days, path, triggers in stale]
+    out += [Candidate(path, "provisional") for path in provisional]
     out += [Candidate(path, "never_validated") for path in never]
     seen: set[str] = set()
     unique = []
@@ -240,10 +241,59 @@ def plan_digest(plan: Mapping[str, Any]) -> str:
     return sha256_hex(canonical_json(body))
 
 
+STAGES = ("canary", "pilot", "progressive")
+WATCH_DAYS = 30  # beyond the last Stage F window: a requested note this far from its deadline gets a warning
+COVERAGE_STEPS = (Decimal("0.25"), Decimal("0.50"), Decimal("0.80"))
+
+
+def succeeded_stages(vault: Vault) -> set[str]:
+    """The stages of the batch runs that SUCCEEDED (the rollout order: canary, pilot, progressive)."""
+    done: set[str] = set()
+    for run_id in list_run_ids(vault):
+        try:
+            run = read_run(vault, run_id)
+        except HarnessError:
+            continue
+        if run.get("run_status") == "SUCCEEDED" and run.get("stage") in STAGES:
+            done.add(str(run["stage"]))
+    return done
+
+
+def require_stage_order(vault: Vault, stage: str, *, out_of_order: bool) -> None:
+    """canary must have SUCCEEDED before a pilot is planned, and a pilot before progressive."""
+    if stage not in STAGES:
+        raise InputError(f"Unknown stage {stage!r}; use canary, pilot or progressive.")
+    index = STAGES.index(stage)
+    if index == 0 or out_of_order:
+        return
+    done = succeeded_stages(vault)
+    missing = [earlier for earlier in STAGES[:index] if earlier not in done]
+    if missing:
+        needed = missing[0]
+        raise Refused(
+            f"A {stage} batch comes after a {' and a '.join(missing)} batch that succeeded, and this vault has none: "
+            f"plan and approve a {needed} first (kh batch plan VAULT --stage {needed}), "
+            "or pass --out-of-order to override (recorded in the plan and its run).",
+            detail={"stage": stage, "missing_stage": needed},
+        )
+
+
+def progressive_size(report: AuditReport) -> int:
+    """Notes a progressive batch needs to reach the next coverage step (25 %, 50 %, 80 %), else the rest."""
+    fresh, capable = report.fresh_l2, report.evidence_capable
+    for step in COVERAGE_STEPS:
+        target = math.ceil(step * capable)
+        if fresh < target:
+            return target - fresh
+    return max(capable - fresh, 1)
+
+
 def _resolve_targets(
     catalog: NoteCatalog, policy: Policy, stage: str, notes: Sequence[str] | None, today: dt.date
 ) -> tuple[list[Candidate], int]:
     limit = policy.stages.limit(stage)
+    if stage == "progressive" and not notes:
+        limit = min(limit, progressive_size(run_audit(catalog, policy, today=today)))
     if notes:
         requested: list[str] = []
         for raw in notes:
@@ -255,9 +305,70 @@ def _resolve_targets(
                 f"{len(requested)} notes were listed but the {stage} stage allows at most {limit}; "
                 "list fewer notes or choose a later stage (--stage pilot|progressive)."
             )
-        return [Candidate(path, "requested") for path in requested], len(requested)
+        states = {state.facts.note.path: state for state in iter_states(catalog, policy, today)}
+        chosen = []
+        for path in requested:
+            state = states.get(path)
+            days = state.days_left if state is not None else None
+            triggers = tuple(state.triggers) if state is not None else ()
+            chosen.append(Candidate(path, "requested", days, triggers))
+        return chosen, len(requested)
     found = find_candidates(catalog, policy, today)
     return found[:limit], len(found)
+
+
+@dataclass(frozen=True)
+class PlanPreview:
+    """What a plan will cost before anything is fetched: pages, claims and judge calls."""
+
+    stage: str
+    notes: list[str]
+    pages: int
+    claims: int
+    judge: str
+    judge_calls: int
+
+    @property
+    def paid(self) -> bool:
+        """Every judge but the embedded lexical one calls a model, which may cost money."""
+        return self.judge != "lexical"
+
+    def describe(self) -> str:
+        calls = f", {self.judge_calls} call(s) to the {self.judge} judge" if self.paid else " (offline, free)"
+        return (
+            f"This {self.stage} plan will fetch {self.pages} cited page(s) and judge {self.claims} claim(s) "
+            f"of {len(self.notes)} note(s) with the {self.judge} judge{calls}."
+        )
+
+
+def preview_plan(
+    vault: Vault,
+    *,
+    stage: str = "canary",
+    notes: Sequence[str] | None = None,
+    today: dt.date | None = None,
+    judge_name: str | None = None,
+    out_of_order: bool = False,
+) -> PlanPreview:
+    """The targets a plan would take and what validating them costs; fetches and judges nothing."""
+    day = today or utcnow().date()
+    require_stage_order(vault, stage, out_of_order=out_of_order)
+    policy = load_policy(vault.root)
+    chosen, _ = _resolve_targets(NoteCatalog(vault), policy, stage, notes, day)
+    if chosen:
+        ensure_writable(vault, "batch plan")  # a read-only vault: one line now, not a preview then an error
+    pages: set[str] = set()
+    claims = calls = 0
+    for candidate in chosen:
+        try:
+            count, urls = note_workload(vault, candidate.path)
+        except HarnessError:
+            continue
+        claims += count
+        calls += 1 if count else 0
+        pages.update(urls)
+    judge = judge_name or policy.judge.backend
+    return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls)
 
 
 async def build_plan(
@@ -269,10 +380,14 @@ async def build_plan(
     now: dt.datetime | None = None,
     judge_name: str | None = None,
     backoff_seconds: float = 0.5,
+    out_of_order: bool = False,
 ) -> dict[str, Any]:
-    """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest)."""
+    """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest).
+
+    Stages go in order (canary, pilot, progressive) unless `out_of_order`, which the plan records."""
     moment = now or utcnow()
     day = today or moment.date()
+    require_stage_order(vault, stage, out_of_order=out_of_order)
     policy = load_policy(vault.root)
     catalog = NoteCatalog(vault)
     chosen, total = _resolve_targets(catalog, policy, stage, notes, day)
@@ -309,6 +424,14 @@ async def build_plan(
         try:
             new_v, new_e = blocks_to_write(proposed, order)
             after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
+            # The hash must describe the body as it will be stored: a note without frontmatter
+            # but with a BOM gets its frontmatter after the BOM, so its body loses the BOM.
+            stored_body = parse_note(candidate.path, after).content_sha256
+            if stored_body != verification.get("content_sha256"):
+                verification = {**verification, "content_sha256": stored_body}
+                proposed = {"verification": verification, "evidence": proposed["evidence"]}
+                new_v, new_e = blocks_to_write(proposed, order)
+                after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
         except (SpliceRefused, InputError) as exc:
             skipped.append({"path": candidate.path, "reason": exc.message})
             continue
@@ -345,6 +468,14 @@ async def build_plan(
             "Nothing to plan: every selected note was skipped.",
             detail={"skipped": skipped},
         )
+    warnings = [
+        f"{t['path']} is due in {t['days_left']} days (more than {WATCH_DAYS}): it does not need revalidation yet."
+        for t in targets
+        if t["reason"] == "requested"
+        and t["days_left"] is not None
+        and t["days_left"] > WATCH_DAYS
+        and not t["triggers"]
+    ]
     expires = moment + dt.timedelta(hours=policy.plan_ttl_hours)
     plan: dict[str, Any] = {
         "format": PLAN_FORMAT,
@@ -352,6 +483,7 @@ async def build_plan(
         "run_id": run_id,
         "stage": stage,
         "limit": policy.stages.limit(stage),
+        "out_of_order": out_of_order,
         "selection": "notes" if notes else "candidates",
         "candidates_total": total,
         "created_at": iso(moment),
@@ -360,6 +492,7 @@ async def build_plan(
         "policy": {"ttl_days": policy.ttl_days, "plan_ttl_hours": policy.plan_ttl_hours, "judge": policy.judge.backend},
         "targets": targets,
         "skipped": skipped,
+        "warnings": warnings,
     }
     plan["digest"] = plan_digest(plan)
     with vault_lock(vault, f"batch plan {plan_id}"):
@@ -389,6 +522,7 @@ def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None 
         "run_id": plan["run_id"],
         "stage": plan["stage"],
         "limit": plan["limit"],
+        "out_of_order": bool(plan.get("out_of_order", False)),
         "selection": plan["selection"],
         "candidates_total": plan["candidates_total"],
         "created_at": plan["created_at"],
@@ -400,6 +534,7 @@ def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None 
                 "path": t["path"],
                 "reason": t["reason"],
                 "triggers": t["triggers"],
+                "days_left": t.get("days_left"),
                 "sha256_before": t["sha256_before"],
                 "sha256_after": t["sha256_after"],
                 "proposed": t["proposed"],
@@ -412,6 +547,7 @@ def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None 
             for t in plan["targets"]
         ],
         "skipped": plan["skipped"],
+        "warnings": list(plan.get("warnings", [])),
     }
 
 
@@ -469,7 +605,7 @@ def _file_entry(target: Mapping[str, Any]) -> dict[str, Any]:
 def _finish(record: dict[str, Any], *, failed: str | None, failure: dict[str, Any] | None) -> None:
     files = record["files"]
     written = [f for f in files if f["result"] in ("APPLIED", "PROVISIONAL_RETAIN")]
-    record["consumption"] = "CONSUMED" if written else "NOT_CONSUMED"
+    record["consumption"] = "CONSUMED"  # the plan was claimed before the run began, written or not
     if failed:
         record["run_status"] = "FAILED"
         record["failure_reason"] = failed
@@ -516,21 +652,26 @@ def approve(
     plan_id: str,
     challenge: str,
     *,
+    actor: Actor,
     now: dt.datetime | None = None,
-    person: str | None = None,
 ) -> dict[str, Any]:
-    """Apply a plan after the exact typed challenge; returns the run record (see the docstring)."""
+    """Apply a plan after the exact typed challenge; returns the run record (see the docstring).
+
+    Only a person approves: `actor` comes from a door that proved the person credential or a
+    terminal, and its name is recorded as `approved_by`."""
+    if not actor.is_person:
+        raise PersonRequired("Only a person may approve a batch: an agent prepares plans, a person applies them.")
     check_id("plan", plan_id)
     try:
         with vault_lock(vault, f"batch approve {plan_id}"):
-            return _approve_locked(vault, plan_id, challenge, now=now, person=person)
+            return _approve_locked(vault, plan_id, challenge, now=now, actor=actor)
     except Busy as exc:
         _raise_if_busy_with(vault, plan_id, exc)
         raise
 
 
 def _approve_locked(
-    vault: Vault, plan_id: str, challenge: str, *, now: dt.datetime | None, person: str | None
+    vault: Vault, plan_id: str, challenge: str, *, now: dt.datetime | None, actor: Actor
 ) -> dict[str, Any]:
     recover_interrupted_runs(vault)
     plan = load_plan(vault, plan_id)
@@ -560,14 +701,16 @@ def _approve_locked(
         "plan_digest": plan["digest"],
         "digest": str(plan["digest"])[:DIGEST_SHOWN],
         "stage": plan["stage"],
+        "out_of_order": bool(plan.get("out_of_order", False)),
         "challenge": challenge,
-        "approved_by": person or person_name(),
+        "approved_by": actor.name,
+        "approved_via": actor.via,
         "approved_at": iso(moment),
         "started_at": iso(utcnow()),
         "updated_at": iso(utcnow()),
         "finished_at": None,
         "run_status": "IN_PROGRESS",
-        "consumption": "NOT_CONSUMED",
+        "consumption": "CONSUMED",  # claim_plan() above spent the plan's one approval
         "result": None,
         "files": [_file_entry(t) for t in plan["targets"]],
         "files_written": [],
@@ -621,12 +764,25 @@ def _approve_locked(
         failure = _verify_after(vault, record, before, git_before)
     else:
         record["scope"] = verify_scope(
-            vault, before, {f["path"] for f in record["files"] if f["result"] == "APPLIED"}, git_before=git_before
+            vault,
+            before,
+            {f["path"] for f in record["files"] if f["result"] == "APPLIED"},
+            git_before=git_before,
+            ignore=_scope_ignore(vault),
         ).model_dump()
     _finish(record, failed=failure["reason"] if failure else None, failure=failure)
     record["finished_at"] = iso(utcnow())
     _save(vault, record)
     return record
+
+
+def _scope_ignore(vault: Vault) -> tuple[str, ...]:
+    """Obsidian's own layout files, plus the policy's `scope_ignore` (files under .obsidian/ only)."""
+    try:
+        extra = load_policy(vault.root).scope_ignore
+    except HarnessError:
+        extra = []
+    return OBSIDIAN_SELF_WRITTEN + tuple(extra)
 
 
 def _validator_label(info: Mapping[str, Any]) -> str:
@@ -643,7 +799,9 @@ def _verify_after(
 ) -> dict[str, Any] | None:
     """Scope verification plus a read-back of every written file; a failure dict or None."""
     applied = [f for f in record["files"] if f["result"] == "APPLIED"]
-    report = verify_scope(vault, before, {f["path"] for f in applied}, git_before=git_before)
+    report = verify_scope(
+        vault, before, {f["path"] for f in applied}, git_before=git_before, ignore=_scope_ignore(vault)
+    )
     record["scope"] = report.model_dump()
     problems: list[str] = []
     if not report.ok:

@@ -21,8 +21,10 @@ from ..vault.scope import ScopeReport
 from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
 from .validation_models import FindingVerdict, ResultVerdict, ValidatorInfo
 
-PlanReason = Literal["next_batch", "stale", "never_validated", "requested"]
-Trigger = Literal["content_changed", "references_changed", "age_expired", "no_baseline"]
+PlanReason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
+Trigger = Literal[
+    "content_changed", "references_changed", "age_expired", "no_baseline", "evidence_unreachable", "evidence_missing"
+]
 FileResult = Literal["PENDING", "WRITING", "APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED", "ERROR"]
 RunResult = Literal["APPLIED", "PARTIALLY_APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED"]
 
@@ -45,6 +47,7 @@ class PlanTarget(_Model):
     path: str
     reason: PlanReason
     triggers: list[Trigger]
+    days_left: int | None = Field(default=None, description="Days to the note's deadline when planned.")
     sha256_before: str
     sha256_after: str = Field(description="The SHA-256 the file will have after the metadata-only splice.")
     proposed: TrustBlocks
@@ -69,6 +72,7 @@ class PlanView(_Model):
     run_id: str
     stage: Literal["canary", "pilot", "progressive"]
     limit: int
+    out_of_order: bool = Field(default=False, description="Planned before the previous stage succeeded, by override.")
     selection: Literal["notes", "candidates"]
     candidates_total: int
     created_at: str
@@ -79,6 +83,7 @@ class PlanView(_Model):
     expired: bool
     targets: list[PlanTarget]
     skipped: list[PlanSkip]
+    warnings: list[str] = Field(default_factory=list, description="e.g. a requested note due in more than 30 days.")
 
 
 class RecordedValidator(_Model):
@@ -133,8 +138,12 @@ class BatchRun(_Model):
     plan_digest: str
     digest: str
     stage: Literal["canary", "pilot", "progressive"]
+    out_of_order: bool = False
     challenge: str
-    approved_by: str
+    approved_by: str = Field(
+        description='The person who typed the challenge: the OS account ("… via Obsidian" from the plugin).'
+    )
+    approved_via: str | None = Field(default=None, description="The door: terminal, http or plugin.")
     approved_at: str
     started_at: str
     updated_at: str

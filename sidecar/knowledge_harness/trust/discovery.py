@@ -30,7 +30,7 @@ def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | N
     audit = run_audit(catalog, policy, today=day)
     stale = stale_report(catalog, policy, today=day)
     candidates = find_candidates(catalog, policy, day)
-    by_reason: dict[str, list[str]] = {"next_batch": [], "stale": [], "never_validated": []}
+    by_reason: dict[str, list[str]] = {"next_batch": [], "stale": [], "provisional": [], "never_validated": []}
     for candidate in candidates:
         by_reason.setdefault(candidate.reason, []).append(candidate.path)
     windows = {
@@ -52,6 +52,7 @@ def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | N
             "watch": len(windows.get("watch", [])),
             "stale": len(by_reason["stale"]),
             "never_validated": len(by_reason["never_validated"]),
+            "provisional": len(by_reason["provisional"]),
             "disputed": len(audit.disputed),
             "errors": len(audit.errors),
         },
@@ -67,6 +68,7 @@ def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | N
         "windows": windows,
         "stale": [{"path": item.path, "triggers": list(item.triggers)} for item in stale.stale],
         "never_validated": by_reason["never_validated"],
+        "provisional": [{"path": p.path, "run_id": p.run_id} for p in audit.provisional],
         "candidates": [c.as_dict() for c in candidates],
         "stage_limits": {
             "canary": policy.stages.canary,
@@ -86,7 +88,7 @@ def render_text(report: dict[str, Any]) -> str:
     lines = [
         f"Discovery as of {report['today']} (read-only; wrote .harness/discovery.json)",
         f"Candidates: {counts['candidates']} (next_batch {counts['next_batch']}, stale {counts['stale']}, "
-        f"never validated {counts['never_validated']})",
+        f"provisional {counts['provisional']}, never validated {counts['never_validated']})",
         f"Windows: next_batch {counts['next_batch']}, prepare {counts['prepare']}, watch {counts['watch']}",
         f"Fresh L2: {cov['fresh_l2']} of {cov['evidence_capable']} evidence-capable "
         f"(coverage {cov['coverage'] * 100:.2f}%, surplus {cov['surplus']})",

@@ -8,7 +8,10 @@ notes can be stale. Triggers:
 - `references_changed`: the references' SHA-256 differs from `verification.references_sha256`;
 - `age_expired`: today is after the deadline (below);
 - `no_baseline`: a hash (`content_sha256` or `references_sha256`) or both dates are missing, so
-  freshness cannot be proven (notes validated before the hashes existed).
+  freshness cannot be proven (notes validated before the hashes existed);
+- `evidence_unreachable`: the last validation could fetch none of the cited pages (network error,
+  5xx, timeout, too large): the note is due again soon (`retry_unreachable_days`, default 1 day);
+- `evidence_missing`: the same, and every cited page answered 404 or 410 (gone, not down).
 
 The deadline is the earlier of `revalidate_after` and `last_validated + ttl_days` (whichever
 exist), so a shortened TTL in the policy takes effect at once. Windows count the days left
@@ -23,11 +26,21 @@ from typing import Literal
 
 from ..vault.note import Note
 from .policy import Policy
-from .schema import Verification
+from .schema import Evidence, Verification
 
-Trigger = Literal["content_changed", "references_changed", "age_expired", "no_baseline"]
+Trigger = Literal[
+    "content_changed", "references_changed", "age_expired", "no_baseline", "evidence_unreachable", "evidence_missing"
+]
 Window = Literal["next_batch", "prepare", "watch"]
-TRIGGERS: tuple[Trigger, ...] = ("content_changed", "references_changed", "age_expired", "no_baseline")
+TRIGGERS: tuple[Trigger, ...] = (
+    "content_changed",
+    "references_changed",
+    "age_expired",
+    "no_baseline",
+    "evidence_unreachable",
+    "evidence_missing",
+)
+GONE_ERRORS = frozenset({"http_404", "http_410"})
 WINDOWS: tuple[Window, ...] = ("next_batch", "prepare", "watch")
 WINDOW_DAYS: dict[Window, tuple[int, int]] = {"next_batch": (0, 7), "prepare": (8, 14), "watch": (15, 30)}
 
@@ -78,6 +91,7 @@ def stale_triggers(
     *,
     content_sha256: str | None = None,
     references_sha256: str | None = None,
+    evidence: Evidence | None = None,
 ) -> list[Trigger]:
     """The stale triggers of a note, in TRIGGERS order; [] when fresh or never validated.
 
@@ -98,4 +112,18 @@ def stale_triggers(
         triggers.append("age_expired")
     if verification.content_sha256 is None or verification.references_sha256 is None or due is None:
         triggers.append("no_baseline")
+    unreachable = evidence_trigger(evidence)
+    if unreachable is not None:
+        triggers.append(unreachable)
     return triggers
+
+
+def evidence_trigger(evidence: Evidence | None) -> Trigger | None:
+    """`evidence_missing` when the last validation found every cited page gone (404/410),
+    `evidence_unreachable` when it could fetch none for another reason, else None."""
+    if evidence is None or evidence.status != "unreachable":
+        return None
+    errors = [str((source.model_extra or {}).get("error") or "") for source in evidence.sources]
+    if errors and all(error in GONE_ERRORS for error in errors):
+        return "evidence_missing"
+    return "evidence_unreachable"

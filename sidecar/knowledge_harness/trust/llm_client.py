@@ -13,6 +13,8 @@ from typing import Any
 
 import httpx
 
+from ..machine_config import RESERVED_KEY_VARIABLES
+
 
 class ChatError(Exception):
     """The endpoint could not give a chat completion; `transient` says whether a retry may help."""
@@ -38,6 +40,10 @@ class ChatClient:
     def headers(self) -> dict[str, str]:
         headers = {"Content-Type": "application/json"}
         if self.api_key_env:
+            if self.api_key_env in RESERVED_KEY_VARIABLES:  # the sidecar's own credentials never leave it
+                raise ChatError(
+                    f"{self.api_key_env} holds the sidecar's credential; it is never sent.", transient=False
+                )
             key = os.environ.get(self.api_key_env, "").strip()
             if not key:
                 raise ChatError(f"The environment variable {self.api_key_env} is empty.", transient=False)

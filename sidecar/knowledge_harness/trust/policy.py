@@ -7,14 +7,17 @@ keys are refused so that a typo never silently falls back to a default. See docs
 from __future__ import annotations
 
 import datetime as dt
+import fnmatch
 import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import InputError
+from ..machine_config import Endpoint, MachineConfig, config_path, load_machine_config
 
 POLICY_FILE = "policy.toml"
 
@@ -103,12 +106,14 @@ class StagePolicy(_Strict):
 
 
 class EvidencePolicy(_Strict):
-    allow_private_hosts: list[str] = Field(default_factory=list)  # "host:port" or "host", exempt from the SSRF guard
+    # "host:port" or "host", exempt from the SSRF guard: from the machine configuration only.
+    allow_private_hosts: list[str] = Field(default_factory=list)
     timeout_seconds: float = Field(default=10.0, gt=0, le=300)
     max_bytes: int = Field(default=5 * 1024 * 1024, ge=1024, le=100 * 1024 * 1024)
     max_redirects: int = Field(default=5, ge=0, le=20)
     retries: int = Field(default=2, ge=0, le=10)
-    snapshot_max_age_days: int = Field(default=7, ge=0, le=3650)
+    # A snapshot is reused only this long after its fetch: a page is judged as it is now (0: always fetch).
+    snapshot_max_age_minutes: int = Field(default=10, ge=0, le=7 * 24 * 60)
     concurrency: int = Field(default=8, ge=1, le=64)
     per_domain_concurrency: int = Field(default=2, ge=1, le=16)
 
@@ -122,7 +127,11 @@ class EvidencePolicy(_Strict):
 
 
 class JudgePolicy(_Strict):
+    """The judge a vault chooses: a backend (`lexical`, `openai_compat`) or a `profile` named in the
+    machine configuration. The endpoint and key fields are filled from the machine configuration."""
+
     backend: str = Field(default="lexical", min_length=1)
+    profile: str | None = Field(default=None, min_length=1, max_length=64)
     base_url: str | None = None
     model: str | None = None
     api_key_env: str | None = None
@@ -137,13 +146,59 @@ class Policy(_Strict):
     evidence: EvidencePolicy = Field(default_factory=EvidencePolicy)
     judge: JudgePolicy = Field(default_factory=JudgePolicy)
     plan_ttl_hours: int = Field(default=24, ge=1, le=24 * 30)
+    # After a validation that could fetch none of the cited pages, the note is due again this soon.
+    retry_unreachable_days: int = Field(default=1, ge=0, le=90)
+    # Official / first-party sites ("docs.python.org", "*.go.jp"): a note whose every claim one of
+    # them supports is L3 Primary Mapped. Empty: no note is L3.
+    primary_domains: list[str] = Field(default_factory=list, max_length=500)
+    # More files under .obsidian/ that Obsidian or a plugin rewrites by itself during a batch run
+    # (glob patterns); they never fail the run's scope check. Notes can never be listed here.
+    scope_ignore: list[str] = Field(default_factory=list, max_length=100)
+
+    @field_validator("scope_ignore")
+    @classmethod
+    def _only_obsidian_files(cls, value: list[str]) -> list[str]:
+        for pattern in value:
+            if not pattern.startswith(".obsidian/") or ".." in pattern.split("/"):
+                raise ValueError(f"{pattern!r} must name files under .obsidian/")
+        return value
+
+    def is_primary(self, url: str) -> bool:
+        host = (urlsplit(url).hostname or "").lower().rstrip(".")
+        if host.startswith("www."):
+            host = host[4:]
+        return bool(host) and any(host == p or fnmatch.fnmatch(host, p) for p in self.primary_domains)
 
 
 def _key_of(loc: Sequence[int | str]) -> str:
     return ".".join(str(part) for part in loc) or "(top level)"
 
 
+# Keys a vault file may not decide (endpoints, key variables, network allowances): they live in
+# the machine configuration (machine_config.py), whatever the vault says.
+MACHINE_ONLY_KEYS: tuple[tuple[str, str], ...] = (
+    ("evidence", "allow_private_hosts"),
+    ("judge", "base_url"),
+    ("judge", "api_key_env"),
+)
+
+
+def refuse_machine_keys(data: Mapping[str, Any], keys: Sequence[tuple[str, str]], source: str) -> None:
+    """A vault file naming a machine-only key is refused as a whole, naming the key and where it belongs."""
+    for section, key in keys:
+        block = data.get(section)
+        if isinstance(block, Mapping) and key in block:
+            name = f"{section}.{key}"
+            raise InputError(
+                f"Refused key {name!r} in {source}: a vault file may not decide endpoints, keys or network "
+                f"allowances; put [{section}] {key} in the machine configuration ({config_path()}) instead.",
+                detail=[{"key": name, "message": "belongs in the machine configuration, not the vault"}],
+            )
+
+
 def parse_policy(data: Mapping[str, Any], *, source: str = POLICY_FILE) -> Policy:
+    """The vault's policy as written (machine-only keys refused), without the machine's settings."""
+    refuse_machine_keys(data, MACHINE_ONLY_KEYS, source)
     try:
         return Policy.model_validate(dict(data))
     except ValidationError as exc:
@@ -153,20 +208,51 @@ def parse_policy(data: Mapping[str, Any], *, source: str = POLICY_FILE) -> Polic
         raise InputError(f"Invalid policy key {key!r} in {source}: {first['msg']}.", detail=problems) from exc
 
 
+def with_machine(policy: Policy, machine: MachineConfig) -> Policy:
+    """The effective policy: the vault's semantics plus this machine's endpoints and allowances."""
+    judge = policy.judge
+    endpoint: Endpoint
+    if judge.profile is not None:
+        profile = machine.judges.get(judge.profile)
+        if profile is None:
+            known = ", ".join(sorted(machine.judges)) or "none"
+            raise InputError(
+                f"The policy chooses judge profile {judge.profile!r}, which the machine configuration "
+                f"({config_path()}) does not define (defined: {known})."
+            )
+        endpoint = profile
+        backend = profile.backend
+    else:
+        endpoint = machine.judge
+        backend = judge.backend
+    judge = judge.model_copy(
+        update={
+            "backend": backend,
+            "base_url": endpoint.base_url,
+            "model": endpoint.model or judge.model,
+            "api_key_env": endpoint.api_key_env,
+            "timeout_seconds": endpoint.timeout_seconds or judge.timeout_seconds,
+        }
+    )
+    evidence = policy.evidence.model_copy(update={"allow_private_hosts": list(machine.evidence.allow_private_hosts)})
+    return policy.model_copy(update={"judge": judge, "evidence": evidence})
+
+
 def load_policy(vault_root: Path) -> Policy:
-    """Read VAULT/.harness/policy.toml; missing file → defaults; invalid → InputError naming the key."""
+    """The effective policy: VAULT/.harness/policy.toml (missing → defaults; invalid or naming a
+    machine-only key → InputError naming the key) with the machine configuration's settings."""
     path = Path(vault_root) / ".harness" / POLICY_FILE
     try:
         raw = path.read_bytes()
     except FileNotFoundError:
-        return Policy()
+        return with_machine(Policy(), load_machine_config())
     except OSError as exc:
         raise InputError(f"Cannot read the policy file {path}: {exc.strerror}.") from exc
     try:
         data = tomllib.loads(raw.decode("utf-8"))
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise InputError(f"The policy file {path} is not valid TOML: {exc}.") from exc
-    return parse_policy(data, source=str(path))
+    return with_machine(parse_policy(data, source=str(path)), load_machine_config())
 
 
 def map_verdict(
@@ -178,9 +264,10 @@ def map_verdict(
 ) -> tuple[Status, int, EvidenceStatus]:
     """The seed's mapping of a judge verdict to (verification.status, level, evidence.status).
 
-    - a fetch failure (no evidence body could be obtained) or `unverifiable`: no promotion;
-      the level is retained at L1 at most (min(current, 1)), status `unverified`, evidence
-      `unreachable` (fetch failure) or `insufficient` (bodies fetched, nothing to judge by);
+    - a fetch failure (no evidence body could be obtained) or `unverifiable`: L1 Machine Review
+      (a machine looked, nothing confirmed: never higher, also not left at L0), status
+      `unverified`, evidence `unreachable` (fetch failure) or `insufficient` (bodies fetched,
+      nothing to judge by);
     - `pass` → verified / L2, or L3 when every claim is mapped to a primary source that
       supports it; evidence `grounded`;
     - `warn` → reviewed / L2; evidence `partial`;
@@ -193,10 +280,12 @@ def map_verdict(
         raise InputError(f"Unknown verdict {verdict!r}; expected one of {', '.join(VERDICTS)}.")
     current = max(0, min(int(current_level), 3))
     retained = min(current, 1)
+    # A machine review that could not confirm the note leaves it at L1 (Machine Review): reviewed,
+    # never promoted, and due again soon (unreachable) or listed until confirmed.
     if fetch_failed:
-        return "unverified", retained, "unreachable"
+        return "unverified", 1, "unreachable"
     if verdict == "unverifiable":
-        return "unverified", retained, "insufficient"
+        return "unverified", 1, "insufficient"
     if verdict == "fail":
         return "disputed", retained, "grounded"
     if verdict == "warn":
@@ -237,12 +326,13 @@ def proposed_blocks(
         all_claims_primary_supported=all_claims_primary_supported,
         current_level=current_level,
     )
+    due = day + dt.timedelta(days=policy.retry_unreachable_days) if fetch_failed else revalidate_after(policy, day)
     verification: dict[str, Any] = {
         "status": status,
         "level": level,
         "validator": validator,
         "last_validated": day,
-        "revalidate_after": revalidate_after(policy, day),
+        "revalidate_after": due,
         "content_sha256": content_sha256,
         "references_sha256": references_sha256,
     }
@@ -253,14 +343,15 @@ def proposed_blocks(
             verification[str(key)] = value
     source_list: list[dict[str, Any]] = []
     for source in sources:
-        source_list.append(
-            {
-                "url": str(source.get("url", "")),
-                "snapshot_sha256": source.get("snapshot_sha256"),
-                "fetched_at": source.get("fetched_at"),
-                "verdict": source.get("verdict"),
-            }
-        )
+        entry = {
+            "url": str(source.get("url", "")),
+            "snapshot_sha256": source.get("snapshot_sha256"),
+            "fetched_at": source.get("fetched_at"),
+            "verdict": source.get("verdict"),
+        }
+        if source.get("error") and not source.get("snapshot_sha256"):
+            entry["error"] = str(source["error"])  # why this page could not be read (http_404, timeout, …)
+        source_list.append(entry)
     evidence: dict[str, Any] = {
         "status": evidence_status,
         "source_count": sum(1 for s in source_list if s["snapshot_sha256"]),

@@ -11,7 +11,7 @@
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -77,6 +77,13 @@ def _block(note: Note, key: str) -> dict[str, Any] | None:
     return dict(value) if isinstance(value, Mapping) else None
 
 
+def note_workload(vault: Vault, path: str) -> tuple[int, list[str]]:
+    """What validating a note costs: its claims and the pages it cites (read-only, no fetch)."""
+    note = read_note(vault, path)
+    claims = extract_claims(note) if note.problem is None else []
+    return len(claims), _source_urls(note, claims)
+
+
 def _source_urls(note: Note, claims: list[Claim]) -> list[str]:
     urls: dict[str, None] = {}
     for url in note.references:
@@ -108,14 +115,16 @@ def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult)
 
 
 async def collect_evidence(
-    vault: Vault, urls: list[str], policy: Policy, *, backoff_seconds: float = 0.5
+    vault: Vault, urls: list[str], policy: Policy, *, backoff_seconds: float = 0.5, refetch: bool = False
 ) -> tuple[list[FetchedPage], list[str]]:
-    """Fresh snapshots are reused; the rest is fetched; successful fetches are snapshotted."""
+    """Snapshots younger than the policy's window are reused (none with `refetch`); the rest is
+    fetched; successful fetches are snapshotted (content-addressed: a changed page, a new snapshot)."""
     store = EvidenceStore(vault)
+    max_age = dt.timedelta(minutes=policy.evidence.snapshot_max_age_minutes)
     pages: dict[str, FetchedPage] = {}
     to_fetch: list[str] = []
     for url in urls:
-        found = store.lookup(url, max_age_days=policy.evidence.snapshot_max_age_days)
+        found = None if refetch else store.lookup(url, max_age=max_age)
         if found is None:
             to_fetch.append(url)
             continue
@@ -182,6 +191,7 @@ async def dry_run(
     judge_name: str | None = None,
     today: dt.date | None = None,
     backoff_seconds: float = 0.5,
+    refetch: bool = False,
 ) -> dict[str, Any]:
     policy = policy or load_policy(vault.root)
     judge = make_judge(policy, judge_name)
@@ -190,7 +200,7 @@ async def dry_run(
         raise InvalidNote(f"The note cannot be read: {note.problem.message}", detail=note.problem.as_dict())
     claims = extract_claims(note)
     urls = _source_urls(note, claims)
-    pages, written = await collect_evidence(vault, urls, policy, backoff_seconds=backoff_seconds)
+    pages, written = await collect_evidence(vault, urls, policy, backoff_seconds=backoff_seconds, refetch=refetch)
     sid = {url: f"s{i + 1}" for i, url in enumerate(urls)}
 
     if claims:
@@ -234,7 +244,7 @@ async def dry_run(
         policy,
         verdict=result.verdict,
         fetch_failed=fetch_failed,
-        all_claims_primary_supported=False,  # L3 needs a claim-to-primary-source mapping (not automated)
+        all_claims_primary_supported=_primary_mapped(claims, result, {sid[p.url]: p for p in pages}, policy),
         current_level=_current_level(note),
         validator=validator_label(result.validator),
         content_sha256=note.content_sha256,
@@ -266,3 +276,19 @@ async def dry_run(
         "proposed": {"verification": jsonable(verification), "evidence": jsonable(evidence)},
         "snapshots_written": written,
     }
+
+
+def _primary_mapped(
+    claims: Sequence[Claim], result: ValidationResult, pages: Mapping[str, Any], policy: Policy
+) -> bool:
+    """L3 Primary Mapped: every claim is supported by at least one page of a primary domain."""
+    if not claims or not policy.primary_domains:
+        return False
+    mapped: set[str] = set()
+    for finding in result.findings:
+        page = pages.get(finding.source_id or "")
+        if page is None or not page.ok or finding.verdict != "supported":
+            continue
+        if policy.is_primary(page.final_url or page.url):
+            mapped.add(finding.claim_id)
+    return all(claim.id in mapped for claim in claims)

@@ -7,6 +7,7 @@ names come back as octal escapes and look like unknown changes. Names are compar
 
 from __future__ import annotations
 
+import fnmatch
 import hashlib
 import os
 import shutil
@@ -20,6 +21,13 @@ from .paths import Vault, nfc, printable_path
 
 # Files the sidecar itself writes during a run; never counted as out-of-scope changes.
 SIDECAR_DIR = ".harness"
+# Files Obsidian rewrites by itself while it is open (the layout of panes and tabs): a run that
+# sees them change has not been interfered with. The policy may add more, under .obsidian/ only.
+OBSIDIAN_SELF_WRITTEN = (".obsidian/workspace.json", ".obsidian/workspace-mobile.json", ".obsidian/workspaces.json")
+
+
+def is_ignored(path: str, patterns: tuple[str, ...]) -> bool:
+    return any(fnmatch.fnmatchcase(path, pattern) for pattern in patterns)
 
 
 @dataclass(frozen=True, slots=True)
@@ -125,20 +133,26 @@ class ScopeReport(BaseModel):
 
 
 def verify_scope(
-    vault: Vault, before: Snapshot, expected: set[str], *, git_before: set[str] | None = None
+    vault: Vault,
+    before: Snapshot,
+    expected: set[str],
+    *,
+    git_before: set[str] | None = None,
+    ignore: tuple[str, ...] = OBSIDIAN_SELF_WRITTEN,
 ) -> ScopeReport:
     """Compare the vault now with `before`: the changed set must equal `expected` exactly.
 
     With git, paths that git reports changed now but did not before the run must also be
     within `expected` (files already dirty before the run are the person's own edits).
+    Paths matching `ignore` (Obsidian's own layout files) are not counted either way.
     """
     after = snapshot(vault)
-    changed = changed_between(before, after)
+    changed = {p for p in changed_between(before, after) if p in expected or not is_ignored(p, ignore)}
     unexpected = sorted(changed - expected)
     missing = sorted(expected - changed)
     git_checked = git_before is not None
     git_now: set[str] = git_changed_paths(vault) if git_checked else set()
-    git_new = git_now - (git_before or set())
+    git_new = {p for p in git_now - (git_before or set()) if p in expected or not is_ignored(p, ignore)}
     git_unexpected = sorted(git_new - expected)
     ok = not unexpected and not missing and not git_unexpected
     if ok:

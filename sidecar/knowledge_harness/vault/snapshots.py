@@ -7,7 +7,7 @@ Layout (content-addressed by the SHA-256 of the extracted text, JSON with sorted
                                             sha256, title, bytes, charset, published, ...
   .harness/evidence/urls/<sha256(url)>.json the latest successful record for that URL, so a
                                             re-validation can reuse a snapshot younger than the
-                                            policy's snapshot_max_age_days
+                                            policy's snapshot_max_age_minutes
 Writes are atomic (temp file + fsync + rename).
 """
 
@@ -61,10 +61,10 @@ class EvidenceStore:
         return written
 
     def lookup(
-        self, url: str, *, max_age_days: int, now: dt.datetime | None = None
+        self, url: str, *, max_age: dt.timedelta, now: dt.datetime | None = None
     ) -> tuple[dict[str, Any], str] | None:
-        """The latest snapshot of a URL when younger than max_age_days and intact, else None."""
-        if max_age_days <= 0:
+        """The latest snapshot of a URL when younger than max_age and intact, else None."""
+        if max_age <= dt.timedelta(0):
             return None
         url_path = self.root / "urls" / f"{url_key(url)}.json"
         try:
@@ -78,7 +78,7 @@ class EvidenceStore:
         current = now or dt.datetime.now(dt.UTC)
         if fetched.tzinfo is None:
             fetched = fetched.replace(tzinfo=dt.UTC)
-        if current - fetched > dt.timedelta(days=max_age_days):
+        if current - fetched > max_age:
             return None
         try:
             data = (self.root / f"{sha}.txt").read_bytes()

@@ -145,7 +145,57 @@ def read_journal(vault: Vault, run_id: str) -> list[dict[str, Any]]:
 
 
 # -- discovery --------------------------------------------------------------------------------
+POLICY_FILE = "policy.toml"
+
+
+def read_policy_text(vault: Vault) -> str | None:
+    """The vault policy's text, or None when there is none."""
+    try:
+        return (vault.harness_dir / POLICY_FILE).read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return None
+
+
+def write_policy_text(vault: Vault, text: str) -> Path:
+    """Replace .harness/policy.toml atomically (only `kh init --write` does, when the person asks)."""
+    path = vault.harness_dir / POLICY_FILE
+    atomic_write(path, text.encode("utf-8"))
+    return path
+
+
 def write_discovery(vault: Vault, report: dict[str, Any]) -> Path:
     path = vault.harness_dir / DISCOVERY_FILE
     atomic_write(path, pretty_json(report))
     return path
+
+
+class RunOutcomes:
+    """Which batch run wrote a note, as far as the run records say: `provisional(run_id)` is True
+    while the run that wrote a note did not SUCCEED (FAILED, or still IN_PROGRESS). Cached per run
+    file (stat only) so the audit and every badge can ask cheaply. A run id with no record here
+    (another machine's, or a note written by hand) is not provisional: nothing says it failed."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self._cache: dict[str, tuple[tuple[int, int], bool]] = {}
+
+    def provisional(self, run_id: str | None) -> bool:
+        if not run_id or _ID.match(run_id) is None or not run_id.startswith("run-"):
+            return False
+        path = runs_dir(self.vault) / f"{run_id}.json"
+        try:
+            st = path.stat()
+        except OSError:
+            return False
+        key = (st.st_mtime_ns, st.st_size)
+        cached = self._cache.get(run_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            record = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return False
+        status = record.get("run_status") if isinstance(record, dict) else None
+        outcome = status in ("FAILED", "IN_PROGRESS")
+        self._cache[run_id] = (key, outcome)
+        return outcome

@@ -19,6 +19,7 @@ from ...index.query import (
     read_section,
     search,
 )
+from ...trust_view import live_trust
 from ..context import AppContext
 
 READING_ORDER = """How to use the Knowledge Harness reasoning index (seed 003):
@@ -60,7 +61,15 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         limit: int = 10,
     ) -> dict[str, Any]:
         return search(
-            ctx.vault, query, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit
+            ctx.vault,
+            query,
+            type=type,
+            status=status,
+            tag=tag,
+            category=category,
+            trust=trust,
+            limit=limit,
+            trust_of=live_trust(ctx.catalog),
         ).model_dump()
 
     @mcp.tool(

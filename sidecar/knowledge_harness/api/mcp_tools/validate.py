@@ -36,9 +36,9 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         name="validate_note_dry_run",
         description=(
             "Dry-run validation of one note (vault-relative path): fetches its cited evidence under the SSRF guard, "
-            "judges each claim, and returns findings with quotes and the proposed verification/evidence blocks. "
+            "judges each claim (refetch=true fetches every page anew instead of reusing a recent snapshot), and returns findings with quotes and the proposed verification/evidence blocks. "
             "Writes nothing but evidence snapshots; applying needs a person's typed approval."
         ),
     )
-    async def validate_note_dry_run(path: str, judge: str | None = None) -> dict[str, Any]:
-        return await dry_run(ctx.vault, path, judge_name=judge)
+    async def validate_note_dry_run(path: str, judge: str | None = None, refetch: bool = False) -> dict[str, Any]:
+        return await dry_run(ctx.vault, path, judge_name=judge, refetch=refetch)

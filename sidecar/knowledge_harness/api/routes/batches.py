@@ -17,9 +17,10 @@ import anyio
 from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
+from ... import actors
 from ...trust.batch import approve, build_plan, plan_view, recover_interrupted_runs, show_plan, show_run
 from ...trust.batch_models import BatchRun, PlanView
-from ..deps import Ctx
+from ..deps import Ctx, PersonActor
 
 router = APIRouter(tags=["batches"])
 
@@ -30,11 +31,13 @@ class PlanRequest(BaseModel):
     notes: list[Annotated[str, Field(min_length=1, max_length=1024)]] | None = Field(default=None, max_length=10_000)
     today: dt.date | None = None
     judge: str | None = Field(default=None, max_length=64)
+    out_of_order: bool = Field(default=False, description="Plan this stage before the previous one succeeded.")
 
 
 class ApproveRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     challenge: str = Field(max_length=200, description='Exactly "APPROVE_PRODUCTION <digest>" as typed by a person.')
+    via: Literal["api", "plugin"] = Field(default="api", description='"plugin" records the person as "… via Obsidian".')
 
 
 @router.post("/v1/batches", response_model=PlanView, response_model_exclude_unset=True)
@@ -42,7 +45,12 @@ async def post_batch(ctx: Ctx, request: Annotated[PlanRequest, Body()]) -> dict[
     """Build a plan (dry-run validation of each target); writes no note."""
     await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
     plan = await build_plan(
-        ctx.vault, stage=request.stage, notes=request.notes, today=request.today, judge_name=request.judge
+        ctx.vault,
+        stage=request.stage,
+        notes=request.notes,
+        today=request.today,
+        judge_name=request.judge,
+        out_of_order=request.out_of_order,
     )
     return plan_view(ctx.vault, plan)
 
@@ -54,11 +62,14 @@ async def get_batch(ctx: Ctx, plan_id: str) -> dict[str, Any]:
 
 
 @router.post("/v1/batches/{plan_id}/approve", response_model=BatchRun, response_model_exclude_unset=True)
-async def post_approve(ctx: Ctx, plan_id: str, request: Annotated[ApproveRequest, Body()]) -> dict[str, Any]:
-    """Apply the plan after the exact typed challenge; the run record."""
+async def post_approve(
+    ctx: Ctx, person: PersonActor, plan_id: str, request: Annotated[ApproveRequest, Body()]
+) -> dict[str, Any]:
+    """Apply the plan after the exact typed challenge; the run record. Person token only."""
+    actor = actors.person("plugin") if request.via == "plugin" else person
 
     def run() -> dict[str, Any]:
-        return approve(ctx.vault, plan_id, request.challenge)
+        return approve(ctx.vault, plan_id, request.challenge, actor=actor)
 
     return await anyio.to_thread.run_sync(run)
 

@@ -17,6 +17,7 @@ from ...index.query import (
     search,
 )
 from ...index.schema import BuildReport, CheckReport, HeadingsResult, SearchResult, SectionResult, TreeResult
+from ...trust_view import live_trust
 from ...vault.lock import vault_lock
 from ..deps import Ctx
 
@@ -55,7 +56,10 @@ def search_notes(
     trust: Annotated[str | None, Query(max_length=20)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 20,
 ) -> SearchResult:
-    return search(ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit)
+    trust_of = live_trust(ctx.catalog)
+    return search(
+        ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit, trust_of=trust_of
+    )
 
 
 @router.get("/notes/{path:path}/headings", response_model=HeadingsResult)

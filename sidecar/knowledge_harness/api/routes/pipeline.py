@@ -11,6 +11,8 @@ from typing import Annotated, Any, Literal
 from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, Field
 
+from ... import actors
+from ...actors import Actor
 from ...errors import InputError
 from ...pipeline.agents import AgentTask
 from ...pipeline.contract import DECISION_CHOICES, RunSummary
@@ -29,7 +31,7 @@ from ...pipeline.rest_models import (
     status_view,
 )
 from ..context import AppContext
-from ..deps import Ctx
+from ..deps import Ctx, PersonActor
 
 router = APIRouter(prefix="/v1/pipeline", tags=["pipeline"])
 
@@ -51,15 +53,19 @@ class RunList(BaseModel):
     runs: list[RunSummary]
 
 
+def _as_seen(person: Actor, via: str) -> Actor:
+    """The person as recorded: the plugin's calls are "… via Obsidian". Who acted comes from the token."""
+    return actors.person("plugin") if via == "plugin" else person
+
+
 class AuthorizeBody(BaseModel):
-    by: str = Field(default="person", max_length=200)
     via: Literal["api", "plugin"] = "api"
 
 
 class AnswerBody(BaseModel):
     question_id: str = Field(max_length=20)
     answer: str = Field(max_length=100)
-    by: str = Field(default="person", max_length=200)
+    via: Literal["api", "plugin"] = "api"
 
 
 class NextTask(BaseModel):
@@ -103,10 +109,12 @@ def get_artifact(ctx: Ctx, run_id: str, name: str) -> Any:
 
 
 @router.post("/runs/{run_id}/authorize", response_model=RunStatusView)
-def authorize(ctx: Ctx, run_id: str, body: Annotated[AuthorizeBody | None, Body()] = None) -> RunStatusView:
-    """O-02: the person's run label (also the plugin's command)."""
+def authorize(
+    ctx: Ctx, person: PersonActor, run_id: str, body: Annotated[AuthorizeBody | None, Body()] = None
+) -> RunStatusView:
+    """O-02: the person's run label (also the plugin's command). Person token only."""
     b = body or AuthorizeBody()
-    return status_view(pipeline_for(ctx).authorize(run_id, by=b.by, via=b.via))
+    return status_view(pipeline_for(ctx).authorize(run_id, actor=_as_seen(person, b.via)))
 
 
 @router.post("/runs/{run_id}/advance", response_model=RunStatusView)
@@ -115,8 +123,10 @@ def advance(ctx: Ctx, run_id: str) -> RunStatusView:
 
 
 @router.post("/runs/{run_id}/answers", response_model=RunStatusView)
-def answer(ctx: Ctx, run_id: str, body: AnswerBody) -> RunStatusView:
-    return status_view(pipeline_for(ctx).answer(run_id, body.question_id, body.answer, by=body.by))
+def answer(ctx: Ctx, person: PersonActor, run_id: str, body: AnswerBody) -> RunStatusView:
+    """The person's answer to a run's question. Person token only."""
+    actor = _as_seen(person, body.via)
+    return status_view(pipeline_for(ctx).answer(run_id, body.question_id, body.answer, actor=actor))
 
 
 @router.get("/tasks/next", response_model=NextTask)
@@ -144,7 +154,6 @@ class DecisionBody(BaseModel):
     blocks: list[str] = Field(default_factory=list, max_length=100)
     commit: str | None = Field(default=None, max_length=64)
     review_packet_sha256: str | None = Field(default=None, max_length=64)
-    decider: str = Field(default="person", max_length=200)
     via: Literal["api", "plugin"] = "api"
     comment_ref: str | None = Field(default=None, max_length=500)
     policy_options: list[str] = Field(default_factory=list, max_length=3)
@@ -174,11 +183,12 @@ def get_review(ctx: Ctx, run_id: str) -> dict[str, Any]:
 
 
 @router.post("/runs/{run_id}/decision", response_model=DecisionView, response_model_exclude_unset=True)
-def decide(ctx: Ctx, run_id: str, body: DecisionBody) -> dict[str, Any]:
+def decide(ctx: Ctx, person: PersonActor, run_id: str, body: DecisionBody) -> dict[str, Any]:
     """O-11: the person's decision; returns the Japanese message, the decision and the run status.
 
     An approval needs `commit` and `review_packet_sha256` (both from GET …/review) and the merge
-    fact: before the candidate is merged it is refused with 409 (`MERGE_NOT_FOUND` in the detail)."""
+    fact: before the candidate is merged it is refused with 409 (`MERGE_NOT_FOUND` in the detail).
+    Person token only; the decider recorded is the person the token proves, never a name in the body."""
     answer = pipeline_for(ctx).decide(
         run_id,
         body.choice,
@@ -186,8 +196,7 @@ def decide(ctx: Ctx, run_id: str, body: DecisionBody) -> dict[str, Any]:
         blocks=body.blocks,
         commit=body.commit,
         review_packet_sha256=body.review_packet_sha256,
-        decider=body.decider,
-        via=body.via,
+        actor=_as_seen(person, body.via),
         comment_ref=body.comment_ref,
         policy_options=body.policy_options or None,
     )

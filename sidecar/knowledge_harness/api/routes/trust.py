@@ -17,8 +17,10 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query
 from fastapi.responses import Response
+from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
+from ...errors import HarnessError
 from ...trust.audit import (
     AuditReport,
     AuditTrend,
@@ -32,6 +34,7 @@ from ...trust.audit import (
     stale_report,
 )
 from ..deps import Ctx
+from ..openapi import ErrorInfo
 
 router = APIRouter(prefix="/v1/trust", tags=["trust"])
 
@@ -108,3 +111,38 @@ async def get_badge(ctx: Ctx, path: str, today: Annotated[dt.date | None, Query(
         note = await run_in_threadpool(ctx.catalog.load, note_file)
     badge = badge_of(ctx.catalog, policy, note, today or dt.date.today())
     return Response(badge.model_dump_json().encode("utf-8"), media_type=JSON)
+
+
+# The most paths one POST /v1/trust/badges may ask for (the plugin sends batches of 100).
+MAX_BADGE_PATHS = 500
+
+
+class BadgeBatchRequest(BaseModel):
+    paths: list[str] = Field(max_length=MAX_BADGE_PATHS, description=f"Vault paths, at most {MAX_BADGE_PATHS}.")
+    today: dt.date | None = None
+
+
+class BadgeBatch(BaseModel):
+    badges: dict[str, Badge] = Field(description="The badge of every path that has one (as GET /notes/{path}).")
+    errors: dict[str, ErrorInfo] = Field(description="Why a path has no badge (not_found, path_rejected, ...).")
+
+
+@router.post("/badges", response_model=BadgeBatch)
+def post_badges(ctx: Ctx, body: BadgeBatchRequest) -> Response:
+    """Many badges in one request: each path answers like GET /v1/trust/notes/{path}, or an error."""
+    policy = current_policy(ctx.vault.root)
+    today = body.today or dt.date.today()
+    badges: dict[str, Badge] = {}
+    errors: dict[str, ErrorInfo] = {}
+    for path in dict.fromkeys(body.paths):  # duplicates answered once
+        try:
+            note = ctx.catalog.load(ctx.catalog.locate(path))
+            badges[path] = badge_of(ctx.catalog, policy, note, today)
+        except HarnessError as error:
+            errors[path] = ErrorInfo(code=error.code, message=error.message, detail=error.detail)
+        except OSError as error:
+            errors[path] = ErrorInfo(
+                code="not_found", message=f"The note cannot be read: {error.strerror}.", detail=None
+            )
+    batch = BadgeBatch(badges=badges, errors=errors)
+    return Response(batch.model_dump_json().encode("utf-8"), media_type=JSON)

@@ -92,8 +92,9 @@ async def post_note_validate(
     path: str,
     dry_run_flag: Annotated[bool, Query(alias="dry_run")] = False,
     judge: Annotated[str | None, Query(max_length=64)] = None,
+    refetch: Annotated[bool, Query(description="Fetch every cited page anew (no snapshot reuse).")] = False,
 ) -> dict[str, Any]:
     """Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots)."""
     if not dry_run_flag:
         raise InputError("Only dry_run=true is supported; production writes go through /v1/batches and approval.")
-    return await dry_run(ctx.vault, path, judge_name=judge)
+    return await dry_run(ctx.vault, path, judge_name=judge, refetch=refetch)

@@ -1,4 +1,8 @@
-"""O-02 Authorize Run: the person's run label. Without it the run waits; nobody is reminded."""
+"""O-02 Authorize Run: the person's run label. Without it the run waits; nobody is reminded.
+
+The label comes only from a door that proved the person (the person token, a terminal). A
+`harness_run: authorized` property in the request note is not a label: notes are written by
+agents and synced, so a file can never authorize a run."""
 
 from __future__ import annotations
 
@@ -6,8 +10,6 @@ from ..contract import ReasonCode, Result, State
 from .base import OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-02"
-NOTE_LABEL_KEY = "harness_run"
-NOTE_LABEL_VALUE = "authorized"
 
 
 class AuthorizeRun:
@@ -18,12 +20,6 @@ class AuthorizeRun:
         if label is not None:
             return Prepared(
                 inputs={"label": {"via": label.via, "by": label.by}}, input_refs=[f"label:{label.via}:{label.by}"]
-            )
-        note = ctx.request_note()
-        if note is not None and str(note.properties.get(NOTE_LABEL_KEY, "")).strip().lower() == NOTE_LABEL_VALUE:
-            return Prepared(
-                inputs={"label": {"via": "note", "by": "note-owner"}},
-                input_refs=[f"label:note:{note.path}#{NOTE_LABEL_KEY}"],
             )
         return Wait("authorization")
 

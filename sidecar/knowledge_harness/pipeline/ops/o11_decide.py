@@ -116,7 +116,8 @@ class DecidePublication:
         if choice not in DECISION_CHOICES:
             return hold(ReasonCode.DECISION_UNKNOWN, f"判断の種類 {choice!r} が分からないため、公開しません。")
         allowed = ctx.config.decision.deciders
-        if allowed and d.get("decider") not in allowed:
+        account = str(d.get("decider") or "").split(" via ", 1)[0]
+        if allowed and account not in allowed:
             return hold(ReasonCode.DECIDER_NOT_ALLOWED, f"判断者 {d.get('decider')!r} は許可された人間ではありません。")
         given_sha = (d.get("review_packet_sha256") or "").lower()
         given_commit = (d.get("commit") or "").lower()

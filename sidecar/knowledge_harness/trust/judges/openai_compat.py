@@ -97,7 +97,9 @@ class OpenAICompatJudge:
         base_url = config.get("base_url")
         model = config.get("model")
         if not base_url or not model:
-            raise JudgeFailed("The openai_compat judge needs judge.base_url and judge.model in the policy.")
+            raise JudgeFailed(
+                "The openai_compat judge needs base_url and model in the machine configuration ([judge] or a [judges.NAME] profile)."
+            )
         return cls(
             base_url=str(base_url),
             model=str(model),

@@ -1,0 +1,48 @@
+"""`kh agent-token VAULT`: the agent's credential and the lines that connect Claude Code or Codex."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..errors import InputError
+from ..machine_config import agent_connection, agent_token_path, ensure_token_file
+from ..settings import AGENT_TOKEN_ENV, TOKEN_ENV, token_from_env
+
+
+def agent_token(
+    vault: Annotated[Path, typer.Argument(help="The vault folder.")],
+    port: Annotated[int, typer.Option(help="The port `kh serve` (or the plugin) listens on.")] = 8765,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the connection as JSON.")] = False,
+) -> None:
+    """Create or show the vault's agent token (kept 0600 in your config directory, never in the vault)
+    and print the MCP connection lines for Claude Code and Codex. The agent token cannot approve,
+    authorize, answer or decide: those stay with you."""
+    if not vault.is_dir():
+        raise InputError(f"{vault} is not a folder.")
+    path = agent_token_path(vault)
+    token = token_from_env(AGENT_TOKEN_ENV) or ensure_token_file(path)
+    if token == token_from_env(TOKEN_ENV):
+        raise InputError("The agent token must differ from the person token (KH_TOKEN).")
+    connection = agent_connection(
+        token, f"http://127.0.0.1:{port}/mcp", None if token_from_env(AGENT_TOKEN_ENV) else path
+    )
+    if as_json:
+        typer.echo(json.dumps(connection.model_dump(), ensure_ascii=False, indent=2))
+        return
+    typer.echo(
+        f"Agent token for {vault.resolve()}"
+        + (f" (in {path})" if connection.token_file else f" (from {AGENT_TOKEN_ENV})")
+    )
+    typer.echo("\nClaude Code:\n  " + connection.claude_command)
+    typer.echo("\nCodex:\n  " + connection.codex_command.replace("\n", "\n  "))
+    typer.echo("\nor in ~/.codex/config.toml (with KH_AGENT_TOKEN exported):\n" + connection.codex_config)
+    typer.echo("The agent can read, validate, plan and do pipeline tasks; approving, authorizing,")
+    typer.echo("answering and deciding stay with you (the plugin or `kh` at a terminal).")
+
+
+def register(app: typer.Typer) -> None:
+    app.command("agent-token")(agent_token)

@@ -1,0 +1,59 @@
+"""`kh init VAULT`: the first command on one's own vault (read-only unless --write)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from ..trust.onboarding import InitReport, inspect_vault, write_proposal
+from ..vault.paths import Vault
+
+
+def render(report: InitReport) -> str:
+    out = [f"{report.notes} notes", "By folder: " + ", ".join(f"{k} {v}" for k, v in report.by_folder.items())]
+    if report.by_tag:
+        out.append("By tag: " + ", ".join(f"#{k} {v}" for k, v in report.by_tag.items()))
+    out += [
+        f"With a provenance block: {report.with_provenance}",
+        f"Citing sources the audit recognizes: {report.with_recognized_sources}",
+        f"Citing http(s) URLs the audit does not recognize: {report.with_unrecognized_urls}",
+    ]
+    out += [f"  - {u.path}: {u.reason} (e.g. {u.example_url})" for u in report.unrecognized_examples]
+    now, then = report.counted_now, report.counted_with_proposal
+    out += [
+        "",
+        f"The audit counts now: Raw Keywords {now.raw}, Evidence-capable {now.evidence_capable}, Fresh L2 {now.fresh_l2}",
+        "",
+        *report.explanation,
+        "",
+        "Proposed rule:",
+        report.proposed_toml.rstrip(),
+        f"With it: Raw Keywords {then.raw}, Evidence-capable {then.evidence_capable}, Fresh L2 {then.fresh_l2}",
+    ]
+    return "\n".join(out) + "\n"
+
+
+def init(
+    vault: Annotated[Path, typer.Argument(help="The vault folder.")],
+    write: Annotated[
+        bool, typer.Option("--write", help="Write the proposed [keywords] rule to .harness/policy.toml.")
+    ] = False,
+    force: Annotated[
+        bool, typer.Option("--force", help="With --write: replace the [keywords] table of an existing policy.")
+    ] = False,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
+) -> None:
+    """Why the audit counts what it counts on this vault, and a [keywords] rule that would count the notes with sources."""
+    handle = Vault.open(vault)
+    report = inspect_vault(handle)
+    typer.echo(json.dumps(report.model_dump(), ensure_ascii=False, indent=2) if as_json else render(report), nl=as_json)
+    if write:
+        diff = write_proposal(handle, report, force=force)
+        typer.echo(diff or "The policy already says this; nothing written.", err=True)
+
+
+def register(app: typer.Typer) -> None:
+    app.command("init")(init)

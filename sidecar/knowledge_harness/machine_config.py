@@ -1,0 +1,240 @@
+"""The machine configuration: what a vault file must never decide.
+
+Vault files are synced, shared and written by agents, so endpoints, the names of the
+environment variables holding keys, and network allowances live here, in the user's config
+directory (`platformdirs`), or in the file named by `KH_CONFIG`. The vault's policy keeps vault
+semantics and may only *choose* a judge profile defined here. See docs/security.md.
+
+```toml
+[evidence]
+allow_private_hosts = ["127.0.0.1:8731"]   # host:port pairs the fetcher may reach on private addresses
+
+[judges.local]                  # a judge profile; a vault chooses it with [judge] profile = "local"
+backend = "openai_compat"
+base_url = "http://127.0.0.1:11434/v1"
+model = "qwen2.5:7b-instruct"
+api_key_env = "OPENAI_API_KEY"  # the NAME of the variable holding the key
+timeout_seconds = 60
+
+[agents.openai_compat]          # the pipeline's openai_compat agent backend
+base_url = "http://127.0.0.1:8000/v1"
+model = "some-model"
+
+[search]
+searxng_url = "http://127.0.0.1:8888"
+```
+"""
+
+from __future__ import annotations
+
+import hashlib
+import ipaddress
+import os
+import secrets
+import stat
+import tomllib
+from pathlib import Path
+from urllib.parse import urlsplit
+
+import platformdirs
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from .errors import InputError
+
+CONFIG_ENV = "KH_CONFIG"
+APP_NAME = "knowledge-harness"
+CONFIG_FILE = "config.toml"
+# The sidecar's own credentials: never sent anywhere, so no endpoint may be given them as its key.
+RESERVED_KEY_VARIABLES = frozenset({"KH_TOKEN", "KH_AGENT_TOKEN"})
+MIN_TOKEN_CHARS = 16
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+def _check_endpoint(url: str) -> str:
+    """An endpoint is https, or plain http on a loopback address (a local model server)."""
+    url = url.strip()
+    parts = urlsplit(url)
+    if parts.scheme == "https" and parts.hostname:
+        return url
+    if parts.scheme == "http" and parts.hostname:
+        host = parts.hostname
+        if host == "localhost":
+            return url
+        try:
+            if ipaddress.ip_address(host).is_loopback:
+                return url
+        except ValueError:
+            pass
+        raise ValueError(f"{url!r} is plain http on a non-loopback host; use https")
+    raise ValueError(f"{url!r} is not an http(s) URL")
+
+
+def _check_key_env(name: str | None) -> str | None:
+    if name is None:
+        return None
+    name = name.strip()
+    if name in RESERVED_KEY_VARIABLES:
+        raise ValueError(f"{name} holds the sidecar's own credential and can never be sent as an API key")
+    if not name.replace("_", "").isalnum():
+        raise ValueError(f"{name!r} is not an environment variable name")
+    return name
+
+
+class Endpoint(_Strict):
+    """An OpenAI-compatible chat-completions endpoint."""
+
+    base_url: str | None = None
+    model: str | None = None
+    api_key_env: str | None = None
+    timeout_seconds: float | None = Field(default=None, gt=0, le=3600)
+
+    @field_validator("base_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return None if value is None else _check_endpoint(value)
+
+    @field_validator("api_key_env")
+    @classmethod
+    def _key(cls, value: str | None) -> str | None:
+        return _check_key_env(value)
+
+
+class JudgeProfile(Endpoint):
+    backend: str = Field(default="openai_compat", min_length=1)
+
+
+class MachineEvidence(_Strict):
+    allow_private_hosts: list[str] = Field(default_factory=list)
+
+    @field_validator("allow_private_hosts")
+    @classmethod
+    def _clean_hosts(cls, value: list[str]) -> list[str]:
+        cleaned = [h.strip().lower() for h in value]
+        if any(not h or "/" in h or " " in h for h in cleaned):
+            raise ValueError('entries must be "host" or "host:port"')
+        return cleaned
+
+
+class MachineAgents(_Strict):
+    openai_compat: Endpoint = Field(default_factory=Endpoint)
+
+
+class MachineSearch(_Strict):
+    searxng_url: str | None = None
+
+    @field_validator("searxng_url")
+    @classmethod
+    def _url(cls, value: str | None) -> str | None:
+        return None if value is None else _check_endpoint(value)
+
+
+class MachineConfig(_Strict):
+    evidence: MachineEvidence = Field(default_factory=MachineEvidence)
+    judge: Endpoint = Field(default_factory=Endpoint)  # the endpoint of `[judge] backend = "openai_compat"`
+    judges: dict[str, JudgeProfile] = Field(default_factory=dict)
+    agents: MachineAgents = Field(default_factory=MachineAgents)
+    search: MachineSearch = Field(default_factory=MachineSearch)
+
+
+def config_dir() -> Path:
+    return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def config_path() -> Path:
+    override = os.environ.get(CONFIG_ENV, "").strip()
+    return Path(override).expanduser() if override else config_dir() / CONFIG_FILE
+
+
+_cache: dict[Path, tuple[tuple[int, int], MachineConfig]] = {}
+_EMPTY = MachineConfig()
+
+
+def load_machine_config() -> MachineConfig:
+    """The machine configuration; a missing file is the empty configuration (nothing allowed)."""
+    path = config_path()
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return _EMPTY  # one object, so callers may cache what they derive from it by identity
+    except OSError as exc:
+        raise InputError(f"Cannot read the machine configuration {path}: {exc.strerror}.") from exc
+    key = (st.st_mtime_ns, st.st_size)
+    cached = _cache.get(path)
+    if cached is not None and cached[0] == key:
+        return cached[1]
+    try:
+        data = tomllib.loads(path.read_bytes().decode("utf-8"))
+    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(f"The machine configuration {path} is not valid TOML: {exc}.") from exc
+    try:
+        config = MachineConfig.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])
+        raise InputError(f"Invalid key {where!r} in the machine configuration {path}: {first['msg']}.") from exc
+    _cache[path] = (key, config)
+    return config
+
+
+# -- the agent credential ------------------------------------------------------------------------
+def agent_token_path(vault_root: Path) -> Path:
+    """One agent token per vault, kept in the user's config directory (never in the vault)."""
+    real = os.path.realpath(vault_root)
+    digest = hashlib.sha256(real.encode("utf-8", "surrogateescape")).hexdigest()[:16]
+    return config_dir() / "agent-tokens" / f"{digest}.token"
+
+
+def read_token_file(path: Path) -> str:
+    """A token from a file that only its owner can read."""
+    mode = stat.S_IMODE(path.stat().st_mode)
+    if mode & 0o077:
+        raise InputError(f"The token file {path} is readable by others (mode {mode:o}); chmod 600 it.")
+    token = path.read_text(encoding="utf-8").strip()
+    if len(token) < MIN_TOKEN_CHARS:
+        raise InputError(f"The token in {path} is shorter than {MIN_TOKEN_CHARS} characters.")
+    return token
+
+
+def ensure_token_file(path: Path) -> str:
+    """Read the token file, or create it (mode 0600, a new random token) when it is missing."""
+    if path.exists():
+        return read_token_file(path)
+    path.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    token = secrets.token_hex(32)
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+    except FileExistsError:  # another process created it first
+        return read_token_file(path)
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        handle.write(token + "\n")
+    return token
+
+
+class AgentConnection(BaseModel):
+    """How an AI agent connects to this vault's sidecar over MCP, ready to paste."""
+
+    token: str
+    mcp_url: str
+    claude_command: str
+    codex_command: str
+    codex_config: str
+    token_file: str | None = None
+
+
+def agent_connection(token: str, mcp_url: str, token_file: Path | None = None) -> AgentConnection:
+    return AgentConnection(
+        token=token,
+        mcp_url=mcp_url,
+        claude_command=(
+            f'claude mcp add --transport http knowledge-harness {mcp_url} --header "Authorization: Bearer {token}"'
+        ),
+        codex_command=(
+            f"export KH_AGENT_TOKEN={token}\n"
+            f"codex mcp add knowledge-harness --url {mcp_url} --bearer-token-env-var KH_AGENT_TOKEN"
+        ),
+        codex_config=(f'[mcp_servers.knowledge-harness]\nurl = "{mcp_url}"\nbearer_token_env_var = "KH_AGENT_TOKEN"\n'),
+        token_file=str(token_file) if token_file else None,
+    )

@@ -1,0 +1,49 @@
+"""One freshness for every door: index search asks the trust audit, never flags stored at build time.
+
+The reasoning index and the trust core are sibling layers (neither imports the other); this module
+sits above both and hands search a function that evaluates a note's trust the way the audit and
+the badge do — today's date, the note's current bytes, the policy, the run records.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Callable
+
+from .errors import HarnessError
+from .index.schema import TrustSummary
+from .trust.audit import badge_of, current_policy
+from .vault.catalog import NoteCatalog
+
+TrustOf = Callable[[str], TrustSummary | None]
+
+
+def live_trust(catalog: NoteCatalog, today: dt.date | None = None) -> TrustOf:
+    """path → the note's trust as the audit sees it now (None when the note has no verification)."""
+    day = today or dt.date.today()
+    policy = current_policy(catalog.vault.root)
+
+    def trust_of(path: str) -> TrustSummary | None:
+        try:
+            note = catalog.note(path)
+        except HarnessError:
+            return None
+        if note.problem is None and not isinstance(note.properties.get("verification"), dict):
+            return None
+        badge = badge_of(catalog, policy, note, day)
+        fresh = (
+            badge.fresh
+            and badge.level >= 2
+            and badge.status in ("verified", "reviewed")
+            and badge.provisional_run_id is None
+            and badge.error is None
+        )
+        return TrustSummary(
+            level=badge.level,
+            status=badge.status,
+            fresh=fresh,
+            triggers=list(badge.triggers),
+            revalidate_after=badge.revalidate_after.isoformat() if badge.revalidate_after else None,
+        )
+
+    return trust_of

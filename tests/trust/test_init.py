@@ -1,0 +1,62 @@
+"""`kh init` on a vault of ordinary notes that nobody prepared for this tool."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from ..conftest import KH
+
+
+def _kh(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(KH), *args], capture_output=True, text=True, timeout=60)
+
+
+def _plain_vault(root: Path) -> Path:
+    (root / "Research").mkdir(parents=True)
+    (root / "日記").mkdir()
+    (root / "Research" / "asyncio.md").write_text(
+        "# asyncio のタイムアウト\n\nasyncio.timeout() で期限を設定する。\n\n## Sources\n\n"
+        "- https://docs.python.org/3/library/asyncio-task.html\n",
+        encoding="utf-8",
+    )
+    (root / "Research" / "git.md").write_text(
+        "# Git quotePath\n\ncore.quotePath=false shows UTF-8 names.\n\nSources: https://git-scm.com/docs/git-config\n",
+        encoding="utf-8",
+    )
+    (root / "日記" / "2026-12-01.md").write_text("# 2026-12-01\n\n散歩した。\n", encoding="utf-8")
+    return root
+
+
+def test_init_explains_why_nothing_counts_and_what_would(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path / "vault")
+    report = json.loads(_kh("init", str(vault), "--json").stdout)
+    assert report["counted_now"]["raw"] == 0 and report["counted_now"]["evidence_capable"] == 0
+    assert (report["with_recognized_sources"], report["with_unrecognized_urls"]) == (1, 1)
+    assert report["unrecognized_examples"][0]["path"] == "Research/git.md"
+    assert "outside a References / Sources section" in report["unrecognized_examples"][0]["reason"]
+    assert report["proposed_rule"]["folders"] == ["Research"]
+    assert report["counted_with_proposal"]["evidence_capable"] == 1
+    assert not (vault / ".harness").exists()  # read-only without --write
+
+    written = _kh("init", str(vault), "--write")
+    assert written.returncode == 0, written.stderr
+    audit = json.loads(_kh("audit", str(vault), "--json").stdout)
+    assert (audit["raw"], audit["evidence_capable"]) == (2, 1)
+
+
+def test_init_never_overwrites_a_policy_without_force_and_then_changes_only_keywords(tmp_path: Path) -> None:
+    vault = _plain_vault(tmp_path / "vault")
+    (vault / ".harness").mkdir()
+    policy = vault / ".harness" / "policy.toml"
+    policy.write_text("ttl_days = 30\n\n[keywords]\nprovenance = true\n\n[stages]\npilot = 4\n", encoding="utf-8")
+    before = policy.read_bytes()
+    refused = _kh("init", str(vault), "--write")
+    assert refused.returncode == 1 and "--force" in refused.stderr
+    assert policy.read_bytes() == before
+    forced = _kh("init", str(vault), "--write", "--force")
+    assert forced.returncode == 0 and '+folders = ["Research"]' in forced.stderr
+    text = policy.read_text(encoding="utf-8")
+    assert text.startswith("ttl_days = 30\n") and "[stages]\npilot = 4\n" in text
+    assert text.count("[keywords]") == 1 and 'folders = ["Research"]' in text
