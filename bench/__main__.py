@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ["startup", "index_bench", "audit", "judge_eval", "load"]
+ORDER = ["startup", "index_bench", "audit", "judge_eval", "load", "hostile"]
 
 
 def machine() -> str:

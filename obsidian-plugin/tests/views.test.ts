@@ -17,7 +17,7 @@ import { applyLanguage, t } from "../src/i18n";
 import { DECISION_LABELS_JA } from "../src/pipeline/model";
 import { DashboardView } from "../src/ui/dashboard-view";
 import { BadgeDetailsModal, renderDetails } from "../src/ui/details-modal";
-import { IndexSearchModal, SEARCH_DEBOUNCE_MS } from "../src/ui/index-search";
+import { IndexSearchModal, type IndexSuggestion, SEARCH_DEBOUNCE_MS } from "../src/ui/index-search";
 import { PipelineRunView, ReviewModal } from "../src/ui/pipeline-view";
 import { StaleListView } from "../src/ui/stale-view";
 import { ValidateModal } from "../src/ui/validate-modal";
@@ -343,6 +343,37 @@ describe("index search", () => {
 		const line = await modal.jump(withHeading!);
 		expect(typeof line).toBe("number");
 		expect(host.opened.at(-1)).toEqual({ path: headings.path, line });
+	});
+
+	it("reads further pages of a long note's headings to find the one chosen", async () => {
+		const base = recorded<IndexHeadings>("index-headings");
+		const heading = (title: string, line: number) => ({ title, line, end_line: line, level: 1, children: [] });
+		const offsets: string[] = [];
+		const host = new FakeHost(
+			recordedTransport({
+				"GET /v1/index/notes/long.md/headings": (request) => {
+					const offset = new URL(request.url).searchParams.get("offset") ?? "0";
+					offsets.push(offset);
+					const second = offset === "1000";
+					return json(200, {
+						...base,
+						path: "long.md",
+						headings: [second ? heading("Far down", 4321) : heading("Near the top", 3)],
+						heading_count: 1001,
+						offset: Number(offset),
+						limit: 1000,
+						truncated: !second,
+						next_offset: second ? null : 1000,
+					});
+				},
+			}),
+		);
+		const modal = new IndexSearchModal(host.host);
+		const hit = { path: "long.md", title: "Long" } as IndexSuggestion["hit"];
+		expect(await modal.jump({ hit, heading: "Far down" })).toBe(4321);
+		expect(offsets).toEqual(["0", "1000"]);
+		expect(await modal.jump({ hit, heading: "Nowhere" })).toBeUndefined();
+		expect(host.opened.at(-1)).toEqual({ path: "long.md", line: undefined });
 	});
 
 	it("searches once per pause in typing, not once per keystroke", async () => {

@@ -54,6 +54,12 @@ class InvalidNote(InputError):
     http_status = 422
 
 
+class EvidenceTooLarge(InvalidNote):
+    """The note's cited pages hold more text than one validation may judge."""
+
+    code = "evidence_too_large"
+
+
 # -- security --------------------------------------------------------------------------------
 class Unauthorized(HarnessError):
     code = "unauthorized"
@@ -103,6 +109,15 @@ class Busy(Refused):
 
     code = "busy"
     http_status = 423
+
+
+class NotWritable(HarnessError):
+    """The operating system refused to create or write the sidecar's files (read-only vault,
+    permissions, disk full); nothing was changed."""
+
+    code = "not_writable"
+    http_status = 507
+    exit_code = 1
 
 
 # -- the outside world ----------------------------------------------------------------------

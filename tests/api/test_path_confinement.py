@@ -31,6 +31,16 @@ def confined(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
     (vault / "plain.txt").write_text(SECRET, encoding="utf-8")
     (vault / "link.md").symlink_to(outside / "secret.md")
     (vault / "linkdir").symlink_to(outside, target_is_directory=True)
+    # links that stay inside the vault but lead into folders that are never notes
+    (vault / ".git").mkdir()
+    (vault / ".git" / "HEAD.md").write_text(SECRET, encoding="utf-8")
+    (vault / ".trash").mkdir()
+    (vault / ".trash" / "old.md").write_text(SECRET, encoding="utf-8")
+    (vault / "to-obsidian.md").symlink_to(vault / ".obsidian" / "app.md")
+    (vault / "to-harness.md").symlink_to(".harness/x.md")
+    (vault / "notes" / "to-git.md").symlink_to("../.git/HEAD.md")
+    (vault / "trashdir").symlink_to(vault / ".trash", target_is_directory=True)
+    (vault / "obsidiandir").symlink_to(".obsidian", target_is_directory=True)
     running = start_sidecar(vault)
     yield running
     stop_sidecar(running)
@@ -51,6 +61,11 @@ HOSTILE = [
     ("notes%2F%0Aok.md", "control character"),
     ("link.md", "symlink to a file outside"),
     ("linkdir%2Fsecret.md", "symlinked folder outside"),
+    ("to-obsidian.md", "symlink into .obsidian"),
+    ("to-harness.md", "symlink into .harness"),
+    ("notes%2Fto-git.md", "symlink into .git"),
+    ("trashdir%2Fold.md", "symlinked folder that is .trash"),
+    ("obsidiandir%2Fapp.md", "symlinked folder that is .obsidian"),
     (".obsidian%2Fapp.md", "Obsidian config folder"),
     (".harness%2Fx.md", "sidecar data folder"),
     (".git%2Fconfig.md", "git folder"),
@@ -82,6 +97,19 @@ def test_listing_never_includes_files_outside_the_vault_or_excluded_folders(conf
     assert SECRET not in response.text
 
 
+def test_badge_and_validation_refuse_a_symlink_into_an_internal_folder(confined: Sidecar) -> None:
+    with confined.client() as client:
+        response = client.get("/v1/trust/notes/to-obsidian.md")
+        assert response.status_code == 400
+        assert response.json()["error"]["code"] == "path_rejected"
+        assert SECRET not in response.text
+        response = client.get("/v1/index/notes/to-harness.md/section", params={"line": 1})
+        assert response.status_code in (400, 404) and SECRET not in response.text
+        response = client.post("/v1/trust/notes/notes/to-git.md/validate", params={"dry_run": "true"})
+        assert response.json()["error"]["code"] == "path_rejected"
+        assert "leads into '.git' through a symbolic link" in response.json()["error"]["message"]
+
+
 def test_nfd_request_finds_the_nfc_note_and_reports_the_nfc_name(confined: Sidecar) -> None:
     nfd = unicodedata.normalize("NFD", "日本語.md")
     with confined.client() as client:
@@ -103,3 +131,31 @@ def test_nfd_file_on_disk_is_listed_under_its_nfc_name(tmp_path: Path) -> None:
             assert client.get("/v1/notes/ガイド.md").json()["title"] == "ガイド"
     finally:
         stop_sidecar(running)
+
+
+def test_listing_and_reading_agree_on_names_the_doors_refuse(tmp_path: Path) -> None:
+    """A name with a tab, a line break, a backslash or a percent-escape cannot be asked for, so it
+    is not listed either: it is reported as skipped, like a name that is not UTF-8."""
+    vault = tmp_path / "vault"
+    (vault / "sub\tdir").mkdir(parents=True)
+    (vault / "sub\tdir" / "inner.md").write_text("# inner\n", encoding="utf-8")
+    (vault / "image\t%41.png").write_bytes(b"not a note")  # not listed, and not worth an error either
+    for name in ("tab\there.md", "line\nbreak.md", "back\\slash.md", "escaped%41.md", "100%.md", "plain.md"):
+        (vault / name).write_text("# x\n", encoding="utf-8")
+    running = start_sidecar(vault)
+    try:
+        with running.client() as client:
+            listed = [n["path"] for n in client.get("/v1/notes").json()["notes"]]
+            assert listed == ["100%.md", "plain.md"]
+            for path in listed:
+                assert client.get("/v1/notes/" + path.replace("%", "%25")).status_code == 200, path
+            errors = {e["path"]: e["message"] for e in client.get("/v1/trust/audit").json()["errors"]}
+    finally:
+        stop_sidecar(running)
+    assert errors == {
+        "sub\\tdir": "The name holds a control character (a tab, a line break, ...); skipped.",
+        "tab\\there.md": "The name holds a control character (a tab, a line break, ...); skipped.",
+        "line\\nbreak.md": "The name holds a control character (a tab, a line break, ...); skipped.",
+        "back\\slash.md": "The name holds a backslash; skipped.",
+        "escaped%41.md": "The name holds a percent-escape such as %20; skipped.",
+    }

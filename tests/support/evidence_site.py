@@ -21,6 +21,9 @@ Pages:
   /binary            binary bytes served as text/html
   /empty             an empty 200 text/html page
   /pdf               application/pdf
+  /links             3 MB of HTML holding 100,000 links: text extraction takes many seconds
+  /big/<n>           about 1 MB of distinct plain text (n = any word): six of them exceed the
+                     5,000,000 characters of evidence one validation may judge
 """
 
 from __future__ import annotations
@@ -71,6 +74,19 @@ def _bomb(size: int = 50 * 1024 * 1024) -> bytes:
         for _ in range(size // len(chunk)):
             gz.write(chunk)
     return buf.getvalue()
+
+
+def links_page(count: int = 100_000) -> bytes:
+    """About 3 MB of HTML whose main-text extraction takes far longer than a fetch timeout."""
+    head = "<!doctype html><html><head><meta charset='utf-8'><title>Links</title></head><body><article><ul>"
+    items = "".join(f"<li><a href='/p/{i}'>{i}</a>" for i in range(count))
+    return (head + items + "</ul></article></body></html>").encode()
+
+
+def big_text(name: str, chars: int = 1_050_000) -> bytes:
+    """About `chars` characters of plain text, different for every name."""
+    line = f"Page {name} repeats this sentence about mountains and lakes to fill space.\n"
+    return (line * (chars // len(line) + 1)).encode()
 
 
 class EvidenceSite:
@@ -179,6 +195,10 @@ class EvidenceSite:
                 self._send(h, 200, bytes(range(256)) * 64, html)
             elif path == "/empty":
                 self._send(h, 200, b"", html)
+            elif path.startswith("/big/"):
+                self._send(h, 200, big_text(path.removeprefix("/big/")), "text/plain; charset=utf-8")
+            elif path == "/links":
+                self._send(h, 200, links_page(), html)
             elif path == "/pdf":
                 self._send(h, 200, b"%PDF-1.4\n%binary", "application/pdf")
             else:

@@ -281,6 +281,8 @@ def test_a_file_changed_by_someone_else_during_the_run_fails_it_with_provisional
     assert record["failure_reason"] == "scope_verification_failed"
     assert "ホーム.md" in record["scope"]["unexpected"]
     assert "ホーム.md" in record["scope"]["git_unexpected"]
+    last = err.strip().splitlines()[-1]
+    assert "Scope verification failed: " in last and last.endswith(".md.") and not last.endswith(".."), last
     # the data is kept (provisionally): the note has the planned bytes
     data = (vault / plan["targets"][0]["path"]).read_bytes()
     assert hashlib.sha256(data).hexdigest() == plan["targets"][0]["sha256_after"]

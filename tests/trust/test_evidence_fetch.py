@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import ipaddress
+import multiprocessing
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -11,6 +12,13 @@ import anyio
 import pytest
 
 from knowledge_harness.trust.evidence import FetchedPage, Fetcher, blocked_reason, decode_body, host_allowed
+from knowledge_harness.trust.extraction import (
+    MAX_IDLE,
+    ExtractionFailed,
+    acquire_worker,
+    extract_in_worker,
+    shutdown_workers,
+)
 from knowledge_harness.trust.policy import EvidencePolicy, Policy
 from knowledge_harness.trust.validation_service import collect_evidence
 from knowledge_harness.vault.paths import Vault
@@ -220,3 +228,40 @@ def test_snapshots_are_content_addressed_and_reused(site: EvidenceSite, tmp_path
     assert not again[1].ok  # a failure is never snapshotted, so it is fetched again
     later = dt.datetime.now(dt.UTC) + dt.timedelta(days=8)
     assert EvidenceStore(vault).lookup(urls[0], max_age=dt.timedelta(days=7), now=later) is None
+
+
+def test_slow_extraction_is_stopped_at_the_fetch_timeout_and_the_worker_killed(site: EvidenceSite) -> None:
+    """/links takes many seconds to extract: the worker process is killed when the timeout runs out."""
+    shutdown_workers()
+    policy = _policy(site, max_bytes=5 * 1024 * 1024)
+    urls = [site.url + "/links", site.url + "/en/fuji"]
+
+    async def run() -> list[FetchedPage]:
+        return await Fetcher(policy, backoff_seconds=0.05).fetch_all(urls)
+
+    links, fuji = anyio.run(run)
+    assert links.error == "extract_timeout", links.message
+    assert links.message and "was stopped" in links.message
+    assert links.text is None and links.attempts == 1  # not retried
+    assert fuji.ok and "3,776 metres" in (fuji.text or "")
+    # the killed worker is gone; only idle workers remain, and they still extract
+    assert len(multiprocessing.active_children()) <= MAX_IDLE
+    assert _fetch(site, "/ja/fuji").ok
+    shutdown_workers()
+    assert multiprocessing.active_children() == []
+
+
+def test_a_worker_that_dies_fails_its_page_and_the_next_page_gets_a_new_one(site: EvidenceSite) -> None:
+    async def run() -> tuple[str, str | None]:
+        worker = await acquire_worker()
+        worker.process.kill()
+        worker.process.join()
+        try:
+            await extract_in_worker(worker, "<html><body><p>text</p></body></html>", None)
+        except ExtractionFailed as failure:
+            return "failed", failure.message
+        return "ok", None
+
+    status, message = anyio.run(run)
+    assert status == "failed" and message == "The text extraction worker stopped unexpectedly."
+    assert _fetch(site, "/en/fuji").ok

@@ -278,8 +278,11 @@ export class SidecarClient {
 		return this.request<IndexSearchResult>("GET", "/v1/index/search", { query: { q, limit } });
 	}
 
-	headings(path: string): Promise<IndexHeadings> {
-		return this.request<IndexHeadings>("GET", `/v1/index/notes/${encodeVaultPath(path)}/headings`);
+	/** One page of a note's heading tree; `next_offset` in the answer asks for the next one. */
+	headings(path: string, offset = 0): Promise<IndexHeadings> {
+		return this.request<IndexHeadings>("GET", `/v1/index/notes/${encodeVaultPath(path)}/headings`, {
+			query: { offset: offset > 0 ? offset : undefined },
+		});
 	}
 
 	// ---- the harness pipeline ----

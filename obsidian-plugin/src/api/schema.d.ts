@@ -1373,17 +1373,52 @@ export interface components {
             preamble: {
                 [key: string]: number;
             } | null;
-            /** Headings */
+            /**
+             * Headings
+             * @description The headings number offset .. offset+limit-1 in document order, nested as in the note; a heading whose parent is on an earlier page is at the top level of this page
+             */
             headings: {
                 [key: string]: unknown;
             }[];
             /**
              * Links
+             * @description The links on this page's lines (from the heading at offset to the next page's)
              * @default []
              */
             links: {
                 [key: string]: unknown;
             }[];
+            /**
+             * Heading Count
+             * @description Headings in the whole note
+             * @default 0
+             */
+            heading_count: number;
+            /**
+             * Offset
+             * @default 0
+             */
+            offset: number;
+            /**
+             * Limit
+             * @description The most headings one answer holds (at most 5,000)
+             * @default 0
+             */
+            limit: number;
+            /**
+             * Truncated
+             * @description More headings follow: ask again with offset=next_offset
+             * @default false
+             */
+            truncated: boolean;
+            /** Next Offset */
+            next_offset?: number | null;
+            /**
+             * Links Truncated
+             * @description This page has more than 5,000 links; the rest are left out
+             * @default false
+             */
+            links_truncated: boolean;
         };
         /** Health */
         Health: {
@@ -3023,7 +3058,12 @@ export interface operations {
     };
     headings_v1_index_notes__path__headings_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The first heading (document order) of the page */
+                offset?: number;
+                /** @description Headings per page */
+                limit?: number;
+            };
             header?: never;
             path: {
                 path: string;

@@ -11,6 +11,9 @@ export interface IndexSuggestion {
 	heading: string | null;
 }
 
+/** How many pages of headings (1,000 each) a jump reads at most before opening the note at its top. */
+const MAX_HEADING_PAGES = 20;
+
 interface HeadingNode {
 	title?: string;
 	line?: number;
@@ -108,8 +111,13 @@ export class IndexSearchModal extends SuggestModal<IndexSuggestion> {
 		let line: number | undefined;
 		if (suggestion.heading) {
 			try {
-				const tree = await this.host.client.headings(suggestion.hit.path);
-				line = findHeadingLine(tree.headings, suggestion.heading) ?? undefined;
+				// heading trees come in pages (a note may hold thousands of headings): read on until found
+				let offset: number | null | undefined = 0;
+				for (let page = 0; page < MAX_HEADING_PAGES && line === undefined && typeof offset === "number"; page++) {
+					const tree = await this.host.client.headings(suggestion.hit.path, offset);
+					line = findHeadingLine(tree.headings, suggestion.heading) ?? undefined;
+					offset = tree.next_offset;
+				}
 			} catch (error) {
 				this.host.reportError(error);
 			}

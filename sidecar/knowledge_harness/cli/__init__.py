@@ -48,3 +48,7 @@ def main() -> None:
     except HarnessError as exc:
         print(f"kh: {exc.message}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except OSError as exc:  # the file system refused (read-only vault, permissions, disk full)
+        where = f" ({exc.filename})" if exc.filename else ""
+        print(f"kh: {exc.strerror or type(exc).__name__}{where}.", file=sys.stderr)
+        sys.exit(1)

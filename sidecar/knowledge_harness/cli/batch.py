@@ -165,7 +165,7 @@ def approve_cmd(
     if record["run_status"] != "SUCCEEDED" or record["result"] != "APPLIED":
         typer.echo(
             f"kh: run {record['run_id']}: {record['run_status']} / {record['consumption']}, result {record['result']}"
-            + (f" — {record['failure']}" if record.get("failure") else "")
+            + (f" — {str(record['failure']).rstrip('.')}" if record.get("failure") else "")
             + ".",
             err=True,
         )

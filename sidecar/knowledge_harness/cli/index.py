@@ -9,7 +9,15 @@ from typing import Annotated
 import typer
 
 from ..index.build import build_index
-from ..index.query import check_index, get_tree, note_headings, read_section, search
+from ..index.query import (
+    DEFAULT_HEADINGS,
+    MAX_HEADINGS,
+    check_index,
+    get_tree,
+    note_headings,
+    read_section,
+    search,
+)
 from ..trust_view import live_trust
 from ..vault.catalog import NoteCatalog
 from ..vault.lock import vault_lock
@@ -118,9 +126,16 @@ def search_cmd(
 
 
 @index_app.command("headings")
-def headings(vault: VaultArg, note: Annotated[str, typer.Argument(help="Vault-relative note path.")]) -> None:
-    """A note's heading tree with line ranges (JSON)."""
-    _print(note_headings(Vault.open(vault), note).model_dump())
+def headings(
+    vault: VaultArg,
+    note: Annotated[str, typer.Argument(help="Vault-relative note path.")],
+    offset: Annotated[int, typer.Option(min=0, help="The first heading (document order) to print.")] = 0,
+    limit: Annotated[
+        int, typer.Option(min=1, max=MAX_HEADINGS, help="Headings per page; more pages: see next_offset.")
+    ] = DEFAULT_HEADINGS,
+) -> None:
+    """A note's heading tree with line ranges (JSON), one page of headings at a time."""
+    _print(note_headings(Vault.open(vault), note, offset=offset, limit=limit).model_dump())
 
 
 @index_app.command("read")

@@ -33,6 +33,11 @@ from .schema import (
 )
 
 MAX_SECTION_CHARS = 200_000
+# one headings answer holds at most MAX_HEADINGS headings and MAX_LINKS links (~1 MB of JSON):
+# a 20 MB note with 383,000 headings once made one answer of 80 MB
+DEFAULT_HEADINGS = 1000
+MAX_HEADINGS = 5000
+MAX_LINKS = 5000
 DEFAULT_SECTION_CHARS = 20_000
 FRESH_STATUSES = frozenset({"verified", "reviewed"})
 
@@ -353,8 +358,74 @@ def _current_bytes(vault: Vault, path: str) -> bytes:
     return disk.read_bytes()
 
 
-def note_headings(vault: Vault, path: str) -> HeadingsResult:
-    """A note's heading tree with line ranges; parsed live when the note changed since the build."""
+def _page_of_headings(
+    headings: list[dict[str, Any]], offset: int, limit: int
+) -> tuple[list[dict[str, Any]], int, int | None, int | None]:
+    """(the page's tree, headings in all, first line of the page, first line after it).
+
+    Headings are numbered in document order (pre-order); the page keeps those numbered
+    offset .. offset+limit-1, each under its parent when the parent is on the page too.
+    """
+    end = offset + limit
+    page: list[dict[str, Any]] = []
+    total = 0
+    first_line: int | None = None
+    next_line: int | None = None
+    stack: list[tuple[dict[str, Any], dict[str, Any] | None]] = [(h, None) for h in reversed(headings)]
+    while stack:
+        node, parent = stack.pop()
+        number = total
+        total += 1
+        copy: dict[str, Any] | None = None
+        if offset <= number < end:
+            copy = {k: v for k, v in node.items() if k != "children"}
+            copy["children"] = []
+            (parent["children"] if parent is not None else page).append(copy)
+            if first_line is None:
+                first_line = int(node["line"])
+        elif number == end:
+            next_line = int(node["line"])
+        children = node.get("children") or []
+        stack.extend((child, copy) for child in reversed(children))
+    return page, total, first_line, next_line
+
+
+def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFAULT_HEADINGS) -> HeadingsResult:
+    """One page of a note's heading tree (at most MAX_HEADINGS headings) and the links on its lines.
+
+    Parsed live when the note changed since the build. `truncated` / `next_offset` say when
+    more headings follow; a note's preamble links are on the first page.
+    """
+    if offset < 0:
+        raise InputError("offset must be 0 or more.")
+    limit = max(1, min(limit, MAX_HEADINGS))
+    full = _all_headings(vault, path)
+    page, total, first_line, next_line = _page_of_headings(full["headings"], offset, limit)
+    start = 1 if offset == 0 else first_line
+    links: list[dict[str, Any]] = []
+    if start is not None:
+        stop = next_line if next_line is not None else math.inf
+        links = [link for link in full.get("links", []) if start <= int(link.get("line") or 0) < stop]
+    next_offset = offset + limit if offset + limit < total else None
+    # only the page is validated into the answer model: the whole tree may hold 500,000 headings
+    return HeadingsResult(
+        **full
+        | {
+            "headings": page,
+            "links": links[:MAX_LINKS],
+            "links_truncated": len(links) > MAX_LINKS,
+            "heading_count": total,
+            "offset": offset,
+            "limit": limit,
+            "truncated": next_offset is not None,
+            "next_offset": next_offset,
+        }
+    )
+
+
+def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
+    """A note's whole heading tree with line ranges (HeadingsResult's fields, not validated);
+    parsed live when the note changed since the build."""
     rel = require_note_path(path)
     stale, _ = _staleness(vault)
     manifest = load_manifest(vault)
@@ -365,31 +436,30 @@ def note_headings(vault: Vault, path: str) -> HeadingsResult:
         with index_read_lock(vault):
             layer = _load_json(vault, f"notes/{entry['id']}.json")
         if isinstance(layer, dict) and layer.get("sha256") == digest:
-            return HeadingsResult(
-                **stale.model_dump(),
-                path=rel,
-                id=layer["id"],
-                sha256=digest,
-                source="index",
-                title=layer["title"],
-                line_count=layer["line_count"],
-                preamble=layer["preamble"],
-                headings=layer["headings"],
-                links=layer["links"],
-            )
+            return stale.model_dump() | {
+                "path": rel,
+                "id": layer["id"],
+                "sha256": digest,
+                "source": "index",
+                "title": layer["title"],
+                "line_count": layer["line_count"],
+                "preamble": layer["preamble"],
+                "headings": layer["headings"],
+                "links": layer["links"],
+            }
     record = parse_record(rel, raw)
-    return HeadingsResult(
-        **(stale.model_dump() | {"stale": True}),
-        path=rel,
-        id=note_id(rel),
-        sha256=digest,
-        source="live",
-        note_changed=True,
-        title=record["title"],
-        line_count=record["line_count"],
-        preamble=record["preamble"],
-        headings=record["headings"],
-    )
+    return stale.model_dump() | {
+        "stale": True,
+        "path": rel,
+        "id": note_id(rel),
+        "sha256": digest,
+        "source": "live",
+        "note_changed": True,
+        "title": record["title"],
+        "line_count": record["line_count"],
+        "preamble": record["preamble"],
+        "headings": record["headings"],
+    }
 
 
 def _find_heading(headings: list[dict[str, Any]], title: str) -> dict[str, Any] | None:
@@ -414,22 +484,22 @@ def read_section(
 ) -> SectionResult:
     """The original Markdown of a heading's range (by title) or of explicit lines, size-bounded."""
     max_chars = max(1, min(max_chars, MAX_SECTION_CHARS))
-    tree = note_headings(vault, path)
-    raw = _current_bytes(vault, tree.path)
-    if hashlib.sha256(raw).hexdigest() != tree.sha256:
-        tree = note_headings(vault, path)  # changed between the two reads
-        raw = _current_bytes(vault, tree.path)
+    tree = _all_headings(vault, path)
+    raw = _current_bytes(vault, tree["path"])
+    if hashlib.sha256(raw).hexdigest() != tree["sha256"]:
+        tree = _all_headings(vault, path)  # changed between the two reads
+        raw = _current_bytes(vault, tree["path"])
     title: str | None = None
     if heading is not None:
-        found = _find_heading(tree.headings, heading)
+        found = _find_heading(tree["headings"], heading)
         if found is None:
-            raise NotFound(f"No heading {heading!r} in {tree.path}.")
+            raise NotFound(f"No heading {heading!r} in {tree['path']}.")
         start, end, title = found["line"], found["end_line"], found["title"]
     else:
         if line is None:
             raise InputError("Give a heading title or a line (and optionally end_line).")
         start = line
-        end = end_line if end_line is not None else tree.line_count
+        end = end_line if end_line is not None else int(tree["line_count"])
     if start < 1 or end < start:
         raise InputError(f"Invalid line range {start}-{end}.")
     text = raw.decode("utf-8", errors="replace").removeprefix("\ufeff")
@@ -437,7 +507,7 @@ def read_section(
     if lines and lines[-1] == "":
         lines.pop()
     if start > len(lines):
-        raise InputError(f"Line {start} is past the end of {tree.path} ({len(lines)} lines).")
+        raise InputError(f"Line {start} is past the end of {tree['path']} ({len(lines)} lines).")
     end = min(end, len(lines))
     chunk = "\n".join(lines[start - 1 : end])
     truncated = len(chunk) > max_chars
@@ -445,17 +515,17 @@ def read_section(
         chunk = chunk[:max_chars]
         end = start + chunk.count("\n")
     return SectionResult(
-        stale=tree.stale,
-        changed=tree.changed,
-        added=tree.added,
-        removed=tree.removed,
-        path=tree.path,
+        stale=tree["stale"],
+        changed=tree["changed"],
+        added=tree["added"],
+        removed=tree["removed"],
+        path=tree["path"],
         line=start,
         end_line=end,
         heading=title,
         truncated=truncated,
-        sha256=tree.sha256,
-        note_changed=tree.note_changed,
+        sha256=tree["sha256"],
+        note_changed=tree.get("note_changed", False),
         text=chunk,
     )
 

@@ -80,8 +80,23 @@ class HeadingsResult(Staleness):
     title: str
     line_count: int
     preamble: dict[str, int] | None
-    headings: list[dict[str, Any]]
-    links: list[dict[str, Any]] = []
+    headings: list[dict[str, Any]] = Field(
+        description=(
+            "The headings number offset .. offset+limit-1 in document order, nested as in the note; "
+            "a heading whose parent is on an earlier page is at the top level of this page"
+        )
+    )
+    links: list[dict[str, Any]] = Field(
+        default=[], description="The links on this page's lines (from the heading at offset to the next page's)"
+    )
+    heading_count: int = Field(default=0, description="Headings in the whole note")
+    offset: int = 0
+    limit: int = Field(default=0, description="The most headings one answer holds (at most 5,000)")
+    truncated: bool = Field(default=False, description="More headings follow: ask again with offset=next_offset")
+    next_offset: int | None = None
+    links_truncated: bool = Field(
+        default=False, description="This page has more than 5,000 links; the rest are left out"
+    )
 
 
 class SectionResult(Staleness):

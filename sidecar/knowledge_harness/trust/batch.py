@@ -66,10 +66,10 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from ..actors import Actor
-from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, PersonRequired, Refused
+from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, NotWritable, PersonRequired, Refused
 from ..vault.catalog import NoteCatalog, jsonable
 from ..vault.frontmatter import SpliceRefused, replace_trust_blocks
-from ..vault.lock import vault_lock
+from ..vault.lock import ensure_writable, vault_lock
 from ..vault.note import parse_note
 from ..vault.paths import Vault, require_note_path
 from ..vault.run_store import canonical_json
@@ -355,6 +355,8 @@ def preview_plan(
     require_stage_order(vault, stage, out_of_order=out_of_order)
     policy = load_policy(vault.root)
     chosen, _ = _resolve_targets(NoteCatalog(vault), policy, stage, notes, day)
+    if chosen:
+        ensure_writable(vault, "batch plan")  # a read-only vault: one line now, not a preview then an error
     pages: set[str] = set()
     claims = calls = 0
     for candidate in chosen:
@@ -394,6 +396,7 @@ async def build_plan(
             "Nothing to plan: no note is due (next_batch window), stale, or evidence-capable and never validated.",
             detail={"stage": stage},
         )
+    ensure_writable(vault, "batch plan")  # a read-only vault fails here, before any fetch
     plan_id, run_id = new_ids(moment)
     targets: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
@@ -404,8 +407,13 @@ async def build_plan(
             report = await dry_run(
                 vault, candidate.path, policy=policy, judge_name=judge_name, today=day, backoff_seconds=backoff_seconds
             )
+        except NotWritable:
+            raise  # the vault, not this note
         except HarnessError as exc:
             skipped.append({"path": candidate.path, "reason": exc.message})
+            continue
+        except OSError as exc:  # one unreadable note never fails the whole plan
+            skipped.append({"path": candidate.path, "reason": f"The note cannot be read: {exc.strerror or exc}."})
             continue
         if disk.read_bytes() != before:
             skipped.append({"path": candidate.path, "reason": "The note changed while it was being validated."})

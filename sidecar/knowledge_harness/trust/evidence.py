@@ -36,6 +36,7 @@ import anyio
 import httpx
 
 from .. import __version__
+from .extraction import ExtractionFailed, acquire_worker, extract_in_worker
 from .policy import EvidencePolicy
 
 USER_AGENT = f"KnowledgeHarness/{__version__} (evidence fetcher; +local)"
@@ -466,8 +467,12 @@ class Fetcher:
             for attempt in range(self.policy.retries + 1):
                 page = FetchedPage(url=url, fetched_at=utc_now(), attempts=attempt + 1)
                 try:
+                    started = anyio.current_time()
                     with anyio.fail_after(self.policy.timeout_seconds):
-                        await self._attempt(client, page)
+                        html = await self._attempt(client, page)
+                    if html is not None:
+                        left = self.policy.timeout_seconds - (anyio.current_time() - started)
+                        await self._extract(page, html, left)
                     return page
                 except FetchFailure as failure:
                     page.error, page.message = failure.code, failure.message
@@ -483,7 +488,43 @@ class Fetcher:
                 await anyio.sleep(self.backoff_seconds * (2**attempt))
         return page
 
-    async def _attempt(self, client: httpx.AsyncClient, page: FetchedPage) -> None:
+    async def _extract(self, page: FetchedPage, html: str, seconds: float) -> None:
+        """The main text of an HTML page, in a worker process killed when `seconds` run out.
+
+        The time left of the page's fetch timeout bounds the extraction (starting a cold
+        worker is not counted); over it, or when the worker dies, the page fails.
+        """
+        timed_out = FetchFailure(
+            "extract_timeout",
+            f"Extracting the page's text did not finish within the {self.policy.timeout_seconds:g} s "
+            "fetch timeout; the extraction was stopped.",
+            status=page.status,
+        )
+        if seconds <= 0:
+            raise timed_out
+        try:
+            worker = await acquire_worker()
+        except ExtractionFailed as failure:
+            raise FetchFailure("extract_failed", failure.message, status=page.status) from failure
+        try:
+            with anyio.fail_after(seconds):
+                extracted, title, published = await extract_in_worker(worker, html, page.final_url)
+        except TimeoutError as exc:
+            raise timed_out from exc
+        except ExtractionFailed as failure:
+            raise FetchFailure("extract_failed", failure.message, status=page.status) from failure
+        self._set_text(page, extracted, title, published)
+
+    def _set_text(self, page: FetchedPage, extracted: str, title: str | None, published: str | None) -> None:
+        if not extracted.strip():
+            raise FetchFailure("empty", "No text could be extracted from the page.", status=page.status)
+        page.text = extracted
+        page.title = title
+        page.published = published
+        page.sha256 = hashlib.sha256(extracted.encode("utf-8")).hexdigest()
+
+    async def _attempt(self, client: httpx.AsyncClient, page: FetchedPage) -> str | None:
+        """One try (with redirects); the decoded HTML still to extract, or None when done."""
         current = page.url
         for _hop in range(self.policy.max_redirects + 1):
             target = await check_url(current, self.policy.allow_private_hosts)
@@ -529,13 +570,12 @@ class Fetcher:
                     raise FetchFailure(
                         "http_error", f"Unexpected HTTP status {response.status_code}.", status=response.status_code
                     )
-                await self._read(response, page)
-                return
+                return await self._read(response, page)
             finally:
                 await response.aclose()
         raise FetchFailure("too_many_redirects", f"More than {self.policy.max_redirects} redirects.")
 
-    async def _read(self, response: httpx.Response, page: FetchedPage) -> None:
+    async def _read(self, response: httpx.Response, page: FetchedPage) -> str | None:
         content_type = response.headers.get("content-type", "")
         mime, _, params = content_type.partition(";")
         mime = mime.strip().lower()
@@ -567,16 +607,10 @@ class Fetcher:
                 header_charset = value
         text, charset = decode_body(raw, header_charset)
         page.charset = charset
-        if mime == "text/plain":
-            extracted, title, published = _tidy(text), None, None
-        else:
-            extracted, title, published = await anyio.to_thread.run_sync(extract_main_text, text, page.final_url)
-        if not extracted.strip():
-            raise FetchFailure("empty", "No text could be extracted from the page.", status=response.status_code)
-        page.text = extracted
-        page.title = title
-        page.published = published
-        page.sha256 = hashlib.sha256(extracted.encode("utf-8")).hexdigest()
+        if mime != "text/plain":
+            return text  # extracted by _extract, in a worker process
+        self._set_text(page, _tidy(text), None, None)
+        return None
 
 
 async def fetch_urls(urls: Sequence[str], policy: EvidencePolicy) -> list[FetchedPage]:

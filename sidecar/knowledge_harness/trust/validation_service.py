@@ -16,9 +16,11 @@ from pathlib import Path
 from typing import Any
 
 import anyio
+from pydantic import ValidationError
 
-from ..errors import InputError, InvalidNote
+from ..errors import EvidenceTooLarge, InputError, InvalidNote
 from ..vault.catalog import jsonable
+from ..vault.lock import not_writable
 from ..vault.note import Note, read_note
 from ..vault.paths import Vault
 from ..vault.references import is_evidence_url
@@ -28,7 +30,15 @@ from .evidence import FetchedPage, Fetcher
 from .judges import JudgeFailed, UnknownJudge, get_judge
 from .judges.base import Judge
 from .policy import Policy, load_policy, proposed_blocks
-from .validation_models import MAX_EVIDENCE, ClaimIn, EvidenceIn, ValidationRequest, ValidationResult, ValidatorInfo
+from .validation_models import (
+    MAX_EVIDENCE,
+    MAX_TOTAL_EVIDENCE_CHARS,
+    ClaimIn,
+    EvidenceIn,
+    ValidationRequest,
+    ValidationResult,
+    ValidatorInfo,
+)
 from .validator import validate
 
 
@@ -89,10 +99,18 @@ def _source_urls(note: Note, claims: list[Claim]) -> list[str]:
 def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult) -> str:
     if not page.ok:
         return "fetch_failed"
+    """What one source did for the note's claims judged against it.
+
+    `supported` only when every one of those claims is supported: one contradicted claim makes
+    the source `contradicted`, one unsupported (or evidence-less) claim makes it `unsupported`.
+    """
     verdicts = {f.verdict for f in result.findings if f.source_id == source_id}
-    for verdict in ("contradicted", "supported", "unsupported"):
-        if verdict in verdicts:
-            return verdict
+    if "contradicted" in verdicts:
+        return "contradicted"
+    if verdicts & {"unsupported", "no_evidence"}:
+        return "unsupported"
+    if "supported" in verdicts:
+        return "supported"
     return "unused"
 
 
@@ -132,9 +150,37 @@ async def collect_evidence(
         for page in fetched:
             pages[page.url] = page
             if page.ok and page.text is not None:
-                paths = store.save(page.record(), page.text)
+                try:
+                    paths = store.save(page.record(), page.text)
+                except OSError as exc:  # a read-only vault: one clear error, not a traceback
+                    raise not_writable(vault, store.root, exc, "saving the evidence snapshots") from None
                 written.extend(store.rel(p) for p in paths)
     return [pages[u] for u in urls], written
+
+
+def _request(claims: list[Claim], pages: list[FetchedPage], sid: dict[str, str], path: str) -> ValidationRequest:
+    try:
+        return ValidationRequest(
+            claims=[
+                ClaimIn(id=c.id, text=c.text, source_ids=[sid[u] for u in c.references if u in sid] or None)
+                for c in claims
+            ],
+            evidence=[
+                EvidenceIn(
+                    source_id=sid[p.url],
+                    url=p.url,
+                    text=p.text if p.ok else None,
+                    fetch_error=None if p.ok else f"{p.error}: {p.message}"[:1000],
+                )
+                for p in pages
+            ],
+        )
+    except ValidationError as exc:  # a limit of the validator's schema; never an internal error
+        first = exc.errors()[0]
+        where = ".".join(str(part) for part in first["loc"]) or "request"
+        raise InvalidNote(
+            f"The note cannot be validated: {where}: {first['msg']}.", detail={"path": path, "where": where}
+        ) from exc
 
 
 async def dry_run(
@@ -158,21 +204,15 @@ async def dry_run(
     sid = {url: f"s{i + 1}" for i, url in enumerate(urls)}
 
     if claims:
-        request = ValidationRequest(
-            claims=[
-                ClaimIn(id=c.id, text=c.text, source_ids=[sid[u] for u in c.references if u in sid] or None)
-                for c in claims
-            ],
-            evidence=[
-                EvidenceIn(
-                    source_id=sid[p.url],
-                    url=p.url,
-                    text=p.text if p.ok else None,
-                    fetch_error=None if p.ok else f"{p.error}: {p.message}",
-                )
-                for p in pages
-            ],
-        )
+        total = sum(len(p.text or "") for p in pages if p.ok)
+        if total > MAX_TOTAL_EVIDENCE_CHARS:
+            raise EvidenceTooLarge(
+                f"The note's {sum(p.ok for p in pages)} cited pages hold {total:,} characters of text, more than "
+                f"the {MAX_TOTAL_EVIDENCE_CHARS:,} one validation can judge (evidence_too_large); cite fewer "
+                "or shorter pages.",
+                detail={"path": note.path, "characters": total, "limit": MAX_TOTAL_EVIDENCE_CHARS},
+            )
+        request = _request(claims, pages, sid, note.path)
         result = await anyio.to_thread.run_sync(validate, request, judge)
     else:
         result = ValidationResult(verdict="unverifiable", score=0.0, confidence=0.0, findings=[], validator=judge.info)

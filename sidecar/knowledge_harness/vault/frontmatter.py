@@ -301,6 +301,7 @@ def replace_trust_blocks(
         result = raw[:start] + b"---" + newline + head + b"---" + newline + raw[start:]
     else:
         yaml_bytes = raw[span.yaml_start : span.yaml_end]
+        _refuse_duplicate_keys(yaml_bytes.decode("utf-8"), path)
         blocks, _ = _scan_blocks(yaml_bytes.decode("utf-8"), path, tuple(new_blocks))
         offsets = _line_offsets(yaml_bytes)
         pieces: list[tuple[int, int, bytes]] = []  # (start, end, replacement) in yaml_bytes
@@ -327,6 +328,17 @@ def replace_trust_blocks(
         result = raw[: span.yaml_start] + bytes(out) + raw[span.yaml_end :]
     _check_readback(raw, result, new_blocks, path)
     return result
+
+
+def _refuse_duplicate_keys(yaml_text: str, path: str) -> None:
+    """A key set twice is a metadata error to fix by hand, never a block to overwrite (or keep)."""
+    try:
+        load_mapping(yaml_text)
+    except YamlRejected as exc:
+        problem = exc.problem
+        if problem.first_line is not None and problem.line is not None:
+            lines = f"lines {problem.first_line + 2} and {problem.line + 2}"  # the YAML starts on line 2
+            raise SpliceRefused(f"{path}: {problem.message.removesuffix('.')} ({lines}); not writing.") from exc
 
 
 def _check_readback(old: bytes, new: bytes, blocks: Mapping[str, Any], path: str) -> None:

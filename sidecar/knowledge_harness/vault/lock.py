@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from datetime import UTC, datetime
 from pathlib import Path
 
-from ..errors import Busy
+from ..errors import Busy, NotWritable
 from .paths import Vault
 
 DEFAULT_WAIT_SECONDS = 5.0
@@ -42,6 +42,29 @@ def describe_holder(lock_path: Path) -> str:
     return f"{info.get('purpose', 'a writer')} (pid {info.get('pid', '?')}, since {info.get('since', '?')})"
 
 
+def not_writable(vault: Vault, path: Path, exc: OSError, purpose: str) -> NotWritable:
+    """One sentence for a file the sidecar cannot create or write (read-only vault and the like)."""
+    reason = exc.strerror or type(exc).__name__
+    try:
+        shown = path.relative_to(vault.root).as_posix()
+    except ValueError:
+        shown = str(path)
+    return NotWritable(
+        f"Cannot write to the vault ({shown}: {reason}); nothing was changed ({purpose}).",
+        detail={"path": shown, "errno": exc.errno, "reason": reason},
+    )
+
+
+def ensure_writable(vault: Vault, purpose: str) -> None:
+    """Fail early, before any work, when `.harness/` cannot be written (no lock is taken)."""
+    lock_path = vault.harness_dir / "lock"
+    try:
+        vault.harness_dir.mkdir(parents=True, exist_ok=True)
+        os.close(os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644))
+    except OSError as exc:
+        raise not_writable(vault, lock_path, exc, purpose) from None
+
+
 @contextlib.contextmanager
 def vault_lock(vault: Vault, purpose: str, *, wait_seconds: float = DEFAULT_WAIT_SECONDS) -> Iterator[None]:
     lock_path = vault.harness_dir / "lock"
@@ -54,8 +77,11 @@ def vault_lock(vault: Vault, purpose: str, *, wait_seconds: float = DEFAULT_WAIT
         finally:
             depths[key] -= 1
         return
-    vault.harness_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        vault.harness_dir.mkdir(parents=True, exist_ok=True)
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise not_writable(vault, lock_path, exc, purpose) from None
     try:
         deadline = time.monotonic() + wait_seconds
         while True:

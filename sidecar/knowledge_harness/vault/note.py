@@ -117,7 +117,10 @@ def parse_note(path: str, raw: bytes) -> Note:
         p = exc.problem
         line = p.line + 2 if p.line is not None else None  # YAML starts on file line 2
         column = p.column + 1 if p.column is not None else None
-        return Note(path, raw, span, {}, NoteProblem(p.message, line, column), text)
+        message = p.message
+        if p.first_line is not None and line is not None:
+            message = f"{message.removesuffix('.')} (lines {p.first_line + 2} and {line})."
+        return Note(path, raw, span, {}, NoteProblem(message, line, column), text)
     return Note(path, raw, span, properties, None, text)
 
 

@@ -35,6 +35,19 @@ def is_excluded_segment(segment: str) -> bool:
     return segment in EXCLUDED_DIRS or segment.startswith(".")
 
 
+def internal_folder(rel_parts: tuple[str, ...] | list[str]) -> str | None:
+    """The first excluded or hidden segment of a real vault-relative location, or None.
+
+    Checked on where a path really leads (symbolic links resolved): a link inside the vault
+    that points into `.obsidian`, `.git`, `.harness`, `.trash`, `node_modules` or any dot-folder
+    (or at a hidden file) never makes that file a note.
+    """
+    for segment in rel_parts:
+        if is_excluded_segment(segment):
+            return segment
+    return None
+
+
 def normalize_rel_path(raw: str) -> str:
     """Validate a vault-relative path and return it in NFC, or raise PathRejected."""
     if not raw:
@@ -101,10 +114,21 @@ class Vault:
             if not os.path.lexists(candidate):
                 candidate = self._find_by_nfc(current, segment)
             current = candidate
-        real = current.resolve()
+        self.check_real(current, rel)
+        return current
+
+    def check_real(self, disk: Path, rel: str) -> Path:
+        """The real location of `disk`; PathRejected when a symbolic link takes it out of the
+        vault or into a folder that is never notes (`.obsidian`, `.git`, `.harness`, ...)."""
+        real = disk.resolve()
         if not real.is_relative_to(self.root):
             raise PathRejected(f"The path leaves the vault through a symbolic link: {rel}.")
-        return current
+        inside = internal_folder(real.relative_to(self.root).parts)
+        if inside is not None:
+            raise PathRejected(
+                f"The path leads into {inside!r} through a symbolic link; that is not part of the vault's notes: {rel}."
+            )
+        return real
 
     def resolve_note(self, raw: str) -> Path:
         path = self.resolve(require_note_path(raw))
@@ -160,6 +184,31 @@ def printable_path(path: str) -> str:
     return path.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
 
 
+_UNSERVABLE = re.compile(r"[\x00-\x1f\x7f\\%]")  # what normalize_rel_path may refuse in a segment
+
+
+def unservable_name(name: str) -> str | None:
+    """Why a file or folder name can never cross a door (so it must not be listed), or None.
+
+    The doors refuse control characters, backslashes and percent-escapes in paths
+    (normalize_rel_path); a note named so would be listed but unreadable.
+    """
+    if _UNSERVABLE.search(name) is None:
+        return None
+    if _CONTROL.search(name):
+        return "The name holds a control character (a tab, a line break, ...); skipped."
+    if "\\" in name:
+        return "The name holds a backslash; skipped."
+    if _PERCENT_ESCAPE.search(name):
+        return "The name holds a percent-escape such as %20; skipped."
+    return None
+
+
+def _shown(path: str) -> str:
+    """A path with its control characters escaped (\\t, \\n, \\xNN), safe to show and store."""
+    return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
+
+
 def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> list[NoteFile]:
     """Every Markdown note of the vault, in sorted NFC path order.
 
@@ -208,11 +257,22 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
             if not name.isascii() and not _is_utf8_name(name):
                 sink.append(ScanProblem(printable_path(rel(disk)), "The name is not valid UTF-8; skipped."))
                 continue
+            if _UNSERVABLE.search(name) is not None:
+                why = unservable_name(name)
+                if why is not None:
+                    if name.endswith(NOTE_SUFFIX) or entry.is_dir():  # other files are never notes: no noise
+                        sink.append(ScanProblem(_shown(rel(disk)), why))
+                    continue
             try:
                 if entry.is_symlink():
                     real = Path(disk).resolve()
                     if not real.is_relative_to(vault.root):
                         sink.append(ScanProblem(rel(disk), "Symbolic link leaves the vault; skipped."))
+                        continue
+                    inside = internal_folder(real.relative_to(vault.root).parts)
+                    if inside is not None:
+                        message = f"Symbolic link leads into {inside!r}, which is not part of the notes; skipped."
+                        sink.append(ScanProblem(rel(disk), message))
                         continue
                 if entry.is_dir():
                     stack.append(disk)
@@ -224,6 +284,9 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
                 sink.append(ScanProblem(rel(disk), f"Cannot read: {exc}."))
                 continue
             path = normalize("NFC", disk[cut:])
+            if len(path) * 4 > MAX_PATH_BYTES and len(path.encode("utf-8")) > MAX_PATH_BYTES:
+                sink.append(ScanProblem(path, f"The path is longer than {MAX_PATH_BYTES} bytes; skipped."))
+                continue
             if path in found:
                 sink.append(
                     ScanProblem(path, "Two files have this name after Unicode NFC normalization; only one is used.")

@@ -94,7 +94,7 @@ def write_if_unchanged(
     """
     disk = vault.resolve_note(rel_path)
     rel = vault.rel(disk)
-    target = disk.resolve()  # write through an in-vault symlink to the real file
+    target = vault.check_real(disk, rel)  # write through an in-vault symlink to the real file, never into .git & co
     expected = expected_sha256.strip().lower()
 
     def check(stage: str) -> bytes:

@@ -22,8 +22,27 @@ MAX_DEPTH = 32
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
+class DuplicateKey(yaml.constructor.ConstructorError):
+    """A key set twice in one mapping: YAML forbids it, and last-wins would hide the first."""
+
+    def __init__(self, key: Any, first: yaml.Mark, again: yaml.Mark) -> None:
+        super().__init__(None, None, f"the key {str(key)!r} is set twice in the same mapping", again)
+        self.key = key
+        self.first = first
+        self.again = again
+
+
 class _CoreSchemaLoader(_BaseLoader):  # type: ignore[valid-type,misc]
-    pass
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
+        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
+        if len(mapping) < len(node.value):  # fewer keys than entries: a key was repeated
+            seen: dict[Any, yaml.Mark] = {}
+            for key_node, _ in node.value:
+                key = self.construct_object(key_node, deep=deep)
+                if key in seen:
+                    raise DuplicateKey(key, seen[key], key_node.start_mark)
+                seen[key] = key_node.start_mark
+        return mapping
 
 
 _CoreSchemaLoader.yaml_implicit_resolvers = {}
@@ -66,6 +85,7 @@ class YamlProblem:
     message: str
     line: int | None  # 0-based line inside the YAML text
     column: int | None  # 0-based
+    first_line: int | None = None  # a duplicate key: 0-based line where the key was first set
 
 
 class YamlRejected(Exception):
@@ -85,6 +105,15 @@ def load_mapping(text: str) -> dict[str, Any]:
         return fast
     try:
         data = yaml.load(text, Loader=_CoreSchemaLoader)  # noqa: S506 - a safe loader subclass
+    except DuplicateKey as exc:
+        raise YamlRejected(
+            YamlProblem(
+                f"Duplicate key {str(exc.key)!r}: it is set twice in the same mapping.",
+                exc.again.line,
+                exc.again.column,
+                exc.first.line,
+            )
+        ) from exc
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         message = " ".join(str(part) for part in (exc.context, exc.problem) if part) or "invalid YAML"
@@ -100,7 +129,10 @@ def load_mapping(text: str) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise YamlRejected(YamlProblem("Frontmatter is not a mapping of properties.", 0, 0))
     _check_depth(data, 0)
-    return {str(k): v for k, v in data.items()}
+    result = {str(k): v for k, v in data.items()}
+    if len(result) < len(data):  # e.g. `1:` and `'1':`, one property name once converted
+        raise YamlRejected(YamlProblem("Two top-level keys name the same property.", None, None))
+    return result
 
 
 def _check_depth(value: Any, depth: int) -> None:
@@ -232,8 +264,8 @@ def _mapping(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[dict[An
         if m is None:
             raise _NotSimple
         key = _resolve_plain(m.group(1))
-        if not isinstance(key, str):
-            raise _NotSimple
+        if not isinstance(key, str) or key in out:
+            raise _NotSimple  # a duplicate key: PyYAML reports it with its line
         rest = content[m.end() :]
         i += 1
         if rest:

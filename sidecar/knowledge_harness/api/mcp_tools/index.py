@@ -10,7 +10,15 @@ from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from ...index.query import check_index, get_tree, note_headings, read_section, search
+from ...index.query import (
+    DEFAULT_HEADINGS,
+    MAX_HEADINGS,
+    check_index,
+    get_tree,
+    note_headings,
+    read_section,
+    search,
+)
 from ...trust_view import live_trust
 from ..context import AppContext
 
@@ -76,11 +84,13 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         description=(
             "Step 3. The heading tree of one note (vault-relative path) with 1-based inclusive line ranges "
-            "(line, end_line) and its links. Use it after choosing a candidate note, to pick the section to read."
+            "(line, end_line) and its links. Use it after choosing a candidate note, to pick the section to read. "
+            f"At most {MAX_HEADINGS} headings per answer (default {DEFAULT_HEADINGS}); when truncated is true, "
+            "call again with offset=next_offset."
         )
     )
-    def index_note_headings(path: str) -> dict[str, Any]:
-        return note_headings(ctx.vault, path).model_dump()
+    def index_note_headings(path: str, offset: int = 0, limit: int = DEFAULT_HEADINGS) -> dict[str, Any]:
+        return note_headings(ctx.vault, path, offset=offset, limit=limit).model_dump()
 
     @mcp.tool(
         description=(

@@ -7,7 +7,15 @@ from typing import Annotated
 from fastapi import APIRouter, Query
 
 from ...index.build import build_index
-from ...index.query import check_index, get_tree, note_headings, read_section, search
+from ...index.query import (
+    DEFAULT_HEADINGS,
+    MAX_HEADINGS,
+    check_index,
+    get_tree,
+    note_headings,
+    read_section,
+    search,
+)
 from ...index.schema import BuildReport, CheckReport, HeadingsResult, SearchResult, SectionResult, TreeResult
 from ...trust_view import live_trust
 from ...vault.lock import vault_lock
@@ -55,8 +63,13 @@ def search_notes(
 
 
 @router.get("/notes/{path:path}/headings", response_model=HeadingsResult)
-def headings(ctx: Ctx, path: str) -> HeadingsResult:
-    return note_headings(ctx.vault, path)
+def headings(
+    ctx: Ctx,
+    path: str,
+    offset: Annotated[int, Query(ge=0, description="The first heading (document order) of the page")] = 0,
+    limit: Annotated[int, Query(ge=1, le=MAX_HEADINGS, description="Headings per page")] = DEFAULT_HEADINGS,
+) -> HeadingsResult:
+    return note_headings(ctx.vault, path, offset=offset, limit=limit)
 
 
 @router.get("/notes/{path:path}/section", response_model=SectionResult)
