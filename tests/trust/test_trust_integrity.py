@@ -71,6 +71,17 @@ def _plan_and_approve(vault: Vault, stage: str = "canary", **options: Any) -> di
     return batch.approve(vault, made["plan_id"], batch.expected_challenge(made), actor=PERSON)
 
 
+def _wait_for_the_first_write(vault: Path, plan: dict[str, Any]) -> None:
+    run = vault / ".harness" / "runs" / f"{plan['run_id']}.json"
+    wait_for(
+        lambda: (
+            run.exists()
+            and any(f["result"] == "APPLIED" for f in batch.show_run(Vault.open(vault), plan["run_id"])["files"])
+        ),
+        what="the first write",
+    )
+
+
 def _audit(vault: Vault) -> Any:
     return run_audit(NoteCatalog(vault), load_policy(vault.root), today=dt.date.fromisoformat(TODAY))
 
@@ -181,13 +192,7 @@ def test_notes_written_by_a_failed_run_are_provisional_until_a_run_succeeds(tmp_
     proc = spawn_approval(
         vault, plan["plan_id"], batch.expected_challenge(plan), env={"KH_TEST_PAUSE_AFTER_WRITE": "3"}
     )
-    wait_for(
-        lambda: (
-            (vault / ".harness" / "runs" / f"{plan['run_id']}.json").exists()
-            and any(f["result"] == "APPLIED" for f in batch.show_run(Vault.open(vault), plan["run_id"])["files"])
-        ),
-        what="the write",
-    )
+    _wait_for_the_first_write(vault, plan)
     home = vault / "ホーム.md"
     home.write_bytes(home.read_bytes() + "\n別のプロセスによる編集\n".encode())
     assert proc.wait().exit_code == 1
@@ -220,13 +225,7 @@ def test_an_approval_survives_obsidian_rewriting_its_workspace_but_not_a_note(tm
     proc = spawn_approval(
         vault, plan["plan_id"], batch.expected_challenge(plan), env={"KH_TEST_PAUSE_AFTER_WRITE": "3"}
     )
-    wait_for(
-        lambda: (
-            (vault / ".harness" / "runs" / f"{plan['run_id']}.json").exists()
-            and any(f["result"] == "APPLIED" for f in batch.show_run(Vault.open(vault), plan["run_id"])["files"])
-        ),
-        what="the write",
-    )
+    _wait_for_the_first_write(vault, plan)
     workspace.write_text('{"main": {"active": "Keywords/RAG.md"}}', encoding="utf-8")  # Obsidian, by itself
     run = proc.wait()
     assert run.exit_code == 0, run.screen
