@@ -1,20 +1,35 @@
 """The MCP door: one MCPServer whose tools call the same services as the REST routes.
 
-Tool modules expose `register(mcp, ctx)`; add one to TOOLSETS to publish more tools.
+Tool modules expose `register(mcp, ctx)`; add one to TOOLSETS to publish more tools. Every
+`HarnessError` a tool or resource raises reaches the client with its code, message and detail
+(`HarnessMCP`), whichever transport serves it (streamable HTTP in `kh serve`, stdio in `kh mcp`).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import json
+import logging
+from collections.abc import Callable, Iterable
+from typing import Any
 
+from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.context import Context
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.shared.exceptions import MCPError
+from mcp_types import CallToolResult, InputRequiredResult, TextContent
+from mcp_types.jsonrpc import INVALID_PARAMS
+from pydantic.networks import AnyUrl
 
 from .. import __version__
+from ..errors import HarnessError
 from .context import AppContext
 from .mcp_tools import index as index_tools
 from .mcp_tools import pipeline as pipeline_tools
 from .mcp_tools import trust as trust_tools
 from .mcp_tools import validate as validate_tools
+
+log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Knowledge Harness exposes an Obsidian vault's trust metadata, a reasoning index of its "
@@ -23,6 +38,59 @@ INSTRUCTIONS = (
 )
 
 Registrar = Callable[[MCPServer, AppContext], None]
+
+
+def harness_cause(exc: BaseException) -> HarnessError | None:
+    """The HarnessError behind an SDK wrapper (ToolError / ResourceError chains), if any."""
+    seen: BaseException | None = exc
+    for _ in range(8):
+        if seen is None:
+            return None
+        if isinstance(seen, HarnessError):
+            return seen
+        seen = seen.__cause__
+    return None
+
+
+def error_text(error: HarnessError) -> str:
+    """The same envelope as REST: {"error": {"code", "message", "detail"}}."""
+    return json.dumps(error.to_body(), ensure_ascii=False, default=str)
+
+
+class HarnessMCP(MCPServer[Any]):
+    """MCPServer mapping the error tree once, for every tool and resource.
+
+    The SDK reports an exception it did not anticipate as only "Error executing tool X". Here a
+    HarnessError becomes a tool result with isError true whose text is the error envelope (a
+    resource read answers a JSON-RPC error carrying the same envelope as data); anything else
+    stays the SDK's generic crash report.
+    """
+
+    async def call_tool(
+        self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
+    ) -> CallToolResult | InputRequiredResult:
+        try:
+            return await super().call_tool(name, arguments, context)
+        except ToolError as exc:
+            error = harness_cause(exc)
+            if error is None:
+                raise
+            log.info("tool %s refused: %s %r", name, error.code, error.message)
+            return CallToolResult(content=[TextContent(type="text", text=error_text(error))], is_error=True)
+
+    async def read_resource(
+        self, uri: AnyUrl | str, context: Context[Any, Any] | None = None
+    ) -> Iterable[ReadResourceContents] | InputRequiredResult:
+        try:
+            return await super().read_resource(uri, context)
+        except ResourceError as exc:
+            error = harness_cause(exc)
+            if error is None:
+                raise
+            log.info("resource %s refused: %s %r", uri, error.code, error.message)
+            raise MCPError(
+                code=INVALID_PARAMS, message=f"{error.code}: {error.message}", data=error.to_body()["error"]
+            ) from error
 
 
 def _register_vault_tools(mcp: MCPServer, ctx: AppContext) -> None:
@@ -40,10 +108,8 @@ TOOLSETS: list[Registrar] = [
 ]
 
 
-def build_mcp(ctx: AppContext) -> MCPServer:
-    mcp: MCPServer = MCPServer(
-        name="knowledge-harness", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING"
-    )
+def build_mcp(ctx: AppContext) -> HarnessMCP:
+    mcp = HarnessMCP(name="knowledge-harness", version=__version__, instructions=INSTRUCTIONS, log_level="WARNING")
     for register in TOOLSETS:
         register(mcp, ctx)
     return mcp
