@@ -164,3 +164,56 @@ def test_agent_token_prints_the_stdio_lines_and_the_desktop_entry_starts_kh_mcp(
             return [n["path"] for n in notes.structured_content["notes"]]
 
     assert "Keywords/鮮度管理.md" in anyio.run(launch_as_claude_desktop)
+
+
+def _vault_state(vault: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file of the vault, `.harness/` included: mtime and bytes."""
+    return {
+        p.relative_to(vault).as_posix(): (p.stat().st_mtime_ns, p.read_bytes()) for p in vault.rglob("*") if p.is_file()
+    }
+
+
+READ_ARGS: dict[str, dict[str, Any]] = {
+    "trust_badge": {"path": "Keywords/鮮度管理.md"},
+    "index_search": {"query": "GitHub"},
+    "index_note_headings": {"path": "MOC/CI.md"},
+    "index_read_section": {"path": "MOC/CI.md", "line": 1, "end_line": 3},
+    "index_links": {"path": "MOC/CI.md"},
+    "harness_run_status": {"run_id": "R-none"},
+    "harness_review_packet": {"run_id": "R-none"},
+    "validate": {
+        "claims": [{"id": "C1", "text": "The sky is blue.", "source_ids": ["S1"]}],
+        "evidence": [{"source_id": "S1", "url": "https://example.org/", "text": "The sky is blue."}],
+    },
+}
+
+
+def test_every_tool_is_annotated_and_the_read_only_ones_change_nothing(example_vault: Path) -> None:
+    subprocess.run([str(KH), "index", "build", str(example_vault)], check=True, capture_output=True)
+    before = _vault_state(example_vault)
+
+    async def work(session: ClientSession) -> tuple[list[Any], dict[str, CallToolResult]]:
+        tools = (await session.list_tools()).tools
+        calls = {}
+        for tool in tools:
+            if tool.annotations is not None and tool.annotations.read_only_hint:
+                calls[tool.name] = await session.call_tool(tool.name, READ_ARGS.get(tool.name, {}))
+        return tools, calls
+
+    tools, calls = over_stdio(example_vault, work)
+    for tool in tools:
+        hints = tool.annotations
+        assert hints is not None and hints.title, tool.name
+        assert None not in (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint)
+        assert hints.destructive_hint is False, tool.name  # no MCP tool rewrites or deletes a note
+    writers = {t.name for t in tools if not t.annotations.read_only_hint}  # type: ignore[union-attr]
+    assert writers == {"validate_note_dry_run", "harness_submit_result", "harness_advance_run"}
+    web = {t.name for t in tools if t.annotations.open_world_hint}  # type: ignore[union-attr]
+    assert web == {"validate_note_dry_run", "harness_advance_run"}
+    assert len(calls) == len(tools) - len(writers)
+    ok = {name for name, result in calls.items() if not result.is_error}
+    assert ok >= set(calls) - {"harness_run_status", "harness_review_packet"}, calls
+    assert _vault_state(example_vault) == before  # not one byte, not one mtime
+    by_name = {t.name: t for t in tools}
+    assert "person" in (by_name["harness_advance_run"].description or "")
+    assert "person" in (by_name["harness_review_packet"].description or "")

@@ -17,13 +17,15 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 from mcp.server.mcpserver.exceptions import ResourceError, ToolError
 from mcp.shared.exceptions import MCPError
-from mcp_types import CallToolResult, InputRequiredResult, TextContent
+from mcp_types import CallToolResult, Icon, InputRequiredResult, TextContent, ToolAnnotations
+from mcp_types import Tool as MCPTool
 from mcp_types.jsonrpc import INVALID_PARAMS
 from pydantic.networks import AnyUrl
 
 from .. import __version__
 from ..errors import HarnessError
 from .context import AppContext
+from .mcp_tools import ANNOTATIONS
 from .mcp_tools import index as index_tools
 from .mcp_tools import pipeline as pipeline_tools
 from .mcp_tools import trust as trust_tools
@@ -33,8 +35,10 @@ log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Knowledge Harness exposes an Obsidian vault's trust metadata, a reasoning index of its "
-    "structure and a harness pipeline. Read-only tools never change notes; production writes "
-    "always need a person to type an approval digest in Obsidian or the CLI."
+    "structure (links, backlinks, recent changes; notes as harness://note/{path}) and a harness "
+    "pipeline. No tool changes a note. The person's steps are never an agent's: approving a batch "
+    "(typing its digest), authorizing a run, answering its questions and deciding publication happen "
+    'in the Obsidian plugin or `kh` at a terminal. A refusal\'s text is {"error": {code, message, detail}}.'
 )
 
 Registrar = Callable[[MCPServer, AppContext], None]
@@ -57,6 +61,21 @@ def error_text(error: HarnessError) -> str:
     return json.dumps(error.to_body(), ensure_ascii=False, default=str)
 
 
+def _untitled(schema: Any, *, names: bool = False) -> Any:
+    """A JSON Schema without the generated `title` annotations ("Limit" for `limit`): they validate
+    nothing and cost about a sixth of tools/list. `names` marks a properties/$defs map, whose keys
+    are names (a property called "title" stays)."""
+    if isinstance(schema, dict):
+        return {
+            key: _untitled(value, names=key in ("properties", "$defs") and not names)
+            for key, value in schema.items()
+            if names or not (key == "title" and isinstance(value, str))
+        }
+    if isinstance(schema, list):
+        return [_untitled(item) for item in schema]
+    return schema
+
+
 class HarnessMCP(MCPServer[Any]):
     """MCPServer mapping the error tree once, for every tool and resource.
 
@@ -65,6 +84,32 @@ class HarnessMCP(MCPServer[Any]):
     resource read answers a JSON-RPC error carrying the same envelope as data); anything else
     stays the SDK's generic crash report.
     """
+
+    def add_tool(
+        self,
+        fn: Callable[..., Any],
+        name: str | None = None,
+        title: str | None = None,
+        description: str | None = None,
+        annotations: ToolAnnotations | None = None,
+        icons: list[Icon] | None = None,
+        meta: dict[str, Any] | None = None,
+        structured_output: bool | None = None,
+    ) -> None:
+        """Every tool is published with its annotations (mcp_tools.ANNOTATIONS); none without."""
+        tool_name = name or fn.__name__
+        annotations = annotations or ANNOTATIONS.get(tool_name)
+        if annotations is None:
+            raise ValueError(f"MCP tool {tool_name} has no annotations: add it to mcp_tools.ANNOTATIONS.")
+        super().add_tool(fn, tool_name, title, description, annotations, icons, meta, structured_output)
+
+    async def list_tools(self) -> list[MCPTool]:
+        tools = await super().list_tools()
+        for tool in tools:
+            tool.input_schema = _untitled(tool.input_schema)
+            if tool.output_schema is not None:
+                tool.output_schema = _untitled(tool.output_schema)
+        return tools
 
     async def call_tool(
         self, name: str, arguments: dict[str, Any], context: Context[Any, Any] | None = None
@@ -94,7 +139,7 @@ class HarnessMCP(MCPServer[Any]):
 
 
 def _register_vault_tools(mcp: MCPServer, ctx: AppContext) -> None:
-    @mcp.tool(description="List the vault's notes (paths, titles, parse errors). Paginate with cursor.")
+    @mcp.tool(description="The vault's notes: paths, titles, parse errors; paged by cursor.")
     def list_notes(limit: int = 200, cursor: str | None = None) -> dict[str, object]:
         return ctx.catalog.list_page(limit=max(1, min(limit, 5000)), cursor=cursor).model_dump()
 
