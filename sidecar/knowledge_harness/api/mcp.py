@@ -27,6 +27,7 @@ from ..errors import HarnessError
 from .context import AppContext
 from .mcp_tools import ANNOTATIONS
 from .mcp_tools import index as index_tools
+from .mcp_tools import notes as note_tools
 from .mcp_tools import pipeline as pipeline_tools
 from .mcp_tools import trust as trust_tools
 from .mcp_tools import validate as validate_tools
@@ -149,6 +150,7 @@ TOOLSETS: list[Registrar] = [
     trust_tools.register,
     validate_tools.register,
     index_tools.register,
+    note_tools.register,
     pipeline_tools.register,
 ]
 
