@@ -161,3 +161,17 @@ def test_every_tool_is_annotated_and_the_read_only_ones_change_nothing(example_v
     by_name = {t.name: t for t in tools}
     assert "person" in (by_name["harness_advance_run"].description or "")
     assert "person" in (by_name["harness_review_packet"].description or "")
+
+
+TOOLS_LIST_CAP = 14 * 1024  # issue 29: what every agent loads into its context before it starts
+
+
+def test_tools_list_stays_under_14_kb_on_the_wire(sidecar: Sidecar) -> None:
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    with sidecar.agent_client() as client:
+        response = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
+    assert response.status_code == 200, response.text
+    tools = response.json()["result"]["tools"]
+    assert len(tools) >= 19 and {"index_links", "index_changes"} <= {t["name"] for t in tools}
+    assert len(response.content) <= TOOLS_LIST_CAP, len(response.content)
+    print(f"tools/list: {len(tools)} tools, {len(response.content)} bytes")
