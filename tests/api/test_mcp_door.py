@@ -26,9 +26,10 @@ def test_refusals_carry_the_error_code_message_and_detail(sidecar: Sidecar) -> N
             await session.call_tool("harness_review_packet", {"run_id": "R-nope"}),
             await session.call_tool("harness_submit_result", {"task_id": "T-nope", "output": "{not json"}),
             await session.call_tool("trust_badge", {"path": "Keywords/鮮度管理.md"}),
+            await session.call_tool("index_search", {"query": "x", "limit": "many"}),
         ]
 
-    submit, badge, review, not_json, fine = over_http(sidecar, work)
+    submit, badge, review, not_json, fine, off_schema = over_http(sidecar, work)
     assert error_of(submit)["code"] == "not_found" and "T-nope" in error_of(submit)["message"]
     rejected = error_of(badge)
     assert rejected["code"] == "path_rejected" and "'..'" in rejected["message"]
@@ -36,6 +37,9 @@ def test_refusals_carry_the_error_code_message_and_detail(sidecar: Sidecar) -> N
     assert error_of(not_json)["code"] == "invalid_input" and "not JSON" in error_of(not_json)["message"]
     assert not fine.is_error and fine.structured_content is not None
     assert fine.structured_content["path"] == "Keywords/鮮度管理.md"
+    schema = error_of(off_schema)
+    assert schema["code"] == "invalid_request" and schema["detail"][0]["loc"] == ["limit"]
+    assert "many" not in json.dumps(schema)  # the rejected value is the caller's, not echoed
 
 
 def test_a_refusal_with_details_lists_them(sidecar: Sidecar) -> None:

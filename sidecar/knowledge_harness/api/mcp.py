@@ -15,11 +15,12 @@ from typing import Any
 from mcp.server.lowlevel.helper_types import ReadResourceContents
 from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
-from mcp.server.mcpserver.exceptions import ResourceError, ToolError
+from mcp.server.mcpserver.exceptions import ResourceError, ToolError, UnexpectedToolError
 from mcp.shared.exceptions import MCPError
 from mcp_types import CallToolResult, Icon, InputRequiredResult, TextContent, ToolAnnotations
 from mcp_types import Tool as MCPTool
 from mcp_types.jsonrpc import INVALID_PARAMS
+from pydantic import ValidationError
 from pydantic.networks import AnyUrl
 
 from .. import __version__
@@ -62,6 +63,14 @@ def error_text(error: HarnessError) -> str:
     return json.dumps(error.to_body(), ensure_ascii=False, default=str)
 
 
+class _InvalidArguments(HarnessError):
+    code = "invalid_request"  # as REST's 422 for a body off the schema
+
+
+class _Crashed(HarnessError):
+    code = "internal_error"  # as REST's 500
+
+
 def _untitled(schema: Any, *, names: bool = False) -> Any:
     """A JSON Schema without the generated `title` annotations ("Limit" for `limit`): they validate
     nothing and cost about a sixth of tools/list. `names` marks a properties/$defs map, whose keys
@@ -80,10 +89,12 @@ def _untitled(schema: Any, *, names: bool = False) -> Any:
 class HarnessMCP(MCPServer[Any]):
     """MCPServer mapping the error tree once, for every tool and resource.
 
-    The SDK reports an exception it did not anticipate as only "Error executing tool X". Here a
-    HarnessError becomes a tool result with isError true whose text is the error envelope (a
-    resource read answers a JSON-RPC error carrying the same envelope as data); anything else
-    stays the SDK's generic crash report.
+    The SDK reports an exception it did not anticipate as only "Error executing tool X". Here every
+    failed call is a tool result with isError true whose text is REST's error envelope: a
+    HarnessError with its code, message and detail; arguments off the input schema as
+    `invalid_request` with the fields; a crash as `internal_error` naming only the exception's
+    type (the traceback stays in the log). A resource read answers a JSON-RPC error carrying the
+    same envelope as data.
     """
 
     def add_tool(
@@ -119,9 +130,17 @@ class HarnessMCP(MCPServer[Any]):
             return await super().call_tool(name, arguments, context)
         except ToolError as exc:
             error = harness_cause(exc)
-            if error is None:
-                raise
-            log.info("tool %s refused: %s %r", name, error.code, error.message)
+            if error is not None:
+                log.info("tool %s refused: %s %r", name, error.code, error.message)
+            elif isinstance(exc.__cause__, ValidationError):
+                # As REST's 422: field locations and messages, never the rejected values.
+                detail = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.__cause__.errors()[:20]]
+                error = _InvalidArguments("The arguments do not match the tool's input schema.", detail=detail)
+            elif isinstance(exc, UnexpectedToolError):
+                log.error("tool %s failed", name, exc_info=exc.__cause__)
+                error = _Crashed(f"Unexpected error: {type(exc.__cause__).__name__}.")
+            else:
+                raise  # an unknown tool name: the SDK's own answer
             return CallToolResult(content=[TextContent(type="text", text=error_text(error))], is_error=True)
 
     async def read_resource(
