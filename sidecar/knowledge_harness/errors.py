@@ -8,6 +8,7 @@ MCP, CLI) map it once at the edge; services just raise.
 
 from __future__ import annotations
 
+import shlex
 from typing import Any
 
 
@@ -40,6 +41,20 @@ class PathRejected(InputError):
 class NotFound(InputError):
     code = "not_found"
     http_status = 404
+
+
+class IndexMissing(NotFound):
+    """The vault has no (readable) reasoning index; the message says how to build one."""
+
+    code = "index_missing"
+
+    @classmethod
+    def for_vault(cls, root: object, problem: str = "The vault has no reasoning index yet") -> IndexMissing:
+        command = f"kh index build {shlex.quote(str(root))}"
+        return cls(
+            f"{problem}: build it with `{command}` (or POST /v1/index/build), then ask again.",
+            detail={"build": {"cli": command, "http": "POST /v1/index/build"}},
+        )
 
 
 class PayloadTooLarge(InputError):

@@ -32,7 +32,8 @@ def site() -> Iterator[EvidenceSite]:
 
 def _vault(root: Path, site: EvidenceSite) -> Path:
     (root / ".harness").mkdir(parents=True)
-    (root / ".harness/policy.toml").write_text("[evidence]\ntimeout_seconds = 1\n", encoding="utf-8")
+    # 5 s: a loaded CI machine may take more than a second to fetch and extract even a small page.
+    (root / ".harness/policy.toml").write_text("[evidence]\ntimeout_seconds = 5\n", encoding="utf-8")
     (root.parent / "machine-config.toml").write_text(
         f'[evidence]\nallow_private_hosts = ["{site.allow_entry}"]\n', encoding="utf-8"
     )

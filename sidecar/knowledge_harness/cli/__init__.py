@@ -12,7 +12,7 @@ from collections.abc import Callable
 import typer
 
 from ..errors import HarnessError
-from . import agent_token, audit, batch, index, init, pipeline, runs, serve, validate
+from . import agent_token, audit, batch, index, init, mcp_stdio, pipeline, runs, serve, validate
 
 app = typer.Typer(
     name="kh",
@@ -32,6 +32,7 @@ GROUPS: list[Callable[[typer.Typer], None]] = [
     batch.register,
     runs.register,
     agent_token.register,
+    mcp_stdio.register,
 ]
 for _register in GROUPS:
     _register(app)

@@ -17,7 +17,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-from ..errors import InputError, NotFound
+from ..errors import IndexMissing, InputError, NotFound
 from ..vault.harness_files import index_read_lock, read_index_file
 from ..vault.paths import Vault, list_note_files, require_note_path
 from .build import _index_settings, heading_tree, note_id, parse_record
@@ -64,7 +64,7 @@ def load_manifest(vault: Vault) -> dict[str, Any]:
     try:
         st = path.stat()
     except FileNotFoundError:
-        raise NotFound("The vault has no reasoning index yet; run `kh index build` first.") from None
+        raise IndexMissing.for_vault(vault.root) from None
     key = (st.st_size, st.st_mtime_ns)
     with _CACHE_LOCK:
         hit = _CACHE.get(str(path))
@@ -73,7 +73,7 @@ def load_manifest(vault: Vault) -> dict[str, Any]:
     with index_read_lock(vault):
         data = _load_json(vault, "manifest.json")
     if not isinstance(data, dict):
-        raise NotFound("The reasoning index is unreadable; rebuild it with `kh index build`.")
+        raise IndexMissing.for_vault(vault.root, "The reasoning index is unreadable")
     data["by_path"] = {n["path"]: n for n in data.get("notes", [])}
     with _CACHE_LOCK:
         _CACHE[str(path)] = (key, data)
@@ -135,7 +135,7 @@ def _sha256_file(path: Any) -> str:
 def _staleness(vault: Vault) -> tuple[Staleness, set[str]]:
     report = check_index(vault)
     if report.status == "missing":
-        raise NotFound("The vault has no reasoning index yet; run `kh index build` first.")
+        raise IndexMissing.for_vault(vault.root)
     st = Staleness(stale=not report.fresh, changed=report.changed, added=report.added, removed=report.removed)
     return st, set(report.changed) | set(report.removed)
 

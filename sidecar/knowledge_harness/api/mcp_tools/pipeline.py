@@ -15,11 +15,9 @@ from ...errors import InputError
 from ...pipeline.engine import Pipeline, SubmissionRefused
 from ..context import AppContext
 
-AGENT_GUIDE = (
-    "Knowledge Harness pipeline tasks. Call harness_next_task to get the oldest open task: it carries the "
-    "operation, its inputs, the JSON Schema of the expected output and instructions in Japanese and English. "
-    "Do the work from the inputs only, then call harness_submit_result with the task_id and the output object. "
-    "The output is validated against the schema and the program rules; a refusal lists the reasons."
+PERSON_STEPS = (
+    "Capturing a request is open to agents (`kh pipeline capture`, POST /v1/pipeline/runs); authorizing a run, "
+    "answering its questions and deciding publication are the person's (plugin or `kh pipeline` at a terminal)."
 )
 
 
@@ -28,7 +26,10 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         return Pipeline(ctx.vault, ctx.catalog)
 
     @mcp.tool(
-        description=f"{AGENT_GUIDE} Returns {{'task': null}} when nothing waits. Optional filter: operation (e.g. 'O-05')."
+        description=(
+            "The oldest open pipeline task ({'task': null} when none; filter: operation, e.g. 'O-05'): its inputs, "
+            "output JSON Schema and instructions. Work from the inputs only, then call harness_submit_result."
+        )
     )
     def harness_next_task(operation: str | None = None) -> dict[str, Any]:
         task = pipeline().next_task(operation=operation)
@@ -36,8 +37,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
 
     @mcp.tool(
         description=(
-            "Submit the output object for a pipeline task (see harness_next_task). Returns accepted: true with the "
-            "operation record and the run status, or accepted: false with the reasons for the refusal."
+            "Submit a task's output object: accepted: true with the record and run status, or accepted: false "
+            "with the reasons to fix before submitting again."
         )
     )
     def harness_submit_result(task_id: str, output: dict[str, Any] | str) -> dict[str, Any]:
@@ -56,23 +57,25 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
                 "reasons": (exc.detail or {}).get("reasons", []),
             }
 
-    @mcp.tool(description="Status of a pipeline run: state, waiting_for and every operation record.")
+    @mcp.tool(description="A pipeline run's state, what it waits for, and its operation records.")
     def harness_run_status(run_id: str) -> dict[str, Any]:
         return pipeline().status(run_id).model_dump(mode="json")
 
-    @mcp.tool(description="List pipeline runs with their states and what they wait for.")
+    @mcp.tool(description="Pipeline runs with their states and what they wait for.")
     def harness_list_runs() -> dict[str, Any]:
         return {"runs": [r.model_dump(mode="json") for r in pipeline().list_runs()]}
 
     @mcp.tool(
         description=(
-            "The Review Packet of a pipeline run waiting for the person's publication decision (read-only). "
-            "Publication decisions are the person's: they go through REST, `kh pipeline decide` or the plugin, not MCP."
+            "The Review Packet of a run waiting for the publication decision. Deciding is the person's "
+            "(plugin or `kh pipeline decide` at a terminal), never an agent's."
         )
     )
     def harness_review_packet(run_id: str) -> dict[str, Any]:
         return pipeline().review(run_id)
 
-    @mcp.tool(description="Advance an authorized pipeline run until it waits (an agent, a person, a retry) or ends.")
+    @mcp.tool(
+        description=f"Run an authorized run until it waits (an agent task, a person, a retry) or ends. {PERSON_STEPS}"
+    )
     def harness_advance_run(run_id: str) -> dict[str, Any]:
         return pipeline().advance(run_id).model_dump(mode="json")

@@ -25,9 +25,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         name="trust_audit",
         description=(
-            "Read-only trust audit of the vault: Raw Keywords, evidence-capable notes, Fresh L2 count, "
-            "coverage, threshold and surplus, revalidation windows, stale notes with triggers, disputed "
-            "notes and metadata errors. Optional today (YYYY-MM-DD) and threshold (0-1)."
+            "Trust audit of the vault: Fresh L2 coverage against the threshold, revalidation windows, stale "
+            "and disputed notes, metadata errors. today: YYYY-MM-DD; threshold: 0-1."
         ),
     )
     def trust_audit(today: str | None = None, threshold: float | None = None) -> dict[str, Any]:
@@ -37,9 +36,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         name="trust_badge",
         description=(
-            "The trust badge of one note (vault-relative path): level, status, fresh, stale triggers, "
-            "revalidate_after, days_left, window, validator, last_validated, metadata error. Use it "
-            "before relying on a note: only Fresh L2 notes have checked evidence."
+            "A note's trust badge: level, status, fresh, stale triggers, revalidation window, validator. "
+            "Check it before relying on a note: only Fresh L2 notes have checked evidence."
         ),
     )
     def trust_badge(path: str, today: str | None = None) -> dict[str, Any]:
@@ -47,7 +45,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
 
     @mcp.tool(
         name="trust_stale",
-        description="Stale notes (with triggers) and Fresh L2 notes due for revalidation soon, per window.",
+        description="Stale notes with their triggers, and Fresh L2 notes due for revalidation soon.",
     )
     def trust_stale(today: str | None = None) -> dict[str, Any]:
         return stale_report(ctx.catalog, current_policy(ctx.vault.root), today=_day(today)).model_dump(mode="json")

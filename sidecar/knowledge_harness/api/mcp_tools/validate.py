@@ -18,11 +18,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         name="validate",
         description=(
-            "Judge claims against evidence texts (read-only; touches no note). claims: [{id, text, source_ids?}]; "
-            "evidence: [{source_id, url, text|null, fetch_error?}]; options: {judge?}. Returns {verdict: "
-            "pass|warn|fail|unverifiable, score, confidence, findings: [{claim_id, verdict: supported|unsupported|"
-            "contradicted|no_evidence, source_id, quote, reason}], validator}. No evidence text at all → "
-            "unverifiable; any contradicted → fail; all supported → pass; else warn."
+            "Judge claims against the evidence texts you give (touches no note): verdict pass|warn|fail|"
+            "unverifiable, score, and per claim supported|unsupported|contradicted|no_evidence with a quote."
         ),
     )
     async def validate(
@@ -35,9 +32,9 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         name="validate_note_dry_run",
         description=(
-            "Dry-run validation of one note (vault-relative path): fetches its cited evidence under the SSRF guard, "
-            "judges each claim (refetch=true fetches every page anew instead of reusing a recent snapshot), and returns findings with quotes and the proposed verification/evidence blocks. "
-            "Writes nothing but evidence snapshots; applying needs a person's typed approval."
+            "Dry-run validation of one note: fetches its cited pages (SSRF-guarded; refetch=true ignores recent "
+            "snapshots), judges each claim, returns findings and the proposed verification/evidence blocks. Writes "
+            "only evidence snapshots; applying them is the person's typed approval (plugin or terminal)."
         ),
     )
     async def validate_note_dry_run(path: str, judge: str | None = None, refetch: bool = False) -> dict[str, Any]:

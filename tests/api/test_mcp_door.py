@@ -1,0 +1,181 @@
+"""The MCP door through the official Python client: streamable HTTP on a real `kh serve` with the
+agent token, and stdio on a real `kh mcp VAULT` with no sidecar running."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+from pathlib import Path
+from typing import Any
+
+import anyio
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp_types import CallToolResult
+
+from ..conftest import KH, Sidecar, copy_example_vault
+from ..support.mcp_clients import error_of, over_http, over_stdio
+
+
+def test_refusals_carry_the_error_code_message_and_detail(sidecar: Sidecar) -> None:
+    async def work(session: ClientSession) -> list[CallToolResult]:
+        return [
+            await session.call_tool("harness_submit_result", {"task_id": "T-nope", "output": {}}),
+            await session.call_tool("trust_badge", {"path": "../../etc/passwd.md"}),
+            await session.call_tool("harness_review_packet", {"run_id": "R-nope"}),
+            await session.call_tool("harness_submit_result", {"task_id": "T-nope", "output": "{not json"}),
+            await session.call_tool("trust_badge", {"path": "Keywords/鮮度管理.md"}),
+            await session.call_tool("index_search", {"query": "x", "limit": "many"}),
+        ]
+
+    submit, badge, review, not_json, fine, off_schema = over_http(sidecar, work)
+    assert error_of(submit)["code"] == "not_found" and "T-nope" in error_of(submit)["message"]
+    rejected = error_of(badge)
+    assert rejected["code"] == "path_rejected" and "'..'" in rejected["message"]
+    assert error_of(review)["code"] == "not_found" and "R-nope" in error_of(review)["message"]
+    assert error_of(not_json)["code"] == "invalid_input" and "not JSON" in error_of(not_json)["message"]
+    assert not fine.is_error and fine.structured_content is not None
+    assert fine.structured_content["path"] == "Keywords/鮮度管理.md"
+    schema = error_of(off_schema)
+    assert schema["code"] == "invalid_request" and schema["detail"][0]["loc"] == ["limit"]
+    assert "many" not in json.dumps(schema)  # the rejected value is the caller's, not echoed
+
+
+def test_a_refusal_with_details_lists_them(sidecar: Sidecar) -> None:
+    policy = sidecar.vault / ".harness" / "policy.toml"
+    policy.write_text(policy.read_text(encoding="utf-8") + '\n[judge]\nbase_url = "https://evil.example/v1"\n')
+
+    async def work(session: ClientSession) -> CallToolResult:
+        return await session.call_tool("trust_audit", {})
+
+    refused = error_of(over_http(sidecar, work))
+    assert refused["code"] == "invalid_input" and "judge.base_url" in refused["message"]
+    assert refused["detail"] == [
+        {"key": "judge.base_url", "message": "belongs in the machine configuration, not the vault"}
+    ]
+
+
+def test_kh_mcp_serves_the_same_tools_over_stdio_without_a_sidecar(example_vault: Path) -> None:
+    async def work(session: ClientSession) -> tuple[set[str], CallToolResult, CallToolResult]:
+        names = {t.name for t in (await session.list_tools()).tools}
+        badge = await session.call_tool("trust_badge", {"path": "Keywords/鮮度管理.md"})
+        refused = await session.call_tool("harness_submit_result", {"task_id": "T-nope", "output": {}})
+        return names, badge, refused
+
+    names, badge, refused = over_stdio(example_vault, work)
+    assert {"list_notes", "trust_badge", "index_search", "harness_next_task"} <= names
+    assert not badge.is_error and badge.structured_content is not None
+    assert badge.structured_content["path"] == "Keywords/鮮度管理.md"
+    assert error_of(refused)["code"] == "not_found"
+
+
+def test_kh_mcp_keeps_stdout_for_the_protocol_and_exits_when_stdin_closes(example_vault: Path) -> None:
+    proc = subprocess.Popen(
+        [str(KH), "mcp", str(example_vault), "--log-level", "debug"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    init = {
+        "jsonrpc": "2.0",
+        "id": 1,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
+    out, err = proc.communicate((json.dumps(init) + "\n").encode(), timeout=30)
+    assert proc.returncode == 0, err.decode()
+    lines = out.decode().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["result"]["serverInfo"]["name"] == "knowledge-harness"
+    assert err  # debug logs went to stderr, not into the protocol stream
+
+
+def test_agent_token_prints_the_stdio_lines_and_the_desktop_entry_starts_kh_mcp(tmp_path: Path) -> None:
+    vault = tmp_path / "my vault"
+    copy_example_vault(vault)
+    shown = subprocess.run([str(KH), "agent-token", str(vault), "--json"], capture_output=True, text=True, check=True)
+    stdio = json.loads(shown.stdout)["stdio"]
+    assert stdio["claude_command"] == f"claude mcp add kh -- kh mcp '{vault.resolve()}'"
+    assert stdio["codex_command"] == f"codex mcp add kh -- kh mcp '{vault.resolve()}'"
+    entry = json.loads(stdio["claude_desktop_config"])["mcpServers"]["kh"]
+    assert entry["args"] == ["mcp", str(vault.resolve())] and Path(entry["command"]).is_absolute()
+
+    async def launch_as_claude_desktop() -> list[str]:
+        params = StdioServerParameters(command=entry["command"], args=entry["args"], env=dict(os.environ))
+        async with (
+            stdio_client(params) as streams,
+            ClientSession(streams[0], streams[1]) as session,
+        ):
+            await session.initialize()
+            notes = await session.call_tool("list_notes", {"limit": 500})
+            assert notes.structured_content is not None
+            return [n["path"] for n in notes.structured_content["notes"]]
+
+    assert "Keywords/鮮度管理.md" in anyio.run(launch_as_claude_desktop)
+
+
+def _vault_state(vault: Path) -> dict[str, tuple[int, bytes]]:
+    """Every file of the vault, `.harness/` included: mtime and bytes."""
+    return {
+        p.relative_to(vault).as_posix(): (p.stat().st_mtime_ns, p.read_bytes()) for p in vault.rglob("*") if p.is_file()
+    }
+
+
+READ_ARGS: dict[str, dict[str, Any]] = {
+    "trust_badge": {"path": "Keywords/鮮度管理.md"},
+    "index_search": {"query": "GitHub"},
+    "index_note_headings": {"path": "MOC/CI.md"},
+    "index_read_section": {"path": "MOC/CI.md", "line": 1, "end_line": 3},
+    "index_links": {"path": "MOC/CI.md"},
+    "harness_run_status": {"run_id": "R-none"},
+    "harness_review_packet": {"run_id": "R-none"},
+    "validate": {
+        "claims": [{"id": "C1", "text": "The sky is blue.", "source_ids": ["S1"]}],
+        "evidence": [{"source_id": "S1", "url": "https://example.org/", "text": "The sky is blue."}],
+    },
+}
+
+
+def test_every_tool_is_annotated_and_the_read_only_ones_change_nothing(example_vault: Path) -> None:
+    subprocess.run([str(KH), "index", "build", str(example_vault)], check=True, capture_output=True)
+    before = _vault_state(example_vault)
+
+    async def work(session: ClientSession) -> tuple[list[Any], dict[str, CallToolResult]]:
+        tools = (await session.list_tools()).tools
+        calls = {}
+        for tool in tools:
+            if tool.annotations is not None and tool.annotations.read_only_hint:
+                calls[tool.name] = await session.call_tool(tool.name, READ_ARGS.get(tool.name, {}))
+        return tools, calls
+
+    tools, calls = over_stdio(example_vault, work)
+    for tool in tools:
+        hints = tool.annotations
+        assert hints is not None and hints.title, tool.name
+        assert None not in (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint)
+        assert hints.destructive_hint is False, tool.name  # no MCP tool rewrites or deletes a note
+    writers = {t.name for t in tools if not t.annotations.read_only_hint}  # type: ignore[union-attr]
+    assert writers == {"validate_note_dry_run", "harness_submit_result", "harness_advance_run"}
+    web = {t.name for t in tools if t.annotations.open_world_hint}  # type: ignore[union-attr]
+    assert web == {"validate_note_dry_run", "harness_advance_run"}
+    assert len(calls) == len(tools) - len(writers)
+    ok = {name for name, result in calls.items() if not result.is_error}
+    assert ok >= set(calls) - {"harness_run_status", "harness_review_packet"}, calls
+    assert _vault_state(example_vault) == before  # not one byte, not one mtime
+    by_name = {t.name: t for t in tools}
+    assert "person" in (by_name["harness_advance_run"].description or "")
+    assert "person" in (by_name["harness_review_packet"].description or "")
+
+
+TOOLS_LIST_CAP = 14 * 1024  # issue 29: what every agent loads into its context before it starts
+
+
+def test_tools_list_stays_under_14_kb_on_the_wire(sidecar: Sidecar) -> None:
+    headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    with sidecar.agent_client() as client:
+        response = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
+    assert response.status_code == 200, response.text
+    tools = response.json()["result"]["tools"]
+    assert len(tools) >= 19 and {"index_links", "index_changes"} <= {t["name"] for t in tools}
+    assert len(response.content) <= TOOLS_LIST_CAP, len(response.content)
+    print(f"tools/list: {len(tools)} tools, {len(response.content)} bytes")
