@@ -83,6 +83,7 @@ class ReasonCode(StrEnum):
     SCREEN_CLEAN = "SCREEN_CLEAN"
     SECRET_MASKED = "SECRET_MASKED"  # noqa: S105
     PERSONAL_INFO_MASKED = "PERSONAL_INFO_MASKED"
+    COMPANY_INFO_MASKED = "COMPANY_INFO_MASKED"
     PRIVATE_MARKER = "PRIVATE_MARKER"
     SCREEN_UNDECIDABLE = "SCREEN_UNDECIDABLE"
     SCREEN_ANSWERED_PUBLISHABLE = "SCREEN_ANSWERED_PUBLISHABLE"
@@ -170,6 +171,7 @@ class ReasonCode(StrEnum):
     DUPLICATE_CANDIDATE = "DUPLICATE_CANDIDATE"
     SECRET_IN_DRAFT = "SECRET_IN_DRAFT"  # noqa: S105
     PERSONAL_INFO_IN_DRAFT = "PERSONAL_INFO_IN_DRAFT"
+    COMPANY_INFO_IN_DRAFT = "COMPANY_INFO_IN_DRAFT"
     PRIVATE_MARKER_IN_DRAFT = "PRIVATE_MARKER_IN_DRAFT"
     AUTOFIX_APPLIED = "AUTOFIX_APPLIED"
     DRAFT_PROGRAM_ERRORS = "DRAFT_PROGRAM_ERRORS"
@@ -236,6 +238,10 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
     ReasonCode.PERSONAL_INFO_MASKED: (
         "個人情報をマスクし、マスク後の参照だけを渡す",
         "Personal information was masked; only masked references go on.",
+    ),
+    ReasonCode.COMPANY_INFO_MASKED: (
+        "会社情報（法人番号など）をマスクし、マスク後の参照だけを渡す",
+        "Company information (a corporate number, ...) was masked; only masked references go on.",
     ),
     ReasonCode.PRIVATE_MARKER: ("非公開マーカーがあり対象外", "A private marker makes the request out of scope."),
     ReasonCode.SCREEN_UNDECIDABLE: (
@@ -465,6 +471,10 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
     ReasonCode.PERSONAL_INFO_IN_DRAFT: (
         "本文にマスクされていないメールアドレス・電話番号などがある",
         "The draft contains an unmasked e-mail address, phone number or address.",
+    ),
+    ReasonCode.COMPANY_INFO_IN_DRAFT: (
+        "本文にマスクされていない会社情報（法人番号など）がある",
+        "The draft contains unmasked company information (a corporate number, ...).",
     ),
     ReasonCode.PRIVATE_MARKER_IN_DRAFT: ("本文に非公開マーカーがある", "The draft contains a private marker."),
     ReasonCode.AUTOFIX_APPLIED: (

@@ -59,7 +59,7 @@ from .ops.o10_review import PrepareReview
 from .ops.o11_decide import DecidePublication
 from .ops.o12_feedback import ApplyFeedback
 from .ops.o13_record import RecordOutcome
-from .safety import mask_secrets
+from .safety import mask_sensitive
 from .search import is_request_note
 from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
 
@@ -520,7 +520,7 @@ class Pipeline:
                     return self.status(run.run_id)
                 if not (run.state in TERMINAL and note_changed):
                     return self.status(run.run_id)
-            run = self._new_run(RequestRef(source="note", path=note.path, title=note.title))
+            run = self._new_run(RequestRef(source="note", path=note.path, title=mask_sensitive(note.title)[0]))
             self.store.run_dir(run.run_id).mkdir(parents=True, exist_ok=False)
             records = []
             self._capture(run, records)
@@ -528,7 +528,7 @@ class Pipeline:
             return self.status(run.run_id)
 
     def capture_text(self, question: str, *, title: str = "", publishable: bool | None = None) -> RunStatus:
-        """O-01 from an API request (`POST /v1/pipeline/runs`); only secret-masked text is stored."""
+        """O-01 from an API request (`POST /v1/pipeline/runs`); only masked text is stored."""
         artifact = api_request_artifact(title or question.strip().splitlines()[0][:80], question, publishable)
         with self.store.lock():
             run = self._new_run(RequestRef(source="api", title=artifact["title"]))
@@ -617,15 +617,24 @@ class Pipeline:
                 raise InputError("Publication decisions go through `kh pipeline decide` or POST …/decision.")
             if question.choices and answer not in question.choices:
                 raise InputError(f"Answer one of: {', '.join(question.choices)}.")
+            findings: list[dict[str, Any]] = []
             if not question.choices:
-                answer = mask_secrets(answer.strip())[0]
+                # screened like a request: secrets, personal and company information never stored
+                answer, found = mask_sensitive(answer.strip())
+                findings = [f.public() for f in found]
                 if not answer or len(answer) > 4000:
                     raise InputError("Answer with a non-empty text of at most 4000 characters.")
             question.answer, question.answered_at, question.answered_by = answer, self._now(), by
-            self.store.append_history(
-                run_id,
-                {"event": "answer", "at": question.answered_at, "question_id": question_id, "answer": answer, "by": by},
-            )
+            event: dict[str, Any] = {
+                "event": "answer",
+                "at": question.answered_at,
+                "question_id": question_id,
+                "answer": answer,
+                "by": by,
+            }
+            if findings:
+                event["masked"] = findings
+            self.store.append_history(run_id, event)
             self._save(run)
         return self.advance(run_id)
 
@@ -662,7 +671,7 @@ class Pipeline:
         decider, via = actor.name, actor.via
         decision: dict[str, Any] = {
             "choice": choice,
-            "instructions": mask_secrets(instructions.strip())[0] if instructions else None,
+            "instructions": mask_sensitive(instructions.strip())[0] if instructions else None,
             "blocks": [b.strip() for b in blocks or [] if b.strip()],
             "commit": commit.strip().lower() if commit else None,
             "review_packet_sha256": review_packet_sha256.strip().lower() if review_packet_sha256 else None,
