@@ -8,6 +8,7 @@ in docs/pipeline.md.
 
 from __future__ import annotations
 
+import unicodedata
 from enum import StrEnum
 from typing import Any
 
@@ -530,8 +531,8 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
         "The decision contradicts itself or the facts (e.g. a revision of a merged branch).",
     ),
     ReasonCode.DECISION_INCOMPLETE: (
-        "修正要求に具体的な日本語指示または対象ブロックがない",
-        "A revision request lacks concrete Japanese instructions or target blocks.",
+        "判断に必要な情報がない（修正要求の具体的な日本語指示・対象ブロック、承認のcommit・SHA-256）",
+        "A decision lacks what it needs (concrete Japanese instructions and target blocks for a revision; commit and SHA-256 for an approval).",
     ),
     ReasonCode.DECISION_SHA_MISMATCH: (
         "判断が示すReview PacketのSHA-256が準備したものと一致しない",
@@ -794,3 +795,26 @@ DECISION_CHOICES: dict[str, tuple[str, str, str]] = {
         "方針判断のため保留します",
     ),
 }
+
+
+def choice_code(choice: str) -> str | None:
+    """A decision choice given as its code (`revise`) or its Japanese label (今回だけ修正を求める,
+    also in 「」 or full-width forms); None when it is neither."""
+    text = unicodedata.normalize("NFKC", choice or "").strip().strip("「」『』\"'").strip()
+    if text.lower() in DECISION_CHOICES:
+        return text.lower()
+    for code, (label, _, _) in DECISION_CHOICES.items():
+        if text == unicodedata.normalize("NFKC", label):
+            return code
+    return None
+
+
+def ai_revisions_done(records: list[OperationRecord]) -> int:
+    """AI revisions already applied to the article (O-12 ADVANCE records)."""
+    return sum(1 for r in records if r.operation == "O-12" and r.result == Result.ADVANCE)
+
+
+def offered_choices(records: list[OperationRecord]) -> list[str]:
+    """The choices the person may still make: 「今回だけ修正を求める」 only while an AI revision remains."""
+    done = ai_revisions_done(records)
+    return [code for code in DECISION_CHOICES if code != "revise" or done < MAX_AI_REVISIONS]

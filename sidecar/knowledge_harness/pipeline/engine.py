@@ -42,6 +42,7 @@ from .contract import (
     State,
     TaskEntry,
     Uncertainty,
+    choice_code,
     human_budget,
 )
 from .fetching import EvidenceFetcher, default_fetcher
@@ -666,9 +667,14 @@ class Pipeline:
         comment_ref: str | None = None,
         policy_options: list[str] | None = None,
     ) -> dict[str, Any]:
-        """O-11: record the person's structured decision (idempotent), then let the run move on."""
+        """O-11: record the person's structured decision (idempotent), then let the run move on.
+
+        `choice` is a code (`revise`) or its Japanese label (今回だけ修正を求める). A decision that cannot
+        be accepted as given is refused (`DecisionRefused`, with the reason): nothing is written and the
+        run stays where it was."""
         _require_person(actor, "make a publication decision")
         decider, via = actor.name, actor.via
+        choice = choice_code(choice) or (choice or "").strip()[:100]
         decision: dict[str, Any] = {
             "choice": choice,
             "instructions": mask_sensitive(instructions.strip())[0] if instructions else None,
