@@ -357,13 +357,11 @@ def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
     assert p.status(run_id).state == State.REVIEW_READY and snapshot(vault) == before
     with pytest.raises(Conflict):
         p.decide(run_id, "approve", commit=commit, review_packet_sha256=sha, actor=PERSON)  # not merged yet
-    # the corrected revision is accepted
-    assert (
-        p.decide(run_id, "今回だけ修正を求める", instructions="B1 を短くしてください。", blocks=["B1"], actor=PERSON)[
-            "message_ja"
-        ]
-        == "修正後に再確認します"
-    )
+    # the corrected decision is accepted
+    assert p.decide(run_id, "reject", instructions="今回は見送ります。", actor=PERSON)["message_ja"] == "公開しません"
+    # three runs asked for the publication decision: required every run, never a repeated question
+    decisions_md = (vault / ".harness" / "DECISIONS.md").read_text(encoding="utf-8")
+    assert "publication_decision" not in decisions_md and "repeated-question" not in decisions_md
 
 
 def test_no_blog_means_novelty_uncertain_and_hold(tmp_path: Path) -> None:
@@ -429,6 +427,21 @@ def test_plan_and_draft_rules(tmp_path: Path) -> None:
         "POST_DIRECTIVE_FORBIDDEN"
     }
     assert refused_codes(draft_task.task_id, draft_output(b1="見出し\n======\n\n本文")) >= {"HEADING_IN_BLOCK"}
+    # one submission, every refusal at once: the heading does not hide the raw and include directives
+    with pytest.raises(SubmissionRefused) as all_at_once:
+        p.submit(
+            draft_task.task_id,
+            draft_output(
+                b1="見出し\n======\n\n本文\n\n.. include:: ../../../secret.txt",
+                b2=".. raw:: html\n\n   <script>x</script>",
+            ),
+        )
+    reasons = {(r["code"], r["path"]) for r in all_at_once.value.detail["reasons"]}
+    assert {
+        ("HEADING_IN_BLOCK", "$.blocks[0].rst"),
+        ("DIRECTIVE_FORBIDDEN", "$.blocks[0].rst"),
+        ("DIRECTIVE_FORBIDDEN", "$.blocks[1].rst"),
+    } <= reasons
     swapped = draft_output()
     swapped["blocks"].reverse()
     assert "SECTION_ORDER" in refused_codes(draft_task.task_id, swapped)

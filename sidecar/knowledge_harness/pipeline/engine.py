@@ -800,7 +800,10 @@ class Pipeline:
                 )
                 self._save(run)
                 raise SubmissionRefused(
-                    f"The output for task {task_id} was refused: {refusals[0].code} at {refusals[0].path}: {refusals[0].message}",
+                    f"The output for task {task_id} was refused for {len(refusals)} reason(s), all listed in the detail: "
+                    + "; ".join(f"{r.code} at {r.path}" for r in refusals[:8])
+                    + ("; …" if len(refusals) > 8 else "")
+                    + ".",
                     detail={"reasons": [r.as_dict() for r in refusals]},
                 )
             sub_name = f"{entry.operation}_submission"

@@ -1,7 +1,8 @@
 """O-13 Record Outcome: final status, reason codes, artifacts, metrics, HANDOFF.md, proposals.
 
 Runs once per terminal state. Proposals go to `.harness/DECISIONS.md` and are never adopted
-automatically: repeated human questions (same kind in 3 or more runs) and, after 10 runs with
+automatically: repeated avoidable human questions (publishability, screening, the author's motive —
+the same kind in 3 or more runs; the final publication decision is required and never counted) and, after 10 runs with
 O-04 metrics, a review of the evidence limits. Nobody is called when there is no candidate.
 """
 
@@ -11,11 +12,12 @@ import hashlib
 from collections import Counter
 from typing import Any
 
-from ..contract import OPERATIONS, REASONS, ReasonCode, Result, State
+from ..contract import BUDGET_EXCEPTIONS, OPERATIONS, REASONS, ReasonCode, Result, State
 from .base import OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-13"
 REPEAT_THRESHOLD = 3
+AVOIDABLE = frozenset(BUDGET_EXCEPTIONS)  # publishability, screening, author_motive
 METRICS_RUNS = 10
 
 NEXT_STEP = {
@@ -56,13 +58,15 @@ class RecordOutcome:
         for record in ctx.records:
             if record.operation == "O-04":
                 metrics["evidence"] = record.metrics
-        # repeated human questions across runs
+        # repeated human questions across runs: only those that could have been avoided (the
+        # exceptions of the budget); the final publication decision is required in every run
         kinds: Counter[str] = Counter()
         for other in ctx.all_runs():
-            for kind in {q.kind for q in other.questions}:
+            for kind in {q.kind for q in other.questions if q.kind in AVOIDABLE}:
                 kinds[kind] += 1
         for q in run.questions:
-            kinds.setdefault(q.kind, 1)
+            if q.kind in AVOIDABLE:
+                kinds.setdefault(q.kind, 1)
         proposals: list[tuple[str, str]] = []
         out_codes = [ReasonCode.OUTCOME_RECORDED]
         repeated = {k: n for k, n in kinds.items() if n >= REPEAT_THRESHOLD and any(q.kind == k for q in run.questions)}
