@@ -10,9 +10,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from knowledge_harness.errors import InputError
 from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.drafts import check_draft
 from knowledge_harness.pipeline.engine import Pipeline
@@ -223,6 +225,9 @@ def test_an_author_answer_is_screened_before_it_is_stored_or_passed_on(tmp_path:
         "questions_ja": ["この記事を書こうと思った動機を一文で教えてください。"],
     }
     p.submit(task.task_id, asking)
+    with pytest.raises(InputError, match="private marker"):
+        p.answer(run_id, "Q-01", "社外秘の障害報告をもとに書きたい。", actor=PERSON)
+    assert p.status(run_id).waiting_for == "human:Q-01 author_motive" and "社外秘" not in harness_text(vault)
     p.answer(run_id, "Q-01", f"同期が壊れた経験を共有したい。問い合わせは 03-1234-5678 へ。{EXAMPLE}", actor=PERSON)
     task = task_of(p, "O-07")
     assert task.inputs["author_answer"].startswith("同期が壊れた経験を共有したい。問い合わせは [MASKED:phone_ja] へ。")

@@ -60,7 +60,7 @@ from .ops.o10_review import PrepareReview
 from .ops.o11_decide import DecidePublication
 from .ops.o12_feedback import ApplyFeedback
 from .ops.o13_record import RecordOutcome
-from .safety import mask_sensitive
+from .safety import mask_sensitive, private_markers
 from .search import is_request_note
 from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
 
@@ -620,7 +620,14 @@ class Pipeline:
                 raise InputError(f"Answer one of: {', '.join(question.choices)}.")
             findings: list[dict[str, Any]] = []
             if not question.choices:
-                # screened like a request: secrets, personal and company information never stored
+                # screened like a request: a private marker is refused (nothing stored, the question stays
+                # open); secrets, personal and company information are masked before anything is stored
+                markers = private_markers(answer, None, self.config.screening.private_markers)
+                if markers:
+                    raise InputError(
+                        f"The answer contains a private marker ({', '.join(markers)}): nothing was stored and "
+                        f"{question_id} is still open. Answer without private content."
+                    )
                 answer, found = mask_sensitive(answer.strip())
                 findings = [f.public() for f in found]
                 if not answer or len(answer) > 4000:
