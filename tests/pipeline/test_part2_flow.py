@@ -557,6 +557,14 @@ def test_rest_door_review_and_decision(tmp_path: Path) -> None:
             assert "DIRECTIVE_FORBIDDEN" in {e["code"] for e in check.json()["errors"]}
     finally:
         stop_sidecar(sidecar)
+    # the person merges the reviewed candidate while the revision runs, and the revision cannot be
+    # applied: the run ends in HOLD, and O-13 checks the merge fact again and says so
+    merge(blog, f"harness/{run_id}")
+    p.submit(task_of(p, "O-12").task_id, {"revisions": [], "cannot_apply": "新しい根拠が必要です。"})
+    final = p.status(run_id)
+    assert final.state == State.HOLD and final.records[-1]["operation"] == "O-13"
+    assert "merge済み" in final.records[-1]["summary_ja"]
+    assert p.artifact(run_id, "outcome")["metrics"]["candidate_merged"] is True
 
 
 def test_author_question_once_then_plan(tmp_path: Path) -> None:

@@ -12,7 +12,9 @@ import hashlib
 from collections import Counter
 from typing import Any
 
-from ..contract import BUDGET_EXCEPTIONS, OPERATIONS, REASONS, ReasonCode, Result, State
+from ...errors import HarnessError
+from ..blog import blog_repo
+from ..contract import BUDGET_EXCEPTIONS, OPERATIONS, REASONS, ReasonCode, Result, State, Uncertainty
 from .base import OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-13"
@@ -98,10 +100,25 @@ class RecordOutcome:
             )
         if proposals:
             out_codes.append(ReasonCode.POLICY_PROPOSAL_RECORDED)
-        handoff = _handoff(ctx, codes, metrics, proposals)
+        # the merge fact, checked again: a HOLD never hides a candidate that was merged meanwhile
+        uncertainties: list[Uncertainty] = []
+        merged_note = ""
+        if state == State.HOLD and "publication_candidate" in run.artifacts:
+            merged = _candidate_merged(ctx)
+            metrics["candidate_merged"] = merged
+            if merged:
+                merged_note = "注意: 公開候補のcommitはbaseへmerge済みです（HOLDは未公開を意味しません）。"
+                uncertainties.append(
+                    Uncertainty(
+                        item="公開候補のcommitがHOLDの間にbaseへmergeされている",
+                        impact="記事は公開されている可能性がある。mergeを取り消すか、人間が公開状態を確認する",
+                    )
+                )
+        handoff = _handoff(ctx, codes, metrics, proposals) + (f"\n{merged_note}\n" if merged_note else "")
         summary = (
             f"終了状態 {state} を記録しました（記録{len(ctx.records)}件、人間への質問{len(run.questions)}回）。"
             + ("公開候補なしのため人間は呼びません。" if state in (State.NO_CANDIDATE, State.REJECTED) else "")
+            + merged_note
         )
         outcome_doc = {
             "run_id": run.run_id,
@@ -118,11 +135,23 @@ class RecordOutcome:
             state,
             out_codes,
             summary,
+            uncertainties=uncertainties,
             artifacts={"outcome": outcome_doc},
             metrics=metrics,
             text_files={"HANDOFF.md": handoff},
             proposals=proposals,
         )
+
+
+def _candidate_merged(ctx: OpContext) -> bool | None:
+    """Whether the run's publication candidate is on the base branch (None: the blog cannot be read)."""
+    try:
+        repo = blog_repo(ctx)
+        if repo is None:
+            return None
+        return repo.is_merged(ctx.artifact("publication_candidate")["commit"])
+    except HarnessError:
+        return None
 
 
 def _handoff(ctx: OpContext, codes: list[str], metrics: dict[str, Any], proposals: list[tuple[str, str]]) -> str:
