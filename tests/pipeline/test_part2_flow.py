@@ -348,7 +348,11 @@ def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
         ("maybe", {}, "DECISION_UNKNOWN"),
         ("公開する", {}, "DECISION_UNKNOWN"),
         ("approve", {"commit": commit[:5], "review_packet_sha256": sha}, "DECISION_COMMIT_MISMATCH"),
-        ("approve", {"commit": commit, "review_packet_sha256": sha[:-1] + "0"}, "DECISION_SHA_MISMATCH"),
+        (
+            "approve",
+            {"commit": commit, "review_packet_sha256": sha[:-1] + ("1" if sha[-1] == "0" else "0")},
+            "DECISION_SHA_MISMATCH",
+        ),
     ]
     for choice, extra, code in mistakes:
         with pytest.raises(DecisionRefused) as refused:
