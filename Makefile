@@ -8,7 +8,7 @@ VAULT_DEMO := examples/vault
 PORT ?= 8765
 EVIDENCE_PORT ?= 8731
 
-.PHONY: setup run test lint typecheck pytest plugin-test plugin bench fuzz api-types clean
+.PHONY: setup run demo-pipeline test lint typecheck pytest plugin-test plugin bench fuzz api-types clean
 
 setup: $(VENV)/.installed $(PLUGIN)/node_modules/.installed
 
@@ -24,6 +24,11 @@ $(PLUGIN)/node_modules/.installed: $(PLUGIN)/package.json $(PLUGIN)/package-lock
 
 run: setup
 	bash scripts/run-demo.sh $(VAULT_DEMO) $(PORT) $(EVIDENCE_PORT)
+
+# The pipeline demo: a local blog repository and a configured copy of the example vault under
+# .run/demo-pipeline/, the request captured, then served like `make run` (docs/pipeline.md, "Walkthrough").
+demo-pipeline: setup
+	bash scripts/demo-pipeline.sh $(PORT) $(EVIDENCE_PORT)
 
 lint: setup
 	$(BIN)/ruff check sidecar tests bench

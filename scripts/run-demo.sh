@@ -35,6 +35,9 @@ trap 'kill $evidence_pid 2>/dev/null || true' EXIT
       echo "Person token: $(cat "$token_file")   (the plugin and you: approvals, decisions)"
       echo "Agent token:  $(cat "$agent_token_file")   (Claude Code / Codex over MCP: http://127.0.0.1:$port/mcp)"
       echo "Try:     curl -H \"Authorization: Bearer \$(cat $token_file)\" http://127.0.0.1:$port/v1/notes"
+      if [ -z "${KH_DEMO_PIPELINE:-}" ]; then
+        echo "Pipeline: make demo-pipeline   (a local blog, the example request, your agent over MCP, up to the review packet)"
+      fi
       ;;
   esac
 done

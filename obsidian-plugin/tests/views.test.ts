@@ -18,7 +18,7 @@ import { DECISION_LABELS_JA } from "../src/pipeline/model";
 import { DashboardView } from "../src/ui/dashboard-view";
 import { BadgeDetailsModal, renderDetails } from "../src/ui/details-modal";
 import { IndexSearchModal, type IndexSuggestion, SEARCH_DEBOUNCE_MS } from "../src/ui/index-search";
-import { PipelineRunView, ReviewModal } from "../src/ui/pipeline-view";
+import { offeredChoices, PipelineRunView, ReviewModal } from "../src/ui/pipeline-view";
 import { StaleListView } from "../src/ui/stale-view";
 import { ValidateModal } from "../src/ui/validate-modal";
 import { FakeClock, FakeTransport, flush, json } from "./helpers/fakes";
@@ -248,6 +248,13 @@ describe("pipeline run view and review prompt", () => {
 		expect(texts(el, ".kh-choice-effect")).toEqual(choices.choices.map((c) => c.effect_ja));
 		expect(Object.values(DECISION_LABELS_JA)).toEqual(choices.choices.map((c) => c.label_ja));
 		expect(host.transport.paths()).not.toContain(`POST /v1/pipeline/runs/${review.run_id}/decisions`);
+	});
+
+	it("leaves out a choice the run's Review Packet no longer offers (revise after two AI revisions)", () => {
+		const all = (["approve", "revise", "reject", "policy"] as const).map((code) => ({ code, label_ja: DECISION_LABELS_JA[code], effect_ja: "", message_ja: "" }));
+		const round3 = { ...review, review_packet: { ...review.review_packet, choices: review.review_packet.choices.filter((c) => c.code !== "revise") } };
+		expect(offeredChoices(all, round3).map((c) => c.code)).toEqual(["approve", "reject", "policy"]);
+		expect(offeredChoices(all, review).map((c) => c.code)).toEqual(["approve", "revise", "reject", "policy"]);
 	});
 
 	it("words the four choices from the catalogue in an English interface", async () => {

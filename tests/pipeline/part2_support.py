@@ -96,7 +96,8 @@ def judge_output(
     return {
         "axes": {
             "evidence_sufficiency": axis(evidence, confidence, packet_refs=["F1"]),
-            "novelty": axis(novelty, packet_refs=["F1"]),
+            # a novelty verdict cites the past article it was compared with (P1: the blog's curry post)
+            "novelty": axis(novelty, packet_refs=["F1"] if novelty == "UNCERTAIN" else ["F1", "P1"]),
             "reader_value": reader,
             "author_question": axis(packet_refs=["I1"]),
         },

@@ -15,6 +15,7 @@ from knowledge_harness.actors import os_account_name
 from knowledge_harness.errors import Conflict
 from knowledge_harness.pipeline.contract import RECORD_KEYS, State
 from knowledge_harness.pipeline.engine import SubmissionRefused
+from knowledge_harness.pipeline.ops.o11_decide import DecisionRefused
 
 from ..conftest import KH, start_sidecar, stop_sidecar
 from ..support.people import PERSON
@@ -166,22 +167,33 @@ def test_full_run_from_capture_to_approved(tmp_path: Path) -> None:
     assert "APPROVED" in handoff and "DECISION_APPROVED" in handoff
 
 
-def test_decision_whose_sha_does_not_match_holds(tmp_path: Path) -> None:
+def test_a_mistyped_sha_is_refused_and_the_run_stays_review_ready(tmp_path: Path) -> None:
     blog = make_blog(tmp_path)
     vault = make_vault(tmp_path, blog=blog)
     p = pipeline(vault)
     run_id = to_review_ready(p, vault)
     candidate = p.artifact(run_id, "publication_candidate")
+    sha = p.review(run_id)["review_packet_sha256"]
     merge(blog, candidate["branch"])
+    before = snapshot(vault)
     result = _decide_at_terminal(
-        str(vault), run_id, "--choice", "approve", "--commit", candidate["commit"], "--review-sha256", "0" * 64
+        str(vault), run_id, "--choice", "公開を承認する", "--commit", candidate["commit"], "--review-sha256", "0" * 64
     )
     assert result.exit_code == 1
-    assert "判断を確認できないため公開せず保留します" in result.screen
+    assert "DECISION_SHA_MISMATCH" in result.screen and "REVIEW_READY" in result.screen
+    assert p.status(run_id).state == State.REVIEW_READY and snapshot(vault) == before
+    # once merged, 「公開しない」 would leave a HOLD record for a published article: refused
+    with pytest.raises(DecisionRefused) as merged:
+        p.decide(run_id, "公開しない", instructions="やめます。", actor=PERSON)
+    assert merged.value.detail["reason"] == "DECISION_CONTRADICTORY" and snapshot(vault) == before
+    # the corrected decision, given by its Japanese label, is accepted
+    ok = _decide_at_terminal(
+        str(vault), run_id, "--choice", "公開を承認する", "--commit", candidate["commit"], "--review-sha256", sha
+    )
+    assert ok.exit_code == 0 and "公開を承認しました" in ok.screen
     final = p.status(run_id)
-    assert final.state == State.HOLD
-    assert final.records[-2]["operation"] == "O-11" and final.records[-2]["reason_codes"] == ["DECISION_SHA_MISMATCH"]
-    assert final.records[-1]["operation"] == "O-13"
+    assert final.state == State.APPROVED
+    assert [r["reason_codes"] for r in final.records if r["operation"] == "O-11"] == [["DECISION_APPROVED"]]
 
 
 def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
@@ -251,16 +263,32 @@ def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
         assert git(blog, "rev-list", "--count", f"main..{branch}") == str(round_no + 1)
     budget = p.detail(run_id)["human_budget"]
     assert budget["final_decision"] == {"asked": 3, "limit": 3}
-    p.decide(run_id, "revise", instructions="もう一度 B1 を直してください。", blocks=["B1"], actor=PERSON)
-    final = p.status(run_id)
-    assert final.state == State.HOLD
-    assert [(r["operation"], r["result"]) for r in final.records[-3:]] == [
-        ("O-11", "ADVANCE"),
-        ("O-12", "HOLD"),
-        ("O-13", "HOLD"),
-    ]
-    assert final.records[-2]["reason_codes"] == ["REVISION_LIMIT_REACHED"]
-    assert p.next_task() is None
+    # the round-3 packet no longer offers 「今回だけ修正を求める」, and choosing it is refused with the reason
+    review = p.review(run_id)["review_packet"]
+    assert [c["code"] for c in review["choices"]] == ["approve", "reject", "policy"]
+    assert "- **今回だけ修正を求める**" not in review["markdown"] and "--choice revise" not in review["markdown"]
+    assert "「今回だけ修正を求める」は選べません" in review["markdown"]
+    before = snapshot(vault)
+    refused = _decide_at_terminal(
+        str(vault),
+        run_id,
+        "--choice",
+        "今回だけ修正を求める",
+        "--instructions",
+        "もう一度 B1 を直してください。",
+        "--blocks",
+        "B1",
+    )
+    assert refused.exit_code == 1, refused.screen
+    assert "REVISION_LIMIT_REACHED" in refused.screen and "修正後に再確認します" not in refused.screen
+    with pytest.raises(DecisionRefused) as again:
+        p.decide(run_id, "revise", instructions="もう一度 B1 を直してください。", blocks=["B1"], actor=PERSON)
+    assert again.value.detail["reason"] == "REVISION_LIMIT_REACHED"
+    assert p.status(run_id).state == State.REVIEW_READY and snapshot(vault) == before
+    assert (
+        p.decide(run_id, "公開しない", instructions="今回は見送ります。", actor=PERSON)["message_ja"] == "公開しません"
+    )
+    assert p.status(run_id).state == State.HOLD and p.next_task() is None
 
 
 def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
@@ -281,40 +309,63 @@ def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
     run_id = start_run(p, vault, "Requests/c.md")
     p.submit(task_of(p, "O-06").task_id, judge_output(impact="HIGH"))
     assert p.status(run_id).records[-2]["reason_codes"] == ["UNCERTAINTY_IMPACT_HIGH"]
-    # O-10 … O-11: reject, policy, contradictory, incomplete revision
-    cases = [
-        ("reject", {"instructions": "今回は公開を見送ります。"}, "公開しません", "DECISION_REJECTED"),
-        ("policy", {"instructions": "AI生成記事の表記方針を決めたい。"}, "方針判断のため保留します", "DECISION_POLICY"),
+    # O-10 … O-11: 「公開しない」 and 「今後の方針として検討する」 by their labels end in HOLD
+    for note, label, extra, message, code in (
         (
-            "approve",
-            {"blocks": ["B1"], "commit": "x" * 7, "review_packet_sha256": "y"},
-            "判断を確認できないため公開せず保留します",
-            None,
+            "Requests/d1.md",
+            "公開しない",
+            {"instructions": "今回は公開を見送ります。"},
+            "公開しません",
+            "DECISION_REJECTED",
         ),
-        ("revise", {"instructions": "直して"}, "判断を確認できないため公開せず保留します", "DECISION_INCOMPLETE"),
-        ("maybe", {}, "判断を確認できないため公開せず保留します", "DECISION_UNKNOWN"),
-    ]
-    for i, (choice, extra, message, code) in enumerate(cases):
-        run_id = to_review_ready(p, vault, f"Requests/d{i}.md")
-        result = p.decide(run_id, choice, **extra, actor=PERSON)
-        assert result["message_ja"] == message, (choice, result)
+        (
+            "Requests/d2.md",
+            "「今後の方針として検討する」",
+            {"instructions": "AI生成記事の表記方針を決めたい。"},
+            "方針判断のため保留します",
+            "DECISION_POLICY",
+        ),
+    ):
+        run_id = to_review_ready(p, vault, note)
+        result = p.decide(run_id, label, **extra, actor=PERSON)
+        assert result["message_ja"] == message, (label, result)
         st = p.status(run_id)
         assert st.state == State.HOLD and st.records[-1]["operation"] == "O-13"
-        if code:
-            assert st.records[-2]["reason_codes"] == [code]
+        assert st.records[-2]["reason_codes"] == [code]
     assert "AI生成記事の表記方針を決めたい。" in (vault / ".harness" / "DECISIONS.md").read_text(encoding="utf-8")
-    # approval needs the commit and the review-packet SHA-256
+    # input mistakes are refused with their reason; the run stays REVIEW_READY and nothing is written
     run_id = to_review_ready(p, vault, "Requests/e.md")
-    with pytest.raises(Exception, match="--review-sha256"):
-        p.decide(run_id, "approve", actor=PERSON)
-    with pytest.raises(Conflict):
-        p.decide(
-            run_id,
+    commit = p.artifact(run_id, "publication_candidate")["commit"]
+    sha = p.review(run_id)["review_packet_sha256"]
+    before = snapshot(vault)
+    mistakes = [
+        ("approve", {"blocks": ["B1"], "commit": commit, "review_packet_sha256": sha}, "DECISION_CONTRADICTORY"),
+        ("approve", {}, "DECISION_INCOMPLETE"),
+        ("revise", {"instructions": "make it shorter please", "blocks": ["B1"]}, "DECISION_INCOMPLETE"),
+        ("revise", {"instructions": "直して"}, "DECISION_INCOMPLETE"),
+        ("revise", {"instructions": "B9 を短くしてください。", "blocks": ["B9"]}, "UNKNOWN_TARGET_BLOCK"),
+        ("reject", {"blocks": ["B1"]}, "DECISION_CONTRADICTORY"),
+        ("maybe", {}, "DECISION_UNKNOWN"),
+        ("公開する", {}, "DECISION_UNKNOWN"),
+        ("approve", {"commit": commit[:5], "review_packet_sha256": sha}, "DECISION_COMMIT_MISMATCH"),
+        (
             "approve",
-            commit=p.artifact(run_id, "publication_candidate")["commit"],
-            review_packet_sha256=p.review(run_id)["review_packet_sha256"],
-            actor=PERSON,
-        )  # not merged yet
+            {"commit": commit, "review_packet_sha256": sha[:-1] + ("1" if sha[-1] == "0" else "0")},
+            "DECISION_SHA_MISMATCH",
+        ),
+    ]
+    for choice, extra, code in mistakes:
+        with pytest.raises(DecisionRefused) as refused:
+            p.decide(run_id, choice, **extra, actor=PERSON)
+        assert refused.value.detail["reason"] == code, (choice, extra, refused.value.detail)
+    assert p.status(run_id).state == State.REVIEW_READY and snapshot(vault) == before
+    with pytest.raises(Conflict):
+        p.decide(run_id, "approve", commit=commit, review_packet_sha256=sha, actor=PERSON)  # not merged yet
+    # the corrected decision is accepted
+    assert p.decide(run_id, "reject", instructions="今回は見送ります。", actor=PERSON)["message_ja"] == "公開しません"
+    # three runs asked for the publication decision: required every run, never a repeated question
+    decisions_md = (vault / ".harness" / "DECISIONS.md").read_text(encoding="utf-8")
+    assert "publication_decision" not in decisions_md and "repeated-question" not in decisions_md
 
 
 def test_no_blog_means_novelty_uncertain_and_hold(tmp_path: Path) -> None:
@@ -325,7 +376,7 @@ def test_no_blog_means_novelty_uncertain_and_hold(tmp_path: Path) -> None:
     assert task.inputs["past_articles"] is None
     with pytest.raises(SubmissionRefused) as refused:
         p.submit(task.task_id, judge_output(novelty="PASS"))
-    assert refused.value.detail["reasons"][0]["code"] == "NOVELTY_WITHOUT_PAST_ARTICLES"
+    assert "NOVELTY_WITHOUT_PAST_ARTICLES" in {r["code"] for r in refused.value.detail["reasons"]}
     bad_ref = judge_output(novelty="UNCERTAIN")
     bad_ref["axes"]["reader_value"]["packet_refs"] = ["ZZ9"]
     with pytest.raises(SubmissionRefused) as refused:
@@ -380,6 +431,21 @@ def test_plan_and_draft_rules(tmp_path: Path) -> None:
         "POST_DIRECTIVE_FORBIDDEN"
     }
     assert refused_codes(draft_task.task_id, draft_output(b1="見出し\n======\n\n本文")) >= {"HEADING_IN_BLOCK"}
+    # one submission, every refusal at once: the heading does not hide the raw and include directives
+    with pytest.raises(SubmissionRefused) as all_at_once:
+        p.submit(
+            draft_task.task_id,
+            draft_output(
+                b1="見出し\n======\n\n本文\n\n.. include:: ../../../secret.txt",
+                b2=".. raw:: html\n\n   <script>x</script>",
+            ),
+        )
+    reasons = {(r["code"], r["path"]) for r in all_at_once.value.detail["reasons"]}
+    assert {
+        ("HEADING_IN_BLOCK", "$.blocks[0].rst"),
+        ("DIRECTIVE_FORBIDDEN", "$.blocks[0].rst"),
+        ("DIRECTIVE_FORBIDDEN", "$.blocks[1].rst"),
+    } <= reasons
     swapped = draft_output()
     swapped["blocks"].reverse()
     assert "SECTION_ORDER" in refused_codes(draft_task.task_id, swapped)
@@ -463,8 +529,18 @@ def test_rest_door_review_and_decision(tmp_path: Path) -> None:
             assert len(review["review_packet_sha256"]) == 64
             detail = client.get(f"/v1/pipeline/runs/{run_id}/detail").json()
             assert detail["human_budget"]["asked"][0]["kind"] == "publication_decision"
+            mistake = {
+                "choice": "今回だけ修正を求める",
+                "instructions": "explain more",
+                "blocks": ["B2"],
+                "via": "plugin",
+            }
+            refused = client.post(f"/v1/pipeline/runs/{run_id}/decision", json=mistake)
+            assert refused.status_code == 422 and refused.json()["error"]["code"] == "decision_refused"
+            assert refused.json()["error"]["detail"]["reason"] == "DECISION_INCOMPLETE"
+            assert client.get(f"/v1/pipeline/runs/{run_id}").json()["state"] == "REVIEW_READY"
             body = {
-                "choice": "revise",
+                "choice": "今回だけ修正を求める",
                 "instructions": "B2 の結論をもう少し丁寧に説明してください。",
                 "blocks": ["B2"],
                 "review_packet_sha256": review["review_packet_sha256"],
@@ -485,6 +561,14 @@ def test_rest_door_review_and_decision(tmp_path: Path) -> None:
             assert "DIRECTIVE_FORBIDDEN" in {e["code"] for e in check.json()["errors"]}
     finally:
         stop_sidecar(sidecar)
+    # the person merges the reviewed candidate while the revision runs, and the revision cannot be
+    # applied: the run ends in HOLD, and O-13 checks the merge fact again and says so
+    merge(blog, f"harness/{run_id}")
+    p.submit(task_of(p, "O-12").task_id, {"revisions": [], "cannot_apply": "新しい根拠が必要です。"})
+    final = p.status(run_id)
+    assert final.state == State.HOLD and final.records[-1]["operation"] == "O-13"
+    assert "merge済み" in final.records[-1]["summary_ja"]
+    assert p.artifact(run_id, "outcome")["metrics"]["candidate_merged"] is True
 
 
 def test_author_question_once_then_plan(tmp_path: Path) -> None:

@@ -25,6 +25,8 @@ POSITIVE = [
     ("email_address", "mail me at jane.doe+test@example.org"),
     ("phone_ja", "電話 03-1234-5678 にお願いします"),
     ("phone_ja", "携帯は090-1234-5678です"),
+    ("phone_ja", "TEL.03-1234-5678 FAX.03-1234-5679"),
+    ("phone_ja", "… or 090-1234-5678."),
     ("phone_international", "Call +1 415 555 0132 today"),
     ("phone_international", "国際電話 +81-3-1234-5678"),
     ("postal_address_ja", "住所は〒100-0001 東京都千代田区千代田1-1です"),
@@ -43,6 +45,7 @@ NEGATIVE = [
     "@decorator の使い方と email の検証方法",
     "sk-learn のインストール手順",
     "ISBN 978-4-87311-778-2 の本",
+    "version 1.03-1234-5678 の差分",
     "郵便番号の形式 (3桁-4桁) を検証する正規表現",
     "SHA-256 の値 e3b0c44298fc1c149afbf4c8996fb924",
 ]

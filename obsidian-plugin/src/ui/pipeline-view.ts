@@ -212,6 +212,12 @@ function fallbackChoices(review: ReviewResponse | null): DecisionChoiceInfo[] {
 	return DECISION_CHOICES.map((code) => ({ code, label_ja: DECISION_LABELS_JA[code], effect_ja: effects.get(code) ?? "", message_ja: "" }));
 }
 
+/** Only the choices this run's Review Packet still offers (「今回だけ修正を求める」 is gone after two AI revisions). */
+export function offeredChoices(choices: DecisionChoiceInfo[], review: ReviewResponse | null): DecisionChoiceInfo[] {
+	const offered = new Set((review?.review_packet.choices ?? []).map((choice) => choice.code));
+	return offered.size === 0 ? choices : choices.filter((choice) => offered.has(choice.code));
+}
+
 /**
  * The review prompt (O-11): the Review Packet (公開候補の確認待ち) and the four
  * choices in the seed's Japanese words. An approval sends the candidate commit
@@ -259,7 +265,7 @@ export class ReviewModal extends Modal {
 				),
 			]);
 			this.review = review;
-			this.choices = choices ?? fallbackChoices(review);
+			this.choices = offeredChoices(choices ?? fallbackChoices(review), review);
 			this.render();
 		} catch (error) {
 			el.empty();

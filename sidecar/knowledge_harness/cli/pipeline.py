@@ -9,14 +9,13 @@ from __future__ import annotations
 
 import json
 import subprocess
-from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
 import typer
 
 from ..errors import InputError, NotFound, PersonRequired
-from ..pipeline.contract import ReasonCode, RunStatus
+from ..pipeline.contract import DECISION_CHOICES, RunStatus, choice_code
 from ..pipeline.drafts import CheckInputs, check_draft
 from ..pipeline.engine import Pipeline, SubmissionRefused
 from ..vault.blog_repo import PastPost, first_title
@@ -198,35 +197,16 @@ def task_submit(
         typer.echo(f"Accepted: {rec['operation']} {rec['result']} -> {rec['state_after']}. {rec['summary_ja']}")
 
 
-class Choice(StrEnum):
-    approve = "approve"
-    revise = "revise"
-    reject = "reject"
-    policy = "policy"
-
-
-_NOT_ACCEPTED = {
-    ReasonCode.DECISION_UNKNOWN,
-    ReasonCode.DECISION_CONTRADICTORY,
-    ReasonCode.DECISION_INCOMPLETE,
-    ReasonCode.DECISION_SHA_MISMATCH,
-    ReasonCode.DECISION_COMMIT_MISMATCH,
-    ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW,
-    ReasonCode.DECIDER_NOT_ALLOWED,
-    ReasonCode.UNKNOWN_TARGET_BLOCK,
-    ReasonCode.BLOG_REPO_NOT_CONFIGURED,
-}
-
-
 @pipeline_app.command("decide")
 def decide(
     vault: VaultArg,
     run_id: RunArg,
     choice: Annotated[
-        Choice,
+        str,
         typer.Option(
             "--choice",
-            help="approve = 公開を承認する, revise = 今回だけ修正を求める, reject = 公開しない, policy = 今後の方針として検討する.",
+            help="The label or the code: 公開を承認する (approve), 今回だけ修正を求める (revise), "
+            "公開しない (reject), 今後の方針として検討する (policy).",
         ),
     ],
     instructions: Annotated[
@@ -243,13 +223,17 @@ def decide(
 ) -> None:
     """O-11: the person's publication decision (confirmed at an interactive terminal; refused without one).
 
-    Exit 1 when it could not be accepted as given (HOLD)."""
+    Exit 1, with the reason, when it cannot be accepted as given (a choice no longer offered, a
+    mistyped SHA-256, instructions not in Japanese, ...): nothing is recorded and the run stays
+    where it was."""
     person = person_at_terminal("kh pipeline decide")
-    if not confirm(f"Record the decision {choice.value!r} on run {run_id} as {person.name}?"):
+    code = choice_code(choice)
+    shown = f"{DECISION_CHOICES[code][0]} ({code})" if code else repr(choice)
+    if not confirm(f"Record the decision {shown} on run {run_id} as {person.name}?"):
         raise PersonRequired("No decision recorded: the answer was not yes; nothing was changed.")
     result = _pipeline(vault).decide(
         run_id,
-        choice.value,
+        choice,
         instructions=instructions,
         blocks=[b for b in (blocks or "").split(",") if b.strip()],
         commit=commit,
@@ -263,8 +247,6 @@ def decide(
         typer.echo(result["message_ja"])
         rec = result["record"]
         typer.echo(f"  {rec['operation']} {rec['result']} -> {result['status']['state']}. {rec['summary_ja']}")
-    if any(code in _NOT_ACCEPTED for code in result["record"]["reason_codes"]):
-        raise typer.Exit(1)
 
 
 @pipeline_app.command("review")

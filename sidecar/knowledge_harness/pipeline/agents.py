@@ -67,13 +67,15 @@ class AgentStep(Protocol):
 
 
 def validate_output(step: AgentStep, inputs: dict[str, Any], output: Any) -> list[Refusal]:
-    """Schema first; then the operation's program rules; then no secret in the output."""
+    """Schema first, then (on a valid shape) the operation's program rules; always the secret scan."""
     if not isinstance(output, dict):
         return [Refusal(ReasonCode.SUBMISSION_SCHEMA_INVALID, "$", "The output must be a JSON object.")]
     validator = Draft202012Validator(step.output_schema())
     errors = sorted(validator.iter_errors(output), key=lambda e: list(e.absolute_path))
-    if errors:
-        return [
+    # every refusal of one submission is reported together: the program rules need a valid shape,
+    # the secret scan does not
+    refusals = (
+        [
             Refusal(
                 ReasonCode.SUBMISSION_SCHEMA_INVALID,
                 "$" + "".join(f"[{p!r}]" if isinstance(p, int) else f".{p}" for p in e.absolute_path),
@@ -81,7 +83,9 @@ def validate_output(step: AgentStep, inputs: dict[str, Any], output: Any) -> lis
             )
             for e in errors[:20]
         ]
-    refusals = step.check(inputs, output)
+        if errors
+        else step.check(inputs, output)
+    )
     text = json.dumps(output, ensure_ascii=False)
     secrets = [f for f in find_sensitive(text) if f.category == SECRET]
     if secrets:

@@ -8,6 +8,7 @@ in docs/pipeline.md.
 
 from __future__ import annotations
 
+import unicodedata
 from enum import StrEnum
 from typing import Any
 
@@ -83,6 +84,7 @@ class ReasonCode(StrEnum):
     SCREEN_CLEAN = "SCREEN_CLEAN"
     SECRET_MASKED = "SECRET_MASKED"  # noqa: S105
     PERSONAL_INFO_MASKED = "PERSONAL_INFO_MASKED"
+    COMPANY_INFO_MASKED = "COMPANY_INFO_MASKED"
     PRIVATE_MARKER = "PRIVATE_MARKER"
     SCREEN_UNDECIDABLE = "SCREEN_UNDECIDABLE"
     SCREEN_ANSWERED_PUBLISHABLE = "SCREEN_ANSWERED_PUBLISHABLE"
@@ -170,6 +172,7 @@ class ReasonCode(StrEnum):
     DUPLICATE_CANDIDATE = "DUPLICATE_CANDIDATE"
     SECRET_IN_DRAFT = "SECRET_IN_DRAFT"  # noqa: S105
     PERSONAL_INFO_IN_DRAFT = "PERSONAL_INFO_IN_DRAFT"
+    COMPANY_INFO_IN_DRAFT = "COMPANY_INFO_IN_DRAFT"
     PRIVATE_MARKER_IN_DRAFT = "PRIVATE_MARKER_IN_DRAFT"
     AUTOFIX_APPLIED = "AUTOFIX_APPLIED"
     DRAFT_PROGRAM_ERRORS = "DRAFT_PROGRAM_ERRORS"
@@ -236,6 +239,10 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
     ReasonCode.PERSONAL_INFO_MASKED: (
         "個人情報をマスクし、マスク後の参照だけを渡す",
         "Personal information was masked; only masked references go on.",
+    ),
+    ReasonCode.COMPANY_INFO_MASKED: (
+        "会社情報（法人番号など）をマスクし、マスク後の参照だけを渡す",
+        "Company information (a corporate number, ...) was masked; only masked references go on.",
     ),
     ReasonCode.PRIVATE_MARKER: ("非公開マーカーがあり対象外", "A private marker makes the request out of scope."),
     ReasonCode.SCREEN_UNDECIDABLE: (
@@ -466,6 +473,10 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
         "本文にマスクされていないメールアドレス・電話番号などがある",
         "The draft contains an unmasked e-mail address, phone number or address.",
     ),
+    ReasonCode.COMPANY_INFO_IN_DRAFT: (
+        "本文にマスクされていない会社情報（法人番号など）がある",
+        "The draft contains unmasked company information (a corporate number, ...).",
+    ),
     ReasonCode.PRIVATE_MARKER_IN_DRAFT: ("本文に非公開マーカーがある", "The draft contains a private marker."),
     ReasonCode.AUTOFIX_APPLIED: (
         "末尾空白・最終改行・見出し装飾長だけを一回自動修正して再検査した",
@@ -520,8 +531,8 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
         "The decision contradicts itself or the facts (e.g. a revision of a merged branch).",
     ),
     ReasonCode.DECISION_INCOMPLETE: (
-        "修正要求に具体的な日本語指示または対象ブロックがない",
-        "A revision request lacks concrete Japanese instructions or target blocks.",
+        "判断に必要な情報がない（修正要求の具体的な日本語指示・対象ブロック、承認のcommit・SHA-256）",
+        "A decision lacks what it needs (concrete Japanese instructions and target blocks for a revision; commit and SHA-256 for an approval).",
     ),
     ReasonCode.DECISION_SHA_MISMATCH: (
         "判断が示すReview PacketのSHA-256が準備したものと一致しない",
@@ -784,3 +795,26 @@ DECISION_CHOICES: dict[str, tuple[str, str, str]] = {
         "方針判断のため保留します",
     ),
 }
+
+
+def choice_code(choice: str) -> str | None:
+    """A decision choice given as its code (`revise`) or its Japanese label (今回だけ修正を求める,
+    also in 「」 or full-width forms); None when it is neither."""
+    text = unicodedata.normalize("NFKC", choice or "").strip().strip("「」『』\"'").strip()
+    if text.lower() in DECISION_CHOICES:
+        return text.lower()
+    for code, (label, _, _) in DECISION_CHOICES.items():
+        if text == unicodedata.normalize("NFKC", label):
+            return code
+    return None
+
+
+def ai_revisions_done(records: list[OperationRecord]) -> int:
+    """AI revisions already applied to the article (O-12 ADVANCE records)."""
+    return sum(1 for r in records if r.operation == "O-12" and r.result == Result.ADVANCE)
+
+
+def offered_choices(records: list[OperationRecord]) -> list[str]:
+    """The choices the person may still make: 「今回だけ修正を求める」 only while an AI revision remains."""
+    done = ai_revisions_done(records)
+    return [code for code in DECISION_CHOICES if code != "revise" or done < MAX_AI_REVISIONS]

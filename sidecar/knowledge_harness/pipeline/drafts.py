@@ -47,7 +47,7 @@ from docutils.utils import column_width, new_document
 
 from .ops.o04_evidence import normalize_url
 from .packets import packet_corpus, packet_items, packet_urls, urls_in
-from .safety import DEFAULT_PRIVATE_MARKERS, SECRET, find_sensitive, private_markers
+from .safety import COMPANY, DEFAULT_PRIVATE_MARKERS, SECRET, find_sensitive, private_markers
 
 META_FIELDS = ("公開日", "情報基準日", "対象バージョン", "記事状態")
 UNKNOWN_MARKS = ("未確認", "未確定")
@@ -569,6 +569,12 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
         if finding.category == SECRET:
             errors.append(
                 Finding("SECRET_IN_DRAFT", finding.line, f"秘密情報らしき文字列（{finding.kind}）があります。")
+            )
+        elif finding.category == COMPANY:
+            errors.append(
+                Finding(
+                    "COMPANY_INFO_IN_DRAFT", finding.line, f"マスクされていない会社情報（{finding.kind}）があります。"
+                )
             )
         else:
             errors.append(

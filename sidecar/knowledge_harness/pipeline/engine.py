@@ -42,6 +42,7 @@ from .contract import (
     State,
     TaskEntry,
     Uncertainty,
+    choice_code,
     human_budget,
 )
 from .fetching import EvidenceFetcher, default_fetcher
@@ -59,7 +60,7 @@ from .ops.o10_review import PrepareReview
 from .ops.o11_decide import DecidePublication
 from .ops.o12_feedback import ApplyFeedback
 from .ops.o13_record import RecordOutcome
-from .safety import mask_secrets
+from .safety import mask_sensitive, private_markers
 from .search import is_request_note
 from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
 
@@ -520,7 +521,7 @@ class Pipeline:
                     return self.status(run.run_id)
                 if not (run.state in TERMINAL and note_changed):
                     return self.status(run.run_id)
-            run = self._new_run(RequestRef(source="note", path=note.path, title=note.title))
+            run = self._new_run(RequestRef(source="note", path=note.path, title=mask_sensitive(note.title)[0]))
             self.store.run_dir(run.run_id).mkdir(parents=True, exist_ok=False)
             records = []
             self._capture(run, records)
@@ -528,7 +529,7 @@ class Pipeline:
             return self.status(run.run_id)
 
     def capture_text(self, question: str, *, title: str = "", publishable: bool | None = None) -> RunStatus:
-        """O-01 from an API request (`POST /v1/pipeline/runs`); only secret-masked text is stored."""
+        """O-01 from an API request (`POST /v1/pipeline/runs`); only masked text is stored."""
         artifact = api_request_artifact(title or question.strip().splitlines()[0][:80], question, publishable)
         with self.store.lock():
             run = self._new_run(RequestRef(source="api", title=artifact["title"]))
@@ -617,15 +618,31 @@ class Pipeline:
                 raise InputError("Publication decisions go through `kh pipeline decide` or POST …/decision.")
             if question.choices and answer not in question.choices:
                 raise InputError(f"Answer one of: {', '.join(question.choices)}.")
+            findings: list[dict[str, Any]] = []
             if not question.choices:
-                answer = mask_secrets(answer.strip())[0]
+                # screened like a request: a private marker is refused (nothing stored, the question stays
+                # open); secrets, personal and company information are masked before anything is stored
+                markers = private_markers(answer, None, self.config.screening.private_markers)
+                if markers:
+                    raise InputError(
+                        f"The answer contains a private marker ({', '.join(markers)}): nothing was stored and "
+                        f"{question_id} is still open. Answer without private content."
+                    )
+                answer, found = mask_sensitive(answer.strip())
+                findings = [f.public() for f in found]
                 if not answer or len(answer) > 4000:
                     raise InputError("Answer with a non-empty text of at most 4000 characters.")
             question.answer, question.answered_at, question.answered_by = answer, self._now(), by
-            self.store.append_history(
-                run_id,
-                {"event": "answer", "at": question.answered_at, "question_id": question_id, "answer": answer, "by": by},
-            )
+            event: dict[str, Any] = {
+                "event": "answer",
+                "at": question.answered_at,
+                "question_id": question_id,
+                "answer": answer,
+                "by": by,
+            }
+            if findings:
+                event["masked"] = findings
+            self.store.append_history(run_id, event)
             self._save(run)
         return self.advance(run_id)
 
@@ -657,12 +674,17 @@ class Pipeline:
         comment_ref: str | None = None,
         policy_options: list[str] | None = None,
     ) -> dict[str, Any]:
-        """O-11: record the person's structured decision (idempotent), then let the run move on."""
+        """O-11: record the person's structured decision (idempotent), then let the run move on.
+
+        `choice` is a code (`revise`) or its Japanese label (今回だけ修正を求める). A decision that cannot
+        be accepted as given is refused (`DecisionRefused`, with the reason): nothing is written and the
+        run stays where it was."""
         _require_person(actor, "make a publication decision")
         decider, via = actor.name, actor.via
+        choice = choice_code(choice) or (choice or "").strip()[:100]
         decision: dict[str, Any] = {
             "choice": choice,
-            "instructions": mask_secrets(instructions.strip())[0] if instructions else None,
+            "instructions": mask_sensitive(instructions.strip())[0] if instructions else None,
             "blocks": [b.strip() for b in blocks or [] if b.strip()],
             "commit": commit.strip().lower() if commit else None,
             "review_packet_sha256": review_packet_sha256.strip().lower() if review_packet_sha256 else None,
@@ -785,7 +807,10 @@ class Pipeline:
                 )
                 self._save(run)
                 raise SubmissionRefused(
-                    f"The output for task {task_id} was refused: {refusals[0].code} at {refusals[0].path}: {refusals[0].message}",
+                    f"The output for task {task_id} was refused for {len(refusals)} reason(s), all listed in the detail: "
+                    + "; ".join(f"{r.code} at {r.path}" for r in refusals[:8])
+                    + ("; …" if len(refusals) > 8 else "")
+                    + ".",
                     detail={"reasons": [r.as_dict() for r in refusals]},
                 )
             sub_name = f"{entry.operation}_submission"

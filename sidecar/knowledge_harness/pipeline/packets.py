@@ -62,9 +62,15 @@ def packet_items(packet: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return items
 
 
+def past_ref_ids(packet: dict[str, Any]) -> set[str]:
+    """The ids of the past articles O-05 saw (`P1`, `P2`, …)."""
+    return {p["ref_id"] for p in packet.get("past_article_refs") or []}
+
+
 def judge_refs(packet: dict[str, Any]) -> set[str]:
-    """What an AI judge may cite: items and issue ids."""
-    return set(packet_items(packet)) | {i.get("issue_id") for i in packet.get("issues") or [] if i.get("issue_id")}
+    """What an AI judge may cite: items, issue ids and past articles."""
+    issues = {i.get("issue_id") for i in packet.get("issues") or [] if i.get("issue_id")}
+    return set(packet_items(packet)) | issues | past_ref_ids(packet)
 
 
 def uncertainty_ids(packet: dict[str, Any]) -> list[dict[str, Any]]:
@@ -97,6 +103,7 @@ def packet_view(packet: dict[str, Any]) -> dict[str, Any]:
         "uncertainties": packet.get("uncertainties") or [],
         "carried_uncertainties": carried_uncertainties(packet),
         "past_articles": packet.get("past_articles"),
+        "past_article_refs": packet.get("past_article_refs"),
         "sources": packet.get("sources") or [],
     }
 

@@ -7,17 +7,83 @@ and line, never the matched value, so nothing secret reaches `.harness/`.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 SECRET = "secret"  # noqa: S105 - a category name
 PERSONAL = "personal_info"
+COMPANY = "company_info"
 
 _PREFECTURE = r"(?:東京都|北海道|(?:京都|大阪)府|[\u4e00-\u9fff]{2,3}県)"
 
-# (kind, category, pattern, group to mask: 0 = whole match)
-_RULES: list[tuple[str, str, re.Pattern[str], int]] = [
+
+def my_number_check_digit(base: str) -> int:
+    """The check digit of a My Number (個人番号) from its first 11 digits."""
+    digits = [int(ch) for ch in base]
+    total = sum(digits[11 - n] * (n + 1 if n <= 6 else n - 6) for n in range(1, 12))
+    remainder = total % 11
+    return 0 if remainder <= 1 else 11 - remainder
+
+
+def corporate_number_check_digit(base: str) -> int:
+    """The check digit (the first digit) of a corporate number (法人番号) from its last 12 digits."""
+    digits = [int(ch) for ch in base]
+    total = sum(digits[12 - n] * (1 if n % 2 else 2) for n in range(1, 13))
+    return 9 - total % 9
+
+
+def _digits(match: re.Match[str]) -> str:
+    return "".join(str(int(ch)) for ch in match.group(0) if ch.isdigit())
+
+
+def _near(text: str, start: int, end: int, keywords: re.Pattern[str]) -> bool:
+    """A label such as 個人番号 on the same line, shortly before or right after the number."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    before = text[max(line_start, start - 30) : start]
+    after = text[end : min(end + 12, len(text) if line_end < 0 else line_end)]
+    return keywords.search(before) is not None or keywords.search(after) is not None
+
+
+_MY_NUMBER_LABEL = re.compile(r"個人番号|マイナンバー|my\s?number|individual\s+number", re.I)
+_CORPORATE_LABEL = re.compile(r"法人番号|会社法人等番号|corporate\s+number", re.I)
+
+
+def _is_my_number(text: str, match: re.Match[str]) -> bool:
+    digits = _digits(match)
+    return (
+        len(digits) == 12
+        and int(digits[11]) == my_number_check_digit(digits[:11])
+        and _near(text, match.start(), match.end(), _MY_NUMBER_LABEL)
+    )
+
+
+def _is_corporate_number(text: str, match: re.Match[str]) -> bool:
+    digits = _digits(match)
+    return (
+        len(digits) == 13
+        and int(digits[0]) == corporate_number_check_digit(digits[1:])
+        and _near(text, match.start(), match.end(), _CORPORATE_LABEL)
+    )
+
+
+_SEP = r"[ \-\u2010\u2212\u3000\uff0d]?"
+_DASH = r"[\-\u2010\u2212\u30fc\uff0d]"
+_NUM = r"[0-9\uff10-\uff19]"
+# a street number: 1丁目2番3号, 1-2-3, 2番地 (not a date, a count, a month or 3番目)
+_BANCHI = (
+    rf"(?!{_NUM}{{4}}[-/]{_NUM}{{1,2}}[-/]{_NUM}{{1,2}})"
+    rf"(?:{_NUM}{{1,4}}(?:丁目|番地|番(?!目)|号(?![機線車]))(?:{_NUM}{{1,4}}(?:番地|番(?!目)|号(?![機線車]))?|{_DASH}{_NUM}{{1,4}})*"
+    rf"|{_NUM}{{1,4}}(?:{_DASH}{_NUM}{{1,4}}){{1,2}})"
+    rf"(?![0-9\uff10-\uff19\-]|\.\d|[年月日時分秒歳人個回件倍割円%％])"
+)
+_TOWN = r"[\u3005\u4e00-\u9fff\u30a1-\u30fa\u30fcヶケ]"
+
+Check = Callable[[str, "re.Match[str]"], bool]
+
+# (kind, category, pattern, group to mask: 0 = whole match, extra check of a match or None)
+_RULES: list[tuple[str, str, re.Pattern[str], int, Check | None]] = [
     (
         "private_key_block",
         SECRET,
@@ -26,26 +92,29 @@ _RULES: list[tuple[str, str, re.Pattern[str], int]] = [
             re.S,
         ),
         0,
+        None,
     ),
     (
         "aws_access_key",
         SECRET,
         re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA|ANVA|AIPA)[0-9A-Z]{16}(?![A-Z0-9])"),
         0,
+        None,
     ),
     (
         "aws_secret_key",
         SECRET,
         re.compile(r"(?i)aws_?secret_?access_?key\s*[=:]\s*[\"']?([A-Za-z0-9/+=]{40})"),
         1,
+        None,
     ),
-    ("google_api_key", SECRET, re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), 0),
-    ("openai_api_key", SECRET, re.compile(r"\bsk-(?:proj-|ant-(?:api\d{2}-)?)?[A-Za-z0-9_\-]{20,}"), 0),
-    ("github_token", SECRET, re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0),
-    ("slack_token", SECRET, re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0),
-    ("stripe_key", SECRET, re.compile(r"\b[sr]k_live_[A-Za-z0-9]{16,}"), 0),
-    ("bearer_token", SECRET, re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)"), 1),
-    ("password_in_url", SECRET, re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@]+:([^\s/@]+)@"), 1),
+    ("google_api_key", SECRET, re.compile(r"\bAIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])"), 0, None),
+    ("openai_api_key", SECRET, re.compile(r"\bsk-(?:proj-|ant-(?:api\d{2}-)?)?[A-Za-z0-9_\-]{20,}"), 0, None),
+    ("github_token", SECRET, re.compile(r"\b(?:gh[pousr]_[A-Za-z0-9]{30,}|github_pat_[A-Za-z0-9_]{22,})"), 0, None),
+    ("slack_token", SECRET, re.compile(r"\bxox[abposr]-[A-Za-z0-9-]{10,}"), 0, None),
+    ("stripe_key", SECRET, re.compile(r"\b[sr]k_live_[A-Za-z0-9]{16,}"), 0, None),
+    ("bearer_token", SECRET, re.compile(r"(?i)\bbearer\s+([A-Za-z0-9\-._~+/]{16,}=*)"), 1, None),
+    ("password_in_url", SECRET, re.compile(r"\b[a-zA-Z][a-zA-Z0-9+.\-]*://[^\s/:@]+:([^\s/@]+)@"), 1, None),
     (
         "secret_assignment",
         SECRET,
@@ -54,18 +123,46 @@ _RULES: list[tuple[str, str, re.Pattern[str], int]] = [
             r"\s*(?:[:=：]|は)\s*[\"']?([^\s\"'、。]{6,})"
         ),
         1,
+        None,
     ),
     (
         "email_address",
         PERSONAL,
         re.compile(r"(?<![\w.+-])[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)*\.[A-Za-z]{2,}\b"),
         0,
+        None,
+    ),
+    (
+        "my_number",
+        PERSONAL,
+        re.compile(rf"(?<![\d\-.]){_NUM}{{4}}{_SEP}{_NUM}{{4}}{_SEP}{_NUM}{{4}}(?![\d\-]|\.\d)"),
+        0,
+        _is_my_number,
+    ),
+    (
+        "corporate_number",
+        COMPANY,
+        re.compile(rf"(?<![\d\-.]){_NUM}{_SEP}{_NUM}{{4}}{_SEP}{_NUM}{{4}}{_SEP}{_NUM}{{4}}(?![\d\-]|\.\d)"),
+        0,
+        _is_corporate_number,
     ),
     (
         "postal_address_ja",
         PERSONAL,
         re.compile(rf"(?:〒\s?\d{{3}}-?\d{{4}}|\b\d{{3}}-\d{{4}}(?=\s*{_PREFECTURE}))[^\n]{{0,40}}"),
         0,
+        None,
+    ),
+    (
+        # a street address: a prefecture, or a city/ward, then the town and a street number
+        "street_address_ja",
+        PERSONAL,
+        re.compile(
+            rf"(?:{_PREFECTURE}[\u3041-\u3093{_TOWN[1:-1]}]{{1,20}}?"
+            rf"|(?<![\u3005\u4e00-\u9fff])[\u3005\u4e00-\u9fff]{{2,5}}[市区]{_TOWN}{{0,10}}?){_BANCHI}"
+        ),
+        0,
+        None,
     ),
     (
         "postal_address_en",
@@ -75,20 +172,25 @@ _RULES: list[tuple[str, str, re.Pattern[str], int]] = [
             r"(?:,?\s+[A-Z][a-z]+)*,?\s+[A-Z]{2}\s+\d{5}(?:-\d{4})?\b"
         ),
         0,
+        None,
     ),
     (
+        # the end may be any sentence boundary: `.`, `。`, `、`, `)`, the end of the line — not a digit,
+        # a hyphen or a decimal point followed by a digit (a version)
         "phone_ja",
         PERSONAL,
         re.compile(
-            r"(?<![\d\-.])(?:0\d{1,4}-\d{1,4}-\d{3,4}|0[5789]0-?\d{4}-?\d{4}|\(0\d{1,4}\)\s?\d{1,4}-\d{4})(?![\d\-.])"
+            r"(?<![\d\-])(?<!\d\.)(?:0\d{1,4}-\d{1,4}-\d{3,4}|0[5789]0-?\d{4}-?\d{4}|\(0\d{1,4}\)\s?\d{1,4}-\d{4})(?![\d\-]|\.\d)"
         ),
         0,
+        None,
     ),
     (
         "phone_international",
         PERSONAL,
-        re.compile(r"(?<![\w+])\+\d{1,3}[\s\-]?\(?\d{1,4}\)?(?:[\s\-]?\d{2,4}){2,3}(?![\d\-])"),
+        re.compile(r"(?<![\w+])\+\d{1,3}[\s\-]?\(?\d{1,4}\)?(?:[\s\-]?\d{2,4}){2,3}(?![\d\-]|\.\d)"),
         0,
+        None,
     ),
 ]
 
@@ -136,8 +238,10 @@ class Finding:
 def find_sensitive(text: str) -> list[Finding]:
     """Secrets and personal information, non-overlapping, earlier and longer spans first."""
     candidates: list[Finding] = []
-    for kind, category, pattern, group in _RULES:
+    for kind, category, pattern, group, check in _RULES:
         for match in pattern.finditer(text):
+            if check is not None and not check(text, match):
+                continue
             start, end = match.span(group)
             if end <= start:
                 continue
@@ -165,8 +269,15 @@ def mask(text: str, findings: Iterable[Finding]) -> str:
 
 
 def mask_secrets(text: str) -> tuple[str, list[Finding]]:
-    """Mask only secrets (used before anything is stored, e.g. at capture)."""
+    """Mask only secrets."""
     findings = [f for f in find_sensitive(text) if f.category == SECRET]
+    return mask(text, findings), findings
+
+
+def mask_sensitive(text: str) -> tuple[str, list[Finding]]:
+    """Mask secrets, personal and company information: what is stored of a request, an answer or an
+    instruction before anything else looks at it (capture, answers, decisions)."""
+    findings = find_sensitive(text)
     return mask(text, findings), findings
 
 

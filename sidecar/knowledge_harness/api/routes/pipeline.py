@@ -147,7 +147,9 @@ def submit(ctx: Ctx, task_id: str, body: SubmitBody) -> dict[str, Any]:
 
 class DecisionBody(BaseModel):
     """The person's decision. `choice`: approve (公開を承認する), revise (今回だけ修正を求める),
-    reject (公開しない), policy (今後の方針として検討する). Anything else is recorded as unknown → HOLD."""
+    reject (公開しない), policy (今後の方針として検討する) — the code or the Japanese label. A decision that
+    cannot be accepted as given is refused (422 `decision_refused`, the reason in the detail) and the run
+    stays REVIEW_READY."""
 
     choice: str = Field(max_length=40)
     instructions: str | None = Field(default=None, max_length=8000)

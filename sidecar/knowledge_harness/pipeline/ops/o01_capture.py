@@ -2,7 +2,8 @@
 
 Success: the request has at least one sentence of "what I want to know" and its publishability
 is confirmed. Missing publishability is the only question to the person. Capturing never starts
-processing. Only secret-masked text is stored (O-03 screens the rest).
+processing. Only masked text is stored (secrets, personal and company information): the note stays
+the source, the artifact holds the masked copy, the findings (kind, line, length) and hashes.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from typing import Any
 
 from ...errors import InvalidNote
 from ..contract import ReasonCode, Result, State
-from ..safety import mask_secrets
+from ..safety import mask_sensitive
 from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait, truthy
 
 OPERATION = "O-01"
@@ -33,13 +34,13 @@ def require_question(text: str) -> None:
 
 def api_request_artifact(title: str, question: str, publishable: bool | None) -> dict[str, Any]:
     require_question(question)
-    masked_title, title_findings = mask_secrets(title)
-    masked, findings = mask_secrets(question)
+    masked_title, title_findings = mask_sensitive(title)
+    masked, findings = mask_sensitive(question)
     return {
         "title": masked_title,
         "question_masked": masked,
         "question_sha256": hashlib.sha256(question.encode("utf-8")).hexdigest(),
-        "secret_findings": [f.public() for f in [*title_findings, *findings]],
+        "findings": [f.public() for f in [*title_findings, *findings]],
         "publishable": publishable,
     }
 
@@ -59,8 +60,8 @@ class CaptureRequest:
             question = question_text(note.body)
             require_question(question)
             publishable = truthy(note.properties.get("publishable"))
-            masked_title, title_findings = mask_secrets(note.title)
-            masked, findings = mask_secrets(question)
+            masked_title, title_findings = mask_sensitive(note.title)
+            masked, findings = mask_sensitive(question)
             request = {
                 "source": "note",
                 "path": note.path,
@@ -68,7 +69,7 @@ class CaptureRequest:
                 "title": masked_title,
                 "question_masked": masked,
                 "question_sha256": hashlib.sha256(question.encode("utf-8")).hexdigest(),
-                "secret_findings": [f.public() for f in [*title_findings, *findings]],
+                "findings": [f.public() for f in [*title_findings, *findings]],
                 "publishable": publishable,
             }
             refs = [f"note:{note.path}@sha256:{note.sha256}"]

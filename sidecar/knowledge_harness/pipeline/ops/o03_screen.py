@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..contract import ReasonCode, Result, State
-from ..safety import PERSONAL, SECRET, screen
+from ..safety import COMPANY, PERSONAL, SECRET, screen
 from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait
 from .o01_capture import question_text
 
@@ -25,13 +25,16 @@ class ScreenSafety:
         note = ctx.request_note()
         properties: dict[str, Any] = {}
         prior = 0
+        prior_categories: list[str] = []
         if note is not None:
             title, text, properties = note.title, question_text(note.body), dict(note.properties)
             ref = f"note:{note.path}@sha256:{note.sha256}"
             source_digest = note.sha256
         else:
             title, text = request["title"], request["question_masked"]
-            prior = len(request.get("secret_findings", []))
+            prior_findings = request.get("findings", request.get("secret_findings", []))
+            prior = len(prior_findings)
+            prior_categories = sorted({str(f.get("category", SECRET)) for f in prior_findings})
             ref = f"artifact:request@sha256:{ctx.artifact_sha('request')}"
             source_digest = str(ctx.artifact_sha("request"))
         inputs = {
@@ -40,7 +43,13 @@ class ScreenSafety:
             "screening": ctx.config.screening.model_dump(mode="json"),
         }
         refs = [ref] + ([f"answer:{answer.question_id}"] if answer else [])
-        payload = {"title": title, "text": text, "properties": properties, "prior": prior}
+        payload = {
+            "title": title,
+            "text": text,
+            "properties": properties,
+            "prior": prior,
+            "prior_categories": prior_categories,
+        }
         return Prepared(inputs=inputs, payload=payload, input_refs=refs)
 
     def run(self, ctx: OpContext, prepared: Prepared) -> Outcome:
@@ -67,10 +76,13 @@ class ScreenSafety:
             "masked_ratio": body_s.masked_ratio,
         }
         codes: list[ReasonCode] = []
-        if any(f["category"] == SECRET for f in findings) or p["prior"]:
+        categories = {f["category"] for f in findings} | set(p.get("prior_categories", []))
+        if SECRET in categories:
             codes.append(ReasonCode.SECRET_MASKED)
-        if any(f["category"] == PERSONAL for f in findings):
+        if PERSONAL in categories:
             codes.append(ReasonCode.PERSONAL_INFO_MASKED)
+        if COMPANY in categories:
+            codes.append(ReasonCode.COMPANY_INFO_MASKED)
         metrics = {
             "findings": len(findings) + p["prior"],
             "private_markers": len(private),

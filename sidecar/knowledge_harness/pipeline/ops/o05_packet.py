@@ -15,6 +15,7 @@ import re
 from typing import Any
 
 from ..agents import Refusal
+from ..blog import past_articles
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
 from .base import AgentStep, OpContext, Outcome, Prepared, Wait
 
@@ -86,7 +87,8 @@ Evidence Set（inputs.sources）だけを使い、論点ごとに「事実」「
 - 事実(facts)は一次(primary)または二次(secondary)情報に基づくものだけ。コミュニティ情報の説明や評価は reactions へ。discovery_only は引用しない。
 - 矛盾(contradictions)には対立する出典を二件以上付け、黙って解消しない。
 - 根拠のない補完、記事候補の採否判断はしない。根拠充足性・新規性・読者価値はO-06が判断する。
-- 過去記事参照（inputs.past_articles）がない場合は past_articles を null とし、差分を推測しない。
+- inputs.past_articles はブログの既存記事（ref_id P1, P2, …、タイトル・slug・日付・タグ・要約）。関係する記事があれば past_articles の known（既に書いたこと）・diff_candidates（今回の差分候補）・recheck（再確認が必要なこと）に、記事の ref_id（と必要なら source_id）を source_ids に付けて書く。
+- 過去記事参照（inputs.past_articles）が null の場合は past_articles を null とし、差分を推測しない。
 - 取得不能・範囲の曖昧さ・古さ・矛盾は uncertainties に残す（Evidence Setの不確実性はプログラムが自動で引き継ぐ）。
 - PDFは権威として扱わず、運用者本人の疑問や判断の記録として扱う。"""
 
@@ -98,6 +100,9 @@ unknowns, reactions and contradictions apart.
   never cite discovery_only sources.
 - A contradiction cites at least two sources and is not silently resolved.
 - Do not fill gaps without evidence and do not judge whether this is an article candidate (O-06 does).
+- inputs.past_articles lists the blog's existing posts (ref_id P1, P2, …, title, slug, date, tags, summary). When some
+  are related, fill past_articles.known (already written), diff_candidates (what is new now) and recheck (what needs
+  checking again), citing the post's ref_id (and source_ids where needed) in source_ids.
 - Without past-article references (inputs.past_articles is null) set past_articles to null; do not guess differences.
 - Keep unreachable sources, unclear scope, staleness and contradictions as uncertainties (the evidence set's own
   uncertainties are carried over by the program).
@@ -142,9 +147,11 @@ class BuildEvidencePacket(AgentStep):
             "request": {"title": evidence["title_masked"], "question": evidence["question_masked"]},
             "sources": sources,
             "uncertainties": evidence["uncertainties"],
-            "past_articles": None,
+            "past_articles": past_articles(ctx),
         }
-        return Prepared(inputs=inputs, input_refs=[f"artifact:evidence_set@sha256:{sha}"])
+        refs = [f"artifact:evidence_set@sha256:{sha}"]
+        refs += [f"blog:{p['path']}@sha256:{p['sha256']}" for p in inputs["past_articles"] or []]
+        return Prepared(inputs=inputs, input_refs=refs)
 
     def check(self, inputs: dict[str, Any], output: dict[str, Any]) -> list[Refusal]:
         classes = {s["source_id"]: s["source_class"] for s in inputs["sources"]}
@@ -215,6 +222,7 @@ class BuildEvidencePacket(AgentStep):
         for j, unc in enumerate(output.get("uncertainties", [])):
             visit(f"$.uncertainties[{j}]", {"id": unc["id"], "source_ids": unc["source_ids"]}, "uncertainties")
         past = output.get("past_articles")
+        references = {p["ref_id"] for p in inputs.get("past_articles") or []}
         if (
             inputs.get("past_articles") is None
             and past
@@ -227,6 +235,33 @@ class BuildEvidencePacket(AgentStep):
                     "There are no past-article references: set past_articles to null and do not guess differences.",
                 )
             )
+        elif past:
+            for key in ("known", "diff_candidates", "recheck"):
+                for j, item in enumerate(past.get(key) or []):
+                    path = f"$.past_articles.{key}[{j}]"
+                    if item["id"] in ids:
+                        refusals.append(
+                            Refusal(ReasonCode.DUPLICATE_ITEM_ID, path, f"The id {item['id']!r} is used twice.")
+                        )
+                    ids.add(item["id"])
+                    cited = item.get("source_ids", [])
+                    if not any(sid in references for sid in cited):
+                        refusals.append(
+                            Refusal(
+                                ReasonCode.PAST_ARTICLE_DIFF_WITHOUT_REFERENCE,
+                                f"{path}.source_ids",
+                                "A past-article item cites at least one past article (its ref_id, e.g. 'P1').",
+                            )
+                        )
+                    for sid in cited:
+                        if sid not in references and sid not in classes:
+                            refusals.append(
+                                Refusal(
+                                    ReasonCode.UNKNOWN_SOURCE_ID,
+                                    f"{path}.source_ids",
+                                    f"{sid!r} is neither a past article (inputs.past_articles) nor a source_id.",
+                                )
+                            )
         return refusals
 
     def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome:
@@ -237,6 +272,7 @@ class BuildEvidencePacket(AgentStep):
             "uncertainties": output.get("uncertainties", []),
             "carried_uncertainties": carried,
             "past_articles": output.get("past_articles"),
+            "past_article_refs": prepared.inputs.get("past_articles"),
             "sources": [
                 {
                     "source_id": s["source_id"],

@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from ..agents import Refusal
-from ..blog import past_posts
+from ..blog import past_article_refs, past_posts
 from ..contract import Producer, ReasonCode, Result, State
 from ..judging import IMPACTS, apply_rule, axis_schema, axis_uncertainties, describe
-from ..packets import judge_refs, packet_view
+from ..packets import PAST_KEYS, judge_refs, packet_view
 from .base import AgentStep, OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-06"
@@ -74,7 +74,7 @@ INSTRUCTIONS_JA = """\
 Evidence Packet（inputs.packet）、依頼（inputs.request）、過去記事（inputs.past_articles）だけを見て、次の各軸を独立に評価してください。
 各軸は verdict（PASS / FAIL / UNCERTAIN）、confidence（0〜1）、reasons（理由）、packet_refs（参照したPacket項目ID、inputs.packet_refs にあるもの）を持ちます。
 - evidence_sufficiency 根拠充足性: 一次情報の件数ではなく、中心的な論点をPacketの出典が支えているか。
-- novelty 過去記事からの新規性: 過去記事との差分が確認できる場合だけPASS。inputs.past_articles が null なら必ず UNCERTAIN。
+- novelty 過去記事からの新規性: 過去記事との差分が確認できる場合だけPASS。inputs.past_articles（ref_id P1, P2, …、タイトル・slug・日付・要約・抜粋）と Packet の past_articles 項目を比べ、既存記事があるときは比べた記事の ref_id（またはPacketの過去記事項目ID）を novelty.packet_refs に入れる。inputs.past_articles が null なら必ず UNCERTAIN。
 - reader_value 外部読者が再利用できる価値: aspects に再現可能性・転用可能性・検索動機を理由付きで書く。
 - author_question 著者固有の問いまたは判断: 依頼とPacketから復元できる場合だけPASS。
 - uncertainty_impact: 未解決の不確実性が核心主張へ与える影響を LOW / MEDIUM / HIGH で。
@@ -87,7 +87,10 @@ Using only the evidence packet (inputs.packet), the request (inputs.request) and
 judge each axis independently: verdict PASS / FAIL / UNCERTAIN, confidence 0–1, reasons, and packet_refs (ids from
 inputs.packet_refs).
 - evidence_sufficiency: do the packet's sources support the central point (not: how many primary sources)?
-- novelty: PASS only when a difference from past articles is confirmed; when inputs.past_articles is null it MUST be UNCERTAIN.
+- novelty: PASS only when a difference from past articles is confirmed. Compare inputs.past_articles (ref_id P1, P2, …,
+  title, slug, date, summary, excerpt) and the packet's past_articles items; when there are past articles, cite the ones
+  you compared (their ref_id, or the packet's past-article item ids) in novelty.packet_refs. When inputs.past_articles is
+  null it MUST be UNCERTAIN.
 - reader_value: give reasons for reproducibility, transferability and search motive in `aspects`.
 - author_question: PASS only when the author's own question or judgment can be recovered from the request and the packet.
 - uncertainty_impact: LOW / MEDIUM / HIGH impact of unresolved uncertainty on the central claim.
@@ -108,18 +111,20 @@ class JudgeCandidate(AgentStep):
         packet = ctx.artifact("evidence_packet")
         screened = ctx.artifact("screened_request")
         posts = past_posts(ctx)
-        past = (
-            None
-            if posts is None
-            else [
-                {"path": p.path, "date": p.date, "title": p.title, "sha256": p.sha256, "excerpt": p.text[:1500]}
-                for p in posts
+        past: list[dict[str, Any]] | None = None
+        if posts is not None:
+            # the references O-05 saw (same ids as the packet's past-article items), with an excerpt
+            by_path = {p.path: p for p in posts}
+            seen = packet.get("past_article_refs")
+            refs_seen = seen if seen is not None else past_article_refs(posts)
+            past = [
+                {**ref, "excerpt": by_path[ref["path"]].text[:1500] if ref["path"] in by_path else ""}
+                for ref in refs_seen
             ]
-        )
         inputs = {
             "packet_sha256": packet_sha,
             "packet": packet_view(packet),
-            "packet_refs": sorted(judge_refs(packet)),
+            "packet_refs": sorted(judge_refs(packet) | {p["ref_id"] for p in past or []}),
             "request": {"title": screened.get("title_masked", ""), "question": screened.get("question_masked", "")},
             "past_articles": past,
         }
@@ -147,7 +152,8 @@ class JudgeCandidate(AgentStep):
                         f"{ref!r} is not a packet item.",
                     )
                 )
-        if inputs["past_articles"] is None and output["axes"]["novelty"]["verdict"] != "UNCERTAIN":
+        novelty = output["axes"]["novelty"]
+        if inputs["past_articles"] is None and novelty["verdict"] != "UNCERTAIN":
             refusals.append(
                 Refusal(
                     ReasonCode.NOVELTY_WITHOUT_PAST_ARTICLES,
@@ -155,6 +161,19 @@ class JudgeCandidate(AgentStep):
                     "There are no past-article references (no blog posts folder configured): novelty must be UNCERTAIN.",
                 )
             )
+        elif inputs["past_articles"] and novelty["verdict"] != "UNCERTAIN":
+            compared = {p["ref_id"] for p in inputs["past_articles"]}
+            packet_past = inputs["packet"].get("past_articles") or {}
+            compared |= {item["id"] for key in PAST_KEYS for item in packet_past.get(key) or []}
+            if not compared & set(novelty["packet_refs"]):
+                refusals.append(
+                    Refusal(
+                        ReasonCode.NOVELTY_WITHOUT_PAST_ARTICLES,
+                        "$.axes.novelty.packet_refs",
+                        "Novelty is judged against the past articles: cite the ones compared (ref_id P1, … or the "
+                        "packet's past-article items).",
+                    )
+                )
         return refusals
 
     def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome:

@@ -38,6 +38,8 @@ O08_CODES = frozenset(
         "UNSUPPORTED_VALUE",
     }
 )
+# what a single block can carry on its own (checked per block when the draft cannot be assembled)
+BLOCK_CODES = frozenset({"DIRECTIVE_FORBIDDEN", "POST_DIRECTIVE_FORBIDDEN", "UNSUPPORTED_VALUE"})
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,40}$"}
 
 SCHEMA: dict[str, Any] = {
@@ -223,6 +225,12 @@ class DraftArticle(AgentStep):
                 )
             )
         if refusals:
+            # the draft cannot be assembled; still report what each block carries, so one try shows all
+            for i, block in enumerate(output["blocks"]):
+                block_report = check_draft(block["rst"] + "\n", CheckInputs(packet=inputs["packet"]))
+                for finding in block_report.errors:
+                    if finding.code in BLOCK_CODES:
+                        refusals.append(Refusal(finding.code, f"$.blocks[{i}].rst", finding.message))
             return refusals
         text, manifest = build(inputs, output)
         report = check_draft(text, CheckInputs(manifest=manifest, packet=inputs["packet"]))

@@ -20,7 +20,16 @@ from zoneinfo import ZoneInfo
 from ...vault.blog_repo import BlogRepoError
 from ..agents import Refusal
 from ..blog import blog_repo, run_branch
-from ..contract import DECISION_CHOICES, Producer, ReasonCode, Result, State, Uncertainty
+from ..contract import (
+    DECISION_CHOICES,
+    MAX_AI_REVISIONS,
+    Producer,
+    ReasonCode,
+    Result,
+    State,
+    Uncertainty,
+    offered_choices,
+)
 from ..drafts import normalize_title, replace_front, sha256_text
 from ..packets import packet_items
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
@@ -183,8 +192,9 @@ class PrepareReview(AgentStep):
         pr_url: str | None = None
         packet = ctx.artifact("evidence_packet")
         manifest = ctx.artifact("draft_manifest")
+        offered = offered_choices(ctx.records)
         review_md = build_review_packet(
-            ctx, inputs, output, rel, result.commit, candidate_sha, packet, manifest, remove
+            ctx, inputs, output, rel, result.commit, candidate_sha, packet, manifest, remove, offered
         )
         if cfg.pull_request == "gh":
             try:
@@ -206,8 +216,8 @@ class PrepareReview(AgentStep):
             "commit": result.commit,
             "pr_url": pr_url,
             "choices": [
-                {"code": code, "label_ja": label, "effect_ja": effect}
-                for code, (label, effect, _) in DECISION_CHOICES.items()
+                {"code": code, "label_ja": DECISION_CHOICES[code][0], "effect_ja": DECISION_CHOICES[code][1]}
+                for code in offered
             ],
         }
         publication = {
@@ -225,7 +235,7 @@ class PrepareReview(AgentStep):
             "pr_url": pr_url,
             "pr_description_ja": output["pr_description_ja"],
         }
-        labels = "／".join(f"「{label}」" for label, _, _ in DECISION_CHOICES.values())
+        labels = "／".join(f"「{DECISION_CHOICES[code][0]}」" for code in offered)
         return Outcome(
             Result.ADVANCE,
             State.REVIEW_READY,
@@ -240,8 +250,8 @@ class PrepareReview(AgentStep):
             question=QuestionSpec(
                 kind="publication_decision",
                 question_ja=f"公開候補の確認待ち: {output['title']}（{rel}）。{labels}から選んでください。",
-                question_en="Publication candidate waiting for review: approve (after merging), revise, reject or policy.",
-                choices=list(DECISION_CHOICES),
+                question_en=f"Publication candidate waiting for review: {', '.join(offered)} (approve after merging).",
+                choices=offered,
             ),
         )
 
@@ -256,6 +266,7 @@ def build_review_packet(
     packet: dict[str, Any],
     manifest: dict[str, Any],
     removed: list[str],
+    offered: list[str],
 ) -> str:
     plan = ctx.artifact("article_plan")
     validation = ctx.artifact("validation_report")
@@ -317,8 +328,13 @@ def build_review_packet(
     for old in removed:
         lines.append(f"- `{old}` （前回の公開候補、削除）")
     lines += ["", "## 判断の選択肢と影響", ""]
-    for code, (label, effect, _) in DECISION_CHOICES.items():
+    for code in offered:
+        label, effect, _ = DECISION_CHOICES[code]
         lines.append(f"- **{label}**（`{code}`）: {effect}")
+    if "revise" not in offered:
+        lines.append(
+            f"- 「{DECISION_CHOICES['revise'][0]}」は選べません: AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
+        )
     lines += [
         "",
         "**無回答の場合は公開せず、HOLD（未公開）を維持します。**",
@@ -329,7 +345,15 @@ def build_review_packet(
         "`kh pipeline review` や REST の `review_packet_sha256` でも表示）とcommitを添えて行います:",
         "",
         f"    kh pipeline decide VAULT {inputs['run_id']} --choice approve --commit {commit} --review-sha256 <SHA-256>",
-        f'    kh pipeline decide VAULT {inputs["run_id"]} --choice revise --instructions "…" --blocks B1',
+        *(
+            [f'    kh pipeline decide VAULT {inputs["run_id"]} --choice revise --instructions "…" --blocks B1']
+            if "revise" in offered
+            else []
+        ),
+        f'    kh pipeline decide VAULT {inputs["run_id"]} --choice 公開しない --instructions "理由"',
+        "",
+        "`--choice` には選択肢の日本語ラベル（例: 公開しない）かコード（例: reject）を指定します。"
+        "受け付けられない判断（SHA-256の誤り、日本語でない修正指示など）は理由を示して拒否され、実行は確認待ちのままです。",
         "",
         "## SHA-256",
         "",

@@ -1,14 +1,20 @@
 """O-11 Decide Publication: the person's one structured decision, checked against the facts.
 
-Four choices, shown in Japanese (the person never picks an internal code by name):
-「公開を承認する」 (approve), 「今回だけ修正を求める」 (revise), 「公開しない」 (reject),
-「今後の方針として検討する」 (policy). Approval requires the merge fact — the candidate commit is
-reachable from the base branch of the blog repository, verified with git — and the decision must
-name the candidate commit and the SHA-256 of the Review Packet; before the merge an approval is
-refused (nothing recorded) so the person can merge first. A revision needs concrete Japanese
-instructions and existing target blocks. Unknown, contradictory or mismatching decisions and
-deciders outside `[decision] deciders` → HOLD. Decider, time, commit and the verified facts are
-recorded; the same decision again returns the stored record.
+Four choices, shown in Japanese: 「公開を承認する」 (approve), 「今回だけ修正を求める」 (revise),
+「公開しない」 (reject), 「今後の方針として検討する」 (policy); a door accepts the label or the code.
+Approval requires the merge fact — the candidate commit is reachable from the base branch of the
+blog repository, verified with git — and the decision must name the candidate commit and the
+SHA-256 of the Review Packet. A revision needs concrete Japanese instructions and existing target
+blocks, and an AI revision left (two per article).
+
+A decision that cannot be accepted as given — an unknown choice, one no longer offered, a
+mistyped SHA-256 or commit, a contradiction, missing instructions, unknown blocks, a decider
+outside `[decision] deciders`, a candidate that changed after review, an approval before the
+merge, anything but an approval once merged — is refused with its reason (`DecisionRefused`):
+nothing is recorded and the run stays REVIEW_READY, so the person can correct it. Only a valid
+decision is recorded: APPROVED, REVISION, or HOLD for 「公開しない」/「今後の方針として検討する」 on an
+unmerged candidate (the merge fact is checked with git for every choice, so a record never says
+HOLD for a merged article). The same decision again returns the stored record.
 """
 
 from __future__ import annotations
@@ -16,16 +22,31 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from ...errors import Conflict, InputError
+from ...errors import Conflict, Refused
 from ..blog import blog_repo
-from ..contract import DECISION_CHOICES, Producer, ReasonCode, Result, State
+from ..contract import DECISION_CHOICES, MAX_AI_REVISIONS, Producer, ReasonCode, Result, State, offered_choices
 from ..drafts import sha256_text
 from .base import OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-11"
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 MESSAGES = {code: message for code, (_, _, message) in DECISION_CHOICES.items()}
-HOLD_MESSAGE = "判断を確認できないため公開せず保留します"
+REFUSED_MESSAGE = "判断を受け付けませんでした。実行は公開候補の確認待ち（REVIEW_READY）のままです"
+
+
+class DecisionRefused(Refused):
+    """A decision that cannot be accepted as given: nothing is recorded, the run stays where it was."""
+
+    code = "decision_refused"
+    http_status = 422
+    exit_code = 1
+
+
+def refuse(reason: ReasonCode, message_ja: str, **detail: Any) -> DecisionRefused:
+    return DecisionRefused(
+        f"{REFUSED_MESSAGE}（{reason.value}）: {message_ja}",
+        detail={"reason": reason.value, "message_ja": message_ja, **detail},
+    )
 
 
 def concrete_japanese(text: str | None) -> bool:
@@ -110,42 +131,76 @@ class DecidePublication:
                 message,
             )
 
-        def hold(code: ReasonCode, summary: str) -> tuple[Outcome, str]:
-            return outcome(Result.HOLD, State.HOLD, code, summary, HOLD_MESSAGE)
-
+        offered = offered_choices(ctx.records)
         if choice not in DECISION_CHOICES:
-            return hold(ReasonCode.DECISION_UNKNOWN, f"判断の種類 {choice!r} が分からないため、公開しません。")
+            labels = "、".join(f"「{DECISION_CHOICES[c][0]}」（{c}）" for c in offered)
+            raise refuse(
+                ReasonCode.DECISION_UNKNOWN, f"判断の種類 {choice!r} が分かりません。{labels} から選んでください。"
+            )
+        if choice not in offered:
+            raise refuse(
+                ReasonCode.REVISION_LIMIT_REACHED,
+                f"AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
+                "「今回だけ修正を求める」は選べません。公開を承認する・公開しない・今後の方針として検討する から選んでください。",
+                offered=offered,
+            )
         allowed = ctx.config.decision.deciders
         account = str(d.get("decider") or "").split(" via ", 1)[0]
         if allowed and account not in allowed:
-            return hold(ReasonCode.DECIDER_NOT_ALLOWED, f"判断者 {d.get('decider')!r} は許可された人間ではありません。")
+            raise refuse(
+                ReasonCode.DECIDER_NOT_ALLOWED,
+                f"判断者 {d.get('decider')!r} は [decision] deciders に含まれていません。",
+            )
         given_sha = (d.get("review_packet_sha256") or "").lower()
         given_commit = (d.get("commit") or "").lower()
         if choice == "approve" and (not given_sha or not given_commit):
-            raise InputError("承認には対象commit（--commit）とReview PacketのSHA-256（--review-sha256）が必要です。")
+            raise refuse(
+                ReasonCode.DECISION_INCOMPLETE,
+                "承認には対象commit（--commit）とReview PacketのSHA-256（--review-sha256）が必要です。",
+            )
         if given_sha and given_sha != want_sha:
-            return hold(
-                ReasonCode.DECISION_SHA_MISMATCH, "判断が示すReview PacketのSHA-256が準備したものと一致しません。"
+            raise refuse(
+                ReasonCode.DECISION_SHA_MISMATCH,
+                "示されたReview PacketのSHA-256が準備したものと一致しません（`kh pipeline review` の表示を確認してください）。",
             )
         if given_commit and (len(given_commit) < 7 or not cand["commit"].startswith(given_commit)):
-            return hold(ReasonCode.DECISION_COMMIT_MISMATCH, "判断が示すcommitが公開候補のcommitと一致しません。")
+            raise refuse(
+                ReasonCode.DECISION_COMMIT_MISMATCH,
+                f"示されたcommitが公開候補のcommit {cand['commit'][:12]} と一致しません（7桁以上で指定）。",
+            )
+        if choice == "approve" and (instructions or blocks):
+            raise refuse(ReasonCode.DECISION_CONTRADICTORY, "承認に修正指示・対象ブロックが付いており矛盾しています。")
+        if choice in ("reject", "policy") and blocks:
+            raise refuse(
+                ReasonCode.DECISION_CONTRADICTORY,
+                "公開しない・方針検討の判断に対象ブロックが付いており矛盾しています。",
+            )
+        if choice == "revise":
+            if not concrete_japanese(instructions) or not blocks:
+                raise refuse(
+                    ReasonCode.DECISION_INCOMPLETE,
+                    "修正要求には具体的な日本語の指示（5文字以上、--instructions）と対象ブロック（--blocks B1,B2）が必要です。",
+                )
+            manifest_blocks = {b["block_id"] for b in ctx.artifact("draft_manifest")["blocks"]}
+            unknown = [b for b in blocks if b not in manifest_blocks]
+            if unknown:
+                raise refuse(
+                    ReasonCode.UNKNOWN_TARGET_BLOCK,
+                    f"対象ブロック {unknown} は存在しません（ある: {', '.join(sorted(manifest_blocks))}）。",
+                )
         repo = blog_repo(ctx)
         if repo is None:
-            return hold(
+            raise refuse(
                 ReasonCode.BLOG_REPO_NOT_CONFIGURED, "ブログリポジトリが設定されていないためmerge事実を確認できません。"
             )
         merged = repo.is_merged(cand["commit"])
         head = repo.branch_head(cand["branch"])
         facts.update({"merged": merged, "branch_head": head, "base_head": repo.base_commit()})
         if choice == "approve":
-            if instructions or blocks:
-                return hold(
-                    ReasonCode.DECISION_CONTRADICTORY, "承認に修正指示・対象ブロックが付いており矛盾しています。"
-                )
             if head is not None and head != cand["commit"]:
-                return hold(
+                raise refuse(
                     ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW,
-                    "レビュー後に公開候補のbranchへ別のcommitが加わりました。",
+                    f"レビュー後に公開候補のbranch {cand['branch']} へ別のcommitが加わりました。",
                 )
             if not merged:
                 raise Conflict(
@@ -160,9 +215,9 @@ class DecidePublication:
             published_sha = None if published is None else sha256_text(published.decode("utf-8", "replace"))
             facts["published_sha256"] = published_sha
             if published_sha != cand["sha256"]:
-                return hold(
+                raise refuse(
                     ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW,
-                    "baseにある公開候補の内容がレビューしたものと一致しません。",
+                    f"{cand['base_branch']} にある {cand['path']} の内容がレビューしたものと一致しません。",
                 )
             return outcome(
                 Result.ADVANCE,
@@ -172,29 +227,18 @@ class DecidePublication:
                 MESSAGES["approve"],
             )
         if merged:
-            return hold(
-                ReasonCode.DECISION_CONTRADICTORY, "branchは既にmergeされているのに、承認以外の判断が示されました。"
+            raise refuse(
+                ReasonCode.DECISION_CONTRADICTORY,
+                f"公開候補は既に {cand['base_branch']} へmergeされています。承認するか、mergeを取り消してから判断してください。",
+                merged=True,
             )
         if choice == "revise":
-            if not concrete_japanese(instructions) or not blocks:
-                return hold(
-                    ReasonCode.DECISION_INCOMPLETE, "修正要求には具体的な日本語の指示と対象ブロックが必要です。"
-                )
-            manifest_blocks = {b["block_id"] for b in ctx.artifact("draft_manifest")["blocks"]}
-            unknown = [b for b in blocks if b not in manifest_blocks]
-            if unknown:
-                return hold(ReasonCode.UNKNOWN_TARGET_BLOCK, f"対象ブロック {unknown} は存在しません。")
             return outcome(
                 Result.ADVANCE,
                 State.REVISION,
                 ReasonCode.DECISION_REVISION_REQUESTED,
                 f"対象ブロック {', '.join(blocks)} への修正指示を保存しました。",
                 MESSAGES["revise"],
-            )
-        if blocks:
-            return hold(
-                ReasonCode.DECISION_CONTRADICTORY,
-                "公開しない・方針検討の判断に対象ブロックが付いており矛盾しています。",
             )
         if choice == "reject":
             return outcome(

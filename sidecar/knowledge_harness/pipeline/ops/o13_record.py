@@ -1,7 +1,8 @@
 """O-13 Record Outcome: final status, reason codes, artifacts, metrics, HANDOFF.md, proposals.
 
 Runs once per terminal state. Proposals go to `.harness/DECISIONS.md` and are never adopted
-automatically: repeated human questions (same kind in 3 or more runs) and, after 10 runs with
+automatically: repeated avoidable human questions (publishability, screening, the author's motive —
+the same kind in 3 or more runs; the final publication decision is required and never counted) and, after 10 runs with
 O-04 metrics, a review of the evidence limits. Nobody is called when there is no candidate.
 """
 
@@ -11,11 +12,14 @@ import hashlib
 from collections import Counter
 from typing import Any
 
-from ..contract import OPERATIONS, REASONS, ReasonCode, Result, State
+from ...errors import HarnessError
+from ..blog import blog_repo
+from ..contract import BUDGET_EXCEPTIONS, OPERATIONS, REASONS, ReasonCode, Result, State, Uncertainty
 from .base import OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-13"
 REPEAT_THRESHOLD = 3
+AVOIDABLE = frozenset(BUDGET_EXCEPTIONS)  # publishability, screening, author_motive
 METRICS_RUNS = 10
 
 NEXT_STEP = {
@@ -56,13 +60,15 @@ class RecordOutcome:
         for record in ctx.records:
             if record.operation == "O-04":
                 metrics["evidence"] = record.metrics
-        # repeated human questions across runs
+        # repeated human questions across runs: only those that could have been avoided (the
+        # exceptions of the budget); the final publication decision is required in every run
         kinds: Counter[str] = Counter()
         for other in ctx.all_runs():
-            for kind in {q.kind for q in other.questions}:
+            for kind in {q.kind for q in other.questions if q.kind in AVOIDABLE}:
                 kinds[kind] += 1
         for q in run.questions:
-            kinds.setdefault(q.kind, 1)
+            if q.kind in AVOIDABLE:
+                kinds.setdefault(q.kind, 1)
         proposals: list[tuple[str, str]] = []
         out_codes = [ReasonCode.OUTCOME_RECORDED]
         repeated = {k: n for k, n in kinds.items() if n >= REPEAT_THRESHOLD and any(q.kind == k for q in run.questions)}
@@ -94,10 +100,25 @@ class RecordOutcome:
             )
         if proposals:
             out_codes.append(ReasonCode.POLICY_PROPOSAL_RECORDED)
-        handoff = _handoff(ctx, codes, metrics, proposals)
+        # the merge fact, checked again: a HOLD never hides a candidate that was merged meanwhile
+        uncertainties: list[Uncertainty] = []
+        merged_note = ""
+        if state == State.HOLD and "publication_candidate" in run.artifacts:
+            merged = _candidate_merged(ctx)
+            metrics["candidate_merged"] = merged
+            if merged:
+                merged_note = "注意: 公開候補のcommitはbaseへmerge済みです（HOLDは未公開を意味しません）。"
+                uncertainties.append(
+                    Uncertainty(
+                        item="公開候補のcommitがHOLDの間にbaseへmergeされている",
+                        impact="記事は公開されている可能性がある。mergeを取り消すか、人間が公開状態を確認する",
+                    )
+                )
+        handoff = _handoff(ctx, codes, metrics, proposals) + (f"\n{merged_note}\n" if merged_note else "")
         summary = (
             f"終了状態 {state} を記録しました（記録{len(ctx.records)}件、人間への質問{len(run.questions)}回）。"
             + ("公開候補なしのため人間は呼びません。" if state in (State.NO_CANDIDATE, State.REJECTED) else "")
+            + merged_note
         )
         outcome_doc = {
             "run_id": run.run_id,
@@ -114,11 +135,23 @@ class RecordOutcome:
             state,
             out_codes,
             summary,
+            uncertainties=uncertainties,
             artifacts={"outcome": outcome_doc},
             metrics=metrics,
             text_files={"HANDOFF.md": handoff},
             proposals=proposals,
         )
+
+
+def _candidate_merged(ctx: OpContext) -> bool | None:
+    """Whether the run's publication candidate is on the base branch (None: the blog cannot be read)."""
+    try:
+        repo = blog_repo(ctx)
+        if repo is None:
+            return None
+        return repo.is_merged(ctx.artifact("publication_candidate")["commit"])
+    except HarnessError:
+        return None
 
 
 def _handoff(ctx: OpContext, codes: list[str], metrics: dict[str, Any], proposals: list[tuple[str, str]]) -> str:
