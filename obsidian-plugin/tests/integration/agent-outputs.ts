@@ -60,11 +60,13 @@ export function agentOutput(task: AgentTask): Record<string, unknown> {
 				past_articles: null,
 			};
 		}
-		case "O-06":
+		case "O-06": {
+			// Novelty is judged against the blog's past articles: cite the ones compared (P1, …).
+			const past = ((inputs.past_articles as { ref_id: string }[] | null | undefined) ?? []).map((p) => p.ref_id);
 			return {
 				axes: {
 					evidence_sufficiency: axis({ packet_refs: ["F1"] }),
-					novelty: axis({ packet_refs: ["F1"] }),
+					novelty: axis({ packet_refs: ["F1", ...past.slice(0, 1)] }),
 					reader_value: {
 						...axis({ packet_refs: ["F1"] }),
 						aspects: {
@@ -78,6 +80,7 @@ export function agentOutput(task: AgentTask): Record<string, unknown> {
 				uncertainty_impact: { level: "LOW", reasons: "対象バージョンは未確認だが核心ではない。", packet_refs: ["X1"] },
 				central_claim: "検証結果の反映を verification と evidence に限ると本文の意図しない改変を防げる。",
 			};
+		}
 		case "O-07": {
 			const treatments: Record<string, string> = { X1: "DISCLOSE", U1: "LIMIT_CLAIM" };
 			return {
