@@ -27,6 +27,7 @@ searxng_url = "http://127.0.0.1:8888"
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import ipaddress
 import os
@@ -139,8 +140,14 @@ class MachineConfig(_Strict):
     search: MachineSearch = Field(default_factory=MachineSearch)
 
 
-def config_dir() -> Path:
+@functools.lru_cache(maxsize=8)
+def _config_dir_for(xdg_config_home: str | None) -> Path:
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
+
+
+def config_dir() -> Path:
+    # platformdirs works it out anew on every call (~60 µs): the badge route asks per request.
+    return _config_dir_for(os.environ.get("XDG_CONFIG_HOME"))
 
 
 def config_path() -> Path:
