@@ -316,7 +316,7 @@ def run() -> dict[str, Any]:
         "figures": figures,
         "notes": (
             f"Generated: bench/make_vault.py with realistic=True, seed 0, {N_NOTES} notes. Real vault: "
-            f"{real if real is not None else 'none (set KH_BENCH_VAULT=DIR)'}. Full build: "
+            f"{real.name if real is not None else 'none (set KH_BENCH_VAULT=DIR)'}. Full build: "
             f"`build_index(full=True, workers=0)`, the parent and one helper process per extra core "
             f"parsing; compared with {other} in one process on the same files (its JSON per note "
             f"written too). Scanner fell back to markdown-it on {cmp['fallback']} of {cmp['notes']} "

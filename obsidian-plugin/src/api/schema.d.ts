@@ -771,7 +771,7 @@ export interface components {
         };
         /**
          * AuditReport
-         * @description CONTRACT.md "Audit" keys, plus `today` and `ttl_days` (the inputs of the figures).
+         * @description The audit JSON of docs/audit.md, plus `today` and `ttl_days` (the inputs of the figures).
          */
         AuditReport: {
             /** Raw */
@@ -1431,7 +1431,7 @@ export interface components {
         };
         /**
          * HumanBudget
-         * @description How often the person was asked in this run, and why (seed 004: 人間判断の予算).
+         * @description How often the person was asked in this run, and why (the human-decision budget, docs/pipeline.md).
          */
         HumanBudget: {
             /** Total Asked */
@@ -1655,7 +1655,7 @@ export interface components {
         };
         /**
          * PlanView
-         * @description A batch plan: CONTRACT's keys (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more.
+         * @description A batch plan: the public keys of docs/approval.md (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more.
          */
         PlanView: {
             /** Plan Id */
@@ -2397,7 +2397,7 @@ export interface components {
         };
         /**
          * ErrorBody
-         * @description The body of every error answer (CONTRACT.md: HTTP errors).
+         * @description The body of every error answer (docs/http-api.md).
          */
         ErrorBody: {
             error: components["schemas"]["ErrorInfo"];

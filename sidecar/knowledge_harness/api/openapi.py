@@ -23,7 +23,7 @@ class ErrorInfo(BaseModel):
 
 
 class ErrorBody(BaseModel):
-    """The body of every error answer (CONTRACT.md: HTTP errors)."""
+    """The body of every error answer (docs/http-api.md)."""
 
     model_config = ConfigDict(extra="forbid")
     error: ErrorInfo

@@ -79,7 +79,7 @@ class FinalDecisionBudget(_Model):
 
 
 class HumanBudget(_Model):
-    """How often the person was asked in this run, and why (seed 004: 人間判断の予算)."""
+    """How often the person was asked in this run, and why (the human-decision budget, docs/pipeline.md)."""
 
     total_asked: int
     by_kind: dict[str, int]

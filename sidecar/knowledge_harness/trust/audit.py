@@ -199,7 +199,7 @@ class AuditWindows(BaseModel):
 
 
 class AuditReport(BaseModel):
-    """CONTRACT.md "Audit" keys, plus `today` and `ttl_days` (the inputs of the figures)."""
+    """The audit JSON of docs/audit.md, plus `today` and `ttl_days` (the inputs of the figures)."""
 
     raw: int
     evidence_capable: int

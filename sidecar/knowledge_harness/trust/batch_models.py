@@ -64,7 +64,7 @@ class PlanSkip(_Model):
 
 
 class PlanView(_Model):
-    """A batch plan: CONTRACT's keys (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
+    """A batch plan: the public keys of docs/approval.md (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
 
     plan_id: str
     digest: str = Field(description="The first 12 hex digits of digest_sha256: type `APPROVE_PRODUCTION <digest>`.")

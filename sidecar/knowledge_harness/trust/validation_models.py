@@ -1,4 +1,4 @@
-"""The validator schema (CONTRACT.md "Validator schema") as pydantic models with hard limits.
+"""The validator schema (docs/validator.md) as pydantic models with hard limits.
 
 The limits make hostile requests fail validation (422) instead of eating the process: at most
 1,000 claims of 4,000 characters, 100 evidence items of 1,000,000 characters, 5,000,000

@@ -1,4 +1,4 @@
-"""The validator: a pure function ValidationRequest → ValidationResult (CONTRACT.md).
+"""The validator: a pure function ValidationRequest → ValidationResult (docs/validator.md).
 
 It reads and writes no file and imports nothing from `vault/` (an import-linter contract and a
 test check this). Rules:
