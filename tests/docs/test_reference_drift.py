@@ -22,9 +22,11 @@ HTTP_DOC = (REPO / "docs" / "http-api.md").read_text(encoding="utf-8")
 
 
 def _commands(group: Any, prefix: str = "kh") -> list[str]:
-    if hasattr(group, "commands"):  # a group (typer may vendor its own click)
+    if hasattr(group, "list_commands"):  # a group (typer vendors its own click); kh's root loads lazily
+        ctx = group.context_class(group)
         found: list[str] = []
-        for name, command in group.commands.items():
+        for name in group.list_commands(ctx):
+            command = group.get_command(ctx, name)
             if not getattr(command, "hidden", False):
                 found += _commands(command, f"{prefix} {name}")
         return found

@@ -18,8 +18,9 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from knowledge_harness.errors import HarnessError
-from knowledge_harness.vault.frontmatter import BOM, find_frontmatter, replace_trust_blocks
+from knowledge_harness.vault.frontmatter import BOM, find_frontmatter
 from knowledge_harness.vault.note import parse_note
+from knowledge_harness.vault.trust_splice import replace_trust_blocks
 
 pytestmark = pytest.mark.fuzz
 

@@ -17,8 +17,9 @@ from typing import Any
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
-from knowledge_harness.vault.frontmatter import BOM, emit_block, find_frontmatter, replace_trust_blocks
+from knowledge_harness.vault.frontmatter import BOM, find_frontmatter
 from knowledge_harness.vault.note import parse_note
+from knowledge_harness.vault.trust_splice import emit_block, replace_trust_blocks
 
 WORDS = ["alpha", "beta", "日本語", "知識", "ノート", "yes", "on", "12:30", "2026-01-01", "v1.2", "a b", "x-y"]
 KEYS = ["title", "tags", "aliases", "created", "source", "type", "status", "rating", "概要", "provenance", "references"]

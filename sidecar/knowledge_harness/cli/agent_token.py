@@ -37,9 +37,11 @@ def agent_token(
     port: Annotated[int, typer.Option(help="The port `kh serve` (or the plugin) listens on.")] = 8765,
     as_json: Annotated[bool, typer.Option("--json", help="Print the connection as JSON.")] = False,
 ) -> None:
-    """Create or show the vault's agent token (kept 0600 in your config directory, never in the vault)
-    and print the MCP connection lines for Claude Code, Codex and Claude Desktop (HTTP and stdio). The agent token cannot approve,
-    authorize, answer or decide: those stay with you."""
+    """Create or show the vault's agent token and print the MCP connection lines.
+
+    The token is kept 0600 in your config directory, never in the vault; the lines connect Claude Code,
+    Codex and Claude Desktop (HTTP and stdio). The agent token cannot approve, authorize, answer or
+    decide: those stay with you."""
     if not vault.is_dir():
         raise InputError(f"{vault} is not a folder.")
     path = agent_token_path(vault)

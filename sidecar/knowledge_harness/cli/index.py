@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -18,14 +18,20 @@ from ..index.query import (
     read_section,
     search,
 )
-from ..trust_view import live_trust
-from ..vault.catalog import NoteCatalog
 from ..vault.lock import vault_lock
 from ..vault.paths import Vault
 
 index_app = typer.Typer(help="The reasoning index: build, check, tree, search, headings, read.", no_args_is_help=True)
 
 VaultArg = Annotated[Path, typer.Argument(help="The vault folder.")]
+
+
+def _live_trust(handle: Vault) -> Any:
+    # Imported here: the trust layer costs `kh index build` start-up time it never uses.
+    from ..trust_view import live_trust
+    from ..vault.catalog import NoteCatalog
+
+    return live_trust(NoteCatalog(handle))
 
 
 def _print(data: object) -> None:
@@ -120,7 +126,7 @@ def search_cmd(
         category=category,
         trust=trust,
         limit=limit,
-        trust_of=live_trust(NoteCatalog(handle)),
+        trust_of=_live_trust(handle),
     )
     _print(result.model_dump())
 

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 
-class BuildReport(BaseModel):
+class _Answer(BaseModel):
+    # Pydantic builds a model's validator on first use, not at import: `kh index build` needs one
+    # of these models, once, and a new process should not pay for all of them.
+    model_config = ConfigDict(defer_build=True)
+
+
+class BuildReport(_Answer):
     notes: int
     headings: int
     links: int
@@ -21,7 +27,7 @@ class BuildReport(BaseModel):
     )
 
 
-class CheckReport(BaseModel):
+class CheckReport(_Answer):
     status: str = Field(description="fresh | stale | missing")
     fresh: bool
     changed: list[str] = []
@@ -30,14 +36,14 @@ class CheckReport(BaseModel):
     settings_changed: bool = False
 
 
-class Staleness(BaseModel):
+class Staleness(_Answer):
     stale: bool
     changed: list[str] = []
     added: list[str] = []
     removed: list[str] = []
 
 
-class TrustSummary(BaseModel):
+class TrustSummary(_Answer):
     level: int | None = None
     status: str | None = None
     fresh: bool = False
@@ -45,7 +51,7 @@ class TrustSummary(BaseModel):
     revalidate_after: str | None = None
 
 
-class SearchHit(BaseModel):
+class SearchHit(_Answer):
     path: str
     id: str
     title: str

@@ -68,7 +68,6 @@ from typing import Any, Literal
 from ..actors import Actor
 from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, NotWritable, PersonRequired, Refused
 from ..vault.catalog import NoteCatalog, jsonable
-from ..vault.frontmatter import SpliceRefused, replace_trust_blocks
 from ..vault.lock import ensure_writable, vault_lock
 from ..vault.note import parse_note
 from ..vault.paths import Vault, require_note_path
@@ -85,6 +84,7 @@ from ..vault.trust_records import (
     write_plan,
     write_run,
 )
+from ..vault.trust_splice import SpliceRefused, replace_trust_blocks
 from ..vault.writer import write_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
 from .freshness import is_validated

@@ -21,8 +21,8 @@ from typing import Any
 
 from ..errors import HarnessError, InputError, PreconditionFailed
 from .atomic import fsync_dir
-from .frontmatter import replace_trust_blocks
 from .paths import Vault
+from .trust_splice import replace_trust_blocks
 
 JOURNAL_FILE = "journal.jsonl"
 
