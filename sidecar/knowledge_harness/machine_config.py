@@ -151,8 +151,13 @@ def config_dir() -> Path:
 
 
 def config_path() -> Path:
-    override = os.environ.get(CONFIG_ENV, "").strip()
-    return Path(override).expanduser() if override else config_dir() / CONFIG_FILE
+    return _config_path_for(os.environ.get(CONFIG_ENV, "").strip(), os.environ.get("XDG_CONFIG_HOME"))
+
+
+@functools.lru_cache(maxsize=8)
+def _config_path_for(override: str, xdg_config_home: str | None) -> Path:
+    # Worked out once per environment: the badge route asks on every request.
+    return Path(override).expanduser() if override else _config_dir_for(xdg_config_home) / CONFIG_FILE
 
 
 _cache: dict[Path, tuple[tuple[int, int], MachineConfig]] = {}

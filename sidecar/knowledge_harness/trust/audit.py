@@ -22,8 +22,10 @@ to `.harness/audits.jsonl`.
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import gc
 import math
+import os
 import re
 import threading
 import time
@@ -134,16 +136,28 @@ def _cache_for(catalog: NoteCatalog) -> _FactsCache:
         return cache
 
 
-_POLICIES: dict[Path, tuple[bytes | None, MachineConfig, Policy]] = {}
+_POLICIES: dict[str, tuple[bytes | None, MachineConfig, Policy]] = {}
 _POLICIES_LOCK = threading.Lock()
 _MAX_CACHED_POLICIES = 64
 
 
-def _policy_bytes(path: Path) -> bytes | None:
+def _policy_bytes(path: str) -> bytes | None:
     try:
-        return path.read_bytes()
+        fd = os.open(path, os.O_RDONLY)
     except FileNotFoundError:
         return None
+    try:
+        chunks = []
+        while chunk := os.read(fd, 1 << 16):
+            chunks.append(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+@functools.lru_cache(maxsize=_MAX_CACHED_POLICIES)
+def _policy_file(vault_root: Path) -> str:
+    return str(Path(vault_root) / ".harness" / POLICY_FILE)
 
 
 def current_policy(vault_root: Path) -> Policy:
@@ -152,7 +166,7 @@ def current_policy(vault_root: Path) -> Policy:
     The file is read on every call (a small read), so an edit is seen at once; a policy is cached
     only when the file read the same before and after parsing it.
     """
-    path = Path(vault_root) / ".harness" / POLICY_FILE
+    path = _policy_file(vault_root)
     try:
         raw = _policy_bytes(path)
     except OSError:

@@ -121,14 +121,14 @@ class NoteCatalog:
 
         Same answers as `read_note` (NotFound, PathRejected, InvalidNote when too large).
         """
-        disk = self.vault.resolve_note(rel_path)
-        st = disk.stat()
+        disk, st = self.vault.locate_note(rel_path)
+        rel = self.vault.rel_of(disk)
         if st.st_size > self.max_note_bytes:
             raise InvalidNote(
                 f"The note is {st.st_size} bytes, more than the limit of {self.max_note_bytes} bytes.",
-                detail={"path": self.vault.rel(disk), "size": st.st_size},
+                detail={"path": rel, "size": st.st_size},
             )
-        return NoteFile(self.vault.rel(disk), str(disk), st.st_size, st.st_mtime_ns)
+        return NoteFile(rel, disk, st.st_size, st.st_mtime_ns)
 
     def note(self, rel_path: str) -> Note:
         """One note through path confinement, from the cache while its (size, mtime) is unchanged.

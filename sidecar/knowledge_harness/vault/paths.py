@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
@@ -107,15 +108,31 @@ class Vault:
 
     def resolve(self, raw: str) -> Path:
         """Map a vault-relative path to the file on disk (NFC or NFD name), confined to the root."""
-        rel = normalize_rel_path(raw)
-        current = self.root
+        return Path(self._walk(normalize_rel_path(raw))[0])
+
+    def _walk(self, rel: str) -> tuple[str, os.stat_result | None]:
+        """The path on disk of `rel` and the lstat of its last part (None when it does not exist).
+
+        One lstat per segment, which the NFC/NFD lookup needs anyway, also tells whether a symbolic
+        link is on the way; only then is the real location worked out (`check_real`). `root` is
+        already real (Vault.open resolves it), so without a link the path is its own real location.
+        """
+        current = str(self.root)
+        st: os.stat_result | None = None
+        via_link = False
         for segment in rel.split("/"):
-            candidate = current / segment
-            if not os.path.lexists(candidate):
-                candidate = self._find_by_nfc(current, segment)
+            candidate = current + os.sep + segment  # strings, not Path: this runs per request
+            try:
+                st = os.lstat(candidate)
+            except (FileNotFoundError, NotADirectoryError):
+                candidate = str(self._find_by_nfc(Path(current), segment))  # NotFound when there is none
+                st = _lstat_or_none(candidate)
+            if st is not None and stat.S_ISLNK(st.st_mode):
+                via_link = True
             current = candidate
-        self.check_real(current, rel)
-        return current
+        if via_link:
+            self.check_real(Path(current), rel)
+        return current, st
 
     def check_real(self, disk: Path, rel: str) -> Path:
         """The real location of `disk`; PathRejected when a symbolic link takes it out of the
@@ -131,13 +148,23 @@ class Vault:
         return real
 
     def resolve_note(self, raw: str) -> Path:
-        path = self.resolve(require_note_path(raw))
-        if not path.is_file():
+        return Path(self.locate_note(raw)[0])
+
+    def locate_note(self, raw: str) -> tuple[str, os.stat_result]:
+        """A note's path on disk and its stat (one walk; the badge route asks per request)."""
+        disk, st = self._walk(require_note_path(raw))
+        if st is not None and stat.S_ISLNK(st.st_mode):
+            st = _stat_or_none(disk)
+        if st is None or not stat.S_ISREG(st.st_mode):
             raise NotFound(f"No such note: {nfc(raw)}.")
-        return path
+        return disk, st
 
     def rel(self, disk_path: Path) -> str:
         return nfc(disk_path.relative_to(self.root).as_posix())
+
+    def rel_of(self, disk: str) -> str:
+        """`rel` for a path on disk that `resolve` or `locate_note` gave (a string under the root)."""
+        return nfc(disk[len(str(self.root)) + 1 :].replace(os.sep, "/"))
 
     def _find_by_nfc(self, folder: Path, segment: str) -> Path:
         try:
@@ -148,6 +175,20 @@ class Vault:
         except (FileNotFoundError, NotADirectoryError):
             pass
         raise NotFound(f"No such file in the vault: {segment}.")
+
+
+def _lstat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.lstat(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def _stat_or_none(path: str) -> os.stat_result | None:
+    try:
+        return os.stat(path)  # noqa: PTH116 - a string path on the per-request walk
+    except (FileNotFoundError, NotADirectoryError):
+        return None
 
 
 class NoteFile(NamedTuple):
