@@ -11,16 +11,20 @@ import datetime as dt
 import hashlib
 import json
 import math
+import os
 import re
 import threading
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import ijson
+
 from ..errors import IndexMissing, InputError, NotFound
-from ..vault.harness_files import index_read_lock, read_index_file
+from ..vault.harness_files import index_read_lock, open_index_file, read_index_file
 from ..vault.paths import Vault, list_note_files, require_note_path
 from .build import _index_settings, heading_tree, note_id, parse_record
+from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
 from .schema import (
     CheckReport,
     HeadingsResult,
@@ -399,6 +403,10 @@ def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFA
     if offset < 0:
         raise InputError("offset must be 0 or more.")
     limit = max(1, min(limit, MAX_HEADINGS))
+    streamed = _large_layer_page(vault, path, offset=offset, limit=limit)
+    if streamed is not None:
+        fields, scanned = streamed
+        return _headings_result(fields, scanned.headings, scanned.total, scanned.links, offset, limit)
     full = _all_headings(vault, path)
     page, total, first_line, next_line = _page_of_headings(full["headings"], offset, limit)
     start = 1 if offset == 0 else first_line
@@ -406,10 +414,21 @@ def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFA
     if start is not None:
         stop = next_line if next_line is not None else math.inf
         links = [link for link in full.get("links", []) if start <= int(link.get("line") or 0) < stop]
+    return _headings_result(full, page, total, links, offset, limit)
+
+
+def _headings_result(
+    fields: dict[str, Any],
+    page: list[dict[str, Any]],
+    total: int,
+    links: list[dict[str, Any]],
+    offset: int,
+    limit: int,
+) -> HeadingsResult:
     next_offset = offset + limit if offset + limit < total else None
     # only the page is validated into the answer model: the whole tree may hold 500,000 headings
     return HeadingsResult(
-        **full
+        **fields
         | {
             "headings": page,
             "links": links[:MAX_LINKS],
@@ -421,6 +440,47 @@ def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFA
             "next_offset": next_offset,
         }
     )
+
+
+def _large_layer_page(
+    vault: Vault, path: str, *, offset: int, limit: int, find_title: str | None = None
+) -> tuple[dict[str, Any], HeadingsPage] | None:
+    """A page of a large, current note layer read as a stream (see layer_stream); None when the
+    layer is small, missing or behind the note, and the caller loads it whole or parses the note."""
+    rel = require_note_path(path)
+    entry = load_manifest(vault)["by_path"].get(rel)
+    if entry is None:
+        return None
+    with index_read_lock(vault):
+        handle = open_index_file(vault, f"notes/{entry['id']}.json")
+    if handle is None:
+        return None
+    with handle:
+        if os.fstat(handle.fileno()).st_size < STREAM_LAYER_BYTES:
+            return None
+        digest = hashlib.sha256(_current_bytes(vault, rel)).hexdigest()
+        if entry["sha256"] != digest:
+            return None
+        try:
+            scanned = read_headings_page(
+                handle, offset=offset, limit=limit, link_cap=MAX_LINKS + 1, find_title=find_title
+            )
+        except (LayerOutOfOrder, ijson.JSONError):
+            return None
+    meta = scanned.meta
+    if meta.get("sha256") != digest:
+        return None
+    stale, _ = _staleness(vault)
+    fields = stale.model_dump() | {
+        "path": rel,
+        "id": meta.get("id", entry["id"]),
+        "sha256": digest,
+        "source": "index",
+        "title": meta.get("title", ""),
+        "line_count": meta.get("line_count", 0),
+        "preamble": meta.get("preamble"),
+    }
+    return fields, scanned
 
 
 def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
@@ -462,6 +522,15 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
     }
 
 
+def _section_tree(vault: Vault, path: str, heading: str | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+    """The note's fields (path, sha256, line_count, staleness) and the heading titled `heading`."""
+    streamed = _large_layer_page(vault, path, offset=0, limit=1, find_title=heading)
+    if streamed is not None:
+        return streamed[0], streamed[1].found
+    tree = _all_headings(vault, path)
+    return tree, (_find_heading(tree["headings"], heading) if heading is not None else None)
+
+
 def _find_heading(headings: list[dict[str, Any]], title: str) -> dict[str, Any] | None:
     want = title.strip().lower()
     stack: list[dict[str, Any]] = list(reversed(headings))
@@ -484,14 +553,13 @@ def read_section(
 ) -> SectionResult:
     """The original Markdown of a heading's range (by title) or of explicit lines, size-bounded."""
     max_chars = max(1, min(max_chars, MAX_SECTION_CHARS))
-    tree = _all_headings(vault, path)
+    tree, found = _section_tree(vault, path, heading)
     raw = _current_bytes(vault, tree["path"])
     if hashlib.sha256(raw).hexdigest() != tree["sha256"]:
-        tree = _all_headings(vault, path)  # changed between the two reads
+        tree, found = _section_tree(vault, path, heading)  # changed between the two reads
         raw = _current_bytes(vault, tree["path"])
     title: str | None = None
     if heading is not None:
-        found = _find_heading(tree["headings"], heading)
         if found is None:
             raise NotFound(f"No heading {heading!r} in {tree['path']}.")
         start, end, title = found["line"], found["end_line"], found["title"]

@@ -23,7 +23,7 @@ import tempfile
 import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, BinaryIO
 
 from .atomic import atomic_write
 from .paths import Vault
@@ -165,6 +165,16 @@ def read_index_file(vault: Vault, rel: str) -> bytes | None:
     """The bytes of an index file (relative to the index folder), or None when it is missing."""
     try:
         return (index_dir(vault) / rel).read_bytes()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+
+
+def open_index_file(vault: Vault, rel: str) -> BinaryIO | None:
+    """An index file opened for reading (relative to the index folder), or None when it is missing.
+
+    Index files are replaced atomically, so the handle reads one build's file to its end."""
+    try:
+        return (index_dir(vault) / rel).open("rb")
     except (FileNotFoundError, NotADirectoryError):
         return None
 
