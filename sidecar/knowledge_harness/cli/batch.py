@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shlex
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -40,7 +41,7 @@ def _short(text: str, n: int = 110) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def render_plan(view: dict[str, Any]) -> str:
+def render_plan(view: dict[str, Any], vault: Path) -> str:
     out = [
         f"Plan {view['plan_id']}  stage {view['stage']} (limit {view['limit']}), "
         f"{len(view['targets'])} target(s) of {view['candidates_total']} candidate(s)",
@@ -71,7 +72,7 @@ def render_plan(view: dict[str, Any]) -> str:
         "",
         "Only the verification and evidence blocks of these notes will change.",
         f"Digest: {view['digest']}",
-        f"To apply, read the plan, then run at a terminal: kh batch approve VAULT {view['plan_id']}",
+        f"To apply, read the plan, then run at a terminal: kh batch approve {shlex.quote(str(vault))} {view['plan_id']}",
         f"and type {CHALLENGE_KEYWORD} <digest> when asked.",
     ]
     return "\n".join(out) + "\n"
@@ -118,7 +119,7 @@ def plan_cmd(
         )
 
     view = plan_view(handle, anyio.run(run))
-    typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view), nl=as_json)
+    typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view, vault), nl=as_json)
 
 
 def _confirmed(question: str) -> bool:
@@ -136,7 +137,7 @@ def show_cmd(
 ) -> None:
     """Show a plan, its digest and whether it is open, expired or consumed."""
     view = show_plan(Vault.open(vault), plan_id)
-    typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view), nl=as_json)
+    typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view, vault), nl=as_json)
 
 
 @batch_app.command("approve")
@@ -158,7 +159,7 @@ def approve_cmd(
     person = person_at_terminal("kh batch approve")
     handle = Vault.open(vault)
     view = show_plan(handle, plan_id)
-    typer.echo(render_plan(view), nl=False, err=True)
+    typer.echo(render_plan(view, vault), nl=False, err=True)
     challenge = ask(f"Type {CHALLENGE_KEYWORD} <digest> to apply {plan_id}: ")
     record = approve(handle, plan_id, challenge, actor=person)
     typer.echo(json.dumps(record, ensure_ascii=False, indent=2))

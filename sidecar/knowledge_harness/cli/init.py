@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import shlex
 from pathlib import Path
 from typing import Annotated
 
@@ -12,7 +13,7 @@ from ..trust.onboarding import InitReport, inspect_vault, write_proposal
 from ..vault.paths import Vault
 
 
-def render(report: InitReport) -> str:
+def render(report: InitReport, vault: Path | None = None) -> str:
     out = [f"{report.notes} notes", "By folder: " + ", ".join(f"{k} {v}" for k, v in report.by_folder.items())]
     if report.by_tag:
         out.append("By tag: " + ", ".join(f"#{k} {v}" for k, v in report.by_tag.items()))
@@ -33,6 +34,8 @@ def render(report: InitReport) -> str:
         report.proposed_toml.rstrip(),
         f"With it: Raw Keywords {then.raw}, Evidence-capable {then.evidence_capable}, Fresh L2 {then.fresh_l2}",
     ]
+    if vault is not None and report.proposed_rule != report.current_rule:
+        out.append(f"To write it: kh init {shlex.quote(str(vault))} --write")
     return "\n".join(out) + "\n"
 
 
@@ -49,7 +52,9 @@ def init(
     """Why the audit counts what it counts on this vault, and a [keywords] rule that would count the notes with sources."""
     handle = Vault.open(vault)
     report = inspect_vault(handle)
-    typer.echo(json.dumps(report.model_dump(), ensure_ascii=False, indent=2) if as_json else render(report), nl=as_json)
+    typer.echo(
+        json.dumps(report.model_dump(), ensure_ascii=False, indent=2) if as_json else render(report, vault), nl=as_json
+    )
     if write:
         diff = write_proposal(handle, report, force=force)
         typer.echo(diff or "The policy already says this; nothing written.", err=True)

@@ -180,7 +180,7 @@ def _explain(
     if proposed != policy.keywords:
         lines.append(
             f"With the proposed rule the audit would count {then.raw} Keyword note(s), {then.evidence_capable} "
-            f"evidence-capable, {then.fresh_l2} Fresh L2. `kh init VAULT --write` writes it to .harness/policy.toml."
+            f"evidence-capable, {then.fresh_l2} Fresh L2, once it is written to .harness/policy.toml."
         )
     return lines
 
