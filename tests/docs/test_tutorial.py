@@ -6,14 +6,11 @@ the plan the previous block printed, and the digest is typed at the approval pro
 
 from __future__ import annotations
 
-import functools
 import os
 import re
 import subprocess
 import sys
-import threading
 from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 import pytest
@@ -21,52 +18,23 @@ import pytest
 from knowledge_harness.vault.frontmatter import find_frontmatter
 from knowledge_harness.vault.yamlsafe import load_mapping
 from tests.conftest import use_machine_config
+from tests.support.plain_vault import NOTE, local_site, write_plain_vault
 from tests.support.terminal import run_at_terminal
 
 REPO = Path(__file__).resolve().parents[2]
 TUTORIAL = REPO / "docs" / "tutorial.md"
 BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
-NOTE = "Notes/YAML front matter.md"
-PAGE = """<!doctype html><html lang="en"><head><meta charset="utf-8"><title>YAML front matter</title></head>
-<body><article><h1>YAML front matter</h1>
-<p>YAML front matter is a block of YAML at the top of a text file, between two lines of three dashes.
-Static site generators such as Jekyll read it to set variables for a page.</p>
-<p>Obsidian uses the same format for note properties, so a note can carry a title, tags and aliases in its
-front matter.</p></article></body></html>
-"""
 
 
 @pytest.fixture
 def site(tmp_path: Path) -> Iterator[str]:
-    root = tmp_path / "site"
-    root.mkdir()
-    (root / "yaml-front-matter.html").write_text(PAGE, encoding="utf-8")
-    server = ThreadingHTTPServer(("127.0.0.1", 0), functools.partial(SimpleHTTPRequestHandler, directory=str(root)))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with local_site(tmp_path / "site") as host:
+        yield host
 
 
 @pytest.fixture
 def own_vault(tmp_path: Path, site: str) -> Path:
-    """A vault nobody here prepared for the product: plain notes, one with a Sources section."""
-    vault = tmp_path / "MyVault"
-    (vault / "Notes").mkdir(parents=True)
-    (vault / "Daily").mkdir()
-    (vault / NOTE).write_text(
-        "# YAML front matter\n\n"
-        "YAML front matter is a block of YAML at the top of a text file, between two lines of three dashes.\n"
-        "Obsidian uses the same format for note properties, so a note can carry a title, tags and aliases "
-        "in its front matter.\n\n"
-        f"## Sources\n- http://{site}/yaml-front-matter.html\n",
-        encoding="utf-8",
-    )
-    (vault / "Daily" / "2026-12-01.md").write_text("Read about [[YAML front matter]] today.\n", encoding="utf-8")
-    return vault
+    return write_plain_vault(tmp_path / "MyVault", site)
 
 
 def test_the_tutorial_takes_a_plain_vault_to_its_first_l2_note(

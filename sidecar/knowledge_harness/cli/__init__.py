@@ -10,8 +10,9 @@ Exit codes: 0 ok, 1 the check failed or was refused, 2 usage or input error.
 from __future__ import annotations
 
 import importlib
+import logging
 import sys
-from typing import Any
+from typing import Annotated, Any
 
 import typer
 import typer.main
@@ -82,8 +83,21 @@ app = typer.Typer(
 
 
 @app.callback()
-def _root() -> None:
+def _root(
+    verbose: Annotated[
+        int, typer.Option("--verbose", "-v", count=True, help="-v: what the command does; -vv: and every detail.")
+    ] = 0,
+) -> None:
     """Knowledge Harness: trust, reasoning index and harness pipeline for Obsidian vaults."""
+    configure_logging(verbose)
+
+
+def configure_logging(verbose: int) -> None:
+    """Log lines go to stderr: warnings always, INFO with -v, DEBUG with -vv (per-module loggers)."""
+    level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="kh: %(name)s: %(message)s", stream=sys.stderr, force=True)
+    if verbose < 2:  # the HTTP client's request lines are detail
+        logging.getLogger("httpx").setLevel(max(level, logging.WARNING))
 
 
 def main() -> None:

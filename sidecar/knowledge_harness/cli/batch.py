@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import shlex
+from collections.abc import Callable
 from pathlib import Path
 from typing import Annotated, Any
 
@@ -22,6 +23,7 @@ from ..trust.batch import (
     show_plan,
 )
 from ..vault.paths import Vault
+from .progress import progress_reporter
 from .terminal import ask, confirm, person_at_terminal
 
 batch_app = typer.Typer(help="Batch plans and the typed approval gate.", no_args_is_help=True)
@@ -113,12 +115,13 @@ def plan_cmd(
     if preview.paid and not yes and not _confirmed("Go ahead?"):
         raise Refused("Not planned: the paid judge was not confirmed; nothing was fetched or judged.")
 
-    async def run() -> dict[str, Any]:
+    async def run(progress: Callable[[int, int, str], None]) -> dict[str, Any]:
         return await build_plan(
-            handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order
+            handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order, progress=progress
         )
 
-    view = plan_view(handle, anyio.run(run))
+    with progress_reporter("Validating") as progress:
+        view = plan_view(handle, anyio.run(run, progress))
     typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view, vault), nl=as_json)
 
 

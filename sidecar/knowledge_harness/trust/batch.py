@@ -55,12 +55,13 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import math
 import os
 import re
 import secrets
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
@@ -90,6 +91,8 @@ from .audit import AuditReport, NoteState, iter_states, run_audit
 from .freshness import is_validated
 from .policy import Policy, load_policy
 from .validation_service import dry_run, note_workload
+
+log = logging.getLogger(__name__)
 
 PLAN_FORMAT = "kh-plan/1"
 RUN_FORMAT = "kh-run/1"
@@ -381,10 +384,12 @@ async def build_plan(
     judge_name: str | None = None,
     backoff_seconds: float = 0.5,
     out_of_order: bool = False,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest).
 
-    Stages go in order (canary, pilot, progressive) unless `out_of_order`, which the plan records."""
+    Stages go in order (canary, pilot, progressive) unless `out_of_order`, which the plan records.
+    `progress(done, total, path)` is called before each note's dry run (the CLI draws it)."""
     moment = now or utcnow()
     day = today or moment.date()
     require_stage_order(vault, stage, out_of_order=out_of_order)
@@ -400,7 +405,10 @@ async def build_plan(
     plan_id, run_id = new_ids(moment)
     targets: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
-    for candidate in chosen:
+    for done, candidate in enumerate(chosen):
+        if progress is not None:
+            progress(done, len(chosen), candidate.path)
+        log.info("dry run %d/%d: %s", done + 1, len(chosen), candidate.path)
         try:
             disk = vault.resolve_note(candidate.path)
             before = disk.read_bytes()
@@ -410,6 +418,7 @@ async def build_plan(
         except NotWritable:
             raise  # the vault, not this note
         except HarnessError as exc:
+            log.info("skipped %s: %s", candidate.path, exc.message)
             skipped.append({"path": candidate.path, "reason": exc.message})
             continue
         except OSError as exc:  # one unreadable note never fails the whole plan

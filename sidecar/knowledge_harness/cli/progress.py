@@ -1,0 +1,41 @@
+"""Progress of long CLI work on stderr: a bar at a terminal, one plain line per step otherwise
+(logs and CI keep a readable trace; stdout stays the command's answer)."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+
+Progress = Callable[[int, int, str], None]
+
+
+@contextmanager
+def progress_reporter(action: str) -> Iterator[Progress]:
+    """Yields `progress(done, total, item)`, called before each item starts."""
+    if not sys.stderr.isatty():
+
+        def line(done: int, total: int, item: str) -> None:
+            print(f"{action} {done + 1}/{total}: {item}", file=sys.stderr, flush=True)
+
+        yield line
+        return
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn(f"{action}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.description}"),
+        transient=True,
+        console=Console(stderr=True),
+        redirect_stdout=False,
+    ) as bar:
+        task = bar.add_task("", total=None)
+
+        def draw(done: int, total: int, item: str) -> None:
+            bar.update(task, completed=done, total=total, description=item)
+
+        yield draw
