@@ -311,7 +311,7 @@ def run() -> dict[str, Any]:
         *real_figures,
     ]
     return {
-        "title": "Reasoning index (seed 003, realistic notes)",
+        "title": "Reasoning index (realistic notes)",
         "command": "make bench  (python -m bench index_bench)",
         "figures": figures,
         "notes": (

@@ -1,6 +1,6 @@
 """The approval gate end to end with real `kh` processes on a git copy of examples/vault.
 
-Seed 000 stages C–E and lessons 1–2: a canary plan, the typed digest, metadata-only writes under
+Stages C–E of the trust design (docs/approval.md): a canary plan, the typed digest, metadata-only writes under
 precondition hashes, approve-once, scope verification (git included, Japanese names), honest run
 records, crash recovery.
 """

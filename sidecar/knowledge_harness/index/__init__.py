@@ -1,1 +1,1 @@
-"""Seed 003: the reasoning index."""
+"""The reasoning index (docs/reasoning-index.md)."""

@@ -1,1 +1,1 @@
-"""Seed 000: trust levels, evidence, the validator, approvals."""
+"""Trust: levels, evidence, the validator, approvals (docs/trust-policy.md, docs/glossary.md)."""

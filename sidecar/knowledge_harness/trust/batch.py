@@ -1,6 +1,6 @@
 """The approval gate: batch plans, the typed challenge, guarded writes, scope checks, run records.
 
-Seed 000, stages C–E and lessons 1 and 2 (docs/approval.md is the user's guide).
+Stages C–E of the trust design: canary, pilot, progressive (docs/approval.md is the user's guide).
 
 **Candidates**, in this order (`find_candidates`), each group without duplicates:
 
@@ -28,9 +28,9 @@ REFUSED and keeps its bytes; the others proceed); the record is replaced after e
 Finally the scope is verified (snapshot, and git where the vault is a repository): the files
 changed during the run must be exactly the targets written, each with the bytes planned.
 
-**Run records** keep process integrity apart from result integrity (seed lesson 1):
+**Run records** keep process integrity apart from result integrity (docs/approval.md, "Run records"):
 `run_status` SUCCEEDED | FAILED (IN_PROGRESS while running), `consumption` CONSUMED (the plan's
-one approval is spent the moment a run starts, whether or not it writes; seed: "この実行枠は消費済み"),
+one approval is spent the moment a run starts, whether or not it writes: "この実行枠は消費済み"),
 and a result per file and for the run:
 
 - per file: APPLIED, REFUSED (guard refused; nothing written), PROVISIONAL_RETAIN (written,

@@ -1,4 +1,4 @@
-"""`kh discover`: the read-only discovery that automation may run (seed 000, lesson 2).
+"""`kh discover`: the read-only discovery that automation may run (docs/automation.md: automate discovery, never production).
 
 Automation stops at discovery: it audits the vault and lists the candidates of the next batch,
 by window, with counts. It writes exactly one file, `.harness/discovery.json` (replaced

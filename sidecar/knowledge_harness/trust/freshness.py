@@ -1,4 +1,4 @@
-"""Freshness: stale triggers and the Stage F windows (seed 000, "Trust Maintenance").
+"""Freshness: stale triggers and the Stage F windows (docs/trust-policy.md, "Freshness").
 
 A note is *validated* when its `verification` block records a validation: a `last_validated`
 or `revalidate_after` date, a level ≥ 1, or a status other than `unverified`. Only validated

@@ -1,6 +1,6 @@
 """W3C PROV of one batch run (`kh prov export`), built with the `prov` package.
 
-Seed 000 models trust after PROV-O: the note versions are *entities*, the work done is
+The trust model follows PROV-O: the note versions are *entities*, the work done is
 *activities*, the judge and the person are *agents*, kept apart from one another.
 
 - entities: each target's note version before and after (identified by SHA-256, `urn:sha256:`),

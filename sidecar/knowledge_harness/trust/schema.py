@@ -1,4 +1,4 @@
-"""The trust metadata of a note: `provenance`, `verification`, `evidence` (DESIGN.md "Trust model").
+"""The trust metadata of a note: `provenance`, `verification`, `evidence` (docs/trust-policy.md).
 
 Reading never fails on bad metadata: each invalid value (level 7, status "great", a date that
 is not a date, a block that is not a mapping) becomes a `TrustFinding` and is left out of the

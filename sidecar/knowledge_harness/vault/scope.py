@@ -1,6 +1,6 @@
 """Scope verification: which files changed during a run, by snapshot and by git.
 
-Seed 000's lesson: a scope check that compares git's output with UTF-8 names must ask git for
+A lesson learned: a scope check that compares git's output with UTF-8 names must ask git for
 unquoted names (`core.quotePath=false`) and NUL-separated records (`-z`), or Japanese file
 names come back as octal escapes and look like unknown changes. Names are compared in NFC.
 """
