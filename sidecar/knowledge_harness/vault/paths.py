@@ -320,7 +320,7 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
                     continue
                 if not name.endswith(NOTE_SUFFIX) or not entry.is_file():
                     continue
-                stat = entry.stat()
+                entry_stat = entry.stat()
             except (OSError, RuntimeError) as exc:
                 sink.append(ScanProblem(rel(disk), f"Cannot read: {exc}."))
                 continue
@@ -333,5 +333,5 @@ def list_note_files(vault: Vault, problems: list[ScanProblem] | None = None) -> 
                     ScanProblem(path, "Two files have this name after Unicode NFC normalization; only one is used.")
                 )
                 continue
-            found[path] = new(NoteFile, (path, disk, stat.st_size, stat.st_mtime_ns))
+            found[path] = new(NoteFile, (path, disk, entry_stat.st_size, entry_stat.st_mtime_ns))
     return [found[p] for p in sorted(found)]
