@@ -99,10 +99,21 @@ def test_japanese_caption_pairs_and_predicate_negation(claim: str, evidence: str
 
 
 def test_the_shipped_model_matches_the_features_it_is_fed() -> None:
-    from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES
+    from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES, LANGUAGE_FEATURES
     from knowledge_harness.trust.judges.lexical_model import fitted_models
 
     models = fitted_models()
     assert set(models) == {"ja", "en"}
-    assert all(len(m.weights) == len(FEATURE_NAMES) for m in models.values())
-    assert models["en"].threshold == float("inf")  # English: the close-match rule alone (docs/validator.md)
+    for lang, model in models.items():
+        assert [FEATURE_NAMES[c] for c in model.columns] == list(LANGUAGE_FEATURES[lang])
+        assert len(model.weights) == len(model.mean) == len(model.scale) == len(model.columns)
+        assert model.threshold < float("inf")  # both languages have a fitted model (docs/validator.md)
+
+
+def test_a_model_file_naming_unknown_features_is_refused() -> None:
+    from knowledge_harness.trust.judges.lexical_model import model_from_json
+
+    with pytest.raises(RuntimeError, match="unknown features"):
+        model_from_json({"features": ["coverage", "gut_feeling"], "mean": [0, 0], "scale": [1, 1], "weights": [1, 1]})
+    with pytest.raises(RuntimeError, match="differ in length"):
+        model_from_json({"features": ["coverage"], "mean": [0, 0], "scale": [1], "weights": [1], "bias": 0})
