@@ -117,3 +117,20 @@ def test_a_model_file_naming_unknown_features_is_refused() -> None:
         model_from_json({"features": ["coverage", "gut_feeling"], "mean": [0, 0], "scale": [1, 1], "weights": [1, 1]})
     with pytest.raises(RuntimeError, match="differ in length"):
         model_from_json({"features": ["coverage"], "mean": [0, 0], "scale": [1], "weights": [1], "bias": 0})
+
+
+def test_a_note_with_the_negated_claim_fails_even_beside_supported_claims() -> None:
+    from knowledge_harness.trust.validation_models import ValidationRequest
+    from knowledge_harness.trust.validator import validate
+
+    evidence = "このモデルは最新の情報を学習していないため、検索結果を回答に反映できません。回答は日本語で返されます。"
+    request = ValidationRequest(
+        claims=[
+            ClaimIn(id="a", text="回答は日本語で返されます。"),
+            ClaimIn(id="b", text="このモデルは最新の情報を学習していないが、検索結果を回答に反映できます。"),
+        ],
+        evidence=[EvidenceIn(source_id="e", url="https://example.org/model", text=evidence)],
+    )
+    result = validate(request, LexicalJudge())
+    assert [f.verdict for f in result.findings] == ["supported", "contradicted"]
+    assert result.verdict == "fail"  # not warn → reviewed / L2
