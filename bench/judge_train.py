@@ -24,10 +24,12 @@ import os
 from pathlib import Path
 from typing import Any
 
+from knowledge_harness.trust.judges.base import Judge
 from knowledge_harness.trust.judges.lexical import LexicalJudge, prepare
 from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES, LANGUAGE_FEATURES, LogisticModel
 from knowledge_harness.trust.judges.lexical_model import columns_of
-from knowledge_harness.trust.validation_models import EvidenceIn
+from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
+from knowledge_harness.trust.validator import validate
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "sidecar" / "knowledge_harness" / "trust" / "judges" / "lexical_model.json"
@@ -148,8 +150,19 @@ def metrics(rows: list[Row], verdicts: list[str]) -> dict[str, float | int]:
     }
 
 
-def judge_rows(judge: LexicalJudge, rows: list[Row]) -> list[str]:
-    return [judge.judge_pair(r["claim"], r["evidence"]) for r in rows]
+_OUTCOME = {"pass": "supported", "fail": "contradicted"}
+
+
+def judge_rows(judge: Judge, rows: list[Row]) -> list[str]:
+    """Each pair as `POST /v1/validate` receives it (one claim, one evidence text), through the validator:
+    pass → supported, fail → contradicted, anything else (warn, unverifiable) → unsupported."""
+    verdicts = []
+    for r in rows:
+        request = ValidationRequest(
+            claims=[ClaimIn(id="c", text=r["claim"])], evidence=[EvidenceIn(source_id="e", text=r["evidence"])]
+        )
+        verdicts.append(_OUTCOME.get(validate(request, judge).verdict, "unsupported"))
+    return verdicts
 
 
 def cross_validate(lang: str, rows: list[Row], feats: list[list[float] | None]) -> dict[str, Any]:
