@@ -92,6 +92,22 @@ def test_registry() -> None:
             "このモデルは最新の情報を学習していないため、検索結果を回答に反映できません。",
             "supported",
         ),
+        # the predicate negated in one sentence of a window whose other sentence uses it affirmatively
+        (
+            "反映処理は本文を変更する。",
+            "反映処理が変更できるのはverificationとevidenceのプロパティだけである。本文や参考文献は変更しない。",
+            "contradicted",
+        ),
+        (
+            "30日を超えるノートも対象になる。",
+            "15日から30日は監視とする。30日を超えるノートは対象外である。",
+            "contradicted",
+        ),
+        (
+            "30日を超えるノートは対象外である。",
+            "15日から30日は監視とする。30日を超えるノートは対象外である。",
+            "supported",
+        ),
     ],
 )
 def test_japanese_caption_pairs_and_predicate_negation(claim: str, evidence: str, expected: str) -> None:

@@ -399,6 +399,7 @@ UNIT_RE = re.compile(
     r"km|m|cm|mm|kg|g|t|mb|gb|tb|kb|ms|s|h|hz|mhz|ghz|w|kw|mw|v|mph|percent|years?|days?|months?|"
     r"hours?|minutes?|seconds?|people|persons?|km2|meters?|metres?|kilometers?|kilometres?|miles?|feet|"
     r"tons?|tonnes?|dollars?|yen|euros?|million|billion|trillion|thousand|times|degrees?)"
+    r"(?![a-z])"  # a whole word: "2017 to" has no unit "t", "2016 with" no "w"
 )
 
 

@@ -18,9 +18,11 @@ Anything else is `unsupported`: when unsure the judge says unsupported (→ warn
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import defaultdict
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from ..text import Terms, has_cjk, nfkc, split_sentences, terms
@@ -33,7 +35,9 @@ NAME = "lexical"
 VERSION = "2"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
-EN_MAX_MISSING = 2
+EN_MAX_MISSING = 2  # content words of an English claim missing from its best window
+EN_MAX_ABSENT = 2  # … absent from the whole page
+EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
 
 # Antonym pairs (documented in docs/validator.md). English entries are whole words.
 EN_ANTONYMS: tuple[tuple[str, str], ...] = (
@@ -132,7 +136,8 @@ JA_ANTONYMS: tuple[tuple[str, str], ...] = (
 
 _EN_NEG = re.compile(r"\b(?:not|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
 _JA_NEG = re.compile(
-    r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満])"
+    r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満]"
+    r"|(?:対象|範囲|想定|適用|対応|保証|規格|管轄)外)"
 )
 _NUM_EXPR = re.compile(r"\d")
 
@@ -329,7 +334,7 @@ class LexicalJudge:
             if not content:
                 continue
             window, coverage = _best_window(content, set(), doc)
-            weak += coverage < 0.6
+            weak += coverage < EN_WEAK_SUBCLAIM
             if window is not None:
                 union.update(*doc.sent_terms[window[0] : window[1]])
         return weak, sum(w for t, w in weight.items() if t in union) / total
@@ -402,7 +407,11 @@ class LexicalJudge:
                     "Negation differs: only the evidence is negative.",
                     coverage,
                 )
-            flipped = _flipped_predicate(claim, window_text) if coverage >= 0.75 and not missing_numbers else None
+            flipped = (
+                _flipped_predicate(claim, window_text, content, doc.sent_terms[start:end], doc.sentences[start:end])
+                if coverage >= 0.7 and not missing_numbers
+                else None
+            )
             if flipped:
                 return _Alignment(
                     "contradicted",
@@ -466,7 +475,12 @@ class LexicalJudge:
             # whole page, and every sub-claim has its own well-covered window (an added detail stays
             # unsupported)
             absent_from_page = sum(1 for t in content if t not in page_terms)
-            if not english or (len(missing) <= EN_MAX_MISSING and absent_from_page <= 1 and weak == 0):
+            if not english or (
+                len(missing) <= EN_MAX_MISSING
+                and absent_from_page <= EN_MAX_ABSENT
+                and not _absent_phrase(ct.content, page_terms)
+                and weak == 0
+            ):
                 features = pair_features(claim, match)
             if features is not None and self._models[language_of(claim)].supports(features):
                 return _Alignment(
@@ -485,6 +499,18 @@ class LexicalJudge:
 
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
 _EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
+
+
+EN_ABSENT_PHRASE = True
+
+
+def _absent_phrase(sequence: tuple[str, ...], page_terms: Iterable[str]) -> bool:
+    """Two content words in a row that the page never uses: a detail the page does not state
+    ("… in 2013 for its natural beauty"), where one absent word alone is more often a paraphrase."""
+    if not EN_ABSENT_PHRASE:
+        return False
+    present = set(page_terms)
+    return any(a not in present and b not in present for a, b in itertools.pairwise(sequence))
 
 
 def _same_kind(a: str, b: str) -> bool:
@@ -520,14 +546,24 @@ def _predicates(text: str) -> dict[str, set[bool]]:
     return out
 
 
-def _flipped_predicate(claim: str, window: str) -> str | None:
-    """A stem used with one polarity in the claim and only the other in the window (Japanese)."""
+def _flipped_predicate(
+    claim: str, window: str, content: set[str], sentence_terms: list[set[str]], sentences: list[str]
+) -> str | None:
+    """A stem used with one polarity in the claim and only the other in the window (Japanese), or in one
+    sentence of the window that shares another content term with the claim (変更できる … 本文は変更しない)."""
     if not has_cjk(claim):
         return None
+    ours_all = _predicates(claim)
     theirs = _predicates(window)
-    for stem, ours in _predicates(claim).items():
+    for stem, ours in ours_all.items():
         if len(ours) == 1 and len(theirs.get(stem, ())) == 1 and ours != theirs[stem]:
             return stem
+    for sentence, sentence_terms_ in zip(sentences, sentence_terms, strict=True):
+        theirs = _predicates(sentence)
+        for stem, ours in ours_all.items():
+            others = content - set(terms(stem).content)
+            if len(ours) == 1 and len(theirs.get(stem, ())) == 1 and ours != theirs[stem] and others & sentence_terms_:
+                return stem
     return None
 
 
