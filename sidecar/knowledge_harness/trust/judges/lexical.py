@@ -32,7 +32,7 @@ from .lexical_features import LogisticModel, WindowMatch, clauses, normalize, pa
 from .lexical_model import fitted_models, language_of
 
 NAME = "lexical"
-VERSION = "2"
+VERSION = "3"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
 EN_MAX_MISSING = 2  # content words of an English claim missing from its best window
