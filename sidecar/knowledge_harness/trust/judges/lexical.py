@@ -1,18 +1,20 @@
-"""The lexical judge: offline, no model, Japanese and English, and conservative.
+"""The lexical judge: offline, deterministic, Japanese and English, and conservative.
 
 For each claim and each evidence text it may use:
 1. Align: the evidence is cut into sentences; candidate windows are 1–3 adjacent sentences;
    each is scored by the IDF-weighted share of the claim's content terms it contains (Latin
    words, stemmed, stopwords out; CJK: bigrams inside kanji/katakana runs, unigrams for
    one-character runs, kanji + first okurigana; hiragana content words kept apart; numbers with
-   their unit or counter). All text is NFKC-normalized and lower-cased.
+   their unit or counter). All text is NFKC-normalized and lower-cased. English claims are also
+   cut into sub-claims, each aligned on its own.
 2. Contradiction cues, on the aligned window only: a number with the same unit but a different
-   value (and the claim's value absent), negation on one side only (ない, ではない, ません, not,
-   never, no longer, ...), or a pair from the antonym list below on opposite sides. Cues count
-   only when the rest of the claim is well covered (the window is about the same thing).
-3. Support: every number of the claim present, at most a small number of content terms missing
-   (0 for short claims, 1 or 2 for longer ones), at most one hiragana content word missing, and
-   no contradiction cue.
+   value (and the claim's value absent), negation on one side only (ない, ではない, ません, 対象外,
+   not, never, no longer, ...), a Japanese predicate negated on one side only, or a pair from the
+   antonym list below on opposite sides. Cues count only when the rest of the claim is well
+   covered (the window is about the same thing).
+3. Support: no cue, every number of the claim present (in the window; for English on the page);
+   then a restatement or version 1's close-match rule, or else the language's fitted logistic
+   model (lexical_model.json; English claims reach it only through the gate in `align`).
 Anything else is `unsupported`: when unsure the judge says unsupported (→ warn), never supported.
 """
 
@@ -22,7 +24,7 @@ import itertools
 import math
 import re
 from collections import defaultdict
-from collections.abc import Iterable
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from ..text import Terms, has_cjk, nfkc, split_sentences, terms
@@ -471,9 +473,9 @@ class LexicalJudge:
             ):
                 return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
             # English pages are long and real claims hold several facts: the model is asked only when at
-            # most two content words of the claim are missing from its best window, at most one from the
-            # whole page, and every sub-claim has its own well-covered window (an added detail stays
-            # unsupported)
+            # most two content words of the claim are missing from its best window, at most two are absent
+            # from the whole page and never two in a row, and every sub-claim has its own window (an added
+            # detail stays unsupported)
             absent_from_page = sum(1 for t in content if t not in page_terms)
             if not english or (
                 len(missing) <= EN_MAX_MISSING
@@ -501,16 +503,10 @@ _YEAR = re.compile(r"1\d{3}|20\d{2}")
 _EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
 
 
-EN_ABSENT_PHRASE = True
-
-
-def _absent_phrase(sequence: tuple[str, ...], page_terms: Iterable[str]) -> bool:
+def _absent_phrase(sequence: tuple[str, ...], page_terms: Container[str]) -> bool:
     """Two content words in a row that the page never uses: a detail the page does not state
     ("… in 2013 for its natural beauty"), where one absent word alone is more often a paraphrase."""
-    if not EN_ABSENT_PHRASE:
-        return False
-    present = set(page_terms)
-    return any(a not in present and b not in present for a, b in itertools.pairwise(sequence))
+    return any(a not in page_terms and b not in page_terms for a, b in itertools.pairwise(sequence))
 
 
 def _same_kind(a: str, b: str) -> bool:
