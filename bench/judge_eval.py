@@ -1,26 +1,32 @@
-"""Scores a judge on bench/data/judge_dev.jsonl ({claim, evidence, label: supported | contradicted |
-not_enough_info}): balanced accuracy (supported vs not), false-verified rate (share of contradicted and
+"""Scores the judge on real claim/evidence pairs per language (Japanese JNLI, English WiCE; the 2-fold
+protocol of bench/judge_train.py, held-out verdicts only) and on bench/data/judge_dev.jsonl ({claim,
+evidence, label: supported | contradicted | not_enough_info}, hand-made): balanced accuracy (supported vs not), false-verified rate (share of contradicted and
 not-enough-info pairs judged supported), recall on supported and on contradicted (judged contradicted,
 i.e. the note would fail), pairs/s. Targets for the lexical judge: false-verified ≤ 5 %, contradicted →
 fail ≥ 50 %, supported recall ≥ 50 %, ≥ 500 pairs/s.
 
     python -m bench judge_eval            # through the bench runner (writes docs/benchmarks.md)
     python bench/judge_eval.py [--judge lexical] [--data FILE] [--errors]
+    python bench/judge_eval.py --report   # the same figures as judge_eval in `make bench`, written into
+                                          # its own section of docs/benchmarks.md (the others are kept)
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
 
 from knowledge_harness.trust.judges import get_judge
+from knowledge_harness.trust.judges.lexical import LexicalJudge, prepare
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
 
 DATA = Path(__file__).resolve().parent / "data" / "judge_dev.jsonl"
+REPORT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 
 
 def load(path: Path = DATA) -> list[dict[str, str]]:
@@ -32,11 +38,11 @@ def evaluate(
 ) -> dict[str, Any]:
     judge = get_judge(judge_name, config)
     predictions: list[str] = []
-    start = time.perf_counter()
+    start = time.process_time()
     for row in rows:
         out = judge.judge([ClaimIn(id="c", text=row["claim"])], [EvidenceIn(source_id="e", text=row["evidence"])])
         predictions.append(out.findings[0].verdict)
-    seconds = time.perf_counter() - start
+    seconds = time.process_time() - start
     labels = [r["label"] for r in rows]
     sup = [p for p, y in zip(predictions, labels, strict=True) if y == "supported"]
     con = [p for p, y in zip(predictions, labels, strict=True) if y == "contradicted"]
@@ -59,32 +65,67 @@ def evaluate(
     }
 
 
-def real_figures() -> list[dict[str, Any]]:
-    """Held-out figures of the 2-fold protocol on the real pairs (bench/judge_train.py), when present."""
+LANGUAGES = {"ja": "Japanese — JNLI", "en": "English — WiCE"}
+
+
+def real_figures() -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """Per language: held-out figures of the 2-fold protocol on the real pairs (bench/judge_train.py),
+    each pair through the validator as `POST /v1/validate` receives it, and the shipped judge's speed."""
     from bench import judge_train
 
-    out: list[dict[str, Any]] = []
-    for lang in ("ja", "en"):
+    figures: list[dict[str, Any]] = []
+    raw: dict[str, Any] = {}
+    for lang, label in LANGUAGES.items():
         try:
             rows = judge_train.load(lang)
         except FileNotFoundError:
             continue
         m = judge_train.cross_validate(lang, rows, judge_train.features(rows))
-        name = judge_train.DATASETS[lang]
-        for key, label, target in (
-            ("false_verified", "false-verified rate", "≤ 0.05"),
-            ("recall_supported", "recall on supported", "≥ 0.30"),
-            ("supported_to_fail", "supported → fail", "≤ 0.02"),
-            ("contradicted_to_fail", "contradicted → fail", ""),
-            ("contradicted_precision", "precision of contradicted", "≥ 0.95"),
+        shipped = get_judge("lexical")
+        start = time.process_time()
+        judge_train.judge_rows(shipped, rows)
+        m["pairs_per_second"] = len(rows) / (time.process_time() - start)
+        # a note's claims are judged against pages prepared once per request: the claim's own cost
+        lexical = LexicalJudge()
+        docs = [prepare(EvidenceIn(source_id="e", text=r["evidence"])) for r in rows]
+        start = time.process_time()
+        for r, doc in zip(rows, docs, strict=True):
+            lexical.align(r["claim"], doc)
+        m["claims_per_second"] = len(rows) / (time.process_time() - start)
+        raw[lang] = m
+        name = f"{label} ({m['pairs']:,} pairs)"
+        for key, what, target, unit in (
+            ("false_verified", "false-verified rate", "≤ 0.05", ""),
+            ("recall_supported", "recall on supported", "≥ 0.30 (goal 0.40)", ""),
+            ("supported_to_fail", "supported → fail", "≤ 0.02", ""),
+            ("contradicted_to_fail", "contradicted → fail", "", ""),
+            ("contradicted_precision", "precision of contradicted", "≥ 0.95", ""),
+            ("pairs_per_second", "throughput, one core (each pair's evidence prepared anew)", "≥ 500", "pairs/s"),
+            ("claims_per_second", "claims against an already prepared evidence text, one core", "", "claims/s"),
         ):
             value = m[key]
             if isinstance(value, float) and value != value:
-                continue
-            out.append(
-                {"name": f"{name}: {label} (held out)", "value": round(float(value), 3), "unit": "", "target": target}
-            )
-    return out
+                value = "— (no such pairs)" if key == "contradicted_to_fail" else f"— ({m['contradicted_calls']} calls)"
+            elif key in ("pairs_per_second", "claims_per_second"):
+                value = round(float(value))
+            elif key == "contradicted_precision":
+                value = f"{value:.3f} ({m['contradicted_calls']} calls)"
+            else:
+                value = round(float(value), 3)
+            figures.append({"name": f"{name}: {what}", "value": value, "unit": unit, "target": target})
+    return figures, raw
+
+
+NOTES = (
+    "Real pairs: JNLI v1.3 validation (Japanese NLI) and WiCE claim-level dev (English Wikipedia claims "
+    "against the pages they cite), read from a data folder beside the repository. 2-fold protocol: each half "
+    "is judged by a model whose weights and threshold were fitted on the other half (bench/judge_train.py); "
+    "the English gate's three limits were chosen by comparing such held-out figures (docs/validator.md). "
+    "Each pair goes through the validator with one claim and one evidence text (pass = supported, fail = "
+    "contradicted). WiCE has no contradicted label: every contradicted call there is a wrong one. "
+    "Throughput is per second of this process's CPU time (one core; the machine is shared: load average "
+    "{load} when measured). "
+)
 
 
 def run() -> dict[str, Any]:
@@ -92,30 +133,61 @@ def run() -> dict[str, Any]:
     # warm up once (imports, regex compilation), then measure
     evaluate(rows[:20])
     m = evaluate(rows)
+    real, raw = real_figures()
     return {
-        "title": f"Lexical judge: hand-made dev set ({m['pairs']} pairs) and real pairs (2-fold, held out)",
+        "title": f"Lexical judge: real pairs per language (2-fold, held out) and the hand-made dev set ({m['pairs']} pairs)",
         "command": "python -m bench judge_eval",
         "figures": [
-            {"name": "balanced accuracy (supported vs not)", "value": round(m["balanced_accuracy"], 3), "unit": ""},
+            *real,
             {
-                "name": "false-verified rate",
+                "name": "hand-made: balanced accuracy (supported vs not)",
+                "value": round(m["balanced_accuracy"], 3),
+                "unit": "",
+            },
+            {
+                "name": "hand-made: false-verified rate",
                 "value": round(m["false_verified_rate"], 3),
                 "unit": "",
                 "target": "≤ 0.05",
             },
-            {"name": "recall on supported", "value": round(m["recall_supported"], 3), "unit": "", "target": "≥ 0.50"},
             {
-                "name": "contradicted → contradicted (fail)",
+                "name": "hand-made: recall on supported",
+                "value": round(m["recall_supported"], 3),
+                "unit": "",
+                "target": "≥ 0.50",
+            },
+            {
+                "name": "hand-made: contradicted → contradicted (fail)",
                 "value": round(m["recall_contradicted"], 3),
                 "unit": "",
                 "target": "≥ 0.50",
             },
-            {"name": "throughput", "value": round(m["pairs_per_second"]), "unit": "pairs/s", "target": "≥ 500"},
-            *real_figures(),
+            {
+                "name": "hand-made: throughput",
+                "value": round(m["pairs_per_second"]),
+                "unit": "pairs/s",
+                "target": "≥ 500",
+            },
         ],
-        "notes": "Per variant: " + json.dumps(m["by_variant"], ensure_ascii=False),
-        "raw": {k: v for k, v in m.items() if k != "predictions"},
+        "notes": NOTES.format(load=f"{os.getloadavg()[0]:.1f}")
+        + "Hand-made set per variant: "
+        + json.dumps(m["by_variant"], ensure_ascii=False),
+        "raw": {"hand_made": {k: v for k, v in m.items() if k != "predictions"}, "real": raw},
     }
+
+
+def write_section(result: dict[str, Any], report: Path = REPORT) -> None:
+    """Replace this benchmark's section of docs/benchmarks.md, in the format `make bench` writes, and keep
+    every other section as it is (`python -m bench judge_eval` alone leaves the report untouched)."""
+    lines = [f"## {result['title']}", "", f"Command: `{result['command']}`", ""]
+    lines += ["| figure | value | target |", "|---|---|---|"]
+    for fig in result["figures"]:
+        lines.append(f"| {fig['name']} | {fig['value']} {fig.get('unit', '')} | {fig.get('target', '')} |")
+    lines += ["", result["notes"], ""]
+    text = report.read_text(encoding="utf-8")
+    begin = text.index("## Lexical judge")
+    end = text.find("\n## ", begin + 1)
+    report.write_text(text[:begin] + "\n".join(lines) + "\n" + (text[end + 1 :] if end != -1 else ""), encoding="utf-8")
 
 
 def main() -> None:
@@ -123,7 +195,18 @@ def main() -> None:
     parser.add_argument("--judge", default="lexical")
     parser.add_argument("--data", type=Path, default=DATA)
     parser.add_argument("--errors", action="store_true", help="print the misjudged pairs")
+    parser.add_argument(
+        "--report",
+        action="store_true",
+        help="run the whole judge benchmark and rewrite its section of docs/benchmarks.md",
+    )
     args = parser.parse_args()
+    if args.report:
+        result = run()
+        for fig in result["figures"]:
+            print(f"{fig['name']}: {fig['value']} {fig.get('unit', '')}")
+        write_section(result)
+        return
     rows = load(args.data)
     m = evaluate(rows, args.judge)
     for key in (

@@ -24,17 +24,21 @@ import os
 from pathlib import Path
 from typing import Any
 
+from knowledge_harness.trust.judges.base import Judge
 from knowledge_harness.trust.judges.lexical import LexicalJudge, prepare
-from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES, LogisticModel
-from knowledge_harness.trust.validation_models import EvidenceIn
+from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES, LANGUAGE_FEATURES, LogisticModel
+from knowledge_harness.trust.judges.lexical_model import columns_of
+from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
+from knowledge_harness.trust.validator import validate
 
 REPO = Path(__file__).resolve().parents[1]
 MODEL_PATH = REPO / "sidecar" / "knowledge_harness" / "trust" / "judges" / "lexical_model.json"
 DATASETS = {"ja": "jnli-v1.3-valid.jsonl", "en": "wice-claim-dev.jsonl"}
-# English: the model fitted on WiCE reached only ~21 % recall held out and let claims with one added
-# detail pass on whole pages (the hand-made set's "added detail" variants), so English is judged by
-# the close-match rule alone (target 0: the model never says supported).
-FV_TARGET = {"ja": 0.045, "en": 0.0}  # on the fitting fold, chosen so the held-out fold stays under 5 %
+# On the fitting fold, chosen so that the held-out fold stays under 5 %. English pairs reach the model
+# only through the judge's hard gate (at most two content words missing, every sub-claim found), which
+# already keeps false verification near 3 % over six different 2-fold splits; a fold holds only ~117
+# not-supported pairs, so one false "supported" is 0.85 %.
+FV_TARGET = {"ja": 0.045, "en": 0.05}
 L2 = 0.01
 EPOCHS = 300
 
@@ -54,13 +58,22 @@ def fold_of(row: Row) -> int:
     return int(hashlib.sha256(str(row["id"]).encode()).hexdigest(), 16) % 2
 
 
-_N = len(FEATURE_NAMES)
-_NEVER = LogisticModel(mean=(0.0,) * _N, scale=(1.0,) * _N, weights=(0.0,) * _N, bias=0.0, threshold=math.inf)
+def never(lang: str) -> LogisticModel:
+    """A model that never says supported (to collect the features the real one would be fed)."""
+    n = len(LANGUAGE_FEATURES[lang])
+    return LogisticModel(
+        columns=columns_of(LANGUAGE_FEATURES[lang]),
+        mean=(0.0,) * n,
+        scale=(1.0,) * n,
+        weights=(0.0,) * n,
+        bias=0.0,
+        threshold=math.inf,
+    )
 
 
 def features(rows: list[Row]) -> list[list[float] | None]:
     """The model's input for each pair, or None when a hard constraint or a cue decides without it."""
-    probe = LexicalJudge(models={"ja": _NEVER, "en": _NEVER})
+    probe = LexicalJudge(models={"ja": never("ja"), "en": never("en")})
     out: list[list[float] | None] = []
     for row in rows:
         doc = prepare(EvidenceIn(source_id="e", text=row["evidence"]))
@@ -72,7 +85,7 @@ def features(rows: list[Row]) -> list[list[float] | None]:
 
 def fit(xs: list[list[float]], ys: list[int]) -> tuple[list[float], list[float], list[float], float]:
     """Logistic regression by full-batch gradient descent on standardized features (no numpy here)."""
-    d = len(FEATURE_NAMES)
+    d = len(xs[0])
     n = len(xs)
     mean = [sum(x[j] for x in xs) / n for j in range(d)]
     scale = [math.sqrt(sum((x[j] - mean[j]) ** 2 for x in xs) / n) or 1.0 for j in range(d)]
@@ -94,10 +107,11 @@ def fit(xs: list[list[float]], ys: list[int]) -> tuple[list[float], list[float],
     return mean, scale, w, b
 
 
-def fitted(rows: list[Row], feats: list[list[float] | None], fv_target: float) -> LogisticModel:
+def fitted(lang: str, rows: list[Row], feats: list[list[float] | None], fv_target: float) -> LogisticModel:
+    columns = columns_of(LANGUAGE_FEATURES[lang])
     pairs = [(x, r["label"] == "supported") for r, x in zip(rows, feats, strict=True) if x is not None]
-    mean, scale, w, b = fit([x for x, _ in pairs], [int(y) for _, y in pairs])
-    model = LogisticModel(tuple(mean), tuple(scale), tuple(w), b, math.inf)
+    mean, scale, w, b = fit([[x[c] for c in columns] for x, _ in pairs], [int(y) for _, y in pairs])
+    model = LogisticModel(columns, tuple(mean), tuple(scale), tuple(w), b, math.inf)
     if fv_target <= 0:
         return model
     negatives = sum(1 for r in rows if r["label"] != "supported")
@@ -113,7 +127,7 @@ def fitted(rows: list[Row], feats: list[list[float] | None], fv_target: float) -
             if false / max(1, negatives) > fv_target:
                 break
         threshold = score
-    return LogisticModel(model.mean, model.scale, model.weights, model.bias, threshold)
+    return LogisticModel(columns, model.mean, model.scale, model.weights, model.bias, threshold)
 
 
 def metrics(rows: list[Row], verdicts: list[str]) -> dict[str, float | int]:
@@ -136,24 +150,40 @@ def metrics(rows: list[Row], verdicts: list[str]) -> dict[str, float | int]:
     }
 
 
-def judge_rows(judge: LexicalJudge, rows: list[Row]) -> list[str]:
-    return [judge.judge_pair(r["claim"], r["evidence"]) for r in rows]
+_OUTCOME = {"pass": "supported", "fail": "contradicted"}
+
+
+def judge_rows(judge: Judge, rows: list[Row]) -> list[str]:
+    """Each pair as `POST /v1/validate` receives it (one claim, one evidence text), through the validator:
+    pass → supported, fail → contradicted, anything else (warn, unverifiable) → unsupported."""
+    verdicts = []
+    for r in rows:
+        request = ValidationRequest(
+            claims=[ClaimIn(id="c", text=r["claim"])], evidence=[EvidenceIn(source_id="e", text=r["evidence"])]
+        )
+        verdicts.append(_OUTCOME.get(validate(request, judge).verdict, "unsupported"))
+    return verdicts
 
 
 def cross_validate(lang: str, rows: list[Row], feats: list[list[float] | None]) -> dict[str, Any]:
     """Held-out figures of the 2-fold protocol (each fold judged by a model fitted on the other)."""
-    shipped = LexicalJudge()
     held_rows: list[Row] = []
     held_verdicts: list[str] = []
     for k in (0, 1):
         train = [i for i, r in enumerate(rows) if fold_of(r) != k]
         test = [r for r in rows if fold_of(r) == k]
-        model = fitted([rows[i] for i in train], [feats[i] for i in train], FV_TARGET[lang])
+        model = fitted(lang, [rows[i] for i in train], [feats[i] for i in train], FV_TARGET[lang])
         other = "en" if lang == "ja" else "ja"
-        judge = LexicalJudge(models={lang: model, other: shipped._models[other]})
+        judge = LexicalJudge(models={lang: model, other: never(other)})
         held_rows += test
         held_verdicts += judge_rows(judge, test)
     return metrics(held_rows, held_verdicts)
+
+
+def _rounded(value: float | int) -> float | int | None:
+    if isinstance(value, float):
+        return round(value, 4) if math.isfinite(value) else None  # NaN: no such pairs
+    return value
 
 
 def main() -> None:
@@ -165,8 +195,9 @@ def main() -> None:
         rows = load(lang)
         feats = features(rows)
         figures = cross_validate(lang, rows, feats)
-        model = fitted(rows, feats, FV_TARGET[lang])
+        model = fitted(lang, rows, feats, FV_TARGET[lang])
         out["models"][lang] = {
+            "features": list(LANGUAGE_FEATURES[lang]),
             "mean": [round(v, 6) for v in model.mean],
             "scale": [round(v, 6) for v in model.scale],
             "weights": [round(v, 6) for v in model.weights],
@@ -176,7 +207,7 @@ def main() -> None:
         out["figures"][lang] = {
             "data": DATASETS[lang],
             "fv_target_on_fitting_fold": FV_TARGET[lang],
-            "held_out": {k: (round(v, 4) if isinstance(v, float) else v) for k, v in figures.items()},
+            "held_out": {k: _rounded(v) for k, v in figures.items()},
         }
         print(lang, json.dumps(out["figures"][lang]["held_out"]))
     if not args.dry_run:

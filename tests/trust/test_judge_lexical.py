@@ -92,6 +92,22 @@ def test_registry() -> None:
             "このモデルは最新の情報を学習していないため、検索結果を回答に反映できません。",
             "supported",
         ),
+        # the predicate negated in one sentence of a window whose other sentence uses it affirmatively
+        (
+            "反映処理は本文を変更する。",
+            "反映処理が変更できるのはverificationとevidenceのプロパティだけである。本文や参考文献は変更しない。",
+            "contradicted",
+        ),
+        (
+            "30日を超えるノートも対象になる。",
+            "15日から30日は監視とする。30日を超えるノートは対象外である。",
+            "contradicted",
+        ),
+        (
+            "30日を超えるノートは対象外である。",
+            "15日から30日は監視とする。30日を超えるノートは対象外である。",
+            "supported",
+        ),
     ],
 )
 def test_japanese_caption_pairs_and_predicate_negation(claim: str, evidence: str, expected: str) -> None:
@@ -99,10 +115,38 @@ def test_japanese_caption_pairs_and_predicate_negation(claim: str, evidence: str
 
 
 def test_the_shipped_model_matches_the_features_it_is_fed() -> None:
-    from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES
+    from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES, LANGUAGE_FEATURES
     from knowledge_harness.trust.judges.lexical_model import fitted_models
 
     models = fitted_models()
     assert set(models) == {"ja", "en"}
-    assert all(len(m.weights) == len(FEATURE_NAMES) for m in models.values())
-    assert models["en"].threshold == float("inf")  # English: the close-match rule alone (docs/validator.md)
+    for lang, model in models.items():
+        assert [FEATURE_NAMES[c] for c in model.columns] == list(LANGUAGE_FEATURES[lang])
+        assert len(model.weights) == len(model.mean) == len(model.scale) == len(model.columns)
+        assert model.threshold < float("inf")  # both languages have a fitted model (docs/validator.md)
+
+
+def test_a_model_file_naming_unknown_features_is_refused() -> None:
+    from knowledge_harness.trust.judges.lexical_model import model_from_json
+
+    with pytest.raises(RuntimeError, match="unknown features"):
+        model_from_json({"features": ["coverage", "gut_feeling"], "mean": [0, 0], "scale": [1, 1], "weights": [1, 1]})
+    with pytest.raises(RuntimeError, match="differ in length"):
+        model_from_json({"features": ["coverage"], "mean": [0, 0], "scale": [1], "weights": [1], "bias": 0})
+
+
+def test_a_note_with_the_negated_claim_fails_even_beside_supported_claims() -> None:
+    from knowledge_harness.trust.validation_models import ValidationRequest
+    from knowledge_harness.trust.validator import validate
+
+    evidence = "このモデルは最新の情報を学習していないため、検索結果を回答に反映できません。回答は日本語で返されます。"
+    request = ValidationRequest(
+        claims=[
+            ClaimIn(id="a", text="回答は日本語で返されます。"),
+            ClaimIn(id="b", text="このモデルは最新の情報を学習していないが、検索結果を回答に反映できます。"),
+        ],
+        evidence=[EvidenceIn(source_id="e", url="https://example.org/model", text=evidence)],
+    )
+    result = validate(request, LexicalJudge())
+    assert [f.verdict for f in result.findings] == ["supported", "contradicted"]
+    assert result.verdict == "fail"  # not warn → reviewed / L2

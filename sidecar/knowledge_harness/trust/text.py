@@ -6,6 +6,7 @@ forms, never inside 「」『』（）【】 brackets) and English (abbreviation
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -137,6 +138,11 @@ def _english_boundary(text: str, index: int) -> bool:
     return follower.isupper() or follower.isdigit() or follower in "\"'(\u201c[" or is_cjk(follower)
 
 
+# The only characters at which split_sentences has anything to do; it jumps over the others.
+_SPLIT_CHARS = frozenset("\n" + OPEN_BRACKETS + CLOSE_BRACKETS + JA_TERMINATORS + EN_TERMINATORS)
+_SPLIT_AT = re.compile("[" + re.escape("".join(sorted(_SPLIT_CHARS))) + "]")
+
+
 def split_sentences(text: str) -> list[Span]:
     """Split a paragraph into sentences with their offsets; newlines are boundaries."""
     spans: list[Span] = []
@@ -154,6 +160,12 @@ def split_sentences(text: str) -> list[Span]:
 
     while i < n:
         ch = text[i]
+        if ch not in _SPLIT_CHARS:
+            found = _SPLIT_AT.search(text, i)
+            if found is None:
+                break
+            i = found.start()
+            ch = text[i]
         if ch == "\n":
             emit(i)
             depth = 0
@@ -387,6 +399,7 @@ UNIT_RE = re.compile(
     r"km|m|cm|mm|kg|g|t|mb|gb|tb|kb|ms|s|h|hz|mhz|ghz|w|kw|mw|v|mph|percent|years?|days?|months?|"
     r"hours?|minutes?|seconds?|people|persons?|km2|meters?|metres?|kilometers?|kilometres?|miles?|feet|"
     r"tons?|tonnes?|dollars?|yen|euros?|million|billion|trillion|thousand|times|degrees?)"
+    r"(?![a-z])"  # a whole word: "2017 to" has no unit "t", "2016 with" no "w"
 )
 
 
@@ -400,6 +413,7 @@ class Terms:
     hiragana: tuple[str, ...]  # hiragana content words (small separate tolerance)
 
 
+@functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     word = word.removesuffix("'s").removesuffix("s'")
     stem = _stem_suffix(word)

@@ -1,38 +1,45 @@
-"""The lexical judge: offline, no model, Japanese and English, and conservative.
+"""The lexical judge: offline, deterministic, Japanese and English, and conservative.
 
 For each claim and each evidence text it may use:
 1. Align: the evidence is cut into sentences; candidate windows are 1–3 adjacent sentences;
    each is scored by the IDF-weighted share of the claim's content terms it contains (Latin
    words, stemmed, stopwords out; CJK: bigrams inside kanji/katakana runs, unigrams for
    one-character runs, kanji + first okurigana; hiragana content words kept apart; numbers with
-   their unit or counter). All text is NFKC-normalized and lower-cased.
+   their unit or counter). All text is NFKC-normalized and lower-cased. English claims are also
+   cut into sub-claims, each aligned on its own.
 2. Contradiction cues, on the aligned window only: a number with the same unit but a different
-   value (and the claim's value absent), negation on one side only (ない, ではない, ません, not,
-   never, no longer, ...), or a pair from the antonym list below on opposite sides. Cues count
-   only when the rest of the claim is well covered (the window is about the same thing).
-3. Support: every number of the claim present, at most a small number of content terms missing
-   (0 for short claims, 1 or 2 for longer ones), at most one hiragana content word missing, and
-   no contradiction cue.
+   value (and the claim's value absent), negation on one side only (ない, ではない, ません, 対象外,
+   not, never, no longer, ...), a Japanese predicate negated on one side only, or a pair from the
+   antonym list below on opposite sides. Cues count only when the rest of the claim is well
+   covered (the window is about the same thing).
+3. Support: no cue, every number of the claim present (in the window; for English on the page);
+   then a restatement or version 1's close-match rule, or else the language's fitted logistic
+   model (lexical_model.json; English claims reach it only through the gate in `align`).
 Anything else is `unsupported`: when unsure the judge says unsupported (→ warn), never supported.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
 from collections import defaultdict
+from collections.abc import Container
 from dataclasses import dataclass, field
 
 from ..text import Terms, has_cjk, nfkc, split_sentences, terms
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
-from .lexical_features import LogisticModel, WindowMatch, clauses, normalize, pair_features
+from .lexical_features import LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 
 NAME = "lexical"
-VERSION = "2"
+VERSION = "3"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
+EN_MAX_MISSING = 2  # content words of an English claim missing from its best window
+EN_MAX_ABSENT = 2  # … absent from the whole page
+EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
 
 # Antonym pairs (documented in docs/validator.md). English entries are whole words.
 EN_ANTONYMS: tuple[tuple[str, str], ...] = (
@@ -131,7 +138,8 @@ JA_ANTONYMS: tuple[tuple[str, str], ...] = (
 
 _EN_NEG = re.compile(r"\b(?:not|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
 _JA_NEG = re.compile(
-    r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満])"
+    r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満]"
+    r"|(?:対象|範囲|想定|適用|対応|保証|規格|管轄)外)"
 )
 _NUM_EXPR = re.compile(r"\d")
 
@@ -209,6 +217,8 @@ class _Doc:
     sent_hira: list[set[str]]
     index: dict[str, list[int]] = field(default_factory=dict)
     idf: dict[str, float] = field(default_factory=dict)
+    page_text: str = ""  # the sentences, normalized and joined
+    page_numbers: set[tuple[str, str]] = field(default_factory=set)
 
 
 def prepare(ev: EvidenceIn) -> _Doc:
@@ -217,9 +227,11 @@ def prepare(ev: EvidenceIn) -> _Doc:
     sent_terms: list[set[str]] = []
     sent_numbers: list[set[tuple[str, str]]] = []
     sent_hira: list[set[str]] = []
+    normalized: list[str] = []
     index: dict[str, list[int]] = defaultdict(list)
     for i, sentence in enumerate(sentences):
-        t = terms(normalize(sentence))
+        normalized.append(normalize(sentence))
+        t = terms(normalized[-1])
         ts = set(t.content)
         sent_terms.append(ts)
         sent_numbers.append(_numbers(t))
@@ -228,7 +240,18 @@ def prepare(ev: EvidenceIn) -> _Doc:
             index[term].append(i)
     n = max(1, len(sentences))
     idf = {term: math.log(1.0 + (n + 1) / (len(ids) + 0.5)) for term, ids in index.items()}
-    return _Doc(ev.source_id, sentences, sent_terms, sent_numbers, sent_hira, dict(index), idf)
+    page_numbers: set[tuple[str, str]] = set().union(*sent_numbers) if sent_numbers else set()
+    return _Doc(
+        ev.source_id,
+        sentences,
+        sent_terms,
+        sent_numbers,
+        sent_hira,
+        dict(index),
+        idf,
+        "\n".join(normalized),
+        page_numbers,
+    )
 
 
 @dataclass
@@ -302,6 +325,22 @@ class LexicalJudge:
                 worst = min(worst, _best_window(content, set(), doc)[1])
         return worst
 
+    def _subclaim_alignment(self, claim: str, doc: _Doc, weight: dict[str, float]) -> tuple[int, float]:
+        """Sub-claims each aligned on their own: how many are weakly covered, and the coverage of the
+        claim by the union of their windows (an English claim's facts often sit in different sentences)."""
+        total = sum(weight.values()) or 1.0
+        weak = 0
+        union: set[str] = set()
+        for part in subclaims(claim):
+            content = set(terms(normalize(part)).content)
+            if not content:
+                continue
+            window, coverage = _best_window(content, set(), doc)
+            weak += coverage < EN_WEAK_SUBCLAIM
+            if window is not None:
+                union.update(*doc.sent_terms[window[0] : window[1]])
+        return weak, sum(w for t, w in weight.items() if t in union) / total
+
     def align(self, claim: str, doc: _Doc) -> _Alignment:
         ct = terms(normalize(claim))
         content = set(ct.content)
@@ -333,7 +372,9 @@ class LexicalJudge:
         if coverage >= 0.5:
             for value, unit in sorted(missing_numbers):
                 clash = sorted(
-                    (v, u) for v, u in window_numbers if u == unit and v != value and (value, u) not in window_numbers
+                    (v, u)
+                    for v, u in window_numbers
+                    if u == unit and v != value and (value, u) not in window_numbers and (unit or _same_kind(v, value))
                 )
                 if clash and (unit or coverage >= 0.8):
                     v, u = clash[0]
@@ -354,7 +395,13 @@ class LexicalJudge:
                     "Negation differs: the claim is negative, the evidence is not.",
                     coverage,
                 )
-            if focus_cov >= 0.75 and not missing_numbers and not claim_neg and _negated(focus_text):
+            if (
+                focus_cov >= 0.75
+                and not missing_numbers
+                and not claim_neg
+                and _negated(focus_text)
+                and _negation_on_claim(content, focus_text, weight)
+            ):
                 return _Alignment(
                     "contradicted",
                     sid,
@@ -362,7 +409,11 @@ class LexicalJudge:
                     "Negation differs: only the evidence is negative.",
                     coverage,
                 )
-            flipped = _flipped_predicate(claim, window_text) if coverage >= 0.75 and not missing_numbers else None
+            flipped = (
+                _flipped_predicate(claim, window_text, content, doc.sent_terms[start:end], doc.sentences[start:end])
+                if coverage >= 0.7 and not missing_numbers
+                else None
+            )
             if flipped:
                 return _Alignment(
                     "contradicted",
@@ -388,6 +439,9 @@ class LexicalJudge:
         # -- support: hard constraints, then the calibrated model ---------------------------------
         n_content = len(content)
         missing_hira = hira - window_hira
+        english = not has_cjk(claim)
+        page_terms = doc.index.keys()
+        weak, union_coverage = self._subclaim_alignment(claim, doc, weight) if english else (0, coverage)
         match = WindowMatch(
             coverage=coverage,
             missing_terms=len(missing),
@@ -397,18 +451,40 @@ class LexicalJudge:
             subclaim_min_coverage=self._clause_coverage(claim, doc),
             window_sentences=end - start,
             window_text=window_text,
+            page_coverage=sum(weight[t] for t in content if t in page_terms) / total,
+            subclaims_weak=weak,
+            subclaim_union_coverage=union_coverage,
+            sentences=len(doc.sentences),
+            page_text=doc.page_text,
         )
         features: list[float] | None = None
-        if not missing_numbers and not (_negated(claim) and not _negated(window_text)):
+        # every number of the claim must be in the window (Japanese) or somewhere on the page (English,
+        # whose claims gather facts from several sentences)
+        numbers_found = not (numbers - doc.page_numbers) if english else not missing_numbers
+        # a missing word holding a digit is an identifier (W3C, AES-256, RFC 7541): as binding as a number
+        identifiers_found = not any(any(ch.isdigit() for ch in t) for t in missing)
+        if numbers_found and identifiers_found and not (_negated(claim) and not _negated(window_text)):
             # the model was fitted on one-sentence Japanese evidence and on pages in English; on a
             # page of several sentences version 1's close-match rule still decides first
-            if _restates(match) or (
-                len(doc.sentences) > 1
+            if (not missing_numbers and _restates(match)) or (
+                not missing_numbers
+                and len(doc.sentences) > 1
                 and _close_match(claim, len(missing), n_content, len(missing_hira), len(hira), coverage)
             ):
                 return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
-            features = pair_features(claim, match)
-            if self._models[language_of(claim)].supports(features):
+            # English pages are long and real claims hold several facts: the model is asked only when at
+            # most two content words of the claim are missing from its best window, at most two are absent
+            # from the whole page and never two in a row, and every sub-claim has its own window (an added
+            # detail stays unsupported)
+            absent_from_page = sum(1 for t in content if t not in page_terms)
+            if not english or (
+                len(missing) <= EN_MAX_MISSING
+                and absent_from_page <= EN_MAX_ABSENT
+                and not _absent_phrase(ct.content, page_terms)
+                and weak == 0
+            ):
+                features = pair_features(claim, match)
+            if features is not None and self._models[language_of(claim)].supports(features):
                 return _Alignment(
                     "supported", sid, quote, "The evidence states the claim's content (model).", coverage, features
                 )
@@ -421,6 +497,36 @@ class LexicalJudge:
             parts.append(f"{len(missing_hira)} word(s) not found")
         reason = "Not enough overlap with the evidence (" + "; ".join(parts or ["low coverage"]) + ")."
         return _Alignment("unsupported", sid, quote, reason, coverage, features)
+
+
+_YEAR = re.compile(r"1\d{3}|20\d{2}")
+_EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
+
+
+def _absent_phrase(sequence: tuple[str, ...], page_terms: Container[str]) -> bool:
+    """Two content words in a row that the page never uses: a detail the page does not state
+    ("… in 2013 for its natural beauty"), where one absent word alone is more often a paraphrase."""
+    return any(a not in page_terms and b not in page_terms for a, b in itertools.pairwise(sequence))
+
+
+def _same_kind(a: str, b: str) -> bool:
+    """Bare numbers of different kinds never clash: a year against a day or a two-digit year part
+    (27 July 2018 against 2018; 2018–19 against 2018-2019)."""
+    return not any(_YEAR.fullmatch(year) and len(other) <= 2 for year, other in ((a, b), (b, a)))
+
+
+def _negation_on_claim(content: set[str], sentence: str, weight: dict[str, float]) -> bool:
+    """English: the negated clause of the sentence carries at least half of the claim's weight (the
+    negation is about the claim, not about an aside: "…, and it never would have happened without …")."""
+    if has_cjk(sentence):
+        return True
+    total = sum(weight.values()) or 1.0
+    for part in _EN_CLAUSE.split(sentence):
+        if _negated(part):
+            shared = content & set(terms(normalize(part)).content)
+            if sum(weight[t] for t in shared) / total >= 0.5:
+                return True
+    return False
 
 
 _JA_PREDICATE = re.compile(r"([\u3400-\u9fff々]+)([\u3040-\u309f]*)")
@@ -436,14 +542,24 @@ def _predicates(text: str) -> dict[str, set[bool]]:
     return out
 
 
-def _flipped_predicate(claim: str, window: str) -> str | None:
-    """A stem used with one polarity in the claim and only the other in the window (Japanese)."""
+def _flipped_predicate(
+    claim: str, window: str, content: set[str], sentence_terms: list[set[str]], sentences: list[str]
+) -> str | None:
+    """A stem used with one polarity in the claim and only the other in the window (Japanese), or in one
+    sentence of the window that shares another content term with the claim (変更できる … 本文は変更しない)."""
     if not has_cjk(claim):
         return None
+    ours_all = _predicates(claim)
     theirs = _predicates(window)
-    for stem, ours in _predicates(claim).items():
+    for stem, ours in ours_all.items():
         if len(ours) == 1 and len(theirs.get(stem, ())) == 1 and ours != theirs[stem]:
             return stem
+    for sentence, sentence_terms_ in zip(sentences, sentence_terms, strict=True):
+        theirs = _predicates(sentence)
+        for stem, ours in ours_all.items():
+            others = content - set(terms(stem).content)
+            if len(ours) == 1 and len(theirs.get(stem, ())) == 1 and ours != theirs[stem] and others & sentence_terms_:
+                return stem
     return None
 
 

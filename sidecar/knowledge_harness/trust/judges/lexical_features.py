@@ -38,7 +38,34 @@ FEATURE_NAMES: tuple[str, ...] = (
     "run_bigrams_missing",
     "log_length_ratio",  # window length against claim length
     "window_extra_share",  # share of the window's bigrams the claim does not use
+    # the whole page, for English claims whose facts are spread over several sentences
+    "page_coverage",  # IDF-weighted share of the claim's content terms found anywhere in the evidence
+    "subclaims_weak",  # sub-claims whose own best window covers less than 0.6 of them
+    "names_missing_page",  # capitalized words of the claim absent from the whole evidence
+    "log_sentences",  # evidence length in sentences
+    "subclaim_union_coverage",  # coverage by the union of each sub-claim's best window
 )
+
+# The features each language's model weighs (lexical_model.json names them again per model).
+LANGUAGE_FEATURES: dict[str, tuple[str, ...]] = {
+    "ja": FEATURE_NAMES[:18],
+    "en": (
+        "coverage",
+        "missing_share",
+        "focus_coverage",
+        "subclaim_min_coverage",
+        "missing_capitalized",
+        "bigram_coverage",
+        "trigram_coverage",
+        "runs_missing_share",
+        "log_length_ratio",
+        "page_coverage",
+        "subclaims_weak",
+        "names_missing_page",
+        "log_sentences",
+        "subclaim_union_coverage",
+    ),
+}
 
 _COUNTER_CHARS = "つ個匹頭羽台本枚機脚両基艘隻杯着足輪"
 _KANJI_DIGITS = {"一": "1", "二": "2", "三": "3", "四": "4", "五": "5", "六": "6", "七": "7", "八": "8", "九": "9"}
@@ -64,6 +91,12 @@ _CONTENT_CHAR = re.compile(r"[\u3400-\u9fff々\u30a0-\u30ffーa-z0-9]")
 _RUN = re.compile(r"[\u3400-\u9fff々]+|[\u30a0-\u30ffー]+|\d+|[a-z]{2,}")
 _CAPITALIZED = re.compile(r"\b[A-Z][a-zA-Z]+\b")
 _CLAUSE = re.compile(r",\s+(?:and|but|while|which|who|where|when)\s+|;\s+|,\s+")
+# Sub-claims of an English claim: cut at commas, semicolons, brackets and the words that start
+# another fact (and, which, who, after, including, ...). Each must be found in the evidence.
+_SUBCLAIM = re.compile(
+    r",\s+(?:and|but|while|which|who|where|when|whose|after|before|with|including)\s+|;\s+|,\s+"
+    r"|\s+(?:and|but|while|which|who|whose|where|after|before|including|because|as well as)\s+|\s+\(|\)\s*"
+)
 
 
 def normalize(text: str) -> str:
@@ -92,6 +125,13 @@ def clauses(claim: str) -> list[str]:
     return parts or [claim]
 
 
+def subclaims(claim: str) -> list[str]:
+    """The facts of a long English claim (WiCE's authors split claims the same way before judging)."""
+    if has_cjk(claim):
+        return [claim]
+    return [p for p in _SUBCLAIM.split(claim) if p and len(p.split()) >= 2] or [claim]
+
+
 @dataclass(frozen=True, slots=True)
 class WindowMatch:
     """What the alignment found for one claim (lexical.py fills it)."""
@@ -104,6 +144,11 @@ class WindowMatch:
     subclaim_min_coverage: float
     window_sentences: int
     window_text: str
+    page_coverage: float
+    subclaims_weak: int
+    subclaim_union_coverage: float
+    sentences: int
+    page_text: str  # the whole evidence, normalized
 
 
 def pair_features(claim: str, match: WindowMatch) -> list[float]:
@@ -138,13 +183,21 @@ def pair_features(claim: str, match: WindowMatch) -> list[float]:
         float(sum(1 for b in run_bigrams if b not in w)),
         math.log1p(len(w)) - math.log1p(len(c)),
         len(w2 - c2) / max(1, len(w2)),
+        match.page_coverage,
+        float(match.subclaims_weak),
+        float(sum(1 for x in names if x not in match.page_text)),
+        math.log1p(match.sentences),
+        match.subclaim_union_coverage,
     ]
 
 
 @dataclass(frozen=True, slots=True)
 class LogisticModel:
-    """Standardized features → logistic score; `threshold` on the raw score decides `supported`."""
+    """Standardized features → logistic score; `threshold` on the raw score decides `supported`.
 
+    `columns` are the positions in the full feature vector (FEATURE_NAMES) that this model weighs."""
+
+    columns: tuple[int, ...]
     mean: tuple[float, ...]
     scale: tuple[float, ...]
     weights: tuple[float, ...]
@@ -152,8 +205,9 @@ class LogisticModel:
     threshold: float
 
     def score(self, features: list[float]) -> float:
+        picked = [features[c] for c in self.columns]
         return self.bias + sum(
-            w * (x - m) / s for w, x, m, s in zip(self.weights, features, self.mean, self.scale, strict=True)
+            w * (x - m) / s for w, x, m, s in zip(self.weights, picked, self.mean, self.scale, strict=True)
         )
 
     def supports(self, features: list[float]) -> bool:

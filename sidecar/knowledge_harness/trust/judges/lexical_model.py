@@ -19,8 +19,19 @@ from .lexical_features import FEATURE_NAMES, LogisticModel
 MODEL_FILE = "lexical_model.json"
 
 
+def columns_of(names: list[str] | tuple[str, ...]) -> tuple[int, ...]:
+    unknown = [n for n in names if n not in FEATURE_NAMES]
+    if unknown:
+        raise RuntimeError(f"{MODEL_FILE} names unknown features {unknown}; run bench/judge_train.py again.")
+    return tuple(FEATURE_NAMES.index(n) for n in names)
+
+
 def model_from_json(data: dict[str, Any]) -> LogisticModel:
+    columns = columns_of(data["features"])
+    if not len(columns) == len(data["mean"]) == len(data["scale"]) == len(data["weights"]):
+        raise RuntimeError(f"{MODEL_FILE}: a model's features and weights differ in length.")
     return LogisticModel(
+        columns=columns,
         mean=tuple(data["mean"]),
         scale=tuple(data["scale"]),
         weights=tuple(data["weights"]),
@@ -32,8 +43,6 @@ def model_from_json(data: dict[str, Any]) -> LogisticModel:
 @functools.cache
 def fitted_models() -> dict[str, LogisticModel]:
     raw = json.loads(resources.files(__package__).joinpath(MODEL_FILE).read_text(encoding="utf-8"))
-    if tuple(raw["features"]) != FEATURE_NAMES:
-        raise RuntimeError(f"{MODEL_FILE} was fitted on other features; run bench/judge_train.py again.")
     return {lang: model_from_json(m) for lang, m in raw["models"].items()}
 
 
