@@ -84,6 +84,15 @@ export type DecisionChoices = Schemas["DecisionChoices"];
 export type DecisionChoice = DecisionChoiceInfo["code"];
 export const DECISION_CHOICES: readonly DecisionChoice[] = ["approve", "revise", "reject", "policy"];
 
+// ---- GET /v1/trust/candidates: the candidates of the next batch (what `kh discover` lists) ----
+export type CandidateList = Schemas["CandidateList"];
+export type CandidateItem = Schemas["CandidateItem"];
+
+// ---- GET /v1/trust/init, POST /v1/trust/init/write: the first look at a vault (`kh init`) ----
+export type InitReport = Schemas["InitReport"];
+export type InitApplied = Schemas["InitApplied"];
+export type CountedFigures = Schemas["CountedFigures"];
+
 // ---- GET /v1/trust/audits ----
 export type AuditTrend = Schemas["AuditTrend"];
 export type AuditTrendPoint = Schemas["AuditTrendPoint"];
