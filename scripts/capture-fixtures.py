@@ -13,8 +13,8 @@ and a recorded decision come from the real sidecar too. Error answers the plugin
 as `<name>.json` holding `{"status": N, "body": {...}}`.
 
 Run it again after the sidecar changes:  .venv/bin/python scripts/capture-fixtures.py
-Only the first look at a plain vault (GET /v1/trust/init, its write) and the candidates, keeping the
-other recordings:  .venv/bin/python scripts/capture-fixtures.py --first-look
+Only the first look at a plain vault (GET /v1/trust/init, its write) and the example vault's audit,
+stale list and candidates, keeping the other recordings:  .venv/bin/python scripts/capture-fixtures.py --first-look
 Never run by `make test`; the tests only read the recorded files.
 """
 
@@ -324,8 +324,8 @@ def quote(path: str) -> str:
 
 
 def record_first_look() -> int:
-    """`--first-look`: only the answers of the first look at a vault and of the candidates (GET /v1/trust/init,
-    its write, GET /v1/trust/candidates), added to the recorded files without re-recording the others."""
+    """`--first-look`: only the answers of the first look at a vault (GET /v1/trust/init, its write) and of
+    the example vault's audit, stale list and candidates, without re-recording the others."""
     recorded: dict[str, str] = {}
 
     def save(name: str, route: str, status: int, body: Any) -> Any:
@@ -352,6 +352,9 @@ def record_first_look() -> int:
         shutil.copytree(ROOT / "examples" / "vault", vault)
         sidecar = Sidecar(vault)
         try:
+            # The audit, the stale list and the candidates of one day, so the views agree with each other.
+            save("audit", "GET /v1/trust/audit", *sidecar.call("GET", "/v1/trust/audit"))
+            save("stale", "GET /v1/trust/stale", *sidecar.call("GET", "/v1/trust/stale"))
             save("candidates", "GET /v1/trust/candidates", *sidecar.call("GET", "/v1/trust/candidates"))
         finally:
             sidecar.stop()

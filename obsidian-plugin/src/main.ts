@@ -33,6 +33,7 @@ import { AuditHub } from "./trust/audit-hub";
 import { CandidateWatcher, SEEN_STORAGE_KEY, type UnseenSummary } from "./trust/candidates";
 import { AgentConnectionModal } from "./ui/agent-modal";
 import { BatchApprovalModal } from "./ui/batch-modal";
+import { renderCandidateNotice, renderCandidateStatus } from "./ui/candidates-status";
 import {
 	activateOnKeys,
 	BadgeController,
@@ -59,14 +60,6 @@ import { waitsForDecision } from "./pipeline/model";
 const MARKDOWN = /\.md$/i;
 /** Candidates also change as days pass (windows open, notes age out): look again this often. */
 const CANDIDATE_CHECK_MS = 60 * 60 * 1000;
-const CANDIDATE_REASONS = ["never_validated", "stale", "next_batch", "provisional"] as const;
-
-/** "2 never validated, 1 stale": the reasons of the unseen candidates, in a fixed order. */
-export function candidateDetails(summary: UnseenSummary): string {
-	return CANDIDATE_REASONS.filter((reason) => (summary.byReason[reason] ?? 0) > 0)
-		.map((reason) => t(`candidates.reason.${reason}`, { count: summary.byReason[reason] ?? 0 }))
-		.join(t("candidates.separator"));
-}
 
 export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHost, HarnessHost {
 	override settings: KnowledgeHarnessSettings = normalizeSettings(undefined);
@@ -334,21 +327,13 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	}
 
 	private renderCandidates(summary: UnseenSummary): void {
-		const el = this.candidatesEl;
-		if (!el) return;
-		el.toggleClass("kh-hidden", summary.count === 0);
-		el.setText(summary.count > 0 ? t("candidates.status", { count: summary.count }) : "");
-		el.setAttr("aria-label", summary.count > 0 ? t("candidates.tooltip", { details: candidateDetails(summary) }) : "");
-		el.setAttr("data-tooltip-position", "top");
-		el.setAttr("tabindex", summary.count > 0 ? "0" : "-1");
+		if (this.candidatesEl) renderCandidateStatus(this.candidatesEl, summary);
 	}
 
 	/** One notice for the candidates the person has not seen, with a button to the list. */
 	private candidateNotice(summary: UnseenSummary): void {
 		const fragment = createFragment();
-		fragment.createDiv({ text: t("candidates.notice", { count: summary.count, details: candidateDetails(summary) }) });
-		const button = fragment.createEl("button", { cls: "kh-notice-button", text: t("candidates.open") });
-		button.addEventListener("click", () => void this.showCandidates());
+		renderCandidateNotice(fragment, summary, () => void this.showCandidates());
 		new Notice(fragment, 15_000);
 	}
 

@@ -6,7 +6,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { CandidateItem, CandidateList } from "../src/api/types";
 import { applyLanguage } from "../src/i18n";
-import { candidateDetails } from "../src/main";
+import { candidateDetails } from "../src/ui/candidates-status";
 import { CandidateWatcher, candidateKey, NOTICE_INTERVAL_MS, SEEN_STORAGE_KEY, type UnseenSummary } from "../src/trust/candidates";
 import { StaleListView } from "../src/ui/stale-view";
 import { FakeTransport, flush, json } from "./helpers/fakes";

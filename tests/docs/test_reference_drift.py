@@ -115,3 +115,11 @@ def test_every_plugin_setting_is_in_the_install_guide_and_the_user_guide() -> No
     names = plugin_settings().values()
     assert [name for name in names if f"| {name} |" not in install] == []  # a row of the settings table
     assert [name for name in names if f"**{name}**" not in guide] == []
+
+
+def test_every_picture_in_docs_img_is_shown_and_every_shown_picture_exists() -> None:
+    """docs/img holds the pictures `npm run screenshots` writes: none left unreferenced, none missing."""
+    shown = set(re.findall(r"\]\((img/[^)\s]+)\)", DOCS))
+    present = {f"img/{p.name}" for p in (REPO / "docs" / "img").glob("*.png")}
+    assert sorted(shown - present) == []
+    assert sorted(present - shown) == []

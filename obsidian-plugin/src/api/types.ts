@@ -32,7 +32,14 @@ export type IndexHeadings = Schemas["HeadingsResult"];
 
 export type Trigger = Badge["triggers"][number];
 export type Window = NonNullable<Badge["window"]>;
-export const TRIGGERS: readonly Trigger[] = ["content_changed", "references_changed", "age_expired", "no_baseline"];
+export const TRIGGERS: readonly Trigger[] = [
+	"content_changed",
+	"references_changed",
+	"age_expired",
+	"no_baseline",
+	"evidence_unreachable",
+	"evidence_missing",
+];
 export const WINDOWS: readonly Window[] = ["next_batch", "prepare", "watch"];
 export const STATUSES = ["verified", "reviewed", "disputed", "unverified"] as const;
 export type TrustStatus = (typeof STATUSES)[number];
