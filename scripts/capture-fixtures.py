@@ -13,6 +13,8 @@ and a recorded decision come from the real sidecar too. Error answers the plugin
 as `<name>.json` holding `{"status": N, "body": {...}}`.
 
 Run it again after the sidecar changes:  .venv/bin/python scripts/capture-fixtures.py
+Only the first look at a plain vault (GET /v1/trust/init, its write) and the example vault's audit,
+stale list and candidates, keeping the other recordings:  .venv/bin/python scripts/capture-fixtures.py --first-look
 Never run by `make test`; the tests only read the recorded files.
 """
 
@@ -268,14 +270,110 @@ class Sidecar:
             self.proc.wait(timeout=5)
 
 
+PLAIN_NOTES = {
+    "Research/asyncio.md": "# asyncio のタイムアウト\n\nasyncio.timeout() で期限を設定する。\n\n## Sources\n\n"
+    "- https://docs.python.org/3/library/asyncio-task.html\n",
+    "Research/git.md": "# Git quotePath\n\ncore.quotePath=false shows UTF-8 names.\n\n"
+    "Sources: https://git-scm.com/docs/git-config\n",
+    "調査/鮮度管理.md": "---\ntags: [調査]\n---\n# 鮮度管理\n\n検証から 90 日で見直す。\n\n## 参考資料\n\n"
+    "- https://www.rfc-editor.org/rfc/rfc9111\n",
+    "日記/2026-12-01.md": "# 2026-12-01\n\n散歩した。\n",
+}
+
+
+def record_onboarding(tmp: Path, save: Any, save_error: Any) -> None:
+    """The first look at a vault of plain notes nobody prepared (GET /v1/trust/init and its write)."""
+    for name, policy in (("plain", None), ("plain-with-policy", "ttl_days = 30\n")):
+        vault = tmp / name
+        for path, text in PLAIN_NOTES.items():
+            (vault / path).parent.mkdir(parents=True, exist_ok=True)
+            (vault / path).write_text(text, encoding="utf-8")
+        if policy is not None:
+            (vault / ".harness").mkdir()
+            (vault / ".harness" / "policy.toml").write_text(policy, encoding="utf-8")
+        s = Sidecar(vault)
+        try:
+            if policy is None:
+                save("init-audit", "GET /v1/trust/audit (plain vault)", *s.call("GET", "/v1/trust/audit"))
+                report = save("init-report", "GET /v1/trust/init (plain vault)", *s.call("GET", "/v1/trust/init"))
+                status, body = s.call("POST", "/v1/trust/init/write", {"proposed_toml": "[keywords]\n"})
+                save_error("init-write-changed", "POST /v1/trust/init/write (not the proposal)", status, body)
+                save(
+                    "init-write",
+                    "POST /v1/trust/init/write (plain vault)",
+                    *s.call("POST", "/v1/trust/init/write", {"proposed_toml": report["proposed_toml"]}),
+                )
+                save("init-audit-after", "GET /v1/trust/audit (after the write)", *s.call("GET", "/v1/trust/audit"))
+                save(
+                    "candidates-after-init",
+                    "GET /v1/trust/candidates (after the write)",
+                    *s.call("GET", "/v1/trust/candidates"),
+                )
+            else:
+                report = save(
+                    "init-report-existing", "GET /v1/trust/init (existing policy)", *s.call("GET", "/v1/trust/init")
+                )
+                status, body = s.call("POST", "/v1/trust/init/write", {"proposed_toml": report["proposed_toml"]})
+                save_error("init-write-refused", "POST /v1/trust/init/write (existing policy, no force)", status, body)
+        finally:
+            s.stop()
+
+
 def quote(path: str) -> str:
     return urllib.parse.quote(path, safe="/")
+
+
+def record_first_look() -> int:
+    """`--first-look`: only the answers of the first look at a vault (GET /v1/trust/init, its write) and of
+    the example vault's audit, stale list and candidates, without re-recording the others."""
+    recorded: dict[str, str] = {}
+
+    def save(name: str, route: str, status: int, body: Any) -> Any:
+        if status >= 400:
+            raise SystemExit(f"{route} answered {status}: {body}")
+        (OUT / f"{name}.json").write_text(
+            json.dumps(body, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+        )
+        recorded[name] = route
+        print(f"  + {name}: {route}")
+        return body
+
+    def save_error(name: str, route: str, status: int, body: Any) -> None:
+        (OUT / f"{name}.json").write_text(
+            json.dumps({"status": status, "body": body}, ensure_ascii=False, indent=2, sort_keys=True) + "\n",
+            encoding="utf-8",
+        )
+        recorded[name] = f"{route} → {status}"
+        print(f"  + {name}: {route} → {status}")
+
+    tmp = Path(tempfile.mkdtemp(prefix="kh-fixtures-"))
+    try:
+        vault = tmp / "vault"
+        shutil.copytree(ROOT / "examples" / "vault", vault)
+        sidecar = Sidecar(vault)
+        try:
+            # The audit, the stale list and the candidates of one day, so the views agree with each other.
+            save("audit", "GET /v1/trust/audit", *sidecar.call("GET", "/v1/trust/audit"))
+            save("stale", "GET /v1/trust/stale", *sidecar.call("GET", "/v1/trust/stale"))
+            save("candidates", "GET /v1/trust/candidates", *sidecar.call("GET", "/v1/trust/candidates"))
+        finally:
+            sidecar.stop()
+        record_onboarding(tmp, save, save_error)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    index_file = OUT / "index.json"
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    index["recorded"].update(recorded)
+    index_file.write_text(json.dumps(index, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
 
 
 def main() -> int:
     if not KH.exists():
         print(f"sidecar binary not found: {KH}", file=sys.stderr)
         return 2
+    if "--first-look" in sys.argv[1:]:
+        return record_first_look()
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*.json"):
         old.unlink()
@@ -338,6 +436,7 @@ def main() -> int:
         served = set(openapi.get("paths", {})) if openapi_status == 200 else set()
         save("audit", "GET /v1/trust/audit", *s.call("GET", "/v1/trust/audit"))
         save("stale", "GET /v1/trust/stale", *s.call("GET", "/v1/trust/stale"))
+        save("candidates", "GET /v1/trust/candidates", *s.call("GET", "/v1/trust/candidates"))
         status, notes = s.call("GET", "/v1/notes")
         badges: dict[str, Any] = {}
         if status == 200:
@@ -490,6 +589,8 @@ def main() -> int:
                         },
                     ),
                 )
+
+        record_onboarding(tmp, save, save_error)
 
         (OUT / "index.json").write_text(
             json.dumps(

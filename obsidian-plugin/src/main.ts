@@ -30,8 +30,10 @@ import { nodeSupervisorDeps } from "./sidecar/node-runtime";
 import { SidecarSupervisor, type StateSnapshot, type SupervisorConfig } from "./sidecar/supervisor";
 import { OFFLINE, STATES, statusView } from "./status";
 import { AuditHub } from "./trust/audit-hub";
+import { CandidateWatcher, SEEN_STORAGE_KEY, type UnseenSummary } from "./trust/candidates";
 import { AgentConnectionModal } from "./ui/agent-modal";
 import { BatchApprovalModal } from "./ui/batch-modal";
+import { renderCandidateNotice, renderCandidateStatus } from "./ui/candidates-status";
 import {
 	activateOnKeys,
 	BadgeController,
@@ -56,6 +58,8 @@ import { ValidateModal } from "./ui/validate-modal";
 import { waitsForDecision } from "./pipeline/model";
 
 const MARKDOWN = /\.md$/i;
+/** Candidates also change as days pass (windows open, notes age out): look again this often. */
+const CANDIDATE_CHECK_MS = 60 * 60 * 1000;
 
 export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHost, HarnessHost {
 	override settings: KnowledgeHarnessSettings = normalizeSettings(undefined);
@@ -76,6 +80,16 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	readonly audits = new AuditHub(this.client);
 	/** Disputed / stale markers in the file explorer (best effort; a setting switches them off). */
 	readonly explorerMarkers = new ExplorerMarkers(this.app, this.audits, () => this.settings.explorerMarkers);
+	/** Candidates of the next batch the person has not looked at: one throttled notice and a status-bar count. */
+	readonly candidates = new CandidateWatcher(
+		this.client,
+		{
+			load: (): unknown => this.app.loadLocalStorage(SEEN_STORAGE_KEY) as unknown,
+			save: (keys) => this.app.saveLocalStorage(SEEN_STORAGE_KEY, keys),
+		},
+		(summary) => this.candidateNotice(summary),
+	);
+	private candidatesEl: HTMLElement | null = null;
 	private badgeEl: HTMLElement | null = null;
 	private unwatchActive: (() => void) | null = null;
 	/** The last plan made in this session and not yet approved, for "Approve pending batch". */
@@ -110,6 +124,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		this.registerTrustUi();
 		this.registerCommands();
 		this.register(this.audits.subscribe(() => this.explorerMarkers.apply()));
+		this.registerCandidates();
 
 		this.app.workspace.onLayoutReady(() => {
 			// Vault events only after the layout is ready: at startup Obsidian reports every file as created.
@@ -122,6 +137,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		this.badgeController.dispose();
 		this.explorerMarkers.dispose();
 		this.audits.dispose();
+		this.candidates.dispose();
 		this.unwatchActive?.();
 		const supervisor = this.supervisor;
 		this.supervisor = null;
@@ -280,6 +296,51 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		}
 		el.setAttr("aria-label", view.tooltip);
 		el.setAttr("data-tooltip-position", "top");
+	}
+
+	// ---- candidates of the next batch ----
+
+	private registerCandidates(): void {
+		const el = this.addStatusBarItem();
+		el.addClass("kh-status-candidates", "mod-clickable", "kh-hidden");
+		this.candidatesEl = el;
+		const open = () => void this.showCandidates();
+		this.registerDomEvent(el, "click", open);
+		this.register(activateOnKeys(el, open));
+		this.register(this.candidates.subscribe((summary) => this.renderCandidates(summary)));
+		// Every shared audit (a write, renames, the sidecar coming back) is a moment to look for new candidates.
+		this.register(this.audits.subscribe(() => void this.checkCandidates()));
+		this.registerInterval(
+			window.setInterval(() => {
+				if (this.lastSnapshot.state === "ready") void this.checkCandidates();
+			}, CANDIDATE_CHECK_MS),
+		);
+	}
+
+	/** Asks the sidecar for the candidates; a failure waits for the next audit (the status bar says why already). */
+	async checkCandidates(): Promise<void> {
+		try {
+			await this.candidates.check();
+		} catch {
+			// Offline, an older sidecar without the route, or a vault it cannot read: nothing to announce.
+		}
+	}
+
+	private renderCandidates(summary: UnseenSummary): void {
+		if (this.candidatesEl) renderCandidateStatus(this.candidatesEl, summary);
+	}
+
+	/** One notice for the candidates the person has not seen, with a button to the list. */
+	private candidateNotice(summary: UnseenSummary): void {
+		const fragment = createFragment();
+		renderCandidateNotice(fragment, summary, () => void this.showCandidates());
+		new Notice(fragment, 15_000);
+	}
+
+	/** Opens the stale list; the person has now seen the candidates it shows. */
+	async showCandidates(): Promise<void> {
+		await this.activateView(STALE_VIEW_TYPE);
+		this.candidates.markSeen();
 	}
 
 	// ---- trust badges ----
@@ -526,7 +587,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			name: t("command.approve"),
 			callback: () => this.approvePending(),
 		});
-		this.addCommand({ id: "open-stale-list", name: t("command.openStale"), callback: () => void this.activateView(STALE_VIEW_TYPE) });
+		this.addCommand({ id: "open-stale-list", name: t("command.openStale"), callback: () => void this.showCandidates() });
 		this.addCommand({ id: "open-dashboard", name: t("command.openDashboard"), callback: () => void this.activateView(DASHBOARD_VIEW_TYPE) });
 		this.addCommand({ id: "rebuild-index", name: t("command.rebuildIndex"), callback: () => void this.rebuildIndex() });
 		this.addCommand({ id: "check-index", name: t("command.checkIndex"), callback: () => void this.checkIndex() });

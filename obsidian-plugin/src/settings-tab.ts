@@ -11,6 +11,7 @@ import {
 	MAX_RESTARTS,
 	parsePort,
 	RESTART_POLICIES,
+	SETTING_NAMES,
 	type SettingKey,
 } from "./settings";
 
@@ -48,22 +49,22 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 	override getSettingDefinitions(): SettingDefinitionItem[] {
 		return [
 			{
-				name: t("settings.command.name"),
+				name: t(SETTING_NAMES.sidecarCommand),
 				desc: t("settings.command.desc"),
 				control: { type: "text", key: "sidecarCommand", placeholder: DEFAULT_SETTINGS.sidecarCommand },
 			},
 			{
-				name: t("settings.args.name"),
+				name: t(SETTING_NAMES.sidecarArgs),
 				desc: t("settings.args.desc"),
 				control: { type: "textarea", key: "sidecarArgs" },
 			},
 			{
-				name: t("settings.path.name"),
+				name: t(SETTING_NAMES.pathAdditions),
 				desc: t("settings.path.desc"),
 				control: { type: "textarea", key: "pathAdditions" },
 			},
 			{
-				name: t("settings.port.name"),
+				name: t(SETTING_NAMES.port),
 				desc: t("settings.port.desc"),
 				control: {
 					type: "number",
@@ -75,22 +76,22 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 				},
 			},
 			{
-				name: t("settings.autoStart.name"),
+				name: t(SETTING_NAMES.autoStart),
 				desc: t("settings.autoStart.desc"),
 				control: { type: "toggle", key: "autoStart" },
 			},
 			{
-				name: t("settings.restartPolicy.name"),
+				name: t(SETTING_NAMES.restartPolicy),
 				desc: t("settings.restartPolicy.desc", { count: MAX_RESTARTS }),
 				control: { type: "dropdown", key: "restartPolicy", options: restartPolicyOptions() },
 			},
 			{
-				name: t("settings.badgeScope.name"),
+				name: t(SETTING_NAMES.badgeScope),
 				desc: t("settings.badgeScope.desc"),
 				control: { type: "dropdown", key: "badgeScope", options: badgeScopeOptions() },
 			},
 			{
-				name: t("settings.explorerMarkers.name"),
+				name: t(SETTING_NAMES.explorerMarkers),
 				desc: t("settings.explorerMarkers.desc"),
 				control: { type: "toggle", key: "explorerMarkers" },
 			},
@@ -128,7 +129,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 		containerEl.empty();
 
 		new Setting(containerEl)
-			.setName(t("settings.command.name"))
+			.setName(t(SETTING_NAMES.sidecarCommand))
 			.setDesc(t("settings.command.desc"))
 			.addText((text) =>
 				text
@@ -140,7 +141,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			);
 
 		new Setting(containerEl)
-			.setName(t("settings.args.name"))
+			.setName(t(SETTING_NAMES.sidecarArgs))
 			.setDesc(t("settings.args.desc"))
 			.addTextArea((text) =>
 				text.setValue(formatArgs(settings.sidecarArgs)).onChange(async (value) => {
@@ -149,7 +150,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			);
 
 		new Setting(containerEl)
-			.setName(t("settings.path.name"))
+			.setName(t(SETTING_NAMES.pathAdditions))
 			.setDesc(t("settings.path.desc"))
 			.addTextArea((text) =>
 				text.setValue(formatArgs(settings.pathAdditions)).onChange(async (value) => {
@@ -158,7 +159,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			);
 
 		new Setting(containerEl)
-			.setName(t("settings.port.name"))
+			.setName(t(SETTING_NAMES.port))
 			.setDesc(t("settings.port.desc"))
 			.addText((text) => {
 				text.inputEl.type = "number";
@@ -176,7 +177,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			});
 
 		new Setting(containerEl)
-			.setName(t("settings.autoStart.name"))
+			.setName(t(SETTING_NAMES.autoStart))
 			.setDesc(t("settings.autoStart.desc"))
 			.addToggle((toggle) =>
 				toggle.setValue(settings.autoStart).onChange(async (value) => {
@@ -185,7 +186,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			);
 
 		new Setting(containerEl)
-			.setName(t("settings.restartPolicy.name"))
+			.setName(t(SETTING_NAMES.restartPolicy))
 			.setDesc(t("settings.restartPolicy.desc", { count: MAX_RESTARTS }))
 			.addDropdown((dropdown) =>
 				dropdown
@@ -197,7 +198,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			);
 
 		new Setting(containerEl)
-			.setName(t("settings.badgeScope.name"))
+			.setName(t(SETTING_NAMES.badgeScope))
 			.setDesc(t("settings.badgeScope.desc"))
 			.addDropdown((dropdown) =>
 				dropdown
@@ -209,7 +210,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 			);
 
 		new Setting(containerEl)
-			.setName(t("settings.explorerMarkers.name"))
+			.setName(t(SETTING_NAMES.explorerMarkers))
 			.setDesc(t("settings.explorerMarkers.desc"))
 			.addToggle((toggle) =>
 				toggle.setValue(settings.explorerMarkers).onChange(async (value) => {

@@ -10,6 +10,7 @@
  *
  * The sidecar token is stored in neither.
  */
+import type { MessageKey } from "./i18n";
 
 /** Where badges appear: on every note, on notes where trust means something, or nowhere. */
 export type BadgeScope = "all" | "relevant" | "none";
@@ -181,6 +182,23 @@ export function loadSettings(data: unknown, stored: unknown): LoadedSettings {
 }
 
 export type SettingKey = keyof KnowledgeHarnessSettings;
+
+/**
+ * The catalogue key of each setting's name as the settings tab shows it. A
+ * Record over every key, so a new setting does not compile without a name; the
+ * docs drift test (tests/docs/test_reference_drift.py) reads this table and
+ * en.ts and fails when a name is missing from docs/install.md or the user guide.
+ */
+export const SETTING_NAMES: Readonly<Record<SettingKey, MessageKey>> = Object.freeze({
+	sidecarCommand: "settings.command.name",
+	sidecarArgs: "settings.args.name",
+	pathAdditions: "settings.path.name",
+	port: "settings.port.name",
+	autoStart: "settings.autoStart.name",
+	restartPolicy: "settings.restartPolicy.name",
+	badgeScope: "settings.badgeScope.name",
+	explorerMarkers: "settings.explorerMarkers.name",
+});
 
 export function isDeviceKey(key: string): key is keyof DeviceSettings {
 	return (DEVICE_KEYS as readonly string[]).includes(key);

@@ -17,7 +17,9 @@ describe("KnowledgeHarnessPlugin", () => {
 		await plugin.onload();
 
 		expect(mock.settingTabs).toHaveLength(1);
-		expect(mock.statusBarItems).toHaveLength(2);
+		// the sidecar's state, the active note's badge, the new candidates (hidden while there are none)
+		expect(mock.statusBarItems).toHaveLength(3);
+		expect(mock.statusBarItems[2].classList.contains("kh-hidden")).toBe(true);
 		const status = mock.statusBarItems[0];
 		expect(status.textContent).toBe("Sidecar stopped");
 		expect(status.classList.contains("kh-status-stopped")).toBe(true);

@@ -1,9 +1,11 @@
-"""The reference docs agree with the code: every `kh` command, HTTP route and MCP tool is documented.
+"""The reference docs agree with the code: every `kh` command, HTTP route, MCP tool and plugin setting
+is documented.
 
-A new command, route or tool without a line in README.md / docs/ fails here, not in a user's hands."""
+A new command, route, tool or setting without a line in README.md / docs/ fails here, not in a user's hands."""
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path
 from typing import Any
@@ -19,6 +21,7 @@ from knowledge_harness.settings import Settings
 REPO = Path(__file__).resolve().parents[2]
 DOCS = "\n".join(p.read_text(encoding="utf-8") for p in [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))])
 HTTP_DOC = (REPO / "docs" / "http-api.md").read_text(encoding="utf-8")
+PLUGIN_SRC = REPO / "obsidian-plugin" / "src"
 
 
 def _commands(group: Any, prefix: str = "kh") -> list[str]:
@@ -66,3 +69,59 @@ def test_every_mcp_tool_is_in_the_http_reference(tmp_path: Path) -> None:
 
     missing = [name for name in anyio.run(names) if f"`{name}`" not in HTTP_DOC]
     assert missing == []
+
+
+def _ts_block(source: str, opening: str) -> str:
+    """The text between `opening` and the brace that closes the one it opens."""
+    start = source.index(opening) + len(opening)
+    depth = 1
+    for index in range(start, len(source)):
+        depth += {"{": 1, "}": -1}.get(source[index], 0)
+        if depth == 0:
+            return source[start:index]
+    raise AssertionError(f"unclosed block after {opening!r}")
+
+
+def _without_comments(code: str) -> str:
+    return re.sub(r"/\*.*?\*/|//[^\n]*", "", code, flags=re.DOTALL)
+
+
+def plugin_settings() -> dict[str, str]:
+    """Every setting of the plugin (the fields of its two settings interfaces) with the English name
+    the settings tab shows (settings.ts SETTING_NAMES → the en.ts catalogue)."""
+    settings_ts = (PLUGIN_SRC / "settings.ts").read_text(encoding="utf-8")
+    fields: list[str] = []
+    for interface in ("SyncedSettings", "DeviceSettings"):
+        body = _without_comments(_ts_block(settings_ts, f"export interface {interface} {{"))
+        fields += re.findall(r"^\s*(?:readonly\s+)?(\w+)\??\s*:", body, flags=re.MULTILINE)
+    names_ts = settings_ts[settings_ts.index("export const SETTING_NAMES") :]
+    table = _without_comments(_ts_block(names_ts, "Object.freeze({"))
+    message_keys = dict(re.findall(r'(\w+)\s*:\s*"([^"]+)"', table))
+    assert sorted(message_keys) == sorted(fields), "SETTING_NAMES must name every field of the settings interfaces"
+    en_ts = (PLUGIN_SRC / "i18n" / "en.ts").read_text(encoding="utf-8")
+    catalogue = {
+        key: json.loads(f'"{text}"') for key, text in re.findall(r'"([\w.]+)"\s*:\s*"((?:[^"\\]|\\.)*)"', en_ts)
+    }
+    return {field: catalogue[message_keys[field]] for field in fields}
+
+
+def test_the_settings_are_read_from_the_plugin_source() -> None:
+    settings = plugin_settings()
+    assert settings["sidecarCommand"] == "Sidecar command" and settings["badgeScope"] == "Show trust badges on"
+    assert len(settings) >= 8
+
+
+def test_every_plugin_setting_is_in_the_install_guide_and_the_user_guide() -> None:
+    install = (REPO / "docs" / "install.md").read_text(encoding="utf-8")
+    guide = (REPO / "docs" / "user-guide.md").read_text(encoding="utf-8")
+    names = plugin_settings().values()
+    assert [name for name in names if f"| {name} |" not in install] == []  # a row of the settings table
+    assert [name for name in names if f"**{name}**" not in guide] == []
+
+
+def test_every_picture_in_docs_img_is_shown_and_every_shown_picture_exists() -> None:
+    """docs/img holds the pictures `npm run screenshots` writes: none left unreferenced, none missing."""
+    shown = set(re.findall(r"\]\((img/[^)\s]+)\)", DOCS))
+    present = {f"img/{p.name}" for p in (REPO / "docs" / "img").glob("*.png")}
+    assert sorted(shown - present) == []
+    assert sorted(present - shown) == []

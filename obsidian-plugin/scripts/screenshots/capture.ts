@@ -4,8 +4,10 @@
  * styles.css and a few Obsidian CSS variables in Debian's Chromium through playwright-core, and
  * writes one PNG per <section> into docs/img/.
  *
- *   apt-get install -y chromium fonts-ipafont-gothic   # once
- *   npx jiti scripts/screenshots/capture.ts            # CHROMIUM=/usr/bin/chromium by default
+ *   apt-get install -y chromium fonts-ipafont-gothic   # once (npm never downloads a browser)
+ *   npm run screenshots                                # CHROMIUM=/usr/bin/chromium by default
+ *
+ * docs/user-guide.md ("The pictures") says how to re-record the answers first.
  */
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";

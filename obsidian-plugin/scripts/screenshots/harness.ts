@@ -7,7 +7,12 @@ import { App, WorkspaceLeaf } from "../../tests/mocks/obsidian";
 import { SidecarClient } from "../../src/api/client";
 import type { HttpRequest, HttpResponse, Transport } from "../../src/api/transport";
 import type { Badge, BatchPlan, BatchRunRecord, PipelineRunDetail } from "../../src/api/types";
-import { applyLanguage } from "../../src/i18n";
+import { applyLanguage, t } from "../../src/i18n";
+import { AuditHub } from "../../src/trust/audit-hub";
+import { CandidateWatcher } from "../../src/trust/candidates";
+import { renderCandidateNotice, renderCandidateStatus } from "../../src/ui/candidates-status";
+import { InitPolicyModal } from "../../src/ui/onboarding";
+import { OFFLINE, statusView } from "../../src/status";
 import { badgeModel } from "../../src/trust/badge";
 import { renderBadge } from "../../src/ui/badges";
 import { BatchApprovalModal, renderRunRecord } from "../../src/ui/batch-modal";
@@ -21,32 +26,50 @@ import plan from "../../tests/fixtures/recorded/batch-plan.json";
 import approved from "../../tests/fixtures/recorded/batch-approve.json";
 import stale from "../../tests/fixtures/recorded/stale.json";
 import detail from "../../tests/fixtures/recorded/pipeline-detail-review.json";
+import candidates from "../../tests/fixtures/recorded/candidates.json";
+import initAudit from "../../tests/fixtures/recorded/init-audit.json";
+import initReport from "../../tests/fixtures/recorded/init-report.json";
+import initExisting from "../../tests/fixtures/recorded/init-report-existing.json";
 
 // No audit history was recorded: the dashboard shows its empty trend.
-const routes: Record<string, unknown> = {
+const exampleRoutes: Record<string, unknown> = {
 	"GET /v1/trust/audit": audit,
 	"GET /v1/trust/stale": stale,
 	"GET /v1/trust/audits": { audits: [], skipped_lines: 0 },
+	"GET /v1/trust/candidates": candidates,
 };
-const transport: Transport = {
-	request(request: HttpRequest): Promise<HttpResponse> {
-		const url = new URL(request.url);
-		const body = routes[`${request.method} ${url.pathname}`];
-		if (body === undefined) return Promise.resolve({ status: 404, text: JSON.stringify({ error: { code: "not_found", message: "not recorded", detail: null } }) });
-		return Promise.resolve({ status: 200, text: JSON.stringify(body) });
-	},
+// A vault of plain notes nobody prepared: the audit counts nothing, the dashboard shows the kh init report.
+const plainRoutes: Record<string, unknown> = {
+	"GET /v1/trust/audit": initAudit,
+	"GET /v1/trust/audits": { audits: [], skipped_lines: 0 },
+	"GET /v1/trust/init": initReport,
 };
 const app = new App();
-const host = {
-	app,
-	client: new SidecarClient(transport, { baseUrl: "http://127.0.0.1:9", token: "t" }),
-	openNote: () => Promise.resolve(),
-	afterWrite: () => undefined,
-	reportError: () => undefined,
-	openBatchApproval: () => undefined,
-	planBatch: () => Promise.resolve(),
-	openPipelineRun: () => Promise.resolve(),
-} as unknown as HarnessHost;
+
+function makeHost(routes: Record<string, unknown>): HarnessHost {
+	const transport: Transport = {
+		request(request: HttpRequest): Promise<HttpResponse> {
+			const url = new URL(request.url);
+			const body = routes[`${request.method} ${url.pathname}`];
+			if (body === undefined) return Promise.resolve({ status: 404, text: JSON.stringify({ error: { code: "not_found", message: "not recorded", detail: null } }) });
+			return Promise.resolve({ status: 200, text: JSON.stringify(body) });
+		},
+	};
+	const client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:9", token: "t" });
+	return {
+		app,
+		client,
+		audits: new AuditHub(client),
+		candidates: new CandidateWatcher(client, { load: () => undefined, save: () => undefined }, () => undefined),
+		openNote: () => Promise.resolve(),
+		afterWrite: () => undefined,
+		reportError: () => undefined,
+		openBatchApproval: () => undefined,
+		planBatch: () => Promise.resolve(),
+		openPipelineRun: () => Promise.resolve(),
+	} as unknown as HarnessHost;
+}
+const host = makeHost(exampleRoutes);
 
 function section(id: string, width: number): HTMLElement {
 	const el = document.body.createDiv({ cls: "shot", attr: { id } });
@@ -70,6 +93,7 @@ async function main(): Promise<void> {
 		renderBadge(row.createDiv(), model);
 	}
 
+	await host.candidates.check();
 	const staleShot = section("stale-list", 420);
 	const staleView = new StaleListView(new WorkspaceLeaf(app) as never, host);
 	staleShot.appendChild(staleView.containerEl);
@@ -83,6 +107,7 @@ async function main(): Promise<void> {
 	const approvalShot = section("approval", 760);
 	const modal = new BatchApprovalModal(host, plan as unknown as BatchPlan);
 	approvalShot.addClass("modal");
+	approvalShot.createDiv({ cls: "shot-title", text: t("batch.title") });
 	approvalShot.appendChild(modal.contentEl);
 	modal.open();
 	await new Promise((resolve) => window.setTimeout(resolve, 50));
@@ -90,6 +115,35 @@ async function main(): Promise<void> {
 	modal.sync(modal.input?.getValue() ?? "");
 	const resultShot = section("run-record", 760);
 	renderRunRecord(resultShot, approved as unknown as BatchRunRecord);
+
+	for (const language of ["en", "ja"] as const) {
+		applyLanguage(language);
+		const suffix = language === "en" ? "" : "-ja";
+		// The dashboard on a vault where nothing counts yet: the kh init report and its button.
+		const plain = makeHost(plainRoutes);
+		const firstShot = section(`first-look${suffix}`, 560);
+		const firstLook = new DashboardView(new WorkspaceLeaf(app) as never, plain);
+		firstShot.appendChild(firstLook.containerEl);
+		await firstLook.onOpen();
+
+		// The confirmation before .harness/policy.toml is written, for a vault that already has a policy.
+		const confirmShot = section(`first-look-confirm${suffix}`, 560);
+		confirmShot.addClass("modal");
+		const confirm = new InitPolicyModal(plain, initExisting, () => undefined);
+		confirmShot.createDiv({ cls: "shot-title", text: t("init.confirm.title") });
+		confirmShot.appendChild(confirm.contentEl);
+		confirm.open();
+
+		// New candidates: the notice (one, whatever their number) and the status-bar count.
+		const candidatesShot = section(`candidates${suffix}`, 560);
+		const summary = host.candidates.summary();
+		const notice = candidatesShot.createDiv({ cls: "shot-notice" });
+		renderCandidateNotice(notice, summary, () => undefined);
+		const bar = candidatesShot.createDiv({ cls: "shot-statusbar" });
+		const state = statusView({ ...OFFLINE, state: "ready", port: 48123 });
+		bar.createDiv({ cls: `kh-status ${state.cls}`, text: state.text });
+		renderCandidateStatus(bar.createDiv({ cls: "kh-status-candidates" }), summary);
+	}
 
 	const runShot = section("pipeline-run", 980);
 	applyLanguage("ja");

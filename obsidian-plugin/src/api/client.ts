@@ -8,6 +8,7 @@ import type {
 	BatchPlanRequest,
 	BadgeBatch,
 	BatchRunRecord,
+	CandidateList,
 	DecisionChoices,
 	DecisionRequest,
 	DecisionResponse,
@@ -16,6 +17,8 @@ import type {
 	IndexCheckReport,
 	IndexHeadings,
 	IndexSearchResult,
+	InitApplied,
+	InitReport,
 	PipelineRunDetail,
 	PipelineRunList,
 	PipelineRunStatus,
@@ -222,6 +225,27 @@ export class SidecarClient {
 
 	stale(): Promise<StaleReport> {
 		return this.request<StaleReport>("GET", "/v1/trust/stale", { timeout: "audit" });
+	}
+
+	/** The candidates of the next batch (what `kh discover` lists); writes nothing. */
+	candidates(): Promise<CandidateList> {
+		return this.request<CandidateList>("GET", "/v1/trust/candidates", { timeout: "audit" });
+	}
+
+	/** The `kh init` report: why the audit counts what it counts, and a proposed [keywords] rule. */
+	initReport(): Promise<InitReport> {
+		return this.request<InitReport>("GET", "/v1/trust/init", { timeout: "audit" });
+	}
+
+	/**
+	 * Writes the proposed rule the person confirmed to .harness/policy.toml (person token only).
+	 * Refused (412) when the vault now proposes another rule, (409) over an existing policy without `force`.
+	 */
+	writeInitPolicy(proposedToml: string, force = false): Promise<InitApplied> {
+		return this.request<InitApplied>("POST", "/v1/trust/init/write", {
+			body: { proposed_toml: proposedToml, force },
+			timeout: "audit",
+		});
 	}
 
 	badge(path: string): Promise<Badge> {

@@ -187,6 +187,67 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/trust/init": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Init
+         * @description The `kh init VAULT --json` report: why the audit counts what it counts, and a proposed [keywords] rule.
+         */
+        get: operations["get_init_v1_trust_init_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trust/init/write": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Post Init Write
+         * @description `kh init VAULT --write`: write the confirmed rule to .harness/policy.toml. Person token only; an
+         *     existing policy only with `force` (409 `refused` otherwise).
+         */
+        post: operations["post_init_write_v1_trust_init_write_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/trust/candidates": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Candidates
+         * @description The candidates of the next batch, by reason (as `kh discover` lists them); writes nothing.
+         */
+        get: operations["get_candidates_v1_trust_candidates_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/validate": {
         parameters: {
             query?: never;
@@ -1068,6 +1129,41 @@ export interface components {
              */
             fallback_notes: number;
         };
+        /** CandidateItem */
+        CandidateItem: {
+            /** Path */
+            path: string;
+            /**
+             * Reason
+             * @description next_batch, stale, provisional or never_validated (docs/automation.md).
+             */
+            reason: string;
+            /** Days Left */
+            days_left: number | null;
+            /** Triggers */
+            triggers: string[];
+        };
+        /**
+         * CandidateList
+         * @description The candidates of the next batch as of `today`: what `kh discover` lists, computed when asked
+         *     (read-only: unlike `kh discover` it writes no file).
+         */
+        CandidateList: {
+            /**
+             * Today
+             * Format: date
+             */
+            today: string;
+            /** Candidates */
+            candidates: components["schemas"]["CandidateItem"][];
+            /**
+             * Counts
+             * @description Candidates per reason.
+             */
+            counts: {
+                [key: string]: number;
+            };
+        };
         /**
          * CaptureRequest
          * @description Either a request note (`note`) or the question itself (`question`, `title`, `publishable`).
@@ -1127,6 +1223,17 @@ export interface components {
              * @default false
              */
             settings_changed: boolean;
+        };
+        /** CountedFigures */
+        CountedFigures: {
+            /** Raw */
+            raw: number;
+            /** Evidence Capable */
+            evidence_capable: number;
+            /** Fresh L2 */
+            fresh_l2: number;
+            /** Coverage */
+            coverage: number;
         };
         /**
          * DecisionBody
@@ -1451,6 +1558,72 @@ export interface components {
             asked: components["schemas"]["BudgetAsk"][];
             /** Rule Ja */
             rule_ja: string;
+        };
+        /** InitApplied */
+        InitApplied: {
+            /**
+             * Written
+             * @description False when the policy already said this.
+             */
+            written: boolean;
+            /**
+             * Diff
+             * @description Unified diff of .harness/policy.toml, before and after.
+             */
+            diff: string;
+            /** @description The report the rule was taken from (figures with the rule applied). */
+            report: components["schemas"]["InitReport"];
+        };
+        /** InitReport */
+        InitReport: {
+            /** Notes */
+            notes: number;
+            /** By Folder */
+            by_folder: {
+                [key: string]: number;
+            };
+            /** By Tag */
+            by_tag: {
+                [key: string]: number;
+            };
+            /** With Provenance */
+            with_provenance: number;
+            /** With Recognized Sources */
+            with_recognized_sources: number;
+            /** With Unrecognized Urls */
+            with_unrecognized_urls: number;
+            /** Unrecognized Examples */
+            unrecognized_examples: components["schemas"]["Unrecognized"][];
+            /** Current Rule */
+            current_rule: {
+                [key: string]: unknown;
+            };
+            /** Proposed Rule */
+            proposed_rule: {
+                [key: string]: unknown;
+            };
+            /** Proposed Toml */
+            proposed_toml: string;
+            counted_now: components["schemas"]["CountedFigures"];
+            counted_with_proposal: components["schemas"]["CountedFigures"];
+            /** Policy Exists */
+            policy_exists: boolean;
+            /** Explanation */
+            explanation: string[];
+        };
+        /** InitWriteRequest */
+        InitWriteRequest: {
+            /**
+             * Proposed Toml
+             * @description The `proposed_toml` of the report the person confirmed; refused (412) when the vault now proposes something else.
+             */
+            proposed_toml: string;
+            /**
+             * Force
+             * @description Replace the [keywords] table of an existing policy.
+             * @default false
+             */
+            force: boolean;
         };
         /** NextTask */
         NextTask: {
@@ -2354,6 +2527,15 @@ export interface components {
             /** Source Ids */
             source_ids?: string[];
         };
+        /** Unrecognized */
+        Unrecognized: {
+            /** Path */
+            path: string;
+            /** Reason */
+            reason: string;
+            /** Example Url */
+            example_url: string;
+        };
         /** ValidationResult */
         ValidationResult: {
             /**
@@ -2796,6 +2978,128 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BadgeBatch"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_init_v1_trust_init_get: {
+        parameters: {
+            query?: {
+                today?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InitReport"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    post_init_write_v1_trust_init_write_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["InitWriteRequest"];
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["InitApplied"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_candidates_v1_trust_candidates_get: {
+        parameters: {
+            query?: {
+                today?: string | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["CandidateList"];
                 };
             };
             /** @description The request does not match the expected schema (`invalid_request`). */

@@ -32,7 +32,14 @@ export type IndexHeadings = Schemas["HeadingsResult"];
 
 export type Trigger = Badge["triggers"][number];
 export type Window = NonNullable<Badge["window"]>;
-export const TRIGGERS: readonly Trigger[] = ["content_changed", "references_changed", "age_expired", "no_baseline"];
+export const TRIGGERS: readonly Trigger[] = [
+	"content_changed",
+	"references_changed",
+	"age_expired",
+	"no_baseline",
+	"evidence_unreachable",
+	"evidence_missing",
+];
 export const WINDOWS: readonly Window[] = ["next_batch", "prepare", "watch"];
 export const STATUSES = ["verified", "reviewed", "disputed", "unverified"] as const;
 export type TrustStatus = (typeof STATUSES)[number];
@@ -83,6 +90,15 @@ export type DecisionChoiceInfo = Schemas["DecisionChoice"];
 export type DecisionChoices = Schemas["DecisionChoices"];
 export type DecisionChoice = DecisionChoiceInfo["code"];
 export const DECISION_CHOICES: readonly DecisionChoice[] = ["approve", "revise", "reject", "policy"];
+
+// ---- GET /v1/trust/candidates: the candidates of the next batch (what `kh discover` lists) ----
+export type CandidateList = Schemas["CandidateList"];
+export type CandidateItem = Schemas["CandidateItem"];
+
+// ---- GET /v1/trust/init, POST /v1/trust/init/write: the first look at a vault (`kh init`) ----
+export type InitReport = Schemas["InitReport"];
+export type InitApplied = Schemas["InitApplied"];
+export type CountedFigures = Schemas["CountedFigures"];
 
 // ---- GET /v1/trust/audits ----
 export type AuditTrend = Schemas["AuditTrend"];

@@ -1,9 +1,10 @@
 import { ItemView, type WorkspaceLeaf } from "obsidian";
-import type { AuditReport, AuditTrendPoint } from "../api/types";
+import type { AuditReport, AuditTrendPoint, InitReport } from "../api/types";
 import { type MessageKey, t } from "../i18n";
 import { describeFailure, isNotServed } from "./errors";
 import { renderGauge, renderTrend } from "./gauge";
 import type { HarnessHost } from "./host";
+import { InitPolicyModal, needsOnboarding, renderInitReport } from "./onboarding";
 
 export const DASHBOARD_VIEW_TYPE = "kh-dashboard";
 
@@ -11,6 +12,8 @@ export interface DashboardData {
 	audit: AuditReport;
 	/** null: the sidecar keeps no audit history (or does not serve it). */
 	trend: AuditTrendPoint[] | null;
+	/** The `kh init` report, asked for only when the audit counts nothing (null otherwise, or when it failed). */
+	init?: InitReport | null;
 }
 
 /** Every term the dashboard uses, with its explanation (shown as a tooltip and in the legend). */
@@ -75,7 +78,23 @@ export class DashboardView extends ItemView {
 		} catch (error) {
 			if (!isNotServed(error)) trend = this.data?.trend ?? null;
 		}
-		this.show({ audit, trend });
+		let init: InitReport | null = null;
+		if (needsOnboarding(audit)) {
+			try {
+				init = await this.host.client.initReport();
+			} catch {
+				// An older sidecar (or a failure): the figures alone, as before.
+				init = null;
+			}
+		}
+		this.show({ audit, trend, init });
+	}
+
+	/** The confirmation before the proposed rule is written; afterwards the shared audit refreshes this view. */
+	openInitConfirmation(report: InitReport): InitPolicyModal {
+		const modal = new InitPolicyModal(this.host, report, () => void this.refresh(false, true));
+		modal.open();
+		return modal;
 	}
 
 	show(data: DashboardData): void {
@@ -85,6 +104,13 @@ export class DashboardView extends ItemView {
 		el.empty();
 		el.addClass("kh-view");
 		el.createDiv({ cls: "kh-muted", text: t("dashboard.asOf", { date: audit.today }) });
+		const init = data.init;
+		if (init && needsOnboarding(audit)) {
+			// Zeros explain nothing: show why nothing counts and what would (as `kh init` does).
+			renderInitReport(el, init, () => this.openInitConfirmation(init));
+			renderLegend(el);
+			return;
+		}
 		const label = t("dashboard.gaugeLabel", {
 			coverage: (audit.coverage * 100).toFixed(1),
 			threshold: (audit.threshold * 100).toFixed(0),

@@ -53,9 +53,18 @@ export class StaleListView extends ItemView {
 	}
 
 	override async onOpen(): Promise<void> {
-		this.addAction("refresh-cw", t("common.refresh"), () => void this.refresh(true));
+		this.addAction("refresh-cw", t("common.refresh"), () => {
+			// The person asked for the list: what it shows is seen.
+			void this.refresh(true).then(() => this.host.candidates.markSeen());
+		});
 		// A new shared audit (after a write, a rename, the sidecar coming back) refreshes the list.
 		this.register(this.host.audits.subscribe((audit) => void this.refreshWith(audit)));
+		// New candidates (or the person having seen them) change the "new" marks and the first-validation list.
+		this.register(
+			this.host.candidates.subscribe(() => {
+				if (this.data) this.show(this.data);
+			}),
+		);
 		await this.refresh();
 	}
 
@@ -101,8 +110,10 @@ export class StaleListView extends ItemView {
 		};
 		planButton.addEventListener("click", () => void this.host.planBatch("progressive", Array.from(this.selected)));
 
-		const item = (list: HTMLElement, path: string, detail: string, selectable: boolean) => {
+		const candidates = this.host.candidates;
+		const item = (list: HTMLElement, path: string, detail: string, selectable: boolean, reason?: string) => {
 			const li = list.createEl("li", { cls: "kh-list-item" });
+			const isNew = reason !== undefined && candidates.latest() !== null && candidates.isCandidate({ path, reason }) && candidates.isNew({ path, reason });
 			if (selectable) {
 				const box = li.createEl("input", { attr: { type: "checkbox", "aria-label": path } });
 				box.checked = this.selected.has(path);
@@ -117,6 +128,7 @@ export class StaleListView extends ItemView {
 			link.addEventListener("click", open);
 			activateOnKeys(link, open);
 			if (detail) li.createSpan({ cls: "kh-muted", text: ` ${detail}` });
+			if (isNew) li.createSpan({ cls: "kh-new", text: t("candidates.new") });
 		};
 		const section = (title: string, count: number, cls: string): HTMLElement => {
 			const box = el.createDiv({ cls: `kh-section ${cls}` });
@@ -129,11 +141,14 @@ export class StaleListView extends ItemView {
 		for (const window of WINDOWS) {
 			const rows = data.stale.windows[window] ?? [];
 			const list = section(windowLabel(window), rows.length, `kh-window-${window}`);
-			for (const row of rows) item(list, row.path, `${row.revalidate_after} · ${daysLabel(row.days_left)}`, true);
+			for (const row of rows) item(list, row.path, `${row.revalidate_after} · ${daysLabel(row.days_left)}`, true, window);
 		}
+		const never = (candidates.latest()?.candidates ?? []).filter((c) => c.reason === "never_validated");
+		const neverList = section(t("stale.neverValidated"), never.length, "kh-never-validated");
+		for (const row of never) item(neverList, row.path, "", true, row.reason);
 		for (const [trigger, rows] of groupByTrigger(data.stale)) {
 			const list = section(t("stale.byTrigger", { trigger: triggerLabel(trigger) }), rows.length, `kh-trigger-${trigger}`);
-			for (const row of rows) item(list, row.path, `L${row.level} · ${statusLabel(row.status)}`, true);
+			for (const row of rows) item(list, row.path, `L${row.level} · ${statusLabel(row.status)}`, true, "stale");
 		}
 		const disputed = section(t("stale.disputed"), data.audit.disputed.length, "kh-disputed");
 		for (const path of data.audit.disputed) item(disputed, path, "", false);

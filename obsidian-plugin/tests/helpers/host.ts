@@ -2,6 +2,7 @@ import { SidecarClient } from "../../src/api/client";
 import type { HttpRequest, HttpResponse } from "../../src/api/transport";
 import type { BatchPlan, BatchStage } from "../../src/api/types";
 import { AuditHub } from "../../src/trust/audit-hub";
+import { CandidateWatcher, type UnseenSummary } from "../../src/trust/candidates";
 import type { HarnessHost } from "../../src/ui/host";
 import { App } from "../mocks/obsidian";
 import { FakeTransport, json } from "./fakes";
@@ -32,11 +33,26 @@ export class FakeHost {
 	readonly runs: string[] = [];
 	readonly consumed: string[] = [];
 	readonly audits: AuditHub;
+	readonly candidates: CandidateWatcher;
+	/** What the candidate watcher announced. */
+	readonly candidateNotices: UnseenSummary[] = [];
+	/** The candidate keys the person has seen (this device's local storage in the plugin). */
+	seenStore: unknown = undefined;
 	writes = 0;
 
 	constructor(readonly transport: FakeTransport) {
 		this.client = new SidecarClient(transport, { baseUrl: "http://127.0.0.1:9", token: "t".repeat(64) });
 		this.audits = new AuditHub(this.client);
+		this.candidates = new CandidateWatcher(
+			this.client,
+			{
+				load: () => this.seenStore,
+				save: (keys) => {
+					this.seenStore = keys;
+				},
+			},
+			(summary) => this.candidateNotices.push(summary),
+		);
 	}
 
 	planConsumed(planId: string): void {

@@ -94,4 +94,37 @@ describe("real sidecar", () => {
 		expect(isAlive(pid)).toBe(false);
 		expect(signals, "the sidecar needed SIGKILL to stop").not.toContain("SIGKILL");
 	}, 45_000);
+
+	it("gives the plugin the first look at a plain vault, writes the confirmed rule, then lists the candidate", async () => {
+		const plain = mkdtempSync(path.join(tmpdir(), "kh-plugin-first-look-"));
+		mkdirSync(path.join(plain, "調査"));
+		writeFileSync(path.join(plain, "調査", "鮮度.md"), "# 鮮度\n\n90 日で見直す。\n\n## 参考資料\n\n- https://www.rfc-editor.org/rfc/rfc9111\n");
+		writeFileSync(path.join(plain, "日記.md"), "# 日記\n\n散歩した。\n");
+		const real = new SidecarSupervisor(
+			{ command: khBin, args: [], vaultPath: plain, port: 0 },
+			nodeSupervisorDeps(),
+			{ listeningTimeoutMs: 20_000, healthTimeoutMs: 10_000, healthIntervalMs: 100 },
+		);
+		try {
+			await real.start();
+			expect(real.snapshot().state, real.recentOutput().join("\n")).toBe("ready");
+			const client = new SidecarClient(createNodeHttpTransport(), real.endpoint!);
+			const report = await client.initReport();
+			expect(report.counted_now).toMatchObject({ raw: 0, evidence_capable: 0 });
+			expect(report.proposed_rule.folders).toEqual(["調査"]);
+			expect((await client.candidates()).candidates).toEqual([]);
+
+			const applied = await client.writeInitPolicy(report.proposed_toml);
+			expect(applied.written).toBe(true);
+			const again = await client.writeInitPolicy(report.proposed_toml).catch((e: unknown) => e);
+			expect((again as SidecarError).code).toBe("refused"); // a policy exists now: only with force
+			const audit = await client.audit();
+			expect([audit.raw, audit.evidence_capable]).toEqual([1, 1]);
+			const candidates = await client.candidates();
+			expect(candidates.candidates.map((c) => [c.path, c.reason])).toEqual([["調査/鮮度.md", "never_validated"]]);
+		} finally {
+			await real.stop();
+			rmSync(plain, { recursive: true, force: true });
+		}
+	}, 45_000);
 });

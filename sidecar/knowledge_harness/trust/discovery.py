@@ -12,12 +12,14 @@ import datetime as dt
 import shlex
 from typing import Any
 
+from pydantic import BaseModel, Field
+
 from ..vault.catalog import NoteCatalog
 from ..vault.paths import Vault
 from ..vault.trust_records import write_discovery
 from .audit import run_audit, stale_report
 from .batch import find_candidates, iso, utcnow
-from .policy import load_policy
+from .policy import Policy, load_policy
 
 DISCOVERY_FORMAT = "kh-discovery/1"
 
@@ -99,3 +101,27 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"  - {candidate['path']}: {candidate['reason']}{days}{' ' + extra if extra else ''}")
     lines.append("Nothing was written to notes. " + report["next_step"])
     return "\n".join(lines) + "\n"
+
+
+class CandidateItem(BaseModel):
+    path: str
+    reason: str = Field(description="next_batch, stale, provisional or never_validated (docs/automation.md).")
+    days_left: int | None
+    triggers: list[str]
+
+
+class CandidateList(BaseModel):
+    """The candidates of the next batch as of `today`: what `kh discover` lists, computed when asked
+    (read-only: unlike `kh discover` it writes no file)."""
+
+    today: dt.date
+    candidates: list[CandidateItem]
+    counts: dict[str, int] = Field(description="Candidates per reason.")
+
+
+def candidate_list(catalog: NoteCatalog, policy: Policy, today: dt.date) -> CandidateList:
+    items = [CandidateItem(**candidate.as_dict()) for candidate in find_candidates(catalog, policy, today)]
+    counts = {"next_batch": 0, "stale": 0, "provisional": 0, "never_validated": 0}
+    for item in items:
+        counts[item.reason] = counts.get(item.reason, 0) + 1
+    return CandidateList(today=today, candidates=items, counts=counts)

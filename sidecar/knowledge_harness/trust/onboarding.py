@@ -16,9 +16,9 @@ import re
 from collections import Counter
 from typing import Any
 
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
-from ..errors import Refused
+from ..errors import PreconditionFailed, Refused
 from ..machine_config import load_machine_config
 from ..vault.catalog import NoteCatalog
 from ..vault.paths import Vault
@@ -215,3 +215,22 @@ def write_proposal(vault: Vault, report: InitReport, *, force: bool) -> str:
     if new != current:
         write_policy_text(vault, new)
     return diff
+
+
+class InitApplied(BaseModel):
+    written: bool = Field(description="False when the policy already said this.")
+    diff: str = Field(description="Unified diff of .harness/policy.toml, before and after.")
+    report: InitReport = Field(description="The report the rule was taken from (figures with the rule applied).")
+
+
+def apply_proposal(vault: Vault, *, seen_toml: str, force: bool, today: dt.date | None = None) -> InitApplied:
+    """Write the proposal the person saw: refused when the vault now proposes another rule (they
+    confirmed that one, not this one), and for an existing policy without `force`."""
+    report = inspect_vault(vault, today=today)
+    if report.proposed_toml != seen_toml:
+        raise PreconditionFailed(
+            "The proposed rule changed since it was shown (notes or the policy changed); look at it again.",
+            detail={"proposed_toml": report.proposed_toml},
+        )
+    diff = write_proposal(vault, report, force=force)
+    return InitApplied(written=bool(diff), diff=diff, report=report)

@@ -2,13 +2,14 @@
 
 from fastapi import APIRouter
 
-from . import batches, health, index, notes, pipeline, system, trust, validate
+from . import batches, health, index, notes, onboarding, pipeline, system, trust, validate
 
 ROUTERS: list[APIRouter] = [
     health.router,
     notes.router,
     system.router,
     trust.router,
+    onboarding.router,
     validate.router,
     index.router,
     pipeline.router,
