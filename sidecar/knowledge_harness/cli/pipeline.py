@@ -15,8 +15,9 @@ from typing import Annotated, Any
 import typer
 
 from ..errors import InputError, NotFound, PersonRequired
+from ..pipeline.config import PipelineConfig, load_config
 from ..pipeline.contract import DECISION_CHOICES, RunStatus, choice_code
-from ..pipeline.drafts import CheckInputs, check_draft
+from ..pipeline.drafts import CheckInputs, blog_rules, check_draft
 from ..pipeline.engine import Pipeline, SubmissionRefused
 from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
@@ -296,6 +297,12 @@ def check_draft_cmd(
     posts: Annotated[
         Path | None, typer.Option("--posts", help="A folder of existing articles (title duplicates, similarity).")
     ] = None,
+    vault: Annotated[
+        Path | None,
+        typer.Option(
+            "--vault", help="Read the blog's rules (directives, roles, draft_language, private words) from this vault."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """O-09's program checks on a draft; exit 1 when there are errors. Reads only; never fixes."""
@@ -329,6 +336,7 @@ def check_draft_cmd(
             draft_dir=draft_dir,
             local_exists=exists,
             past_posts=past,
+            **blog_rules(load_config(Vault.open(vault).harness_dir) if vault is not None else PipelineConfig()),
         ),
     )
     data = report.as_json()

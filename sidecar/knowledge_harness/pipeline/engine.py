@@ -60,7 +60,7 @@ from .ops.o10_review import PrepareReview
 from .ops.o11_decide import DecidePublication
 from .ops.o12_feedback import ApplyFeedback
 from .ops.o13_record import RecordOutcome
-from .safety import mask_sensitive, private_markers
+from .safety import mask_sensitive, read_private
 from .search import is_request_note
 from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
 
@@ -622,10 +622,14 @@ class Pipeline:
             if not question.choices:
                 # screened like a request: a private marker is refused (nothing stored, the question stays
                 # open); secrets, personal and company information are masked before anything is stored
-                markers = private_markers(answer, None, self.config.screening.private_markers)
+                screening = self.config.screening
+                # an answer cannot be asked about again: a marker word that would ask is refused too
+                reading = read_private(answer, None, screening.private_markers, screening.technical_sense_markers)
+                markers = reading.private + reading.ask
                 if markers:
                     raise InputError(
-                        f"The answer contains a private marker ({', '.join(markers)}): nothing was stored and "
+                        f"The answer contains a private marker or clearly private content ({', '.join(markers)}): "
+                        "nothing was stored and "
                         f"{question_id} is still open. Answer without private content."
                     )
                 answer, found = mask_sensitive(answer.strip())
