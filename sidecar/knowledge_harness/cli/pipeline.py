@@ -14,6 +14,7 @@ from typing import Annotated, Any
 
 import typer
 
+from ..actors import agent
 from ..errors import InputError, NotFound, PersonRequired
 from ..pipeline.config import PipelineConfig, load_config
 from ..pipeline.contract import DECISION_CHOICES, RunStatus, choice_code
@@ -158,10 +159,11 @@ def answer(
 def task_next(
     vault: VaultArg,
     operation: Annotated[str | None, typer.Option(help="Only tasks of this operation, e.g. O-05.")] = None,
+    run: Annotated[str | None, typer.Option("--run", help="Only the tasks of this run.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The oldest open task for an external agent (Claude Code, Codex)."""
-    task = _pipeline(vault).next_task(operation=operation)
+    """The oldest open task for an external agent (Claude Code, Codex), of any run or of one run."""
+    task = _pipeline(vault).next_task(operation=operation, run_id=run)
     if as_json:
         _print_json({"task": task.model_dump(mode="json") if task else None})
     elif task is None:
@@ -185,7 +187,8 @@ def task_submit(
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"Cannot read JSON from {file}: {exc}.") from exc
     try:
-        result = _pipeline(vault).submit(task_id, output)
+        # a local process, no token: the record names the CLI as the client that submitted
+        result = _pipeline(vault).submit(task_id, output, actor=agent("terminal", "kh-cli"))
     except SubmissionRefused as exc:
         typer.echo(f"kh: {exc.message}", err=True)
         for reason in (exc.detail or {}).get("reasons", []):

@@ -3,6 +3,7 @@
 ```toml
 [agents]
 backend = "external"            # external | openai_compat | none
+independent_judge = "flag"      # flag | required (a judge that authored what it judges → HOLD)
 [agents.operations]             # per-operation override
 "O-05" = "external"
 # [agents.openai_compat] base_url / model / api_key_env and [search] searxng_url live in the
@@ -76,6 +77,9 @@ class OpenAICompatSettings(_Strict):
 
 class AgentSettings(_Strict):
     backend: BackendName = "external"
+    # an AI judge (O-06, O-09) that is the client which authored what it judges: "flag" records it
+    # (reason code + uncertainty); "required" also holds the run
+    independent_judge: Literal["flag", "required"] = "flag"
     operations: dict[str, BackendName] = Field(default_factory=dict)
     openai_compat: OpenAICompatSettings = Field(default_factory=OpenAICompatSettings)
 

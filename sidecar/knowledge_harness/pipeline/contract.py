@@ -685,6 +685,8 @@ class OperationRecord(BaseModel):
     metrics: dict[str, Any] = Field(default_factory=dict)
     task_id: str | None = None
     waiting_for: str | None = None
+    # who really acted for an agent / AI-judge record: {scope, name, via, client, client_version, token}
+    acted_by: dict[str, Any] | None = None
 
     def contract_view(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")
