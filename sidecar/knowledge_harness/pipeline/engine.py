@@ -465,6 +465,10 @@ class Pipeline:
             "tasks": [t.model_dump(mode="json") for t in run.tasks.values()],
             "artifacts": dict(sorted(run.artifacts.items())),
             "metrics": {r.operation: r.metrics for r in records if r.metrics},
+            # who really acted for each agent / AI-judge record (client name and version, token kind)
+            "acted_by": [
+                {"seq": r.seq, "operation": r.operation, "acted_by": r.acted_by} for r in records if r.acted_by
+            ],
         }
 
     def list_runs(self) -> list[RunSummary]:

@@ -60,7 +60,10 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         )
     )
     def harness_submit_result(
-        task_id: str, output: dict[str, Any] | str, context: Context[Any, Any] | None = None
+        task_id: str,
+        output: dict[str, Any] | str,
+        # the bare class: the SDK injects the request context by a Context annotation, not a subscripted one
+        context: Context | None = None,  # type: ignore[type-arg]
     ) -> dict[str, Any]:
         if isinstance(output, str):
             try:
