@@ -63,7 +63,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         task_id: str,
         output: dict[str, Any] | str,
         # the bare class: the SDK injects the request context by a Context annotation, not a subscripted one
-        context: Context | None = None,  # type: ignore[type-arg]
+        context: Context | None = None,
     ) -> dict[str, Any]:
         if isinstance(output, str):
             try:
