@@ -16,6 +16,9 @@ from pydantic import BaseModel, ConfigDict
 
 Scope = Literal["person", "agent"]
 Via = Literal["terminal", "http", "plugin", "mcp-http", "mcp-stdio", "program"]
+# which credential proved the caller: the person token, the agent token, or none (a local process:
+# `kh mcp` launched by the client over stdio, `kh` at a terminal)
+Token = Literal["person", "agent", "none"]
 
 
 class Actor(BaseModel):
@@ -24,6 +27,9 @@ class Actor(BaseModel):
     scope: Scope
     name: str
     via: Via
+    client: str | None = None  # what the client declared (MCP clientInfo name, an HTTP User-Agent)
+    client_version: str | None = None
+    token: Token = "none"  # noqa: S105 - a credential kind, not a secret
 
     @property
     def is_person(self) -> bool:
@@ -48,7 +54,18 @@ def person(via: Via) -> Actor:
     return Actor(scope="person", name=f"{name} via Obsidian" if via == "plugin" else name, via=via)
 
 
-def agent(via: Via, client_name: str | None = None) -> Actor:
+def agent(
+    via: Via, client_name: str | None = None, *, client_version: str | None = None, token: Token | None = None
+) -> Actor:
     """An AI agent; `client_name` is what the client declared (MCP clientInfo), never trusted as a person."""
-    clean = (client_name or "").strip()[:80]
-    return Actor(scope="agent", name=f"agent:{clean}" if clean else "agent", via=via)
+    clean = (client_name or "").strip()[:80] or None
+    version = (client_version or "").strip()[:40] or None
+    kind: Token = token if token is not None else ("agent" if via in ("http", "mcp-http") else "none")
+    return Actor(
+        scope="agent",
+        name=f"agent:{clean}" if clean else "agent",
+        via=via,
+        client=clean,
+        client_version=version,
+        token=kind,
+    )

@@ -172,7 +172,18 @@ TOOLS_LIST_CAP = 14 * 1024  # issue 29: what every agent loads into its context 
 
 def test_tools_list_stays_under_14_kb_on_the_wire(sidecar: Sidecar) -> None:
     headers = {"Accept": "application/json, text/event-stream", "MCP-Protocol-Version": "2025-06-18"}
+    init = {
+        "jsonrpc": "2.0",
+        "id": 0,
+        "method": "initialize",
+        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
+    }
     with sidecar.agent_client() as client:
+        # /mcp keeps a session per client (so records can name the client from its handshake)
+        opened = client.post("/mcp", json=init, headers=headers)
+        assert opened.status_code == 200, opened.text
+        headers["Mcp-Session-Id"] = opened.headers["mcp-session-id"]
+        client.post("/mcp", json={"jsonrpc": "2.0", "method": "notifications/initialized"}, headers=headers)
         response = client.post("/mcp", json={"jsonrpc": "2.0", "id": 1, "method": "tools/list"}, headers=headers)
     assert response.status_code == 200, response.text
     tools = response.json()["result"]["tools"]

@@ -19,6 +19,7 @@ import anyio
 import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
+from mcp_types import Implementation
 
 from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
@@ -75,7 +76,10 @@ async def _agent(sidecar: Sidecar, run_id: str) -> list[str]:
     async with (
         httpx2.AsyncClient(headers=headers, timeout=120) as http,
         streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
-        ClientSession(streams[0], streams[1]) as session,
+        # recorded outputs, labelled as such: the records name this client
+        ClientSession(
+            streams[0], streams[1], client_info=Implementation(name="test-recording", version="1")
+        ) as session,
     ):
         await session.initialize()
         advanced = await session.call_tool("harness_advance_run", {"run_id": run_id})
@@ -124,6 +128,13 @@ def test_demo_reaches_review_ready_with_an_agent_over_mcp(tmp_path: Path) -> Non
         "O-09": "ai_judge",
         "O-10": "agent",
     }
+    acted = {a["operation"]: a["acted_by"] for a in pipeline.detail(run_id)["acted_by"]}
+    assert sorted(acted) == ["O-05", "O-06", "O-07", "O-08", "O-09", "O-10"]
+    assert {(a["client"], a["token"], a["via"]) for a in acted.values()} == {("test-recording", "agent", "mcp-http")}
+    # one client wrote the packet and the draft and judged both: the judgments say so
+    for judged in ("O-06", "O-09"):
+        record = next(r for r in status.records if r["operation"] == judged)
+        assert "JUDGE_SAME_CLIENT_AS_AUTHOR" in record["reason_codes"], record
     review = pipeline.review(run_id)["review_packet"]["markdown"]  # what `kh pipeline review` prints
     assert "公開候補の確認待ち" in review and "記録済みのエージェント出力" in review
     branches = subprocess.run(

@@ -239,7 +239,7 @@ def test_not_publishable_is_rejected_and_recorded(tmp_path: Path) -> None:
 
 def test_rejected_by_screening(tmp_path: Path) -> None:
     vault = make_vault(tmp_path)
-    write_note(vault, "Requests/q.md", request_note("社外秘の設計資料について、YAML の扱いを知りたい。"))
+    write_note(vault, "Requests/q.md", request_note("【社外秘】設計資料について、YAML の扱いを知りたい。"))
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note("Requests/q.md").run_id
     p.authorize(run_id, actor=PERSON)

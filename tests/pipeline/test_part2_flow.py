@@ -497,14 +497,17 @@ def test_program_errors_hold_without_asking_the_judge(tmp_path: Path) -> None:
         B1
         + "\n\n問い合わせは taro@example.jp へ。詳しくは :doc:`../../../../etc/passwd` と :doc:`missing-page` を参照。"
     )
-    p.submit(task_of(p, "O-08").task_id, draft_output(b1=leaky))
+    draft_task = task_of(p, "O-08")
+    # personal data is refused at submit, before anything is stored (not only at O-09)
+    with pytest.raises(SubmissionRefused) as refused:
+        p.submit(draft_task.task_id, draft_output(b1=leaky))
+    assert "PERSONAL_INFO_IN_OUTPUT" in {r["code"] for r in (refused.value.detail or {})["reasons"]}
+    p.submit(draft_task.task_id, draft_output(b1=leaky.replace("taro@example.jp", "窓口")))
     st = p.status(run_id)
     assert st.state == State.HOLD and p.next_task() is None
     o09 = st.records[-2]
     assert o09["operation"] == "O-09" and o09["producer"] == "program"
-    assert {"DRAFT_PROGRAM_ERRORS", "PERSONAL_INFO_IN_DRAFT", "LOCAL_REF_OUTSIDE", "LOCAL_REF_MISSING"} <= set(
-        o09["reason_codes"]
-    )
+    assert {"DRAFT_PROGRAM_ERRORS", "LOCAL_REF_OUTSIDE", "LOCAL_REF_MISSING"} <= set(o09["reason_codes"])
     report = p.artifact(run_id, "validation_report")
     assert all(e["line"] > 0 for e in report["errors"])
     assert "taro@example.jp" not in json.dumps(report, ensure_ascii=False)

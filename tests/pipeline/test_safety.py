@@ -67,7 +67,9 @@ def test_leaves_ordinary_technical_text_alone(text: str) -> None:
 @pytest.mark.parametrize(
     ("text", "props", "expected"),
     [
-        ("社外秘の設計について", {}, "private"),
+        ("社外秘の設計について", {}, "undecidable"),  # a marker word that is not a label: asked
+        ("【社外秘】設計について", {}, "private"),
+        ("機密情報をgitに入れない方法", {}, "clean"),
         ("This is CONFIDENTIAL material", {}, "private"),
         ("タグ付き #private のメモ", {}, "private"),
         ("普通の質問", {"private": True}, "private"),

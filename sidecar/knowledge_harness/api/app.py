@@ -49,7 +49,11 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
     # Our own middleware checks Host, Origin and the token for /mcp too.
     mcp_app = mcp.streamable_http_app(
         streamable_http_path="/mcp",
-        stateless_http=True,
+        # sessions, not stateless: a tool call then knows the client's initialize handshake (its name
+        # and version), which every agent record names; idle sessions end, their number is bounded
+        stateless_http=False,
+        session_idle_timeout=30 * 60,
+        max_sessions=256,
         json_response=True,
         transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
         max_request_body_size=settings.max_body_bytes,

@@ -16,6 +16,7 @@ class AppContext:
     vault: Vault
     catalog: NoteCatalog
     request_shutdown: Callable[[], None] = field(default=lambda: None)
+    mcp_transport: str = "http"  # "stdio" when `kh mcp` serves the tools
 
     @classmethod
     def create(cls, settings: Settings) -> AppContext:

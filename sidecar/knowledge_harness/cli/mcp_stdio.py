@@ -34,7 +34,9 @@ def mcp_stdio(
     logging.basicConfig(stream=sys.stderr, level=log_level.upper(), format="kh mcp: %(levelname)s %(message)s")
     # No HTTP here: Settings wants a person token, so it gets a throwaway one that nothing accepts.
     settings = Settings(vault=vault, token=secrets.token_urlsafe(32))
-    server = build_mcp(AppContext.create(settings))
+    app_context = AppContext.create(settings)
+    app_context.mcp_transport = "stdio"
+    server = build_mcp(app_context)
     anyio.run(server.run_stdio_async)
 
 

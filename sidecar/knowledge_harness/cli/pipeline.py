@@ -14,9 +14,11 @@ from typing import Annotated, Any
 
 import typer
 
+from ..actors import agent
 from ..errors import InputError, NotFound, PersonRequired
+from ..pipeline.config import PipelineConfig, load_config
 from ..pipeline.contract import DECISION_CHOICES, RunStatus, choice_code
-from ..pipeline.drafts import CheckInputs, check_draft
+from ..pipeline.drafts import CheckInputs, blog_rules, check_draft
 from ..pipeline.engine import Pipeline, SubmissionRefused
 from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
@@ -157,10 +159,11 @@ def answer(
 def task_next(
     vault: VaultArg,
     operation: Annotated[str | None, typer.Option(help="Only tasks of this operation, e.g. O-05.")] = None,
+    run: Annotated[str | None, typer.Option("--run", help="Only the tasks of this run.")] = None,
     as_json: JsonOpt = False,
 ) -> None:
-    """The oldest open task for an external agent (Claude Code, Codex)."""
-    task = _pipeline(vault).next_task(operation=operation)
+    """The oldest open task for an external agent (Claude Code, Codex), of any run or of one run."""
+    task = _pipeline(vault).next_task(operation=operation, run_id=run)
     if as_json:
         _print_json({"task": task.model_dump(mode="json") if task else None})
     elif task is None:
@@ -184,7 +187,8 @@ def task_submit(
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise InputError(f"Cannot read JSON from {file}: {exc}.") from exc
     try:
-        result = _pipeline(vault).submit(task_id, output)
+        # a local process, no token: the record names the CLI as the client that submitted
+        result = _pipeline(vault).submit(task_id, output, actor=agent("terminal", "kh-cli"))
     except SubmissionRefused as exc:
         typer.echo(f"kh: {exc.message}", err=True)
         for reason in (exc.detail or {}).get("reasons", []):
@@ -296,6 +300,12 @@ def check_draft_cmd(
     posts: Annotated[
         Path | None, typer.Option("--posts", help="A folder of existing articles (title duplicates, similarity).")
     ] = None,
+    vault: Annotated[
+        Path | None,
+        typer.Option(
+            "--vault", help="Read the blog's rules (directives, roles, draft_language, private words) from this vault."
+        ),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """O-09's program checks on a draft; exit 1 when there are errors. Reads only; never fixes."""
@@ -329,6 +339,7 @@ def check_draft_cmd(
             draft_dir=draft_dir,
             local_exists=exists,
             past_posts=past,
+            **blog_rules(load_config(Vault.open(vault).harness_dir) if vault is not None else PipelineConfig()),
         ),
     )
     data = report.as_json()

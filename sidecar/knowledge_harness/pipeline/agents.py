@@ -16,7 +16,7 @@ rules; an invalid output is refused with reasons. Nothing is ever fabricated.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -26,7 +26,13 @@ from pydantic import BaseModel
 from ..trust.llm_client import ChatClient, ChatError
 from .config import PipelineConfig
 from .contract import ReasonCode
-from .safety import SECRET, find_sensitive
+from .safety import (
+    DEFAULT_PRIVATE_MARKERS,
+    DEFAULT_TECHNICAL_SENSE_MARKERS,
+    SECRET,
+    find_sensitive,
+    read_private,
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,7 +72,14 @@ class AgentStep(Protocol):
     def check(self, inputs: dict[str, Any], output: dict[str, Any]) -> list[Refusal]: ...
 
 
-def validate_output(step: AgentStep, inputs: dict[str, Any], output: Any) -> list[Refusal]:
+def validate_output(
+    step: AgentStep,
+    inputs: dict[str, Any],
+    output: Any,
+    *,
+    private_words: Iterable[str] = DEFAULT_PRIVATE_MARKERS,
+    technical_words: Iterable[str] = DEFAULT_TECHNICAL_SENSE_MARKERS,
+) -> list[Refusal]:
     """Schema first, then (on a valid shape) the operation's program rules; always the secret scan."""
     if not isinstance(output, dict):
         return [Refusal(ReasonCode.SUBMISSION_SCHEMA_INVALID, "$", "The output must be a JSON object.")]
@@ -87,12 +100,37 @@ def validate_output(step: AgentStep, inputs: dict[str, Any], output: Any) -> lis
         else step.check(inputs, output)
     )
     text = json.dumps(output, ensure_ascii=False)
-    secrets = [f for f in find_sensitive(text) if f.category == SECRET]
+    found = find_sensitive(text)
+    secrets = [f for f in found if f.category == SECRET]
     if secrets:
         kinds = sorted({f.kind for f in secrets})
         refusals.append(
             Refusal(
                 ReasonCode.SECRET_IN_OUTPUT, "$", f"The output contains what looks like a secret: {', '.join(kinds)}."
+            )
+        )
+    # personal data is caught here, before anything is stored, not only in the draft at O-09
+    personal = sorted({f.kind for f in found if f.category != SECRET})
+    if personal:
+        refusals.append(
+            Refusal(
+                ReasonCode.PERSONAL_INFO_IN_OUTPUT,
+                "$",
+                f"The output contains unmasked personal or company information: {', '.join(personal)}. "
+                "Leave it out (the inputs only carry masked text).",
+            )
+        )
+    private = [
+        m
+        for m in read_private(text, None, private_words, technical_words).private
+        if not m.startswith(("property:", "tag:"))
+    ]
+    if private:
+        refusals.append(
+            Refusal(
+                ReasonCode.PRIVATE_CONTENT_IN_OUTPUT,
+                "$",
+                f"The output contains clearly private content: {', '.join(private)}.",
             )
         )
     return refusals

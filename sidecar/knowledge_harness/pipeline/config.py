@@ -3,13 +3,15 @@
 ```toml
 [agents]
 backend = "external"            # external | openai_compat | none
+independent_judge = "flag"      # flag | required (a judge that authored what it judges → HOLD)
 [agents.operations]             # per-operation override
 "O-05" = "external"
 # [agents.openai_compat] base_url / model / api_key_env and [search] searxng_url live in the
 # machine configuration (machine_config.py), never in this vault file.
 
 [screening]
-private_markers = ["社外秘", "confidential"]   # clearly private → REJECTED
+private_markers = ["社外秘", "confidential"]   # as a label or next to a private identifier → REJECTED, else ask
+technical_sense_markers = ["confidential"]    # private markers with a technical sense: used so, they pass
 review_markers = ["社内", "顧客"]               # undecidable → ask the person
 max_masked_ratio = 0.5
 
@@ -35,6 +37,11 @@ pull_request = "none"           # none | gh (optional adapter: push + `gh pr cre
 
 [decision]
 deciders = []                   # who may decide (O-11); empty: anyone using the doors
+
+[drafts]                        # what the blog's Sphinx understands (default lists in drafts.py)
+directives = ["note", "seealso", "versionadded", "code-block"]   # replaces the default list
+roles = ["doc", "ref", "code"]                                   # replaces the default list
+draft_language = "ja"           # ja | en | "" (not checked)
 ```
 """
 
@@ -45,12 +52,12 @@ import tomllib
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from ..errors import InputError
 from ..machine_config import MachineConfig, load_machine_config
 from ..trust.policy import refuse_machine_keys
-from .safety import DEFAULT_PRIVATE_MARKERS, DEFAULT_REVIEW_MARKERS
+from .safety import DEFAULT_PRIVATE_MARKERS, DEFAULT_REVIEW_MARKERS, DEFAULT_TECHNICAL_SENSE_MARKERS
 
 CONFIG_FILE = "pipeline.toml"
 
@@ -70,6 +77,9 @@ class OpenAICompatSettings(_Strict):
 
 class AgentSettings(_Strict):
     backend: BackendName = "external"
+    # an AI judge (O-06, O-09) that is the client which authored what it judges: "flag" records it
+    # (reason code + uncertainty); "required" also holds the run
+    independent_judge: Literal["flag", "required"] = "flag"
     operations: dict[str, BackendName] = Field(default_factory=dict)
     openai_compat: OpenAICompatSettings = Field(default_factory=OpenAICompatSettings)
 
@@ -80,6 +90,8 @@ class AgentSettings(_Strict):
 class ScreeningSettings(_Strict):
     private_markers: list[str] = Field(default_factory=lambda: list(DEFAULT_PRIVATE_MARKERS))
     review_markers: list[str] = Field(default_factory=lambda: list(DEFAULT_REVIEW_MARKERS))
+    # private markers that also have a technical sense: used that way they neither reject nor ask
+    technical_sense_markers: list[str] = Field(default_factory=lambda: list(DEFAULT_TECHNICAL_SENSE_MARKERS))
     max_masked_ratio: float = Field(default=0.5, gt=0, le=1)
 
 
@@ -173,6 +185,37 @@ class BlogSettings(_Strict):
         return (path if path.is_absolute() else vault_root / path).resolve()
 
 
+class DraftSettings(_Strict):
+    """What the configured blog (ablog on Sphinx) understands in a draft, and the draft's language.
+
+    `directives` / `roles` replace the default lists (drafts.DEFAULT_DIRECTIVES / DEFAULT_ROLES);
+    directives and roles that read files or raw output stay forbidden whatever is listed."""
+
+    directives: list[str] | None = None
+    roles: list[str] | None = None
+    draft_language: str | None = Field(default="ja", max_length=20)
+
+    @field_validator("directives")
+    @classmethod
+    def _no_forbidden_directive(cls, value: list[str] | None) -> list[str] | None:
+        from .drafts import FORBIDDEN_DIRECTIVES
+
+        bad = sorted({v.lower() for v in value or []} & FORBIDDEN_DIRECTIVES)
+        if bad:
+            raise ValueError(f"{', '.join(bad)} read outside content and cannot be allowed")
+        return value
+
+    @field_validator("roles")
+    @classmethod
+    def _no_forbidden_role(cls, value: list[str] | None) -> list[str] | None:
+        from .drafts import FORBIDDEN_ROLES
+
+        bad = sorted({v.lower() for v in value or []} & FORBIDDEN_ROLES)
+        if bad:
+            raise ValueError(f"{', '.join(bad)} cannot be allowed")
+        return value
+
+
 class DecisionSettings(_Strict):
     deciders: list[str] = Field(default_factory=list)
 
@@ -183,6 +226,7 @@ class PipelineConfig(_Strict):
     evidence: EvidenceSettings = Field(default_factory=EvidenceSettings)
     blog: BlogSettings = Field(default_factory=BlogSettings)
     decision: DecisionSettings = Field(default_factory=DecisionSettings)
+    drafts: DraftSettings = Field(default_factory=DraftSettings)
 
     def digest_view(self) -> dict[str, Any]:
         return self.model_dump(mode="json")

@@ -214,6 +214,18 @@ class ReasonCode(StrEnum):
     OUTCOME_RECORDED = "OUTCOME_RECORDED"
     HUMAN_QUESTION_REPEATED = "HUMAN_QUESTION_REPEATED"
     POLICY_PROPOSAL_RECORDED = "POLICY_PROPOSAL_RECORDED"
+    # screening that asks instead of rejecting (O-03, O-09, submissions)
+    PRIVATE_IDENTIFIER_CONTEXT = "PRIVATE_IDENTIFIER_CONTEXT"
+    PERSON_DATA = "PERSON_DATA"
+    PRIVATE_WORD_TECHNICAL = "PRIVATE_WORD_TECHNICAL"
+    PUBLISHABILITY_ALREADY_ANSWERED = "PUBLISHABILITY_ALREADY_ANSWERED"
+    PERSONAL_INFO_IN_OUTPUT = "PERSONAL_INFO_IN_OUTPUT"
+    PRIVATE_CONTENT_IN_OUTPUT = "PRIVATE_CONTENT_IN_OUTPUT"
+    # drafts as the configured blog reads them (O-09)
+    ROLE_NOT_ALLOWED = "ROLE_NOT_ALLOWED"
+    DRAFT_LANGUAGE_MISMATCH = "DRAFT_LANGUAGE_MISMATCH"
+    # who acted (O-06, O-09)
+    JUDGE_SAME_CLIENT_AS_AUTHOR = "JUDGE_SAME_CLIENT_AS_AUTHOR"
 
 
 REASONS: dict[ReasonCode, tuple[str, str]] = {
@@ -576,6 +588,42 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
         "人間判断の予算を超えるため質問しない",
         "The human-decision budget is exhausted; nobody is asked.",
     ),
+    ReasonCode.PRIVATE_IDENTIFIER_CONTEXT: (
+        "非公開マーカーが会社名・人名・案件名・社内ホストなどの識別子と並んでおり対象外",
+        "A private marker next to a private identifier (company, person, project, internal host, ...): out of scope.",
+    ),
+    ReasonCode.PERSON_DATA: (
+        "特定の個人の私的な情報（給与、健康、住所など）があり対象外",
+        "One person's private matters (salary, health, address, ...): out of scope.",
+    ),
+    ReasonCode.PRIVATE_WORD_TECHNICAL: (
+        "非公開マーカーの語が技術的な意味で使われている（機密情報、非公開リポジトリなど）ため続行",
+        "Private-marker words are used in their technical sense (confidential computing, ...); the run goes on.",
+    ),
+    ReasonCode.PUBLISHABILITY_ALREADY_ANSWERED: (
+        "公開可能性はO-01で人間が回答済みのため、同じ理由で再び質問しない",
+        "The person already answered publishability at O-01; the same reason is not asked again.",
+    ),
+    ReasonCode.PERSONAL_INFO_IN_OUTPUT: (
+        "提出物に個人情報・会社情報がある（保存しない）",
+        "The submission contains personal or company information (nothing stored).",
+    ),
+    ReasonCode.PRIVATE_CONTENT_IN_OUTPUT: (
+        "提出物に明らかに非公開の内容がある（保存しない）",
+        "The submission contains clearly private content (nothing stored).",
+    ),
+    ReasonCode.ROLE_NOT_ALLOWED: (
+        "ブログが許可していないreStructuredTextのroleを使っている",
+        "The draft uses a reStructuredText role the blog does not allow.",
+    ),
+    ReasonCode.DRAFT_LANGUAGE_MISMATCH: (
+        "本文が設定された記事の言語（draft_language）で書かれていない",
+        "The draft is not written in the configured draft_language.",
+    ),
+    ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR: (
+        "判定したAI Judgeが、判定対象を作成したエージェントと同じクライアント（独立した判定ではない）",
+        "The AI judge is the same client that authored what it judged (not an independent judgment).",
+    ),
 }
 
 
@@ -637,6 +685,8 @@ class OperationRecord(BaseModel):
     metrics: dict[str, Any] = Field(default_factory=dict)
     task_id: str | None = None
     waiting_for: str | None = None
+    # who really acted for an agent / AI-judge record: {scope, name, via, client, client_version, token}
+    acted_by: dict[str, Any] | None = None
 
     def contract_view(self) -> dict[str, Any]:
         data = self.model_dump(mode="json")

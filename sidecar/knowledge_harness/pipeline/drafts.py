@@ -42,22 +42,75 @@ from typing import Any
 
 from docutils import nodes
 from docutils.frontend import get_default_settings
-from docutils.parsers.rst import Parser, roles
+from docutils.parsers.rst import Directive, Parser, directives, roles
 from docutils.utils import column_width, new_document
 
 from .ops.o04_evidence import normalize_url
-from .packets import packet_corpus, packet_items, packet_urls, urls_in
-from .safety import COMPANY, DEFAULT_PRIVATE_MARKERS, SECRET, find_sensitive, private_markers
+from .packets import packet_corpus, packet_items, packet_urls
+from .safety import (
+    COMPANY,
+    DEFAULT_PRIVATE_MARKERS,
+    DEFAULT_TECHNICAL_SENSE_MARKERS,
+    SECRET,
+    find_sensitive,
+    read_private,
+)
 
 META_FIELDS = ("公開日", "情報基準日", "対象バージョン", "記事状態")
 UNKNOWN_MARKS = ("未確認", "未確定")
 DRAFT_STATUS = "下書き"
 MANIFEST_FORMAT = "kh-draft-manifest/1"
 FIXABLE = frozenset({"TRAILING_WHITESPACE", "NO_FINAL_NEWLINE", "HEADING_UNDERLINE"})
-# directives that pull in outside content (or publish): never allowed in a draft
+# directives that pull in outside content (or publish): never allowed in a draft, whatever the blog allows
 FORBIDDEN_DIRECTIVES = frozenset(
-    {"raw", "include", "literalinclude", "image", "figure", "postlist", "blogpost", "ablog", "embed", "video"}
+    {
+        "raw",
+        "include",
+        "literalinclude",
+        "image",
+        "figure",
+        "postlist",
+        "blogpost",
+        "ablog",
+        "embed",
+        "video",
+        "jupyter-execute",
+        "ipython",
+        "program-output",
+        "command-output",
+        "exec",
+        "autofile",
+        "automodule",
+        "autoclass",
+        "autofunction",
+        "kroki",
+        "mermaid",
+        "graphviz",
+        "plantuml",
+    }
 )
+FORBIDDEN_ROLES = frozenset({"raw"})
+# what an ablog (Sphinx) blog understands by default; `[drafts] directives` / `roles` replace these lists
+DEFAULT_DIRECTIVES: tuple[str, ...] = (
+    # docutils
+    "admonition", "attention", "caution", "danger", "error", "hint", "important", "note", "tip", "warning",
+    "topic", "sidebar", "rubric", "epigraph", "highlights", "pull-quote", "compound", "container",
+    "table", "csv-table", "list-table", "contents", "sectnum", "math", "parsed-literal", "line-block", "code",
+    # Sphinx
+    "seealso", "versionadded", "versionchanged", "deprecated", "versionremoved", "code-block", "sourcecode",
+    "highlight", "todo", "glossary", "centered", "hlist", "productionlist", "index", "only", "tabularcolumns",
+)  # fmt: skip
+DEFAULT_ROLES: tuple[str, ...] = (
+    # docutils
+    "emphasis", "strong", "literal", "code", "math", "subscript", "sub", "superscript", "sup", "abbreviation",
+    "acronym", "title-reference", "title", "t", "pep-reference", "pep", "rfc-reference", "rfc",
+    # Sphinx
+    "doc", "ref", "any", "download", "numref", "term", "abbr", "file", "kbd", "command", "program", "option",
+    "envvar", "guilabel", "menuselection", "samp", "dfn", "mailheader", "makevar", "mimetype", "newsgroup",
+    "regexp", "eq", "keyword", "token",
+    "py:func", "py:class", "py:meth", "py:mod", "py:attr", "py:exc", "py:data", "py:const", "py:obj",
+    "func", "class", "meth", "mod", "attr", "exc", "data", "const", "obj",
+)  # fmt: skip
 _VAGUE = {"", "不明", "tbd", "?", "？", "-", "n/a", "na", "unknown", "なし", "未定", "要確認", "todo"}
 _MARK = re.compile(r"^\.\. kh-(section|block) ([A-Za-z0-9_.-]+)(?: section=([A-Za-z0-9_.-]+))?\s*$")
 _ADORN = re.compile(r"^([=\-~^\"'`#*+:._!$%&,/;<>?@|{}()\[\]\\])\1+\s*$")
@@ -286,7 +339,57 @@ def _generic_role(
     return [nodes.literal(rawtext, text)], []
 
 
-for _role in ("doc", "ref", "download", "any", "term", "abbr", "file", "kbd", "command", "program", "option"):
+class _AnyOptions(dict[str, Any]):
+    """Every option name is accepted (a Sphinx directive's options are Sphinx's business)."""
+
+    def __contains__(self, key: object) -> bool:
+        return True
+
+    def __getitem__(self, key: str) -> Any:
+        return directives.unchanged
+
+
+class _SphinxDirective(Directive):  # type: ignore[misc]  # docutils ships no type hints
+    """A Sphinx directive parsed the way Sphinx lays it out: arguments, options, a body. The body is
+    parsed as reStructuredText, except for code, which stays literal. Whether the blog allows the
+    directive is the program's check (`_directive_findings`), not docutils'."""
+
+    required_arguments = 0
+    optional_arguments = 1
+    final_argument_whitespace = True
+    option_spec = _AnyOptions()
+    has_content = True
+    literal = False
+
+    def run(self) -> list[nodes.Node]:
+        if self.literal:
+            return [nodes.literal_block("\n".join(self.content), "\n".join(self.content))]
+        node = nodes.container()
+        if self.content:
+            self.state.nested_parse(self.content, self.content_offset, node)
+        return [node]
+
+
+class _SphinxCode(_SphinxDirective):
+    literal = True
+
+
+_SPHINX_DIRECTIVES = (
+    "seealso", "versionadded", "versionchanged", "deprecated", "versionremoved", "todo", "glossary", "centered",
+    "hlist", "productionlist", "index", "only", "tabularcolumns", "highlight", "toctree", "tab", "tabs", "tab-set",
+    "tab-item", "card", "dropdown", "grid", "grid-item", "grid-item-card", "margin", "update",
+)  # fmt: skip
+_SPHINX_ROLES = (
+    "doc", "ref", "any", "download", "numref", "term", "abbr", "file", "kbd", "command", "program", "option",
+    "envvar", "guilabel", "menuselection", "samp", "dfn", "mailheader", "makevar", "mimetype", "newsgroup",
+    "regexp", "eq", "keyword", "token", "func", "class", "meth", "mod", "attr", "exc", "data", "const", "obj",
+    "py:func", "py:class", "py:meth", "py:mod", "py:attr", "py:exc", "py:data", "py:const", "py:obj",
+)  # fmt: skip
+for _name in _SPHINX_DIRECTIVES:
+    directives.register_directive(_name, _SphinxDirective)
+for _name in ("code-block", "sourcecode", "prompt", "doctest", "testcode", "testoutput", "console"):
+    directives.register_directive(_name, _SphinxCode)
+for _role in _SPHINX_ROLES:
     roles.register_local_role(_role, _generic_role)  # Sphinx roles: parsed, checked by the program
 
 
@@ -327,8 +430,25 @@ class CheckInputs:
     local_exists: Callable[[str], bool] | None = None
     past_posts: Sequence[Any] = ()  # objects with .path, .title, .text
     private_words: Iterable[str] = DEFAULT_PRIVATE_MARKERS
+    technical_words: Iterable[str] = DEFAULT_TECHNICAL_SENSE_MARKERS
     similarity_threshold: float = 0.85
     draft_phase: bool = True  # a draft: 公開日 must be 未確定 and no post directive
+    # what the configured blog (ablog on Sphinx) understands; forbidden ones stay forbidden regardless
+    allowed_directives: Iterable[str] = DEFAULT_DIRECTIVES
+    allowed_roles: Iterable[str] = DEFAULT_ROLES
+    draft_language: str | None = "ja"  # None: not checked
+
+
+def blog_rules(settings: Any) -> dict[str, Any]:
+    """CheckInputs keywords from the pipeline settings (`[drafts]`, `[screening]`)."""
+    drafts, screening = settings.drafts, settings.screening
+    return {
+        "allowed_directives": drafts.directives if drafts.directives is not None else DEFAULT_DIRECTIVES,
+        "allowed_roles": drafts.roles if drafts.roles is not None else DEFAULT_ROLES,
+        "draft_language": drafts.draft_language or None,
+        "private_words": screening.private_markers,
+        "technical_words": screening.technical_sense_markers,
+    }
 
 
 def normalize_title(title: str) -> str:
@@ -355,7 +475,7 @@ def _body_for_similarity(text: str) -> str:
     )
 
 
-def _directive_findings(lines: Sequence[str], draft_phase: bool) -> list[Finding]:
+def _directive_findings(lines: Sequence[str], draft_phase: bool, allowed: frozenset[str]) -> list[Finding]:
     out: list[Finding] = []
     for n, line in enumerate(lines, start=1):
         match = _DIRECTIVE.match(line)
@@ -385,7 +505,117 @@ def _directive_findings(lines: Sequence[str], draft_phase: bool) -> list[Finding
             )
         elif name == "role" and "raw" in arg:
             out.append(Finding("DIRECTIVE_FORBIDDEN", n, "raw を基にした role は使えません。"))
+        elif name not in allowed and name != "role":
+            out.append(
+                Finding(
+                    "DIRECTIVE_FORBIDDEN",
+                    n,
+                    f"directive `{name}` は設定されたブログで許可されていません（[drafts] directives）。",
+                )
+            )
     return out
+
+
+_ROLE_USE = re.compile(r"(?<![\w`\\]):([A-Za-z][\w+.-]*(?::[A-Za-z][\w+.-]*)?):`")
+_LITERAL_OPENER = re.compile(
+    r"^\s*\.\.\s+(?:code-block|code|sourcecode|parsed-literal|doctest|testcode|console|prompt)::"
+)
+
+
+def _prose_lines(lines: Sequence[str]) -> list[tuple[int, str]]:
+    """(line number, text) of the lines outside literal blocks (`::` paragraphs, code directives)."""
+    out: list[tuple[int, str]] = []
+    literal_indent: int | None = None
+    for n, line in enumerate(lines, start=1):
+        indent = len(line) - len(line.lstrip())
+        if literal_indent is not None:
+            if not line.strip() or indent > literal_indent:
+                continue
+            literal_indent = None
+        out.append((n, line))
+        if _LITERAL_OPENER.match(line) or (line.rstrip().endswith("::") and not _DIRECTIVE.match(line)):
+            literal_indent = indent
+    return out
+
+
+def _role_findings(lines: Sequence[str], allowed: frozenset[str]) -> list[Finding]:
+    out: list[Finding] = []
+    for n, line in _prose_lines(lines):
+        for match in _ROLE_USE.finditer(line):
+            name = match.group(1).lower()
+            if name in FORBIDDEN_ROLES:
+                out.append(Finding("ROLE_NOT_ALLOWED", n, f"role `{name}` は外部内容を取り込むため使えません。"))
+            elif name not in allowed:
+                out.append(
+                    Finding(
+                        "ROLE_NOT_ALLOWED",
+                        n,
+                        f"role `{name}` は設定されたブログで許可されていません（[drafts] roles）。",
+                    )
+                )
+    return out
+
+
+# any scheme, any case: HTTPS://EVIL.EXAMPLE.COM/x and ftp://… are external URLs too
+_ANY_URL = re.compile(r"(?<![A-Za-z0-9+.\-])[A-Za-z][A-Za-z0-9+.\-]*://[^\s<>`\"'）」』】\]]+")
+
+
+def external_urls(text: str) -> list[tuple[int, str]]:
+    """(line, url) of every URL with a scheme (`scheme://…`, whatever the scheme and its case)."""
+    out: list[tuple[int, str]] = []
+    for n, line in enumerate(text.split("\n"), start=1):
+        for match in _ANY_URL.finditer(line):
+            url = match.group(0).rstrip(".,;:!?'）)、。")
+            if url.count("(") < url.count(")"):
+                url = url.rstrip(")")
+            out.append((n, url))
+    return out
+
+
+_JAPANESE = re.compile(r"[\u3041-\u309f\u30a0-\u30ff\u3400-\u4dbf\u4e00-\u9fff\uff66-\uff9f]")
+_LATIN = re.compile(r"[A-Za-z]")
+# the share of Japanese characters among letters above which a text is taken as Japanese prose
+JAPANESE_SHARE = 0.2
+
+
+def japanese_share(text: str) -> float:
+    """Japanese characters among the letters of the prose (code, URLs, directives, markers left out)."""
+    lines = text.split("\n")
+    prose: list[str] = []
+    for _, line in _prose_lines(lines):
+        if _MARK.match(line) or _META.match(line) or _DIRECTIVE.match(line) or line.lstrip().startswith(":"):
+            continue
+        line = _ANY_URL.sub(" ", line)
+        line = re.sub(r"``[^`]*``|:[\w:+.-]+:`[^`]*`", " ", line)
+        prose.append(line)
+    flat = "\n".join(prose)
+    japanese = len(_JAPANESE.findall(flat))
+    latin = len(_LATIN.findall(flat))
+    return japanese / max(1, japanese + latin)
+
+
+def _language_findings(text: str, language: str | None) -> list[Finding]:
+    if not language:
+        return []
+    share = japanese_share(text)
+    lang = language.lower()
+    if lang.startswith("ja") and share < JAPANESE_SHARE:
+        return [
+            Finding(
+                "DRAFT_LANGUAGE_MISMATCH",
+                1,
+                f"本文が日本語で書かれていません（日本語の文字の割合 {share:.0%}、設定 draft_language={language}）。",
+            )
+        ]
+    if lang.startswith("en") and share >= JAPANESE_SHARE:
+        return [
+            Finding(
+                "DRAFT_LANGUAGE_MISMATCH",
+                1,
+                f"The draft is not written in English (Japanese characters {share:.0%}; draft_language={language}).",
+            )
+        ]
+    return []
 
 
 def _local_refs(lines: Sequence[str]) -> list[tuple[int, str]]:
@@ -450,10 +680,16 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
                 Finding("HEADING_UNDERLINE", under_idx + 1, f"見出しの装飾が幅より長い（{have} > {want}）。")
             )
 
-    # directives
-    directive_findings = _directive_findings(body_lines, cfg.draft_phase)
+    # directives and roles, as the configured blog reads them
+    allowed_directives = frozenset(d.lower() for d in cfg.allowed_directives) - FORBIDDEN_DIRECTIVES
+    allowed_roles = frozenset(r.lower() for r in cfg.allowed_roles) - FORBIDDEN_ROLES
+    directive_findings = _directive_findings(body_lines, cfg.draft_phase, allowed_directives)
     errors.extend(directive_findings)
     directive_lines = {f.line for f in directive_findings}
+    role_findings = _role_findings(body_lines, allowed_roles)
+    errors.extend(role_findings)
+    role_lines = {f.line for f in role_findings}
+    errors.extend(_language_findings(text, cfg.draft_language))
 
     # docutils, alone
     for level, msg_line, message in docutils_messages(text):
@@ -462,6 +698,8 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
         near = any(abs(msg_line - d) <= 2 for d in directive_lines)
         if msg_line in directive_lines or ("directive" in message and near):
             continue
+        if "interpreted text role" in message and (msg_line in role_lines or not msg_line):
+            continue  # ROLE_NOT_ALLOWED above
         kind = {2: "WARNING", 3: "ERROR"}.get(level, "SEVERE")
         errors.append(Finding("RST_SYNTAX", msg_line, f"reStructuredText {kind}: {message}"))
 
@@ -524,7 +762,7 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
 
     # external URLs
     allowed = packet_urls(cfg.packet) if cfg.packet is not None else None
-    for n, url in urls_in(text):
+    for n, url in external_urls(text):
         if allowed is None:
             warnings.append(Finding("URL_UNCHECKED", n, f"Packetがないため {url} を照合できません。"))
         elif normalize_url(url) not in allowed:
@@ -582,10 +820,19 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
                     "PERSONAL_INFO_IN_DRAFT", finding.line, f"マスクされていない個人情報（{finding.kind}）があります。"
                 )
             )
-    for marker in private_markers(text, None, cfg.private_words):
-        word = marker.split(":", 1)[-1]
-        line_no = next((n for n, ln in enumerate(body_lines, start=1) if word.lower() in ln.lower()), 1)
-        errors.append(Finding("PRIVATE_MARKER_IN_DRAFT", line_no, f"非公開マーカー（{marker}）があります。"))
+    # the same reading as O-03: marker words in their technical sense are not errors
+    for line_no, line in enumerate(body_lines, start=1):
+        reading = read_private(line, None, cfg.private_words, cfg.technical_words)
+        for marker in reading.private:
+            errors.append(Finding("PRIVATE_MARKER_IN_DRAFT", line_no, f"明らかに非公開の内容（{marker}）があります。"))
+        for marker in reading.ask:
+            errors.append(
+                Finding(
+                    "PRIVATE_MARKER_IN_DRAFT",
+                    line_no,
+                    f"非公開マーカー（{marker}）が技術的な意味でなく使われています（公開前に確認が必要）。",
+                )
+            )
 
     errors.sort(key=lambda f: (f.line, f.code))
     warnings.sort(key=lambda f: (f.line, f.code))

@@ -60,7 +60,7 @@ from .ops.o10_review import PrepareReview
 from .ops.o11_decide import DecidePublication
 from .ops.o12_feedback import ApplyFeedback
 from .ops.o13_record import RecordOutcome
-from .safety import mask_sensitive, private_markers
+from .safety import mask_sensitive, read_private
 from .search import is_request_note
 from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
 
@@ -99,6 +99,8 @@ NEXT_BY_STATE: dict[State, str] = {
 }
 # operations that must have ADVANCEd in a state (without changing it) before the state's next one
 IN_PLACE: dict[State, list[str]] = {State.CAPTURED: ["O-01"], State.EVIDENCE_READY: ["O-05"]}
+# an AI judge's operation → the operations that authored what it judges
+JUDGED_AUTHORS: dict[str, tuple[str, ...]] = {"O-06": ("O-05",), "O-09": ("O-08", "O-12")}
 
 
 class SubmissionRefused(HarnessError):
@@ -219,6 +221,7 @@ class Pipeline:
         digest: str,
         *,
         task_id: str | None = None,
+        acted_by: dict[str, Any] | None = None,
     ) -> OperationRecord:
         before = run.state
         check_transition(operation, before, outcome.state_after, outcome.result)
@@ -272,6 +275,7 @@ class Pipeline:
             metrics=outcome.metrics,
             task_id=task_id,
             waiting_for=waiting,
+            acted_by=acted_by,
         )
         name = self.store.write_record(run.run_id, record.seq, operation, record.model_dump(mode="json"))
         records.append(record)
@@ -410,7 +414,7 @@ class Pipeline:
             self._apply(run, records, op.operation, prepared, outcome, digest)
             return False
         assert isinstance(answer, Produced)
-        refusals = validate_output(op, prepared.inputs, answer.output)
+        refusals = validate_output(op, prepared.inputs, answer.output, **_screening_words(ctx.config))
         if refusals:
             outcome = Outcome(
                 Result.RETRYABLE_ERROR,
@@ -427,7 +431,14 @@ class Pipeline:
             return False
         outcome = op.finish(ctx, prepared, answer.output)
         outcome.input_refs.append(f"backend:openai_compat:{answer.model}")
-        record = self._apply(run, records, op.operation, prepared, outcome, digest)
+        acted_by = Actor(
+            scope="agent",
+            name=f"agent:openai_compat:{answer.model}",
+            via="program",
+            client=f"openai_compat:{answer.model}",
+        ).model_dump(mode="json")
+        outcome = self._check_judge_independence(records, op.operation, acted_by, outcome)
+        record = self._apply(run, records, op.operation, prepared, outcome, digest, acted_by=acted_by)
         return record.waiting_for is None
 
     # -- public service ---------------------------------------------------------------------------
@@ -454,6 +465,10 @@ class Pipeline:
             "tasks": [t.model_dump(mode="json") for t in run.tasks.values()],
             "artifacts": dict(sorted(run.artifacts.items())),
             "metrics": {r.operation: r.metrics for r in records if r.metrics},
+            # who really acted for each agent / AI-judge record (client name and version, token kind)
+            "acted_by": [
+                {"seq": r.seq, "operation": r.operation, "acted_by": r.acted_by} for r in records if r.acted_by
+            ],
         }
 
     def list_runs(self) -> list[RunSummary]:
@@ -622,10 +637,14 @@ class Pipeline:
             if not question.choices:
                 # screened like a request: a private marker is refused (nothing stored, the question stays
                 # open); secrets, personal and company information are masked before anything is stored
-                markers = private_markers(answer, None, self.config.screening.private_markers)
+                screening = self.config.screening
+                # an answer cannot be asked about again: a marker word that would ask is refused too
+                reading = read_private(answer, None, screening.private_markers, screening.technical_sense_markers)
+                markers = reading.private + reading.ask
                 if markers:
                     raise InputError(
-                        f"The answer contains a private marker ({', '.join(markers)}): nothing was stored and "
+                        f"The answer contains a private marker or clearly private content ({', '.join(markers)}): "
+                        "nothing was stored and "
                         f"{question_id} is still open. Answer without private content."
                     )
                 answer, found = mask_sensitive(answer.strip())
@@ -746,10 +765,11 @@ class Pipeline:
         }
 
     # -- the external agent door ------------------------------------------------------------------
-    def next_task(self, *, operation: str | None = None) -> AgentTask | None:
-        """The oldest open task of any run (optionally of one operation)."""
+    def next_task(self, *, operation: str | None = None, run_id: str | None = None) -> AgentTask | None:
+        """The oldest open task of any run, or of one run (optionally of one operation)."""
         open_tasks: list[tuple[str, str, TaskEntry]] = []
-        for run in self._all_runs():
+        runs = [self._load(run_id)[0]] if run_id is not None else self._all_runs()
+        for run in runs:
             for entry in run.tasks.values():
                 if entry.status == "open" and (operation is None or entry.operation == operation):
                     open_tasks.append((entry.published_at, run.run_id, entry))
@@ -768,8 +788,12 @@ class Pipeline:
                 return run, run.tasks[task_id]
         raise NotFound(f"No task {task_id}.")
 
-    def submit(self, task_id: str, output: Any) -> dict[str, Any]:
-        """Validate an external agent's output and complete its operation; refused with reasons otherwise."""
+    def submit(self, task_id: str, output: Any, *, actor: Actor | None = None) -> dict[str, Any]:
+        """Validate an external agent's output and complete its operation; refused with reasons otherwise.
+
+        `actor` is who really submitted (the door's agent actor: the MCP client's declared name and
+        version, the token kind); every record the submission makes names it."""
+        acted_by = (actor or Actor(scope="agent", name="agent", via="program")).model_dump(mode="json")
         with self.store.lock():
             found, _ = self._find_task(task_id)
             run, records = self._load(found.run_id)
@@ -793,7 +817,7 @@ class Pipeline:
                 entry.status = "stale"
                 self._save(run)
                 raise Conflict(f"Task {task_id} is stale: the run moved on or its inputs changed.")
-            refusals = validate_output(op, prepared.inputs, output)  # type: ignore[arg-type]
+            refusals = validate_output(op, prepared.inputs, output, **_screening_words(ctx.config))  # type: ignore[arg-type]
             if refusals:
                 entry.refused_submissions += 1
                 self.store.append_history(
@@ -817,7 +841,10 @@ class Pipeline:
             outcome = op.finish(ctx, prepared, output)  # type: ignore[union-attr]
             outcome.artifacts[sub_name] = output
             outcome.input_refs.append(f"task:{task_id}")
-            record = self._apply(run, records, entry.operation, prepared, outcome, entry.input_digest, task_id=task_id)
+            outcome = self._check_judge_independence(records, entry.operation, acted_by, outcome)
+            record = self._apply(
+                run, records, entry.operation, prepared, outcome, entry.input_digest, task_id=task_id, acted_by=acted_by
+            )
             entry = run.tasks[task_id]
             entry.status = "done"
             entry.submission_sha256 = submission_sha
@@ -831,6 +858,42 @@ class Pipeline:
                 "record": record.contract_view(),
                 "status": self.status(run.run_id).model_dump(mode="json"),
             }
+
+    def _check_judge_independence(
+        self, records: list[OperationRecord], operation: str, acted_by: dict[str, Any], outcome: Outcome
+    ) -> Outcome:
+        """An AI judge that is the client which authored what it judges is not an independent judge:
+        the record says so (reason code and uncertainty, which reach the review packet and the person);
+        with `[agents] independent_judge = "required"` the judgment cannot accept, and the run holds."""
+        authors = JUDGED_AUTHORS.get(operation)
+        client = acted_by.get("client")
+        if not authors or not client:
+            return outcome
+        author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
+        if author is None or not author.acted_by or author.acted_by.get("client") != client:
+            return outcome
+        outcome.reason_codes.append(ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR)
+        outcome.uncertainties.append(
+            Uncertainty(
+                item=f"{operation}の判定者と{author.operation}の作成者が同じクライアント（{client}）です。独立した判定ではありません。",
+                impact="判定の独立性が確認できない。最終公開判断で人間が考慮する",
+                code=ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR.value,
+            )
+        )
+        if self.config.agents.independent_judge == "required" and outcome.result == Result.ADVANCE:
+            outcome.result, outcome.state_after = Result.HOLD, State.HOLD
+            outcome.summary_ja = (
+                f"{operation}の判定者が{author.operation}の作成者と同じクライアント（{client}）のため、"
+                "独立した判定を必須とする設定により保留(HOLD)とします。別のクライアントが判定すれば再開できます。"
+            )
+        return outcome
+
+
+def _screening_words(config: PipelineConfig) -> dict[str, list[str]]:
+    return {
+        "private_words": config.screening.private_markers,
+        "technical_words": config.screening.technical_sense_markers,
+    }
 
 
 def _require_person(actor: Actor, action: str) -> None:

@@ -90,6 +90,16 @@ class HumanBudget(_Model):
     rule_ja: str
 
 
+class ActedBy(_Model):
+    """Who really acted for one agent or AI-judge record."""
+
+    seq: int
+    operation: str
+    acted_by: dict[str, Any] = Field(
+        description="scope, name, via, client (declared: MCP clientInfo name, User-Agent), client_version, token"
+    )
+
+
 class RunDetail(RunStatusView):
     """The status plus the request, the run label, questions, the human-decision budget, tasks, artifacts, metrics."""
 
@@ -101,6 +111,7 @@ class RunDetail(RunStatusView):
     tasks: list[TaskEntry]
     artifacts: dict[str, str] = Field(description="artifact name → SHA-256 of its latest version")
     metrics: dict[str, dict[str, Any]] = Field(description="operation → its metrics (open: each operation's own)")
+    acted_by: list[ActedBy] = Field(default_factory=list, description="who really acted for each agent record")
 
 
 class ReviewChoice(_Model):

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 SECRET = "secret"  # noqa: S105 - a category name
@@ -120,7 +120,7 @@ _RULES: list[tuple[str, str, re.Pattern[str], int, Check | None]] = [
         SECRET,
         re.compile(
             r"(?i)(?:\b(?:password|passwd|pwd|secret|api[_-]?key|access[_-]?token|client[_-]?secret)|パスワード)"
-            r"\s*(?:[:=：]|は)\s*[\"']?([^\s\"'、。]{6,})"
+            r"\s*(?:[:=：]|は)\s*[\"']?([!#-&(-~]{6,})"
         ),
         1,
         None,
@@ -205,6 +205,9 @@ DEFAULT_PRIVATE_MARKERS: tuple[str, ...] = (
     "internal only",
     "not for publication",
 )
+# marker words with a common technical sense (機密情報, 非公開リポジトリ, confidential computing): used
+# that way they neither reject nor ask; as a label or next to a private identifier they still reject
+DEFAULT_TECHNICAL_SENSE_MARKERS: tuple[str, ...] = ("機密", "非公開", "confidential")
 DEFAULT_REVIEW_MARKERS: tuple[str, ...] = (
     "社内",
     "顧客",
@@ -212,6 +215,8 @@ DEFAULT_REVIEW_MARKERS: tuple[str, ...] = (
     "議事録",
     "上司",
     "同僚",
+    "弊社",
+    "当社",
     "our customer",
     "our client",
     "my boss",
@@ -309,6 +314,195 @@ def review_markers(text: str, words: Iterable[str]) -> list[str]:
     return [f"word:{w}" for w in words if w and _contains(text, w)]
 
 
+# -- clearly private, or a marker word used in its technical sense -----------------------------------------
+_OPEN = "【[（(〔《<［"
+_CLOSE = "】]）)〕》>］"
+_LINE_LABEL_BEFORE = re.compile(r"^\s*(?:[#>*+\-]+\s*)?(?:\*\*|__)?\s*$")
+_LINE_LABEL_AFTER = re.compile(r"^\s*(?:\*\*|__)?\s*(?:[:：|｜/／\-–—]|$|(?:区分|指定|扱い)\s*(?:[:：]|$))")
+_STATEMENT_BEFORE_JA = re.compile(
+    r"(?:この|本|当|以下の|下記の)(?:文書|資料|内容|メモ|ノート|ページ|情報|メール|依頼|件|話|記録|スライド|ファイル)(?:は|も)\s*$"
+)
+_STATEMENT_AFTER_JA = re.compile(r"^\s*(?:です|だ|である|につき|のため|なので|扱い|事項|区分|指定|。|$)")
+# a marker without a technical sense labels what follows: 社外秘につき, 極秘扱いの人事異動案
+_LABEL_AFTER_STRONG = re.compile(r"^\s*(?:です|である|につき|のため|なので|扱い|事項|指定|情報につき)")
+_STATEMENT_EN = re.compile(
+    r"(?i)\b(?:(?:this|the following|these)\s+(?:document|note|memo|page|e-?mail|message|request|information|material|file|"
+    r"slides?|notes|deck|report)s?\s+(?:is|are)\s+(?:strictly\s+|highly\s+|company\s+)?|marked\s+(?:as\s+)?|classified\s+as\s+)$"
+)
+_SHOUTED = re.compile(r"\b(?:CONFIDENTIAL|INTERNAL ONLY|DO NOT SHARE|NOT FOR PUBLICATION|STRICTLY PRIVATE)\b")
+_DO_NOT_SHARE = re.compile(r"(?i)\b(?:please\s+)?do\s+not\s+share\s+(?:this|it|outside|externally|with|beyond)\b")
+# what a marker word qualifies when it speaks of one particular thing of the person's organisation
+_OWN_THING_JA = re.compile(
+    r"^\s*(?:の|な)?\s*(?:新製品|製品計画|設計資料|設計書|設計|資料|文書|計画|案件|プロジェクト|議事録|仕様書|仕様|数値|数字|売上|"
+    r"ロードマップ|戦略|契約|価格|顧客|人事|会議|打ち合わせ|メモ|報告書|予算|施策|企画)"
+)
+_OWN_THING_EN = re.compile(
+    r"(?i)^\s+(?:project|roadmap|memo|plan|report|deal|contract|customer|numbers|figures|document|slides|deck|"
+    r"strategy|budget|pricing|meeting|minutes|design doc|launch|acquisition|merger)s?\b"
+)
+_TICKET_EXCLUDED = (
+    "CVE|RFC|ISO|IEC|UTF|SHA|JIS|PEP|GHSA|ES|IEEE|AES|RSA|TLS|HTTP|ECMA|FIPS|NIST|SP|WCAG|GPT|ARM|MD|PKCS|OWASP|CWE|"
+    "CAPEC|SOC|ASVS|KB|MS|AVX|DDR|USB|PCI|CP|EN|IPV|TCP|UDP|JSR|KEP|NEP|PSR|SEP|WG|X|H|A|B|C|D|E|F|G|V"
+)
+_CONTEXT: list[tuple[str, re.Pattern[str]]] = [
+    (
+        "company_name",
+        re.compile(
+            r"(?:株式会社|有限会社|合同会社|㈱|\(株\)|（株）)\s?[^\s、。,.]{1,20}|[^\s、。,.]{1,20}(?:株式会社|御中)"
+        ),
+    ),
+    (
+        "person_name",
+        re.compile(r"(?<![\u4e00-\u9fff])[\u4e00-\u9fff]{2,4}(?<![者客員方皆各])(?:さん|様|氏|部長|課長|社長)"),
+    ),
+    (
+        "project_name",
+        re.compile(
+            r"(?:プロジェクト|案件|コードネーム)[:：\s「『]*[A-Z][A-Za-z0-9\-]+|\b[Pp]roject\s+[A-Z][a-z]+[A-Za-z0-9]*|(?i:\bcode\s*name\b)"
+        ),
+    ),
+    (
+        "internal_host",
+        re.compile(
+            r"(?i)\b[a-z0-9][a-z0-9\-]*(?:\.[a-z0-9\-]+)*\.(?:corp|intra|intranet|internal|lan)\b(?<!docker\.internal)"
+            r"|\bintranet\b|イントラ(?:ネット)?|社内(?:wiki|ポータル|サーバ|システム名)"
+        ),
+    ),
+    (
+        "internal_id",
+        re.compile(
+            rf"\b(?!(?:{_TICKET_EXCLUDED})-)[A-Z][A-Z0-9]{{1,9}}-\d{{2,6}}\b"
+            r"|(?:社員|従業員|顧客|契約|案件|注文|受注|発注|稟議|見積|請求|管理)(?:番号|ID|コード)\s*[:：は]?\s*[A-Za-z0-9\-]{3,}"
+        ),
+    ),
+    (
+        "private_address",
+        re.compile(r"\b(?:10(?:\.\d{1,3}){3}|192\.168(?:\.\d{1,3}){2}|172\.(?:1[6-9]|2\d|3[01])(?:\.\d{1,3}){2})\b"),
+    ),
+    (
+        "amount",
+        re.compile(
+            r"\d[\d,，]*(?:\.\d+)?\s?(?:万|億|千)?円|[$¥€£]\s?\d[\d,]*(?:\.\d+)?\s?(?:[kKmM]|million|billion)?\b"
+        ),
+    ),
+]
+# one person's private matters: a particular person (named, or the requester's boss, family, friend …)
+_PERSON_JA = (
+    r"(?:(?<![\u4e00-\u9fff])[\u4e00-\u9fff]{2,4}(?<![者客員方皆各])(?:さん|様|氏|くん|君|ちゃん|部長|課長|社長)"
+    r"|(?:私の|自分の|うちの|僕の|俺の)?(?:上司|同僚|部下|先輩|後輩|妻|夫|息子|娘|母|父|祖母|祖父|友人|知人|彼女|彼氏|義母|義父|兄|姉|弟|妹))"
+)
+_ATTRIBUTE_JA = (
+    r"(?:給与|給料|年収|賞与|ボーナス|人事評価|査定|評価面談|健康診断|病歴|病名|通院|診断結果|診断|持病|妊娠|離婚|借金|住所|自宅|"
+    r"電話番号|携帯番号|連絡先|成績|懲戒|退職理由|家族構成|マイナンバー|口座番号|口座|クレジットカード|本名|生年月日|治療|入院|勤怠|失業)"
+)
+_PERSON_DATA_JA = re.compile(rf"{_PERSON_JA}の[^\n。]{{0,10}}?{_ATTRIBUTE_JA}")
+_PERSON_DATA_EN = re.compile(
+    r"(?i)\b(?:(?:my|our)\s+(?:boss|manager|coworker|co-worker|colleague|wife|husband|son|daughter|mother|father|mom|dad|friend|"
+    r"neighbou?r|tenant|employee)|[A-Z][a-z]+\s+[A-Z][a-z]+)'s\s+(?:[a-z\-]+\s+){0,2}"
+    r"(?:salary|pay|medical|diagnosis|health|home\s+address|address|performance\s+review|review\s+score|phone\s+number|"
+    r"divorce|debt|date\s+of\s+birth|bank\s+account|credit\s+card|grades|disciplinary|treatment|pregnancy)"
+)
+_CONTEXT_WINDOW = 60
+
+
+def _marker_spans(text: str, word: str) -> list[tuple[int, int]]:
+    if re.fullmatch(r"[A-Za-z][A-Za-z ]*", word):
+        pattern = re.compile(rf"(?<![A-Za-z]){re.escape(word)}(?![A-Za-z])", re.I)
+    else:
+        pattern = re.compile(re.escape(word), re.I)
+    return [m.span() for m in pattern.finditer(text)]
+
+
+def _is_label(text: str, start: int, end: int, *, strong: bool) -> bool:
+    """The marker classifies the text itself: 【社外秘】, `CONFIDENTIAL:` on its own line, この資料は社外秘です."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    before, after = text[line_start:start], text[end:line_end]
+    before_s, after_s = before.rstrip(" \u3000*_"), after.lstrip(" \u3000*_")
+    if before_s[-1:] and before_s[-1] in _OPEN and after_s[:1] and after_s[0] in _CLOSE:
+        return True
+    if _LINE_LABEL_BEFORE.match(before) and _LINE_LABEL_AFTER.match(after):
+        return True
+    if _STATEMENT_BEFORE_JA.search(before) and _STATEMENT_AFTER_JA.match(after):
+        return True
+    if _STATEMENT_EN.search(before) or _DO_NOT_SHARE.match(text, start):
+        return True
+    if strong and _LABEL_AFTER_STRONG.match(after):
+        return True
+    return _SHOUTED.fullmatch(text[start:end]) is not None
+
+
+def _context_kinds(text: str, start: int, end: int) -> list[str]:
+    """Kinds of private identifiers close to a marker word (the same line, within a short window)."""
+    line_start = text.rfind("\n", 0, start) + 1
+    line_end = text.find("\n", end)
+    line_end = len(text) if line_end < 0 else line_end
+    window = text[max(line_start, start - _CONTEXT_WINDOW) : min(line_end, end + _CONTEXT_WINDOW)]
+    kinds = [kind for kind, pattern in _CONTEXT if pattern.search(window)]
+    kinds += sorted({f.kind for f in find_sensitive(window) if f.category != SECRET})
+    return kinds
+
+
+@dataclass(frozen=True, slots=True)
+class PrivateReading:
+    """How the private markers of a text read: clearly private, to ask about, or technical words."""
+
+    private: list[str]  # property:private, label:社外秘, context:機密+company_name, person_data
+    ask: list[str]  # marker words that speak of one particular thing (社外秘の設計資料)
+    technical: list[str]  # marker words in their technical sense (機密情報, confidential computing)
+
+
+def read_private(
+    text: str,
+    properties: Mapping[str, Any] | None,
+    words: Iterable[str],
+    technical_words: Iterable[str] = DEFAULT_TECHNICAL_SENSE_MARKERS,
+) -> PrivateReading:
+    """Clearly private: the note's own private flag or tag, a marker word used as a label of the text,
+    a marker word next to a private identifier (a company or person name, a project code name, an
+    internal host or id, a private address, an amount), or one person's private matters. A marker word
+    otherwise asks — unless it is one with a technical sense used that way, which passes."""
+    private = [m for m in private_markers(text, properties, ()) if not m.startswith("word:")]
+    ask: list[str] = []
+    technical: list[str] = []
+    soft = {w.lower() for w in technical_words}
+    for word in words:
+        if not word:
+            continue
+        spans = _marker_spans(text, word)
+        if not spans:
+            continue
+        verdict = "technical" if word.lower() in soft else "ask"
+        for start, end in spans:
+            if _is_label(text, start, end, strong=word.lower() not in soft):
+                private.append(f"label:{word}")
+                verdict = "private"
+                break
+            kinds = _context_kinds(text, start, end)
+            if kinds:
+                private.append(f"context:{word}+{'+'.join(kinds)}")
+                verdict = "private"
+                break
+            own = _OWN_THING_JA.match(text[end:]) or _OWN_THING_EN.match(text[end:])
+            if own and verdict == "technical":
+                verdict = "ask"
+        if verdict == "ask":
+            ask.append(f"word:{word}")
+        elif verdict == "technical":
+            technical.append(f"word:{word}")
+    if _PERSON_DATA_JA.search(text) or _PERSON_DATA_EN.search(text):
+        private.append("person_data")
+    else:
+        for finding in find_sensitive(text):
+            if finding.category == PERSONAL:
+                line = text.split("\n")[finding.line - 1]
+                if re.search(_PERSON_JA, line):
+                    private.append("person_data")
+                    break
+    return PrivateReading(sorted(set(private)), ask, technical)
+
+
 @dataclass(frozen=True, slots=True)
 class Screening:
     decision: str  # clean | masked | private | undecidable
@@ -317,6 +511,7 @@ class Screening:
     private: list[str]
     review: list[str]
     masked_ratio: float
+    technical: list[str] = field(default_factory=list)
 
 
 def screen(
@@ -325,19 +520,21 @@ def screen(
     *,
     private_words: Iterable[str] = DEFAULT_PRIVATE_MARKERS,
     review_words: Iterable[str] = DEFAULT_REVIEW_MARKERS,
+    technical_words: Iterable[str] = DEFAULT_TECHNICAL_SENSE_MARKERS,
     max_masked_ratio: float = 0.5,
     prior_findings: int = 0,
 ) -> Screening:
-    """Decide: clearly private → private; masking suffices → masked; else undecidable; else clean."""
+    """Decide: clearly private → private; a question remains (review words, a marker word that speaks of
+    one particular thing, mostly masked text) → undecidable; masking suffices → masked; else clean."""
     findings = find_sensitive(text)
     masked = mask(text, findings)
-    private = private_markers(text, properties, private_words)
-    review = review_markers(text, review_words)
+    reading = read_private(text, properties, private_words, technical_words)
+    review = review_markers(text, review_words) + reading.ask
     masked_chars = sum(f.end - f.start for f in findings)
     ratio = masked_chars / max(1, len(text.strip()))
     remaining = re.sub(r"\[MASKED:[a-z_]+\]", "", masked)
     meaningful = len(re.sub(r"[\s\W_]", "", remaining))
-    if private:
+    if reading.private:
         decision = "private"
     elif review or ratio > max_masked_ratio or (findings and meaningful < 8):
         decision = "undecidable"
@@ -345,4 +542,4 @@ def screen(
         decision = "masked"
     else:
         decision = "clean"
-    return Screening(decision, masked, findings, private, review, round(ratio, 4))
+    return Screening(decision, masked, findings, reading.private, review, round(ratio, 4), reading.technical)

@@ -10,7 +10,10 @@ import json
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver.context import Context
 
+from ... import actors
+from ...actors import Actor, Via
 from ...errors import InputError
 from ...pipeline.engine import Pipeline, SubmissionRefused
 from ..context import AppContext
@@ -21,18 +24,33 @@ PERSON_STEPS = (
 )
 
 
+def mcp_actor(context: Context[Any, Any] | None, app: AppContext) -> Actor:
+    """Who really acts over MCP: the client's declared name and version from the initialize handshake,
+    and the credential (the agent token over HTTP; none for `kh mcp` launched over stdio)."""
+    name = version = None
+    try:
+        params = context.session.client_params if context is not None else None
+    except (AttributeError, LookupError, ValueError):
+        params = None
+    if params is not None:
+        name, version = params.client_info.name, params.client_info.version
+    via: Via = "mcp-stdio" if app.mcp_transport == "stdio" else "mcp-http"
+    return actors.agent(via, name, client_version=version)
+
+
 def register(mcp: MCPServer, ctx: AppContext) -> None:
     def pipeline() -> Pipeline:
         return Pipeline(ctx.vault, ctx.catalog)
 
     @mcp.tool(
         description=(
-            "The oldest open pipeline task ({'task': null} when none; filter: operation, e.g. 'O-05'): its inputs, "
-            "output JSON Schema and instructions. Work from the inputs only, then call harness_submit_result."
+            "The oldest open pipeline task ({'task': null} when none; filters: run_id for one run's next task, "
+            "operation, e.g. 'O-05'): its inputs, output JSON Schema and instructions. Work from the inputs only, "
+            "then call harness_submit_result."
         )
     )
-    def harness_next_task(operation: str | None = None) -> dict[str, Any]:
-        task = pipeline().next_task(operation=operation)
+    def harness_next_task(operation: str | None = None, run_id: str | None = None) -> dict[str, Any]:
+        task = pipeline().next_task(operation=operation, run_id=run_id)
         return {"task": task.model_dump(mode="json") if task else None}
 
     @mcp.tool(
@@ -41,14 +59,19 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
             "with the reasons to fix before submitting again."
         )
     )
-    def harness_submit_result(task_id: str, output: dict[str, Any] | str) -> dict[str, Any]:
+    def harness_submit_result(
+        task_id: str,
+        output: dict[str, Any] | str,
+        # the bare class: the SDK injects the request context by a Context annotation, not a subscripted one
+        context: Context | None = None,
+    ) -> dict[str, Any]:
         if isinstance(output, str):
             try:
                 output = json.loads(output)
             except json.JSONDecodeError as exc:
                 raise InputError(f"The output is not JSON: {exc}.") from exc
         try:
-            return pipeline().submit(task_id, output)
+            return pipeline().submit(task_id, output, actor=mcp_actor(context, ctx))
         except SubmissionRefused as exc:
             return {
                 "accepted": False,

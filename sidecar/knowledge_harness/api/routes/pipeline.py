@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from fastapi import APIRouter, Body, Query
+from fastapi import APIRouter, Body, Query, Request
 from pydantic import BaseModel, Field
 
 from ... import actors
@@ -31,7 +31,7 @@ from ...pipeline.rest_models import (
     status_view,
 )
 from ..context import AppContext
-from ..deps import Ctx, PersonActor
+from ..deps import AnyActor, Ctx, PersonActor
 
 router = APIRouter(prefix="/v1/pipeline", tags=["pipeline"])
 
@@ -130,8 +130,13 @@ def answer(ctx: Ctx, person: PersonActor, run_id: str, body: AnswerBody) -> RunS
 
 
 @router.get("/tasks/next", response_model=NextTask)
-def next_task(ctx: Ctx, operation: Annotated[str | None, Query(max_length=8)] = None) -> NextTask:
-    return NextTask(task=pipeline_for(ctx).next_task(operation=operation))
+def next_task(
+    ctx: Ctx,
+    operation: Annotated[str | None, Query(max_length=8)] = None,
+    run_id: Annotated[str | None, Query(max_length=80)] = None,
+) -> NextTask:
+    """The oldest open task, of any run or of `run_id`."""
+    return NextTask(task=pipeline_for(ctx).next_task(operation=operation, run_id=run_id))
 
 
 @router.get("/tasks/{task_id}", response_model=AgentTask)
@@ -140,9 +145,16 @@ def get_task(ctx: Ctx, task_id: str) -> AgentTask:
 
 
 @router.post("/tasks/{task_id}/submit", response_model=SubmitView)
-def submit(ctx: Ctx, task_id: str, body: SubmitBody) -> dict[str, Any]:
-    """Validate and accept an external agent's output; 422 `submission_refused` with reasons otherwise."""
-    return outcome_view(pipeline_for(ctx).submit(task_id, body.output))
+def submit(ctx: Ctx, caller: AnyActor, request: Request, task_id: str, body: SubmitBody) -> dict[str, Any]:
+    """Validate and accept an external agent's output; 422 `submission_refused` with reasons otherwise.
+    The record names who submitted: the token kind and the client's declared User-Agent."""
+    actor = caller.model_copy(
+        update={
+            "client": request.headers.get("user-agent", "")[:80] or None,
+            "token": "person" if caller.is_person else "agent",
+        }
+    )
+    return outcome_view(pipeline_for(ctx).submit(task_id, body.output, actor=actor))
 
 
 class DecisionBody(BaseModel):

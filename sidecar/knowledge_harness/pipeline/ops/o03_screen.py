@@ -1,7 +1,11 @@
 """O-03 Screen Safety: secrets, personal information, company/private markers.
 
-Clearly private → REJECTED; masking suffices → only the masked request goes on; undecidable →
-the person is asked (once). No secret value is ever stored: findings keep kind and line only.
+Clearly private (the note's private flag or tag, a marker word used as a label, a marker word next
+to a private identifier, one person's private matters) → REJECTED; masking suffices → only the
+masked request goes on; a marker word in its technical sense (機密情報, 非公開リポジトリ) → goes on
+and the record says so; undecidable → the person is asked once — unless the person already
+answered the publishability question at O-01, which settles it (one question per reason per run).
+No secret value is ever stored: findings keep kind and line only.
 """
 
 from __future__ import annotations
@@ -22,6 +26,7 @@ class ScreenSafety:
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         request = ctx.artifact("request")
         answer = ctx.answered("screening")
+        publishability = ctx.answered("publishability")
         note = ctx.request_note()
         properties: dict[str, Any] = {}
         prior = 0
@@ -40,6 +45,9 @@ class ScreenSafety:
         inputs = {
             "source": source_digest,
             "answer": {"question_id": answer.question_id, "answer": answer.answer} if answer else None,
+            "publishability": (
+                {"question_id": publishability.question_id, "answer": publishability.answer} if publishability else None
+            ),
             "screening": ctx.config.screening.model_dump(mode="json"),
         }
         refs = [ref] + ([f"answer:{answer.question_id}"] if answer else [])
@@ -58,6 +66,7 @@ class ScreenSafety:
         kwargs: dict[str, Any] = {
             "private_words": cfg.private_markers,
             "review_words": cfg.review_markers,
+            "technical_words": cfg.technical_sense_markers,
             "max_masked_ratio": cfg.max_masked_ratio,
         }
         title_s = screen(p["title"], None, **kwargs)
@@ -65,6 +74,7 @@ class ScreenSafety:
         findings = [f.public() for f in title_s.findings] + [f.public() for f in body_s.findings]
         private = sorted(set(title_s.private + body_s.private))
         review = sorted(set(title_s.review + body_s.review))
+        technical = sorted(set(title_s.technical + body_s.technical))
         decisions = {title_s.decision, body_s.decision}
         answer = prepared.inputs["answer"]
         screened = {
@@ -73,6 +83,7 @@ class ScreenSafety:
             "findings": findings,
             "private_markers": private,
             "review_markers": review,
+            "technical_words": technical,
             "masked_ratio": body_s.masked_ratio,
         }
         codes: list[ReasonCode] = []
@@ -88,16 +99,29 @@ class ScreenSafety:
             "private_markers": len(private),
             "review_markers": len(review),
         }
+        if technical:
+            codes.append(ReasonCode.PRIVATE_WORD_TECHNICAL)
         if "private" in decisions:
+            private_codes: list[ReasonCode] = []
+            if any(m.split(":", 1)[0] in ("property", "tag", "label") for m in private):
+                private_codes.append(ReasonCode.PRIVATE_MARKER)
+            if any(m.startswith("context:") for m in private):
+                private_codes.append(ReasonCode.PRIVATE_IDENTIFIER_CONTEXT)
+            if "person_data" in private:
+                private_codes.append(ReasonCode.PERSON_DATA)
             return Outcome(
                 Result.REJECTED,
                 State.REJECTED,
-                [ReasonCode.PRIVATE_MARKER],
-                f"非公開マーカー（{', '.join(private)}）があるため対象外として終了しました。",
+                private_codes,
+                f"明らかに非公開の内容（{', '.join(private)}）があるため対象外として終了しました。",
                 artifacts={"screening": {**screened, "decision": "private", "question_masked": None}},
                 metrics=metrics,
             )
-        if "undecidable" in decisions:
+        settled_by = prepared.inputs["publishability"]
+        if "undecidable" in decisions and answer is None and settled_by is not None:
+            # the person answered "publishable" at O-01: the same reason is not asked again
+            codes.append(ReasonCode.PUBLISHABILITY_ALREADY_ANSWERED)
+        elif "undecidable" in decisions:
             if answer is None:
                 return Outcome(
                     Result.HOLD,

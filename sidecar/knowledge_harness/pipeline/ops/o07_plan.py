@@ -20,7 +20,8 @@ from typing import Any
 from ...errors import Conflict
 from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
-from ..packets import packet_items, packet_urls, packet_view, uncertainty_ids, urls_in
+from ..drafts import external_urls
+from ..packets import packet_items, packet_urls, packet_view, uncertainty_ids
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
 from .o04_evidence import normalize_url
 
@@ -229,7 +230,7 @@ class PlanArticle(AgentStep):
                 )
             )
         allowed_urls = packet_urls(inputs["packet"])
-        for _, url in urls_in(json.dumps(output, ensure_ascii=False)):
+        for _, url in external_urls(json.dumps(output, ensure_ascii=False)):
             if normalize_url(url) not in allowed_urls:
                 refusals.append(Refusal(ReasonCode.URL_NOT_IN_PACKET, "$", f"{url} is not a source of the packet."))
         question = output.get("author_question")

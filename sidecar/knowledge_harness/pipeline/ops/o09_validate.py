@@ -20,7 +20,7 @@ from typing import Any
 from ..agents import Refusal
 from ..blog import blog_repo
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
-from ..drafts import FIXABLE, CheckInputs, autofix, check_draft, layout, refresh_manifest, sha256_text
+from ..drafts import FIXABLE, CheckInputs, autofix, blog_rules, check_draft, layout, refresh_manifest, sha256_text
 from ..judging import apply_rule, axis_schema, axis_uncertainties, describe
 from ..packets import judge_refs, packet_view
 from .base import AgentStep, OpContext, Outcome, Prepared, Wait
@@ -112,8 +112,8 @@ class ValidateDraft(AgentStep):
             draft_dir=ctx.config.blog.posts_dir,
             local_exists=repo.exists if repo is not None else None,
             past_posts=posts,
-            private_words=ctx.config.screening.private_markers,
             similarity_threshold=ctx.config.blog.similarity_threshold,
+            **blog_rules(ctx.config),
         )
         text = draft["rst"]
         first = check_draft(text, cfg)
