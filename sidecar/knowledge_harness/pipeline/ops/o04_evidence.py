@@ -1,9 +1,13 @@
-"""O-04 Collect Evidence: search rounds, fetches, classification, dedupe, limits, metrics.
+"""O-04 Collect Evidence: search rounds, ranking by source class, fetches, dedupe, limits, metrics.
 
 The seed's initial limits (configurable in `[evidence]`): 3 rounds × 4 queries, 20 body
 fetches, 12 adopted, 3 per domain, 15 minutes, 2 extra tries per URL on a transient failure.
-Any evidence → EVIDENCE_READY / ADVANCE (gaps become uncertainties); nothing at all → HOLD;
-nothing but transient failures → RETRYABLE_ERROR (running again resumes).
+Primary sources are adopted first (primary_target), then independent secondary and community
+sources (reaction_target), then the rest by class up to max_adopted. Vault notes are read whole;
+author, dates and version come from the source's own metadata. Every candidate ends in a ledger
+and every failed fetch is recorded with its reason. Any evidence → EVIDENCE_READY / ADVANCE (gaps,
+stale sources and conflicting versions become uncertainties); nothing at all → HOLD; nothing but
+transient failures → RETRYABLE_ERROR (running again resumes).
 """
 
 from __future__ import annotations
