@@ -369,9 +369,9 @@ def _note_metadata(note: Note) -> PageMetadata:
 
 class _Adoption:
     """Candidates ranked by source class and adopted by the targets (docs/pipeline.md, O-04):
-    primary sources first up to `primary_target`, then secondary and community sources (a new
-    publisher first) up to `reaction_target` independent ones, then the rest in class order up to
-    `max_adopted`. Every candidate ends in the ledger with what happened to it and why."""
+    primary sources first up to `primary_target`, then secondary and community sources from
+    publishers not yet adopted up to `reaction_target` independent ones, then the rest in class
+    order, the least-adopted publisher first, up to `max_adopted`. Every candidate ends in the ledger with what happened to it and why."""
 
     def __init__(self, ctx: OpContext, started: float) -> None:
         self.ctx = ctx
@@ -422,16 +422,25 @@ class _Adoption:
             return sum(1 for s in self._adopted() if s["source_class"] == "primary")
         return len({s["publisher_key"] for s in self._adopted() if s["source_class"] in classes})
 
-    def _next(self, classes: tuple[str, ...], prefer_new_publisher: bool) -> Candidate | None:
-        taken = {s["publisher_key"] for s in self._adopted()}
+    def _next(self, phase: str, classes: tuple[str, ...]) -> Candidate | None:
+        """The next candidate of the best class that has one. The reaction phase takes only a
+        publisher not yet adopted; the fill phase the publisher with the fewest adopted sources
+        (so no single publisher, the vault included, takes the remaining places)."""
+        adopted: dict[str, int] = {}
+        for source in self._adopted():
+            adopted[source["publisher_key"]] = adopted.get(source["publisher_key"], 0) + 1
         for cls in classes:
             queue = self.queues[cls]
             if not queue:
                 continue
-            if prefer_new_publisher:
-                for i, cand in enumerate(queue):
-                    if _publisher_key(cand.hit) not in taken:
-                        return queue.pop(i)
+            if phase == "reaction_target":
+                fresh = [i for i, cand in enumerate(queue) if _publisher_key(cand.hit) not in adopted]
+                if fresh:
+                    return queue.pop(fresh[0])
+                continue
+            if phase == "fill":
+                best = min(range(len(queue)), key=lambda i: (adopted.get(_publisher_key(queue[i].hit), 0), i))
+                return queue.pop(best)
             return queue.pop(0)
         return None
 
@@ -444,7 +453,7 @@ class _Adoption:
         ]
         for phase, classes, target in phases:
             while len(self._adopted()) < cfg.max_adopted and (target is None or self._count(classes) < target):
-                cand = self._next(classes, prefer_new_publisher=phase == "reaction_target")
+                cand = self._next(phase, classes)
                 if cand is None:
                     break
                 self._try(cand, phase)
