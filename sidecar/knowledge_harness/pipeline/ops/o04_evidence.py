@@ -15,7 +15,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
@@ -553,8 +553,8 @@ class _Adoption:
     ) -> dict[str, Any]:
         ctx, cfg, hit = self.ctx, self.cfg, cand.hit
         confidence, reason = CLASS_CONFIDENCE[sclass]
-        stored = safe_text(text, cfg.max_text_chars)
-        truncated = len(mask(text, find_sensitive(text))) > cfg.max_text_chars
+        masked = mask(text, find_sensitive(text))
+        stored, truncated = masked[: cfg.max_text_chars], len(masked) > cfg.max_text_chars
         if note is not None:
             key = f"vault:{note.path}"
             url = None
@@ -572,7 +572,8 @@ class _Adoption:
             url = fetched.final_url if fetched else hit.url
             ref = None
             locator = "本文全体" + ("（上限で切り詰め）" if truncated else "")
-            meta = fetched.metadata if fetched and fetched.metadata else PageMetadata()
+            meta = replace(fetched.metadata) if fetched and fetched.metadata else PageMetadata()
+            meta.found_in = dict(meta.found_in)
             publisher = meta.publisher or domain
             fetched_at = fetched.fetched_at if fetched else ctx.now_iso()
             title = str((fetched.title if fetched and fetched.title else hit.title) or url)
