@@ -115,6 +115,12 @@ def agent_output(task: dict[str, Any]) -> dict[str, Any]:
                 {"id": "X1", "item": "対象バージョンが未確認", "impact": "記事では版を限定しない", "source_ids": [sid]}
             ],
             "past_articles": None,
+            "source_summaries": [
+                {
+                    "source_id": sid,
+                    "summary_ja": "この出典は、反映処理が変更できる範囲を verification と evidence に限る理由を説明している。",
+                }
+            ],
         }
     if op == "O-06":
         reader = axis(packet_refs=["F1"])

@@ -138,6 +138,9 @@ def run_files(vault: Path, run_id: str) -> dict[str, str]:
     return RunStore(Vault.open(vault)).list_files(run_id)
 
 
+SUMMARY_JA = "この出典は論点の前提となる仕様と、その挙動の違いを説明している。"
+
+
 def packet_for(sources: list[dict[str, Any]]) -> dict[str, Any]:
     """A valid O-05 packet citing the given evidence sources."""
     usable = [s for s in sources if s["source_class"] in ("primary", "secondary")]
@@ -158,4 +161,5 @@ def packet_for(sources: list[dict[str, Any]]) -> dict[str, Any]:
             {"id": "X1", "item": "対象バージョンが未確認", "impact": "記事では版を限定する", "source_ids": [sid]}
         ],
         "past_articles": None,
+        "source_summaries": [{"source_id": sid, "summary_ja": SUMMARY_JA}],
     }

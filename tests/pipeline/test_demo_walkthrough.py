@@ -137,6 +137,7 @@ def test_demo_reaches_review_ready_with_an_agent_over_mcp(tmp_path: Path) -> Non
         assert "JUDGE_SAME_CLIENT_AS_AUTHOR" in record["reason_codes"], record
     review = pipeline.review(run_id)["review_packet"]["markdown"]  # what `kh pipeline review` prints
     assert "公開候補の確認待ち" in review and "記録済みのエージェント出力" in review
+    assert "要約（AI）: （記録済みのエージェント出力）このノートは" in review  # the agent's summary of a cited source
     branches = subprocess.run(
         ["git", "-C", str(blog), "branch", "--format=%(refname:short)"], capture_output=True, text=True, check=True
     ).stdout.split()

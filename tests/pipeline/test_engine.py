@@ -15,7 +15,7 @@ from knowledge_harness.pipeline.states import IllegalTransition, check_transitio
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import AGENT, PERSON
-from .helpers import harness_text, packet_for, request_note, run_files, snapshot, write_note
+from .helpers import SUMMARY_JA, harness_text, packet_for, request_note, run_files, snapshot, write_note
 
 AWS = "AKIA" + "Z7QXW3ERTY5UIOPA"
 
@@ -304,6 +304,7 @@ def test_packet_without_facts_is_no_candidate(tmp_path: Path) -> None:
             }
         ],
         "past_articles": None,
+        "source_summaries": [{"source_id": sid, "summary_ja": SUMMARY_JA}],
     }
     result = p.submit(task.task_id, packet)
     assert result["record"]["result"] == "NO_CANDIDATE"

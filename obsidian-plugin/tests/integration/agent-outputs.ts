@@ -58,6 +58,8 @@ export function agentOutput(task: AgentTask): Record<string, unknown> {
 				],
 				uncertainties: [{ id: "X1", item: "対象バージョンが未確認", impact: "記事では版を限定しない", source_ids: [sid] }],
 				past_articles: null,
+				// a Japanese summary of every cited source, in the agent's own words
+				source_summaries: [{ source_id: sid, summary_ja: "この出典は、反映処理が変更できる範囲を verification と evidence に限る理由を説明している。" }],
 			};
 		}
 		case "O-06": {

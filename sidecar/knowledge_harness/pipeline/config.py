@@ -24,8 +24,13 @@ per_domain = 3
 time_limit_seconds = 900
 retries_per_url = 2
 providers = ["vault", "cited_urls"]   # "searxng" is added when the machine configuration names searxng_url
+primary_target = 2              # primary sources adopted first, up to this many
+reaction_target = 3             # then secondary and community sources, up to this many
 primary_domains = ["docs.python.org", "*.readthedocs.io"]
 community_domains = ["stackoverflow.com", "qiita.com"]
+primary_paths = ["/docs/", "/reference/"]
+max_text_chars = 12000          # a note or page is kept whole up to this many characters
+stale_after_days = 730          # a source dated earlier than this is recorded as stale
 
 [blog]                          # the blog repository (a separate git repository, never inside the vault)
 repo = "../blog"                # absolute, or relative to the vault folder
@@ -51,6 +56,7 @@ import fnmatch
 import tomllib
 from pathlib import Path
 from typing import Any, Literal
+from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -134,6 +140,11 @@ DEFAULT_COMMUNITY = [
 ]
 
 
+# Official documentation, references and specifications usually live under these paths of a
+# vendor's or project's own site.
+DEFAULT_PRIMARY_PATHS = ["/docs/", "/doc/", "/documentation/", "/reference/", "/manual/", "/spec/", "/specification/"]
+
+
 class EvidenceSettings(_Strict):
     rounds: int = Field(default=3, ge=1, le=10)
     queries_per_round: int = Field(default=4, ge=1, le=20)
@@ -149,11 +160,19 @@ class EvidenceSettings(_Strict):
     primary_domains: list[str] = Field(default_factory=lambda: list(DEFAULT_PRIMARY))
     secondary_domains: list[str] = Field(default_factory=list)
     community_domains: list[str] = Field(default_factory=lambda: list(DEFAULT_COMMUNITY))
-    max_text_chars: int = Field(default=6000, ge=200, le=200_000)
+    primary_paths: list[str] = Field(default_factory=lambda: list(DEFAULT_PRIMARY_PATHS))
+    max_text_chars: int = Field(default=12_000, ge=200, le=200_000)
+    stale_after_days: int = Field(default=730, ge=1, le=36_500)
 
     def classify_host(self, host: str) -> str:
-        """primary / secondary / community by domain rules; fetched and unmatched → secondary."""
-        host = host.lower().rstrip(".")
+        return self.classify_url(f"http://{host}/")
+
+    def classify_url(self, url: str) -> str:
+        """primary / secondary / community; the rules in order (docs/pipeline.md, "Source classes"):
+        community_domains → community; primary_domains → primary; secondary_domains → secondary;
+        a documentation path (primary_paths, e.g. /docs/) on any other host → primary; else secondary."""
+        parts = urlsplit(url)
+        host = (parts.hostname or "").lower().rstrip(".")
         if host.startswith("www."):
             host = host[4:]
 
@@ -163,6 +182,11 @@ class EvidenceSettings(_Strict):
         if hit(self.community_domains):
             return "community"
         if hit(self.primary_domains):
+            return "primary"
+        if hit(self.secondary_domains):
+            return "secondary"
+        path = (parts.path or "/").lower()
+        if any(path.startswith(prefix) for prefix in self.primary_paths):
             return "primary"
         return "secondary"
 

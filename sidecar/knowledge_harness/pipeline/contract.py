@@ -102,7 +102,15 @@ class ReasonCode(StrEnum):
     TIME_LIMIT_REACHED = "TIME_LIMIT_REACHED"
     SEARCH_EXHAUSTED = "SEARCH_EXHAUSTED"
     DISCOVERY_ONLY_UNFETCHED = "DISCOVERY_ONLY_UNFETCHED"
+    REACTION_TARGET_UNMET = "REACTION_TARGET_UNMET"
+    SOURCE_STALE = "SOURCE_STALE"
+    SCOPE_AMBIGUOUS = "SCOPE_AMBIGUOUS"
     # O-05
+    FACT_SECONDARY_EXPLANATION = "FACT_SECONDARY_EXPLANATION"
+    CONTRADICTION_FOUND = "CONTRADICTION_FOUND"
+    SUMMARY_MISSING = "SUMMARY_MISSING"
+    SUMMARY_NOT_JAPANESE = "SUMMARY_NOT_JAPANESE"
+    SUMMARY_IS_EXCERPT = "SUMMARY_IS_EXCERPT"
     PACKET_BUILT = "PACKET_BUILT"
     PACKET_NO_FACTS = "PACKET_NO_FACTS"
     # agent door
@@ -283,6 +291,38 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
     ReasonCode.DISCOVERY_ONLY_UNFETCHED: (
         "本文を取得できず発見専用のまま残る候補がある",
         "Some candidates stay discovery-only (body not fetched).",
+    ),
+    ReasonCode.REACTION_TARGET_UNMET: (
+        "独立した二次・コミュニティ情報が目標件数に届かない（件数合わせはしない）",
+        "Fewer independent secondary and community sources than the reaction target (never padded).",
+    ),
+    ReasonCode.SOURCE_STALE: (
+        "出典の日付が古い（情報基準時刻からstale_after_days日以上前）",
+        "A source is dated more than stale_after_days days before the information time.",
+    ),
+    ReasonCode.SCOPE_AMBIGUOUS: (
+        "対象範囲（対象バージョンなど）が出典間で食い違う、または曖昧",
+        "The scope (target version, ...) differs between sources or is unclear.",
+    ),
+    ReasonCode.FACT_SECONDARY_EXPLANATION: (
+        "一次情報のない事実を二次情報による説明として区別した",
+        "A fact without a primary source is labelled a secondary explanation.",
+    ),
+    ReasonCode.CONTRADICTION_FOUND: (
+        "出典間の矛盾を不確実性として残した（計画で扱う）",
+        "A contradiction between sources is kept as an uncertainty the plan must treat.",
+    ),
+    ReasonCode.SUMMARY_MISSING: (
+        "引用した出典に日本語要約がない",
+        "A cited source has no Japanese summary.",
+    ),
+    ReasonCode.SUMMARY_NOT_JAPANESE: (
+        "出典の要約が日本語で書かれていない",
+        "A source summary is not written in Japanese.",
+    ),
+    ReasonCode.SUMMARY_IS_EXCERPT: (
+        "要約が出典本文の写し（抜粋）になっている",
+        "A summary copies the source's text instead of summarizing it.",
     ),
     ReasonCode.PACKET_BUILT: ("Evidence Packetを作成した", "The evidence packet was built."),
     ReasonCode.PACKET_NO_FACTS: (

@@ -22,6 +22,7 @@ from urllib.parse import urljoin, urlsplit
 import httpx
 
 from ..trust.policy import EvidencePolicy, load_policy
+from .page_metadata import PageMetadata, extract_page_metadata
 
 TEXT_TYPES = ("text/html", "text/plain", "application/xhtml+xml", "text/markdown", "application/json", "text/xml")
 
@@ -38,6 +39,7 @@ class Fetched:
     content_type: str
     error: str | None
     fetched_at: str
+    metadata: PageMetadata | None = None  # author, dates, version from the page's own markup
 
     @property
     def sha256(self) -> str | None:
@@ -134,13 +136,17 @@ class GuardedHttpFetcher:
                                 return _fail(url, "the page is too large", transient=False, status=resp.status_code)
                             chunks.append(chunk)
                         raw = b"".join(chunks).decode(resp.encoding or "utf-8", errors="replace")
+                        metadata = None
                         if "html" in ctype or raw.lstrip().lower().startswith(("<!doctype html", "<html")):
                             title, text = html_to_text(raw)
+                            metadata = extract_page_metadata(raw)
                         else:
                             title, text = "", raw.strip()
                         if not text:
                             return _fail(url, "the page has no text", transient=False, status=resp.status_code)
-                        return Fetched(url, current, True, False, resp.status_code, title, text, ctype, None, now_iso())
+                        return Fetched(
+                            url, current, True, False, resp.status_code, title, text, ctype, None, now_iso(), metadata
+                        )
                 return _fail(url, "too many redirects", transient=False)
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
             return _fail(url, f"{type(exc).__name__}: {exc}", transient=True)
@@ -178,6 +184,7 @@ class TrustFetcher:
                 page.content_type or "",
                 None,
                 page.fetched_at or now_iso(),
+                extract_page_metadata(page.markup_head) if page.markup_head else None,
             )
         code = page.error or "error"
         transient = code in TRANSIENT_CODES or (page.status is not None and page.status >= 500)

@@ -2,7 +2,8 @@
 
 Packet items are the statements of every issue (facts, inferences, unknowns, reactions,
 contradictions), the packet's uncertainties, past-article items and the evidence set's carried
-uncertainties, which get program ids `CU1`, `CU2`, … in their stored order.
+uncertainties, which get program ids `CU1`, `CU2`, … in their stored order. A fact carries its
+`support`: `primary`, or `secondary_explanation` when it cites no primary source.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import json
 import re
 from typing import Any
 
+from .contract import ReasonCode
 from .ops.o04_evidence import normalize_url
 
 CATEGORIES = ("facts", "inferences", "unknowns", "reactions", "contradictions")
@@ -35,6 +37,7 @@ def packet_items(packet: dict[str, Any]) -> dict[str, dict[str, Any]]:
                     "statement": item.get("statement", ""),
                     "source_ids": item.get("source_ids", []),
                     "issue_id": issue.get("issue_id"),
+                    **({"support": item["support"]} if "support" in item else {}),
                 }
     for unc in packet.get("uncertainties") or []:
         items[unc["id"]] = {
@@ -74,15 +77,39 @@ def judge_refs(packet: dict[str, Any]) -> set[str]:
 
 
 def uncertainty_ids(packet: dict[str, Any]) -> list[dict[str, Any]]:
-    """Every uncertainty the plan must treat: packet uncertainties, unknowns and carried ones."""
+    """Every uncertainty the plan must treat: the packet's uncertainties, unknowns, contradictions
+    and those carried from the evidence set (fetch failures, stale sources, scope ambiguity, …).
+    `code` says which kind it is (a reason code, or null)."""
     out: list[dict[str, Any]] = []
     for unc in packet.get("uncertainties") or []:
-        out.append({"id": unc["id"], "item": unc.get("item", ""), "impact": unc.get("impact", ""), "kind": "packet"})
+        out.append(
+            {
+                "id": unc["id"],
+                "item": unc.get("item", ""),
+                "impact": unc.get("impact", ""),
+                "kind": "packet",
+                "code": unc.get("code"),
+            }
+        )
     for issue in packet.get("issues") or []:
         for item in issue.get("unknowns") or []:
-            out.append({"id": item["id"], "item": item.get("statement", ""), "impact": "", "kind": "unknown"})
+            out.append(
+                {"id": item["id"], "item": item.get("statement", ""), "impact": "", "kind": "unknown", "code": None}
+            )
+        for item in issue.get("contradictions") or []:
+            out.append(
+                {
+                    "id": item["id"],
+                    "item": item.get("statement", ""),
+                    "impact": "出典が食い違う。黙って解消しない",
+                    "kind": "contradiction",
+                    "code": ReasonCode.CONTRADICTION_FOUND.value,
+                }
+            )
     for unc in carried_uncertainties(packet):
-        out.append({"id": unc["id"], "item": unc["item"], "impact": unc["impact"], "kind": "carried"})
+        out.append(
+            {"id": unc["id"], "item": unc["item"], "impact": unc["impact"], "kind": "carried", "code": unc["code"]}
+        )
     return out
 
 

@@ -45,6 +45,7 @@ RETRY_STATUSES = frozenset({429, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_URL_CHARS = 2048
 MAX_TEXT_CHARS = 1_000_000
+MARKUP_HEAD_CHARS = 256 * 1024
 
 CGNAT = ipaddress.ip_network("100.64.0.0/10")
 NAT64 = ipaddress.ip_network("64:ff9b::/96")
@@ -84,6 +85,8 @@ class FetchedPage:
     sha256: str | None = None
     redirects: list[str] = field(default_factory=list)
     reused: bool = False
+    # the start of the decoded HTML, for callers that read the page's own metadata (not recorded)
+    markup_head: str | None = None
 
     @property
     def ok(self) -> bool:
@@ -94,6 +97,7 @@ class FetchedPage:
         data = asdict(self)
         data.pop("text")
         data.pop("reused")
+        data.pop("markup_head")
         return data
 
 
@@ -608,6 +612,7 @@ class Fetcher:
         text, charset = decode_body(raw, header_charset)
         page.charset = charset
         if mime != "text/plain":
+            page.markup_head = text[:MARKUP_HEAD_CHARS]
             return text  # extracted by _extract, in a worker process
         self._set_text(page, _tidy(text), None, None)
         return None

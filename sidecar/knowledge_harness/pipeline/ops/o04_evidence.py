@@ -1,20 +1,29 @@
-"""O-04 Collect Evidence: search rounds, fetches, classification, dedupe, limits, metrics.
+"""O-04 Collect Evidence: search rounds, ranking by source class, fetches, dedupe, limits, metrics.
 
 The seed's initial limits (configurable in `[evidence]`): 3 rounds × 4 queries, 20 body
 fetches, 12 adopted, 3 per domain, 15 minutes, 2 extra tries per URL on a transient failure.
-Any evidence → EVIDENCE_READY / ADVANCE (gaps become uncertainties); nothing at all → HOLD;
-nothing but transient failures → RETRYABLE_ERROR (running again resumes).
+Primary sources are adopted first (primary_target), then independent secondary and community
+sources (reaction_target), then the rest by class up to max_adopted. Vault notes are read whole;
+author, dates and version come from the source's own metadata. Every candidate ends in a ledger
+and every failed fetch is recorded with its reason. Any evidence → EVIDENCE_READY / ADVANCE (gaps,
+stale sources and conflicting versions become uncertainties); nothing at all → HOLD; nothing but
+transient failures → RETRYABLE_ERROR (running again resumes).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ...errors import HarnessError
+from ...vault.note import Note
 from ..contract import ReasonCode, Result, State, Uncertainty
+from ..fetching import Fetched
+from ..page_metadata import PageMetadata, normalize_date
 from ..safety import find_sensitive, mask
 from ..search import ProviderError, SearchHit, build_providers, key_terms
 from .base import OpContext, Outcome, Prepared, Wait
@@ -73,6 +82,7 @@ class Candidate:
     key: str
     hit: SearchHit
     queries: list[str] = field(default_factory=list)
+    expected_class: str = "secondary"  # by the URL's rules before fetching; notes are secondary
 
 
 class CollectEvidence:
@@ -145,91 +155,63 @@ class CollectEvidence:
                 stop_reason = "enough_candidates"
                 break
 
-        # -- fetch and adopt ------------------------------------------------------------------------
-        fetcher = ctx.fetcher_factory()
-        sources: list[dict[str, Any]] = []
-        failures: list[dict[str, Any]] = []
-        per_domain: dict[str, int] = {}
-        seen_content: set[str] = set()
-        fetched_urls = attempts = successes = 0
-        domain_capped = limit_hit = False
+        # -- rank, fetch and adopt -------------------------------------------------------------------
+        adoption = _Adoption(ctx, started)
         for cand in candidates.values():
-            if len(sources) >= cfg.max_adopted:
-                limit_hit = True
-                break
-            hit = cand.hit
-            if hit.note_path:
-                domain = "vault"
-                if per_domain.get(domain, 0) >= cfg.per_domain:
-                    domain_capped = True
-                    continue
-                digest = hashlib.sha256(hit.snippet.encode("utf-8")).hexdigest()
-                if digest in seen_content:
-                    duplicates += 1
-                    continue
-                seen_content.add(digest)
-                per_domain[domain] = per_domain.get(domain, 0) + 1
-                sclass = "discovery_only" if hit.extra.get("status") == "disputed" else "secondary"
-                sources.append(self._source(ctx, cand, sclass, hit.snippet, None, domain))
-                continue
-            url = hit.url or ""
-            domain = domain_of(url)
-            if per_domain.get(domain, 0) >= cfg.per_domain:
-                domain_capped = True
-                continue
-            if fetched_urls >= cfg.max_fetches or time.monotonic() - started > cfg.time_limit_seconds:
-                limit_hit = limit_hit or fetched_urls >= cfg.max_fetches
-                timed_out = timed_out or time.monotonic() - started > cfg.time_limit_seconds
-                failures.append({"url": url, "error": "not fetched (limit)", "transient": False, "attempts": 0})
-                continue
-            fetched_urls += 1
-            result = None
-            tries = 0
-            for _ in range(1 + cfg.retries_per_url):
-                tries += 1
-                attempts += 1
-                result = fetcher.fetch(url)
-                if result.ok or not result.transient:
-                    break
-            assert result is not None
-            if not result.ok:
-                failures.append({"url": url, "error": result.error, "transient": result.transient, "attempts": tries})
-                continue
-            successes += 1
-            digest = result.sha256 or ""
-            if digest in seen_content:
-                duplicates += 1
-                continue
-            seen_content.add(digest)
-            per_domain[domain] = per_domain.get(domain, 0) + 1
-            sclass = cfg.classify_host(urlsplit(result.final_url).hostname or domain)
-            sources.append(self._source(ctx, cand, sclass, result.text, result, domain))
-
+            adoption.queue(cand)
+        adoption.adopt()
+        sources, failures, ledger = adoption.sources, adoption.failures, adoption.ledger
+        duplicates += adoption.duplicates
+        timed_out = timed_out or adoption.timed_out
         seconds = round(time.monotonic() - started, 3)
-        primary = sum(1 for s in sources if s["source_class"] == "primary")
         usable = [s for s in sources if s["source_class"] != "discovery_only"]
-        transient_failures = [f for f in failures if f["transient"]] + [f for f in provider_failures if f["transient"]]
+        primary = sum(1 for s in usable if s["source_class"] == "primary")
+        reaction = len({s["publisher_key"] for s in usable if s["source_class"] in ("secondary", "community")})
+        not_fetched = [e for e in ledger if e["disposition"] == "not_fetched"]
+        today = ctx.clock().astimezone(dt.UTC).date()
+        stale = [s for s in usable if _is_stale(s, today, cfg.stale_after_days)]
+        versions: dict[str, list[str]] = {}
+        for s in usable:
+            if s["target_version"] != UNKNOWN:
+                versions.setdefault(s["target_version"], []).append(s["source_id"])
         missing_points = 1 if primary < cfg.primary_target else 0
         metrics = {
             "searches": searches,
-            "fetch_attempts": attempts,
-            "fetched_urls": fetched_urls,
-            "success_rate": round(successes / attempts, 4) if attempts else None,
-            "adopted": len(sources),
-            "primary_ratio": round(primary / len(sources), 4) if sources else 0.0,
+            "fetch_attempts": adoption.attempts,
+            "fetched_urls": adoption.fetched_urls,
+            "success_rate": round(adoption.successes / adoption.attempts, 4) if adoption.attempts else None,
+            "adopted": len(usable),
+            "primary": primary,
+            "primary_ratio": round(primary / len(usable), 4) if usable else 0.0,
+            "reaction_sources": reaction,
+            "discovery_only": len(sources) - len(usable),
             "duplicates": duplicates,
             "unreachable": len(failures),
+            "not_fetched": len(not_fetched),
+            # O-04 cannot judge meaning; contradictions are counted from the packet (O-05, O-13)
             "contradictions": 0,
+            "scope_ambiguities": 1 if len(versions) > 1 else 0,
+            "stale_sources": len(stale),
+            "truncated": sum(1 for s in sources if s["text_truncated"]),
             "missing_points": missing_points,
             "seconds": seconds,
             "provider_failures": len(provider_failures),
         }
         for failure in failures:
+            where = failure.get("url") or failure.get("note")
             uncertainties.append(
                 Uncertainty(
-                    item=f"取得不能: {failure['url']}（{failure['error']}）",
+                    item=f"取得不能: {where}（{failure['error']}、試行{failure['attempts']}回）",
                     impact="この出典に依存する記述は未確認のまま扱う",
                     code=ReasonCode.FETCH_FAILED,
+                )
+            )
+        if not_fetched:
+            uncertainties.append(
+                Uncertainty(
+                    item=f"上限のため本文を取得しなかった候補が{len(not_fetched)}件ある（{not_fetched[0]['reason']}）",
+                    impact="検索で見つかったが読んでいない出典がある。記述はそれらに依存しない",
+                    code=ReasonCode.LIMIT_REACHED,
                 )
             )
         for failure in provider_failures:
@@ -248,44 +230,73 @@ class CollectEvidence:
                     code=ReasonCode.PRIMARY_TARGET_UNMET,
                 )
             )
+        for s in stale:
+            uncertainties.append(
+                Uncertainty(
+                    item=f"出典が古い: {s['title']}（{_source_date(s)}、{cfg.stale_after_days}日より前）",
+                    impact="現在の仕様・挙動と異なる可能性がある。新しい出典で確認できない記述は限定する",
+                    code=ReasonCode.SOURCE_STALE,
+                    source_ids=[s["source_id"]],
+                )
+            )
+        if len(versions) > 1:
+            listed = "、".join(sorted(versions))
+            uncertainties.append(
+                Uncertainty(
+                    item=f"対象バージョンが出典間で異なる（{listed}）",
+                    impact="どのバージョンについての記述かを限定する必要がある",
+                    code=ReasonCode.SCOPE_AMBIGUOUS,
+                    source_ids=sorted(sid for ids in versions.values() for sid in ids),
+                )
+            )
         if failures:
             codes.append(ReasonCode.FETCH_FAILED)
         if provider_failures:
             codes.append(ReasonCode.SEARCH_PROVIDER_FAILED)
         if duplicates:
             codes.append(ReasonCode.DUPLICATES_REMOVED)
-        if domain_capped:
+        if adoption.domain_capped:
             codes.append(ReasonCode.DOMAIN_CAP_APPLIED)
-        if limit_hit:
+        if adoption.limit_hit:
             codes.append(ReasonCode.LIMIT_REACHED)
         if timed_out:
             codes.append(ReasonCode.TIME_LIMIT_REACHED)
         if stop_reason == "only_duplicates" and candidates:
             codes.append(ReasonCode.SEARCH_EXHAUSTED)
+        if stale:
+            codes.append(ReasonCode.SOURCE_STALE)
+        if len(versions) > 1:
+            codes.append(ReasonCode.SCOPE_AMBIGUOUS)
         evidence_set = {
             "question_masked": question,
             "title_masked": title,
             "sources": sources,
+            "candidates": ledger,
             "unreachable": failures,
             "provider_failures": provider_failures,
             "queries": queries_run,
             "stop_reason": stop_reason,
+            "targets": {"primary": cfg.primary_target, "reaction": cfg.reaction_target, "max_adopted": cfg.max_adopted},
             "metrics": metrics,
             "uncertainties": [u.model_dump(mode="json") for u in uncertainties],
         }
         if usable:
             if primary < cfg.primary_target:
                 codes.append(ReasonCode.PRIMARY_TARGET_UNMET)
+            if reaction < cfg.reaction_target:
+                codes.append(ReasonCode.REACTION_TARGET_UNMET)
             return Outcome(
                 Result.ADVANCE,
                 State.EVIDENCE_READY,
                 [ReasonCode.EVIDENCE_COLLECTED, *codes],
-                f"証拠を{len(sources)}件採用しました（一次情報{primary}件、取得不能{len(failures)}件、重複{duplicates}件）。"
-                + ("不足・取得不能は不確実性として記録しました。" if uncertainties else ""),
+                f"証拠を{len(usable)}件採用しました（一次情報{primary}件、二次・コミュニティ{len(usable) - primary}件、"
+                f"取得不能{len(failures)}件、重複{duplicates}件）。"
+                + ("不足・取得不能・古さ・範囲の食い違いは不確実性として記録しました。" if uncertainties else ""),
                 uncertainties=uncertainties,
                 artifacts={"evidence_set": evidence_set},
                 metrics=metrics,
             )
+        transient_failures = [f for f in failures if f["transient"]] + [f for f in provider_failures if f["transient"]]
         if transient_failures:
             return Outcome(
                 Result.RETRYABLE_ERROR,
@@ -306,43 +317,290 @@ class CollectEvidence:
             metrics=metrics,
         )
 
-    def _source(
-        self, ctx: OpContext, cand: Candidate, sclass: str, text: str, fetched: Any, domain: str
-    ) -> dict[str, Any]:
-        cfg = ctx.config.evidence
+
+UNKNOWN = "未確認"
+CLASS_ORDER = ("primary", "secondary", "community")
+EXCERPT_CHARS = 300
+
+
+def _source_date(source: dict[str, Any]) -> str:
+    modified = source.get("modified_at")
+    return str(modified if modified and modified != UNKNOWN else source.get("published_at") or UNKNOWN)
+
+
+def _is_stale(source: dict[str, Any], today: dt.date, days: int) -> bool:
+    date = normalize_date(_source_date(source))
+    return date is not None and (today - dt.date.fromisoformat(date)).days > days
+
+
+def _note_metadata(note: Note) -> PageMetadata:
+    """Author, dates and version a note states in its own frontmatter."""
+    props = note.properties
+    meta = PageMetadata()
+
+    def put(name: str, value: str | None, where: str) -> None:
+        if value and getattr(meta, name) is None:
+            setattr(meta, name, value)
+            meta.found_in[name] = where
+
+    for key in ("author", "authors"):
+        value = props.get(key)
+        if isinstance(value, list):
+            value = ", ".join(str(v) for v in value[:10])
+        put("author", str(value)[:200] if value else None, f"frontmatter:{key}")
+    provenance = props.get("provenance")
+    if isinstance(provenance, dict) and provenance.get("generator"):
+        origin = provenance.get("origin")
+        generator = str(provenance["generator"])[:100]
+        put("author", f"{generator}（{origin}）" if origin else generator, "frontmatter:provenance.generator")
+    for key in ("published", "date", "created"):
+        put("published", normalize_date(str(props.get(key) or "")), f"frontmatter:{key}")
+    for key in ("updated", "modified", "last_modified"):
+        put("modified", normalize_date(str(props.get(key) or "")), f"frontmatter:{key}")
+    for key in ("target_version", "version"):
+        value = props.get(key)
+        put(
+            "version",
+            str(value)[:100] if isinstance(value, (str, int, float)) and value != "" else None,
+            f"frontmatter:{key}",
+        )
+    return meta
+
+
+class _Adoption:
+    """Candidates ranked by source class and adopted by the targets (docs/pipeline.md, O-04):
+    primary sources first up to `primary_target`, then secondary and community sources from
+    publishers not yet adopted up to `reaction_target` independent ones, then the rest in class
+    order, the least-adopted publisher first, up to `max_adopted`. Every candidate ends in the ledger with what happened to it and why."""
+
+    def __init__(self, ctx: OpContext, started: float) -> None:
+        self.ctx = ctx
+        self.cfg = ctx.config.evidence
+        self.started = started
+        self.fetcher = ctx.fetcher_factory()
+        self.queues: dict[str, list[Candidate]] = {c: [] for c in CLASS_ORDER}
+        self.sources: list[dict[str, Any]] = []
+        self.failures: list[dict[str, Any]] = []
+        self.ledger: list[dict[str, Any]] = []
+        self.per_domain: dict[str, int] = {}
+        self.seen_content: set[str] = set()
+        self.attempts = self.successes = self.fetched_urls = self.duplicates = 0
+        self.domain_capped = self.limit_hit = self.timed_out = False
+
+    def _log(self, cand: Candidate, disposition: str, reason: str, **extra: Any) -> None:
         hit = cand.hit
-        confidence, reason = CLASS_CONFIDENCE[sclass]
-        stored = safe_text(text, cfg.max_text_chars)
+        entry = {
+            "candidate": cand.key,
+            "title": safe_text(hit.title or "", 300),
+            "expected_class": cand.expected_class,
+            "discovered_via": hit.discovered_via,
+            "disposition": disposition,
+            "reason": reason,
+        }
+        self.ledger.append({**entry, **extra})
+
+    def queue(self, cand: Candidate) -> None:
+        hit = cand.hit
         if hit.note_path:
-            key = f"vault:{hit.note_path}"
+            if hit.extra.get("status") == "disputed":
+                cand.expected_class = "discovery_only"
+                source = self._note_source(cand, "discovery_only")
+                if source is not None:
+                    self.sources.append(source)
+                    self._log(cand, "discovery_only", "disputed note: kept for discovery, not citable")
+                return
+            cand.expected_class = "secondary"
+        else:
+            cand.expected_class = self.cfg.classify_url(hit.url or "")
+        self.queues[cand.expected_class].append(cand)
+
+    def _adopted(self) -> list[dict[str, Any]]:
+        return [s for s in self.sources if s["source_class"] != "discovery_only"]
+
+    def _count(self, classes: tuple[str, ...]) -> int:
+        if classes == ("primary",):
+            return sum(1 for s in self._adopted() if s["source_class"] == "primary")
+        return len({s["publisher_key"] for s in self._adopted() if s["source_class"] in classes})
+
+    def _next(self, phase: str, classes: tuple[str, ...]) -> Candidate | None:
+        """The next candidate of the best class that has one. The reaction phase takes only a
+        publisher not yet adopted; the fill phase the publisher with the fewest adopted sources
+        (so no single publisher, the vault included, takes the remaining places)."""
+        adopted: dict[str, int] = {}
+        for source in self._adopted():
+            adopted[source["publisher_key"]] = adopted.get(source["publisher_key"], 0) + 1
+        for cls in classes:
+            queue = self.queues[cls]
+            if not queue:
+                continue
+            if phase == "reaction_target":
+                fresh = [i for i, cand in enumerate(queue) if _publisher_key(cand.hit) not in adopted]
+                if fresh:
+                    return queue.pop(fresh[0])
+                continue
+            if phase == "fill":
+                best = min(range(len(queue)), key=lambda i: (adopted.get(_publisher_key(queue[i].hit), 0), i))
+                return queue.pop(best)
+            return queue.pop(0)
+        return None
+
+    def adopt(self) -> None:
+        cfg = self.cfg
+        phases: list[tuple[str, tuple[str, ...], int | None]] = [
+            ("primary_target", ("primary",), cfg.primary_target),
+            ("reaction_target", ("secondary", "community"), cfg.reaction_target),
+            ("fill", CLASS_ORDER, None),
+        ]
+        for phase, classes, target in phases:
+            while len(self._adopted()) < cfg.max_adopted and (target is None or self._count(classes) < target):
+                cand = self._next(phase, classes)
+                if cand is None:
+                    break
+                self._try(cand, phase)
+        for cls in CLASS_ORDER:
+            for cand in self.queues[cls]:
+                self.limit_hit = True
+                self._log(cand, "not_adopted", f"adoption limit reached (max_adopted {cfg.max_adopted})")
+            self.queues[cls] = []
+
+    def _try(self, cand: Candidate, phase: str) -> None:
+        source = self._try_note(cand) if cand.hit.note_path else self._try_url(cand)
+        if source is not None:
+            source["adopted_for"] = phase
+            self.sources.append(source)
+            self._log(cand, "adopted", phase, source_id=source["source_id"], source_class=source["source_class"])
+
+    def _try_note(self, cand: Candidate) -> dict[str, Any] | None:
+        source = self._note_source(cand, "secondary")
+        if source is None:
+            return None
+        if source["snapshot_sha256"] in self.seen_content:
+            self.duplicates += 1
+            self._log(cand, "duplicate", "same text as an adopted source")
+            return None
+        self.seen_content.add(source["snapshot_sha256"])
+        return source
+
+    def _note_source(self, cand: Candidate, sclass: str) -> dict[str, Any] | None:
+        path = cand.hit.note_path or ""
+        try:
+            note = self.ctx.catalog.note(path)
+        except HarnessError as exc:
+            self.failures.append({"note": path, "error": str(exc), "code": exc.code, "transient": False, "attempts": 1})
+            self._log(cand, "fetch_failed", f"the note cannot be read: {exc}")
+            return None
+        return self._source(cand, sclass, note.body, None, "vault", note=note)
+
+    def _try_url(self, cand: Candidate) -> dict[str, Any] | None:
+        cfg, hit = self.cfg, cand.hit
+        url = hit.url or ""
+        domain = domain_of(url)
+        if self.per_domain.get(domain, 0) >= cfg.per_domain:
+            self.domain_capped = True
+            self._log(cand, "domain_cap", f"{cfg.per_domain} sources of {domain} already adopted (per_domain)")
+            return None
+        if self.fetched_urls >= cfg.max_fetches:
+            self.limit_hit = True
+            self._log(cand, "not_fetched", f"fetch limit reached (max_fetches {cfg.max_fetches})")
+            return None
+        if time.monotonic() - self.started > cfg.time_limit_seconds:
+            self.timed_out = True
+            self._log(cand, "not_fetched", f"time limit reached ({cfg.time_limit_seconds:g} s)")
+            return None
+        self.fetched_urls += 1
+        result: Fetched | None = None
+        tries = 0
+        for _ in range(1 + cfg.retries_per_url):
+            tries += 1
+            self.attempts += 1
+            result = self.fetcher.fetch(url)
+            if result.ok or not result.transient:
+                break
+        assert result is not None
+        if not result.ok:
+            error = result.error or "error"
+            failure: dict[str, Any] = {
+                "url": url,
+                "error": error,
+                "status": result.status,
+                "transient": result.transient,
+                "attempts": tries,
+                "expected_class": cand.expected_class,
+            }
+            self.failures.append(failure)
+            self._log(cand, "fetch_failed", error, attempts=tries, transient=result.transient)
+            return None
+        self.successes += 1
+        digest = result.sha256 or ""
+        if digest in self.seen_content:
+            self.duplicates += 1
+            self._log(cand, "duplicate", "same text as an adopted source")
+            return None
+        self.seen_content.add(digest)
+        self.per_domain[domain] = self.per_domain.get(domain, 0) + 1
+        sclass = cfg.classify_url(result.final_url or url)
+        return self._source(cand, sclass, result.text, result, domain)
+
+    def _source(
+        self,
+        cand: Candidate,
+        sclass: str,
+        text: str,
+        fetched: Fetched | None,
+        domain: str,
+        *,
+        note: Note | None = None,
+    ) -> dict[str, Any]:
+        ctx, cfg, hit = self.ctx, self.cfg, cand.hit
+        confidence, reason = CLASS_CONFIDENCE[sclass]
+        masked = mask(text, find_sensitive(text))
+        stored, truncated = masked[: cfg.max_text_chars], len(masked) > cfg.max_text_chars
+        if note is not None:
+            key = f"vault:{note.path}"
             url = None
-            ref = f"{hit.note_path}#L{hit.line}-L{hit.end_line}"
-            locator = f"L{hit.line}-L{hit.end_line}"
+            first = note.body_start_line
+            last = first + max(0, len(note.body.splitlines()) - 1)
+            ref = f"{note.path}#L{first}-L{last}"
+            locator = f"ノート全体 L{first}-L{last}（検索で一致した箇所 L{hit.line}-L{hit.end_line}）"
             publisher = "vault"
             fetched_at = ctx.now_iso()
-            title = hit.title
+            title = hit.title or note.title
+            meta = _note_metadata(note)
+            excerpt_text = hit.snippet or stored
         else:
             key = normalize_url(hit.url or "")
             url = fetched.final_url if fetched else hit.url
             ref = None
-            locator = "本文全体（抜粋）"
-            publisher = domain
+            locator = "本文全体" + ("（上限で切り詰め）" if truncated else "")
+            meta = replace(fetched.metadata) if fetched and fetched.metadata else PageMetadata()
+            meta.found_in = dict(meta.found_in)
+            publisher = meta.publisher or domain
             fetched_at = fetched.fetched_at if fetched else ctx.now_iso()
             title = str((fetched.title if fetched and fetched.title else hit.title) or url)
-        first = " ".join(stored.split())[:200]
+            searx_date = normalize_date(str(hit.extra.get("published") or ""))
+            if meta.published is None and searx_date:
+                meta.published = searx_date
+                meta.found_in["published"] = "searxng:publishedDate"
+            excerpt_text = stored
+        excerpt = " ".join(safe_text(excerpt_text, cfg.max_text_chars).split())[:EXCERPT_CHARS]
         return {
             "source_id": "S-" + hashlib.sha256(key.encode("utf-8")).hexdigest()[:10],
             "url": url,
             "repository_ref": ref,
             "title": safe_text(title or "", 300),
-            "publisher": publisher,
-            "author": "未確認",
-            "published_at": hit.extra.get("published") or "未確認",
+            "publisher": safe_text(publisher, 200),
+            "publisher_key": _publisher_key(hit),
+            "author": safe_text(meta.author, 200) if meta.author else UNKNOWN,
+            "published_at": meta.published or UNKNOWN,
+            "modified_at": meta.modified or UNKNOWN,
             "fetched_at": fetched_at,
-            "target_version": "未確認",
+            "target_version": safe_text(meta.version, 100) if meta.version else UNKNOWN,
+            "metadata_from": dict(sorted(meta.found_in.items())),
             "locator": locator,
-            "summary_ja": f"抜粋: {first}" if first else "未確認",
+            "excerpt": excerpt,
+            "summary_ja": UNKNOWN,
             "text": stored,
+            "text_truncated": truncated,
             "snapshot_sha256": hashlib.sha256(stored.encode("utf-8")).hexdigest(),
             "source_class": sclass,
             "confidence": confidence,
@@ -350,3 +608,8 @@ class CollectEvidence:
             "discovered_via": [hit.discovered_via, *cand.queries[:3]],
             "domain": domain,
         }
+
+
+def _publisher_key(hit: SearchHit) -> str:
+    """Who stands behind a source, for independence: the web domain; all vault notes are one (the vault)."""
+    return "vault" if hit.note_path else domain_of(hit.url or "")

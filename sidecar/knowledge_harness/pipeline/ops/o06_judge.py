@@ -73,7 +73,7 @@ SCHEMA: dict[str, Any] = {
 INSTRUCTIONS_JA = """\
 Evidence Packet（inputs.packet）、依頼（inputs.request）、過去記事（inputs.past_articles）だけを見て、次の各軸を独立に評価してください。
 各軸は verdict（PASS / FAIL / UNCERTAIN）、confidence（0〜1）、reasons（理由）、packet_refs（参照したPacket項目ID、inputs.packet_refs にあるもの）を持ちます。
-- evidence_sufficiency 根拠充足性: 一次情報の件数ではなく、中心的な論点をPacketの出典が支えているか。
+- evidence_sufficiency 根拠充足性: 一次情報の件数ではなく、中心的な論点をPacketの出典が支えているか。facts の support が secondary_explanation のものは一次情報で確認されていない説明として扱う。
 - novelty 過去記事からの新規性: 過去記事との差分が確認できる場合だけPASS。inputs.past_articles（ref_id P1, P2, …、タイトル・slug・日付・要約・抜粋）と Packet の past_articles 項目を比べ、既存記事があるときは比べた記事の ref_id（またはPacketの過去記事項目ID）を novelty.packet_refs に入れる。inputs.past_articles が null なら必ず UNCERTAIN。
 - reader_value 外部読者が再利用できる価値: aspects に再現可能性・転用可能性・検索動機を理由付きで書く。
 - author_question 著者固有の問いまたは判断: 依頼とPacketから復元できる場合だけPASS。
@@ -86,7 +86,8 @@ INSTRUCTIONS_EN = """\
 Using only the evidence packet (inputs.packet), the request (inputs.request) and the past articles (inputs.past_articles),
 judge each axis independently: verdict PASS / FAIL / UNCERTAIN, confidence 0–1, reasons, and packet_refs (ids from
 inputs.packet_refs).
-- evidence_sufficiency: do the packet's sources support the central point (not: how many primary sources)?
+- evidence_sufficiency: do the packet's sources support the central point (not: how many primary sources)? Facts whose
+  support is secondary_explanation are not confirmed by a primary source.
 - novelty: PASS only when a difference from past articles is confirmed. Compare inputs.past_articles (ref_id P1, P2, …,
   title, slug, date, summary, excerpt) and the packet's past_articles items; when there are past articles, cite the ones
   you compared (their ref_id, or the packet's past-article item ids) in novelty.packet_refs. When inputs.past_articles is

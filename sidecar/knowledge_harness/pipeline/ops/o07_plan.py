@@ -104,7 +104,7 @@ INSTRUCTIONS_JA = """\
 採用された候補（inputs.candidate）と同じ実行のEvidence Packet（inputs.packet）だけを使い、Article Planを作ってください。
 - 仮題、記事全体の中心メッセージ（一文）、対象読者、検索動機、構成型（TUTORIAL / CONCEPT_EXPLANATION / CHANGE_ANALYSIS / TROUBLESHOOTING / DECISION_RECORD）、含めない内容と理由。
 - 各節に一意なID、見出し、目的、読者が得るもの、実在するPacket項目ID（inputs.packet_item_ids）を対応付ける。ログ順ではなく読者に伝わる順に並べる。
-- inputs.uncertainties の不確実性すべてに DISCLOSE / LIMIT_CLAIM / EXCLUDE と理由を付ける。DISCLOSE と LIMIT_CLAIM はどこかの節の packet_refs に入れ、EXCLUDE はどの節にも入れない。
+- inputs.uncertainties の不確実性すべて（矛盾 contradiction、対象範囲の曖昧さ SCOPE_AMBIGUOUS、古い出典 SOURCE_STALE、取得不能などを含む。code が種類）に DISCLOSE / LIMIT_CLAIM / EXCLUDE と理由を付ける。DISCLOSE と LIMIT_CLAIM はどこかの節の packet_refs に入れ、EXCLUDE はどの節にも入れない。
 - Packetにない事実・URLを追加せず、O-06の採否を再判定しない。
 - author_question は、著者固有の動機が中心メッセージに不可欠で、依頼とPacketから復元できない場合だけ（この実行で一回、最大3問、公開可能な著者の意図だけ）。技術的事実・根拠不足・構成の好みのためには使わない。回答がなくても計画できるなら null にして不確実性を残す。
 - inputs.author_answer があればそれを使い、再び質問しない。"""
@@ -113,7 +113,8 @@ INSTRUCTIONS_EN = """\
 Using only the accepted candidate (inputs.candidate) and the same run's evidence packet (inputs.packet), write the article plan:
 working title, one-sentence central message, audience, search motive, structure type, exclusions with reasons; sections with
 unique ids, heading, purpose, reader gain and existing packet item ids (inputs.packet_item_ids), in the order that serves the
-reader. Give every uncertainty in inputs.uncertainties a treatment (DISCLOSE / LIMIT_CLAIM / EXCLUDE) and a reason; put
+reader. Give every uncertainty in inputs.uncertainties (contradictions, SCOPE_AMBIGUOUS, SOURCE_STALE, fetch failures, …;
+`code` says which) a treatment (DISCLOSE / LIMIT_CLAIM / EXCLUDE) and a reason; put
 DISCLOSE and LIMIT_CLAIM items into some section's packet_refs and EXCLUDE items into none. Add no fact or URL that is not in
 the packet; do not re-judge the candidate. Use author_question only when the author's motive is essential to the central
 message and cannot be recovered from the request and packet (once per run, at most three questions, about publishable intent

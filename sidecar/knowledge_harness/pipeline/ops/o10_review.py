@@ -297,6 +297,8 @@ def build_review_packet(
         s = sources.get(sid, {})
         where = s.get("url") or s.get("repository_ref") or ""
         lines.append(f"- `{sid}` {s.get('title', '')}（{s.get('source_class', '')}） {where}".rstrip())
+        if s.get("summary_ja") and s["summary_ja"] != "未確認":
+            lines.append(f"  - 要約（AI）: {s['summary_ja']}")
     lines += ["", "## 不確実性と扱い", ""]
     for entry in plan.get("uncertainty_handling", []):
         lines.append(f"- `{entry['uncertainty_id']}` {entry['treatment']}: {entry['reason']}")

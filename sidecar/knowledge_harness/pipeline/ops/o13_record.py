@@ -59,7 +59,13 @@ class RecordOutcome:
         metrics: dict[str, Any] = {"records": len(ctx.records), "human_questions": len(run.questions)}
         for record in ctx.records:
             if record.operation == "O-04":
-                metrics["evidence"] = record.metrics
+                metrics["evidence"] = dict(record.metrics)
+            # O-04 cannot judge meaning: the packet's counts of contradictions, scope ambiguity and
+            # stale sources (which include those O-04 carried over) complete the evidence metrics
+            if record.operation == "O-05" and "evidence" in metrics:
+                for key in ("contradictions", "scope_ambiguities", "stale_sources", "secondary_explanations"):
+                    if key in record.metrics:
+                        metrics["evidence"][key] = record.metrics[key]
         # repeated human questions across runs: only those that could have been avoided (the
         # exceptions of the budget); the final publication decision is required in every run
         kinds: Counter[str] = Counter()
