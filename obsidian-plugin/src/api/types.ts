@@ -45,7 +45,7 @@ export const STATUSES = ["verified", "reviewed", "disputed", "unverified"] as co
 export type TrustStatus = (typeof STATUSES)[number];
 export const LEVELS = [0, 1, 2, 3] as const;
 
-/** The two frontmatter blocks the sidecar writes (see DESIGN.md, trust model); each is the note's own YAML. */
+/** The two frontmatter blocks the sidecar writes (docs/trust-policy.md); each is the note's own YAML. */
 export type TrustBlocks = Schemas["TrustBlocks"];
 
 // ---- POST /v1/trust/notes/{path}/validate?dry_run=true ----

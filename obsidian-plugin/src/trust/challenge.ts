@@ -1,4 +1,4 @@
-/** The typed challenge of the approval gate (DESIGN.md, the write path). */
+/** The typed challenge of the approval gate (docs/approval.md). */
 export const CHALLENGE_PREFIX = "APPROVE_PRODUCTION";
 
 export function expectedChallenge(digest: string): string {

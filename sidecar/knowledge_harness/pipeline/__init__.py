@@ -1,1 +1,1 @@
-"""Seed 004: the harness pipeline."""
+"""The harness pipeline, O-01…O-13 (docs/pipeline.md)."""

@@ -1,4 +1,4 @@
-"""The common operation contract of seed 004: states, results, producers, reason codes, records.
+"""The common operation contract of the pipeline (docs/pipeline.md): states, results, producers, reason codes, records.
 
 Every operation hands over at least: run_id, input_refs, state_before, state_after, result,
 reason_codes, summary_ja, uncertainties, created_at, producer. The names below are spelled
@@ -819,7 +819,7 @@ class RunSummary(BaseModel):
     updated_at: str
 
 
-# -- the human-decision budget (seed 004: 人間判断の予算) ----------------------------------------------
+# -- the human-decision budget (人間判断の予算, docs/pipeline.md) ---------------------------------------
 # The pipeline calls the person for the final publication decision once per review round; a
 # revision round asks again (at most two AI revisions, so at most three asks). The exceptions
 # outside the budget are asked at most once per run and never again for the same reason. The run
