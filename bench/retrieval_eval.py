@@ -91,6 +91,7 @@ def _queries(notes: dict[str, str]) -> list[dict[str, Any]]:
             if "|" not in inner:
                 continue
             target, label = inner.split("|", 1)
+            target = target.removesuffix("\\")  # `[[a#b\|text]]` in a table escapes the bar
             label = label.strip()
             heading = None
             if "#" in target:
@@ -203,9 +204,12 @@ def _baselines(notes: dict[str, str]) -> dict[str, _BM25]:
 # -- measuring -------------------------------------------------------------------------------------
 
 
+def _heading_form(heading: str) -> str:
+    return " ".join(unicodedata.normalize("NFKC", heading).lower().split())
+
+
 def _heading_matches(section: dict[str, Any], heading: str) -> bool:
-    want = " ".join(heading.lower().split())
-    return section.get("heading") is not None and " ".join(str(section["heading"]).lower().split()) == want
+    return section.get("heading") is not None and _heading_form(str(section["heading"])) == _heading_form(heading)
 
 
 def _score(ranked: list[str], target: str) -> tuple[int, int, float]:

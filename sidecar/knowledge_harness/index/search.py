@@ -38,7 +38,7 @@ from .build import heading_tree
 from .links import Resolver
 from .parse import decode_text, parse_structure
 
-LAYER_FORMAT = "1"
+LAYER_FORMAT = "2"
 MAX_QUERY_CHARS = 1000  # a longer query is cut here (a question, not a document)
 MAX_QUERY_TERMS = 32
 MAX_SECTIONS_PER_NOTE = 1 << 16
@@ -47,10 +47,21 @@ SNIPPET_CHARS = 160
 CANDIDATES = 200  # notes ranked by FTS5 before the name bonus and the filters
 
 # Column order of note_fts and their bm25 weights; see docs/reasoning-index.md for the figures.
-NOTE_COLUMNS = ("names", "tags", "headings", "body", "code", "links_in", "path")
-NOTE_WEIGHTS = {"names": 6.0, "tags": 2.0, "headings": 2.0, "body": 1.0, "code": 0.2, "links_in": 3.0, "path": 1.0}
+NOTE_COLUMNS = ("names", "tags", "headings", "links_in", "path")
+NOTE_WEIGHTS = {"names": 6.0, "tags": 0.5, "headings": 3.0, "links_in": 4.0, "path": 0.5}
+# The body is a table of its own, so that a long body does not dilute a match in a name or a
+# heading (each table normalizes by its own lengths); its score counts TEXT_WEIGHT times.
+TEXT_COLUMNS = ("body", "code")
+TEXT_WEIGHTS = {"body": 1.0, "code": 0.2}
+TEXT_WEIGHT = 0.85
+# The note's best section (over all sections of the vault) adds this times its score: a passage
+# that holds the query together counts more than the same words spread over a long note.
+BEST_SECTION_WEIGHT = 0.2
 SECTION_COLUMNS = ("heading", "body", "code", "links_in")
 SECTION_WEIGHTS = {"heading": 4.0, "body": 1.0, "code": 0.2, "links_in": 4.0}
+SECTION_CANDIDATES = 30  # sections of a note ranked by FTS5 before the heading bonus
+HEADING_MATCH = 10.0  # times the share of the query's words in a section's own heading
+HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
 # A query whose words are exactly a note's name (title, alias, file name), in any order and
 # form, puts that note first: NAME_BONUS is added to its score (scores are FTS5's bm25, whose
 # values on a query stay far below it).
@@ -93,6 +104,7 @@ class NoteDoc:
 def _link_label(inner: str) -> tuple[str, str | None, str | None]:
     """(target, heading, display text or None) of a wikilink's inside."""
     target, bar, text = inner.partition("|")
+    target = target.removesuffix("\\")  # `[[a#b\|text]]` inside a table escapes the bar
     heading: str | None = None
     if "#" in target:
         target, frag = target.split("#", 1)
@@ -198,17 +210,29 @@ CREATE TABLE IF NOT EXISTS sections(
   id INTEGER PRIMARY KEY, heading TEXT, heading_path TEXT NOT NULL, line INTEGER NOT NULL,
   end_line INTEGER NOT NULL, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5(
-  names, tags, headings, body, code, links_in, path, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+  names, tags, headings, links_in, path, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(
+  body, code, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
 CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(
   heading, body, code, links_in, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
 """
 
 
 _NOTE_QUERY = (
-    "SELECT n.path, n.id, -bm25(note_fts, ?, ?, ?, ?, ?, ?, ?) FROM note_fts JOIN notes n ON n.id = note_fts.rowid "
-    "WHERE note_fts MATCH ? ORDER BY bm25(note_fts, ?, ?, ?, ?, ?, ?, ?) LIMIT ?"
+    "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) FROM note_fts WHERE note_fts MATCH ? "
+    "ORDER BY bm25(note_fts, ?, ?, ?, ?, ?) LIMIT ?"
 )
-_COUNT_QUERY = "SELECT count(*) FROM note_fts WHERE note_fts MATCH ?"
+_TEXT_QUERY = (
+    "SELECT rowid, -bm25(text_fts, ?, ?) FROM text_fts WHERE text_fts MATCH ? ORDER BY bm25(text_fts, ?, ?) LIMIT ?"
+)
+_ALL_SECTIONS_QUERY = (
+    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?) FROM section_fts WHERE section_fts MATCH ? "
+    "ORDER BY bm25(section_fts, ?, ?, ?, ?) LIMIT ?"
+)
+_COUNT_QUERY = (
+    "SELECT count(*) FROM (SELECT rowid FROM note_fts WHERE note_fts MATCH ? "
+    "UNION SELECT rowid FROM text_fts WHERE text_fts MATCH ?)"
+)
 _SECTION_QUERY = (
     "SELECT s.heading, s.heading_path, s.line, s.end_line, s.text, -bm25(section_fts, ?, ?, ?, ?) "
     "FROM section_fts JOIN sections s ON s.id = section_fts.rowid "
@@ -283,6 +307,7 @@ class SearchLayer:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (LAYER_FORMAT,))
             self.db.commit()
         self._names: dict[str, list[str]] | None = None
+        self._path_of: dict[int, str] | None = None
 
     def _meta_raw(self, key: str) -> str | None:
         try:
@@ -292,7 +317,7 @@ class SearchLayer:
         return None if row is None else str(row[0])
 
     def _drop_all(self) -> None:
-        for table in ("meta", "notes", "links", "sections", "note_fts", "section_fts"):
+        for table in ("meta", "notes", "links", "sections", "note_fts", "text_fts", "section_fts"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def meta(self, key: str) -> str | None:
@@ -376,7 +401,7 @@ class SearchLayer:
                     self._rewrite_incoming(ids[target], self._incoming(target))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('notes', ?)", (str(len(ids)),))
             db.commit()
-            self._names = None
+            self._names = self._path_of = None
             return len(todo)
 
     def _incoming(self, path: str) -> list[tuple[str | None, str]]:
@@ -387,6 +412,7 @@ class SearchLayer:
     def _delete_rows(self, nid: int) -> None:
         lo, hi = nid * MAX_SECTIONS_PER_NOTE, (nid + 1) * MAX_SECTIONS_PER_NOTE - 1
         self.db.execute("DELETE FROM note_fts WHERE rowid = ?", (nid,))
+        self.db.execute("DELETE FROM text_fts WHERE rowid = ?", (nid,))
         self.db.execute("DELETE FROM section_fts WHERE rowid BETWEEN ? AND ?", (lo, hi))
         self.db.execute("DELETE FROM sections WHERE id BETWEEN ? AND ?", (lo, hi))
 
@@ -414,17 +440,19 @@ class SearchLayer:
         names = [doc.title, *doc.aliases] + ([stem] if stem != doc.title else [])
         headings = [s.heading for s in doc.sections if s.heading]
         db.execute(
-            "INSERT INTO note_fts(rowid, names, tags, headings, body, code, links_in, path) VALUES (?,?,?,?,?,?,?,?)",
+            "INSERT INTO note_fts(rowid, names, tags, headings, links_in, path) VALUES (?, ?, ?, ?, ?, ?)",
             (
                 nid,
                 fts_text("\n".join(names)),
                 fts_text(" ".join(doc.tags)),
                 fts_text("\n".join(headings)),
-                fts_text("\n".join(s.text for s in doc.sections)),
-                fts_text("\n".join(s.code for s in doc.sections)),
                 fts_text("\n".join(t for _, t in incoming)),
                 fts_text(_path_words(doc.path)),
             ),
+        )
+        db.execute(
+            "INSERT INTO text_fts(rowid, body, code) VALUES (?, ?, ?)",
+            (nid, fts_text("\n".join(s.text for s in doc.sections)), fts_text("\n".join(s.code for s in doc.sections))),
         )
         credited = self._credited([(s.heading, s.heading_path) for s in doc.sections], incoming)
         base = nid * MAX_SECTIONS_PER_NOTE
@@ -469,6 +497,11 @@ class SearchLayer:
 
     # -- asking it -------------------------------------------------------------------------------
 
+    def _paths(self) -> dict[int, str]:
+        if self._path_of is None:
+            self._path_of = {int(i): str(p) for i, p in self.db.execute("SELECT id, path FROM notes")}
+        return self._path_of
+
     def names(self) -> dict[str, list[str]]:
         """name key -> the paths of the notes with that name (title, alias or file name)."""
         with self.lock:
@@ -494,14 +527,29 @@ class SearchLayer:
             return Ranked([], 0)
         match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
         weights = [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS]
+        text_weights = [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS]
         want = max(CANDIDATES, limit * 4) if keep is None else 5000
         with self.lock:
-            rows = self.db.execute(_NOTE_QUERY, (*weights, match, *weights, want)).fetchall()
-            total = len(rows)
-            if total == want:
-                total = int(self.db.execute(_COUNT_QUERY, (match,)).fetchone()[0])
-            scores: dict[str, float] = {str(p): float(s) for p, _, s in rows}
-            ids: dict[str, int] = {str(p): int(i) for p, i, _ in rows}
+            meta = self.db.execute(_NOTE_QUERY, (*weights, match, *weights, want)).fetchall()
+            text = self.db.execute(_TEXT_QUERY, (*text_weights, match, *text_weights, want)).fetchall()
+            by_id: dict[int, float] = {int(i): float(s) for i, s in meta}
+            for i, s in text:
+                by_id[int(i)] = by_id.get(int(i), 0.0) + TEXT_WEIGHT * float(s)
+            if BEST_SECTION_WEIGHT:
+                best: dict[int, float] = {}
+                sw = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
+                for sid, score in self.db.execute(_ALL_SECTIONS_QUERY, (*sw, match, *sw, want * 2)):
+                    nid = int(sid) // MAX_SECTIONS_PER_NOTE
+                    if nid not in best:
+                        best[nid] = float(score)
+                for nid, score in best.items():
+                    by_id[nid] = by_id.get(nid, 0.0) + BEST_SECTION_WEIGHT * score
+            total = len(by_id)
+            if len(meta) == want or len(text) == want:
+                total = int(self.db.execute(_COUNT_QUERY, (match, match)).fetchone()[0])
+            paths = self._paths()
+            scores: dict[str, float] = {paths[i]: s for i, s in by_id.items() if i in paths}
+            ids: dict[str, int] = {paths[i]: i for i in by_id if i in paths}
             key = " ".join(sorted(set(terms)))
             for p in self.names().get(key, []):
                 scores[p] = scores.get(p, 0.0) + NAME_BONUS
@@ -521,8 +569,21 @@ class SearchLayer:
     def _sections(self, nid: int, match: str, terms: list[str], count: int) -> list[SectionHit]:
         lo, hi = nid * MAX_SECTIONS_PER_NOTE, (nid + 1) * MAX_SECTIONS_PER_NOTE - 1
         weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
-        rows = self.db.execute(_SECTION_QUERY, (*weights, match, lo, hi, *weights, count)).fetchall()
-        if not rows:  # the note matched by its name, tags or path only: its first section
+        rows = self.db.execute(_SECTION_QUERY, (*weights, match, lo, hi, *weights, SECTION_CANDIDATES)).fetchall()
+        wanted = set(terms)
+        if rows:
+            # a section whose own heading says what the query says comes first (names win, for headings)
+            rescored = []
+            for h, hp, line, end, text, score in rows:
+                own = set(tokenize(h)) if h else set()
+                cover = len(wanted & own) / len(wanted) if own else 0.0
+                exact = own == wanted
+                rescored.append(
+                    (float(score) + HEADING_MATCH * cover + (HEADING_EXACT if exact else 0.0), h, hp, line, end, text)
+                )
+            rescored.sort(key=lambda r: (-r[0], r[3]))
+            rows = [(h, hp, line, end, text, score) for score, h, hp, line, end, text in rescored[:count]]
+        else:  # the note matched by its name, tags or path only: its first section
             rows = [
                 (*r, 0.0)
                 for r in self.db.execute(
@@ -531,7 +592,6 @@ class SearchLayer:
                     (lo, hi),
                 )
             ]
-        wanted = set(terms)
         return [
             SectionHit(h, list(json.loads(hp)), int(line), int(end), round(float(score), 6), snippet(text, wanted))
             for h, hp, line, end, text, score in rows
