@@ -12,6 +12,7 @@ usual forms, and file names in NFD read like those in NFC.
 
 from __future__ import annotations
 
+import itertools
 import re
 import unicodedata
 from collections.abc import Iterator
@@ -147,32 +148,35 @@ def _is_kana_function(token: str) -> bool:
     return all(ch in _KANA_FUNCTION for ch in token)
 
 
-def iter_tokens(text: str, *, keep_stopwords: bool = False) -> Iterator[str]:
-    """The tokens of a text in order (see the module's rules)."""
-    for match in _TOKEN.finditer(normalize(text)):
-        run = match.group(1)
-        if run is not None:
-            if len(run) == 1:
-                if keep_stopwords or not _is_kana_function(run):
-                    yield run
-                continue
-            for i in range(len(run) - 1):
-                pair = run[i : i + 2]
-                if keep_stopwords or not _is_kana_function(pair):
-                    yield pair
-            continue
-        word = match.group(2)
-        if word.isascii():
-            if not keep_stopwords and word in ENGLISH_STOPWORDS:
-                continue
-            yield _stem(word)
-        else:
-            yield word
+_HIRAGANA = re.compile("[\u3040-\u309f]")
 
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
-    """The tokens of a text in order: notes and queries are cut the same way."""
-    return list(iter_tokens(text, keep_stopwords=keep_stopwords))
+    """The tokens of a text in order: notes and queries are cut the same way (the module's rules)."""
+    out: list[str] = []
+    append, extend = out.append, out.extend
+    stems, stop = _STEMS, ENGLISH_STOPWORDS
+    for run, word in _TOKEN.findall(normalize(text)):
+        if run:
+            if len(run) == 1:
+                if keep_stopwords or run not in _KANA_FUNCTION:
+                    append(run)
+            elif keep_stopwords or _HIRAGANA.search(run) is None:
+                extend([a + b for a, b in itertools.pairwise(run)])
+            else:
+                extend([p for a, b in itertools.pairwise(run) if not _is_kana_function(p := a + b)])
+        elif word.isascii():
+            if keep_stopwords or word not in stop:
+                stem = stems.get(word)
+                append(stem if stem is not None else _stem(word))
+        else:
+            append(word)
+    return out
+
+
+def iter_tokens(text: str, *, keep_stopwords: bool = False) -> Iterator[str]:
+    """tokenize() one token at a time."""
+    return iter(tokenize(text, keep_stopwords=keep_stopwords))
 
 
 def has_words(text: str) -> bool:

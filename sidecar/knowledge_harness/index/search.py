@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import posixpath
 import re
 import sqlite3
@@ -38,7 +39,7 @@ from .build import heading_tree
 from .links import Resolver
 from .parse import decode_text, parse_structure
 
-LAYER_FORMAT = "2"
+LAYER_FORMAT = "6"
 MAX_QUERY_CHARS = 1000  # a longer query is cut here (a question, not a document)
 MAX_QUERY_TERMS = 32
 MAX_SECTIONS_PER_NOTE = 1 << 16
@@ -54,12 +55,13 @@ NOTE_WEIGHTS = {"names": 6.0, "tags": 0.5, "headings": 3.0, "links_in": 4.0, "pa
 TEXT_COLUMNS = ("body", "code")
 TEXT_WEIGHTS = {"body": 1.0, "code": 0.2}
 TEXT_WEIGHT = 0.85
-# The note's best section (over all sections of the vault) adds this times its score: a passage
-# that holds the query together counts more than the same words spread over a long note.
-BEST_SECTION_WEIGHT = 0.2
+# A query term in more than COMMON_SHARE of the notes' texts is left out of the FTS5 query, as
+# long as KEEP_RAREST rarer terms remain (its idf is near 0; scoring it would visit most notes).
+COMMON_SHARE = 0.1
+KEEP_RAREST = 2
 SECTION_COLUMNS = ("heading", "body", "code", "links_in")
 SECTION_WEIGHTS = {"heading": 4.0, "body": 1.0, "code": 0.2, "links_in": 4.0}
-SECTION_CANDIDATES = 30  # sections of a note ranked by FTS5 before the heading bonus
+SECTION_CANDIDATES = 30  # a note's sections given the heading bonus, after BM25
 HEADING_MATCH = 10.0  # times the share of the query's words in a section's own heading
 HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
 # A query whose words are exactly a note's name (title, alias, file name), in any order and
@@ -210,11 +212,12 @@ CREATE TABLE IF NOT EXISTS sections(
   id INTEGER PRIMARY KEY, heading TEXT, heading_path TEXT NOT NULL, line INTEGER NOT NULL,
   end_line INTEGER NOT NULL, text TEXT NOT NULL);
 CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5(
-  names, tags, headings, links_in, path, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+  names, tags, headings, links_in, path, tokenize = "unicode61 remove_diacritics 0");
 CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(
-  body, code, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+  body, code, tokenize = "unicode61 remove_diacritics 0");
+CREATE VIRTUAL TABLE IF NOT EXISTS text_vocab USING fts5vocab(text_fts, 'row');
 CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(
-  heading, body, code, links_in, tokenize = "unicode61 remove_diacritics 0 tokenchars '_'");
+  heading, body, code, links_in, note, tokenize = "unicode61 remove_diacritics 0");
 """
 
 
@@ -222,32 +225,23 @@ _NOTE_QUERY = (
     "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) FROM note_fts WHERE note_fts MATCH ? "
     "ORDER BY bm25(note_fts, ?, ?, ?, ?, ?) LIMIT ?"
 )
+_SECTION_QUERY = (
+    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) FROM section_fts WHERE section_fts MATCH ? "
+    "ORDER BY bm25(section_fts, ?, ?, ?, ?, 0), rowid LIMIT ?"
+)
 _TEXT_QUERY = (
     "SELECT rowid, -bm25(text_fts, ?, ?) FROM text_fts WHERE text_fts MATCH ? ORDER BY bm25(text_fts, ?, ?) LIMIT ?"
-)
-_ALL_SECTIONS_QUERY = (
-    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?) FROM section_fts WHERE section_fts MATCH ? "
-    "ORDER BY bm25(section_fts, ?, ?, ?, ?) LIMIT ?"
-)
-_COUNT_QUERY = (
-    "SELECT count(*) FROM (SELECT rowid FROM note_fts WHERE note_fts MATCH ? "
-    "UNION SELECT rowid FROM text_fts WHERE text_fts MATCH ?)"
-)
-_SECTION_QUERY = (
-    "SELECT s.heading, s.heading_path, s.line, s.end_line, s.text, -bm25(section_fts, ?, ?, ?, ?) "
-    "FROM section_fts JOIN sections s ON s.id = section_fts.rowid "
-    "WHERE section_fts MATCH ? AND section_fts.rowid BETWEEN ? AND ? "
-    "ORDER BY bm25(section_fts, ?, ?, ?, ?), s.id LIMIT ?"
 )
 
 
 def _fts_token(token: str) -> str:
-    # ASCII tokens are letters and digits only (core.text splits at "_"), so "_"+hex never collides
-    return token if token.isascii() else "_" + token.encode("utf-8").hex()
+    # tokens are letters and digits only: SQLite's unicode61 keeps each whole (or, for a script
+    # whose marks it splits at, cuts notes and queries alike, and a quoted phrase still matches)
+    return token
 
 
 def fts_text(text: str) -> str:
-    return " ".join(_fts_token(t) for t in tokenize(text))
+    return " ".join(tokenize(text))
 
 
 def _names_of(path: str, title: str, aliases: list[str]) -> list[str]:
@@ -317,7 +311,7 @@ class SearchLayer:
         return None if row is None else str(row[0])
 
     def _drop_all(self) -> None:
-        for table in ("meta", "notes", "links", "sections", "note_fts", "text_fts", "section_fts"):
+        for table in ("meta", "notes", "links", "sections", "text_vocab", "note_fts", "text_fts", "section_fts"):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def meta(self, key: str) -> str | None:
@@ -351,7 +345,7 @@ class SearchLayer:
         with self.lock:
             stored = self.stored()
             gone = [p for p in stored if p not in wanted]
-            todo = sorted(p for p, key in wanted.items() if stored.get(p, (0, "", ""))[1:] != key)
+            todo = sorted(p for p, key in wanted.items() if p not in stored or stored[p][1:] != key)
             if not gone and not todo:
                 return 0
             db = self.db
@@ -450,10 +444,6 @@ class SearchLayer:
                 fts_text(_path_words(doc.path)),
             ),
         )
-        db.execute(
-            "INSERT INTO text_fts(rowid, body, code) VALUES (?, ?, ?)",
-            (nid, fts_text("\n".join(s.text for s in doc.sections)), fts_text("\n".join(s.code for s in doc.sections))),
-        )
         credited = self._credited([(s.heading, s.heading_path) for s in doc.sections], incoming)
         base = nid * MAX_SECTIONS_PER_NOTE
         db.executemany(
@@ -470,12 +460,18 @@ class SearchLayer:
                 for k, s in enumerate(doc.sections)
             ],
         )
+        section_rows = [
+            (base + k, fts_text(" ".join(s.heading_path)), fts_text(s.text), fts_text(s.code), fts_text(credit))
+            for k, (s, credit) in enumerate(zip(doc.sections, credited, strict=True))
+        ]
+        note_token = f"note{nid}"  # the note column (weight 0) lets a query stay inside one note
         db.executemany(
-            "INSERT INTO section_fts(rowid, heading, body, code, links_in) VALUES (?, ?, ?, ?, ?)",
-            [
-                (base + k, fts_text(" ".join(s.heading_path)), fts_text(s.text), fts_text(s.code), fts_text(credit))
-                for k, (s, credit) in enumerate(zip(doc.sections, credited, strict=True))
-            ],
+            "INSERT INTO section_fts(rowid, heading, body, code, links_in, note) VALUES (?, ?, ?, ?, ?, ?)",
+            [(*r, note_token) for r in section_rows],
+        )
+        db.execute(
+            "INSERT INTO text_fts(rowid, body, code) VALUES (?, ?, ?)",
+            (nid, "\n".join(r[2] for r in section_rows), "\n".join(r[3] for r in section_rows)),
         )
 
     def _rewrite_incoming(self, nid: int, incoming: list[tuple[str | None, str]]) -> None:
@@ -513,6 +509,14 @@ class SearchLayer:
                 self._names = table
             return self._names
 
+    def _df(self, terms: list[str]) -> dict[str, int]:
+        """In how many notes' text each term occurs (FTS5's vocabulary table: one lookup a term)."""
+        out: dict[str, int] = {}
+        for t in terms:
+            row = self.db.execute("SELECT doc FROM text_vocab WHERE term = ?", (t,)).fetchone()
+            out[t] = int(row[0]) if row else 0
+        return out
+
     def rank(
         self,
         query: str,
@@ -525,28 +529,24 @@ class SearchLayer:
         terms = list(dict.fromkeys(tokenize(query[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
         if not terms:
             return Ranked([], 0)
-        match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
-        weights = [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS]
-        text_weights = [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS]
-        want = max(CANDIDATES, limit * 4) if keep is None else 5000
         with self.lock:
+            n_notes = len(self._paths())
+            df = self._df(terms)
+            # A term in most notes ranks almost nothing (its idf is near 0) but makes FTS5 score
+            # every one of them: such terms are left out while rarer ones remain.
+            by_rarity = sorted(terms, key=lambda t: (df[t], t))
+            common = {t for t in by_rarity[KEEP_RAREST:] if df[t] > COMMON_SHARE * n_notes}
+            # the short fields are asked every term; the body only the rarer ones
+            match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
+            text_match = " OR ".join(f'"{_fts_token(t)}"' for t in terms if t not in common)
+            weights = [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS]
+            text_weights = [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS]
+            want = max(CANDIDATES, limit * 4) if keep is None else 5000
             meta = self.db.execute(_NOTE_QUERY, (*weights, match, *weights, want)).fetchall()
-            text = self.db.execute(_TEXT_QUERY, (*text_weights, match, *text_weights, want)).fetchall()
+            text = self.db.execute(_TEXT_QUERY, (*text_weights, text_match, *text_weights, want)).fetchall()
             by_id: dict[int, float] = {int(i): float(s) for i, s in meta}
             for i, s in text:
                 by_id[int(i)] = by_id.get(int(i), 0.0) + TEXT_WEIGHT * float(s)
-            if BEST_SECTION_WEIGHT:
-                best: dict[int, float] = {}
-                sw = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
-                for sid, score in self.db.execute(_ALL_SECTIONS_QUERY, (*sw, match, *sw, want * 2)):
-                    nid = int(sid) // MAX_SECTIONS_PER_NOTE
-                    if nid not in best:
-                        best[nid] = float(score)
-                for nid, score in best.items():
-                    by_id[nid] = by_id.get(nid, 0.0) + BEST_SECTION_WEIGHT * score
-            total = len(by_id)
-            if len(meta) == want or len(text) == want:
-                total = int(self.db.execute(_COUNT_QUERY, (match, match)).fetchone()[0])
             paths = self._paths()
             scores: dict[str, float] = {paths[i]: s for i, s in by_id.items() if i in paths}
             ids: dict[str, int] = {paths[i]: i for i in by_id if i in paths}
@@ -556,45 +556,53 @@ class SearchLayer:
             ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
             if keep is not None:
                 ranked = [kv for kv in ranked if keep(kv[0])]
-                total = len(ranked)
+            total = len(ranked)
             hits = [NoteHit(p, round(s, 6)) for p, s in ranked[:limit]]
+            idf = {t: math.log(1 + (n_notes - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
             for hit in hits:
                 nid = ids.get(hit.path)
                 if nid is None:
                     row = self.db.execute("SELECT id FROM notes WHERE path = ?", (hit.path,)).fetchone()
                     nid = int(row[0])
-                hit.sections = self._sections(nid, match, terms, sections)
+                hit.sections = self._sections(nid, match, idf, sections)
         return Ranked(hits, total)
 
-    def _sections(self, nid: int, match: str, terms: list[str], count: int) -> list[SectionHit]:
-        lo, hi = nid * MAX_SECTIONS_PER_NOTE, (nid + 1) * MAX_SECTIONS_PER_NOTE - 1
+    def _sections(self, nid: int, match: str, idf: dict[str, float], count: int) -> list[SectionHit]:
+        """A note's best sections: FTS5's bm25 over the sections' fields (SECTION_WEIGHTS), asked
+        inside the note, plus the own-heading signals."""
+        lo = nid * MAX_SECTIONS_PER_NOTE
         weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
-        rows = self.db.execute(_SECTION_QUERY, (*weights, match, lo, hi, *weights, SECTION_CANDIDATES)).fetchall()
-        wanted = set(terms)
-        if rows:
-            # a section whose own heading says what the query says comes first (names win, for headings)
-            rescored = []
-            for h, hp, line, end, text, score in rows:
-                own = set(tokenize(h)) if h else set()
-                cover = len(wanted & own) / len(wanted) if own else 0.0
-                exact = own == wanted
-                rescored.append(
-                    (float(score) + HEADING_MATCH * cover + (HEADING_EXACT if exact else 0.0), h, hp, line, end, text)
-                )
-            rescored.sort(key=lambda r: (-r[0], r[3]))
-            rows = [(h, hp, line, end, text, score) for score, h, hp, line, end, text in rescored[:count]]
-        else:  # the note matched by its name, tags or path only: its first section
-            rows = [
-                (*r, 0.0)
-                for r in self.db.execute(
-                    "SELECT heading, heading_path, line, end_line, text FROM sections WHERE id BETWEEN ? AND ? "
-                    "ORDER BY id LIMIT 1",
-                    (lo, hi),
-                )
-            ]
+        wanted = set(idf)
+        inside = f"note : note{nid} AND ({match})"
+        scored = [
+            (float(score), int(sid))
+            for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, *weights, SECTION_CANDIDATES))
+        ]
+        if not scored:  # the note matched by its name, tags or path only: its first section
+            scored = [(0.0, lo)]
+        # a section whose own heading says what the query says comes first (names win, for headings)
+        ranked: list[tuple[float, int, tuple[Any, ...]]] = []
+        best = sorted(scored, key=lambda r: (-r[0], r[1]))[:SECTION_CANDIDATES]
+        first, last = min(sid for _, sid in best), max(sid for _, sid in best)
+        meta = {
+            int(r[0]): r[1:]
+            for r in self.db.execute(
+                "SELECT id, heading, heading_path, line, end_line, text FROM sections WHERE id BETWEEN ? AND ?",
+                (first, last),
+            )
+        }
+        for score, sid in best:
+            row = meta.get(sid)
+            if row is None:
+                continue
+            own = set(tokenize(row[0])) if row[0] else set()
+            cover = len(wanted & own) / len(wanted) if own else 0.0
+            bonus = HEADING_MATCH * cover + (HEADING_EXACT if own == wanted else 0.0)
+            ranked.append((score + bonus if score else 0.0, sid, row))
+        ranked.sort(key=lambda r: (-r[0], r[1]))
         return [
-            SectionHit(h, list(json.loads(hp)), int(line), int(end), round(float(score), 6), snippet(text, wanted))
-            for h, hp, line, end, text, score in rows
+            SectionHit(h, list(json.loads(hp)), int(line), int(end), round(score, 6), snippet(text, wanted))
+            for score, _, (h, hp, line, end, text) in ranked[:count]
         ]
 
 
