@@ -504,7 +504,11 @@ def run() -> dict[str, Any]:
         "notes": (
             "Queries are the vaults' own link texts (5 folds; each fold's links removed before indexing). "
             "Baselines: plain BM25 over title + headings and over the whole note, same queries, same run. "
-            "The HTTP vault is copies of " + HTTP_VAULT + " with links rewritten per copy (" + urllib.parse.quote("c00/…") + ")."
+            "The HTTP vault is copies of "
+            + HTTP_VAULT
+            + " with links rewritten per copy ("
+            + urllib.parse.quote("c00/…")
+            + ")."
         ),
     }
 

@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import math
 import posixpath
 import re
 import sqlite3
@@ -62,6 +61,7 @@ KEEP_RAREST = 2
 SECTION_COLUMNS = ("heading", "body", "code", "links_in")
 SECTION_WEIGHTS = {"heading": 4.0, "body": 1.0, "code": 0.2, "links_in": 4.0}
 SECTION_CANDIDATES = 30  # a note's sections given the heading bonus, after BM25
+MAX_SECTION_ROWS = 20_000  # sections of the hits scored for one query
 HEADING_MATCH = 10.0  # times the share of the query's words in a section's own heading
 HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
 # A query whose words are exactly a note's name (title, alias, file name), in any order and
@@ -558,26 +558,34 @@ class SearchLayer:
                 ranked = [kv for kv in ranked if keep(kv[0])]
             total = len(ranked)
             hits = [NoteHit(p, round(s, 6)) for p, s in ranked[:limit]]
-            idf = {t: math.log(1 + (n_notes - df[t] + 0.5) / (df[t] + 0.5)) for t in terms}
+            wanted = set(terms)
+            note_ids: list[int] = []
             for hit in hits:
                 nid = ids.get(hit.path)
                 if nid is None:
                     row = self.db.execute("SELECT id FROM notes WHERE path = ?", (hit.path,)).fetchone()
                     nid = int(row[0])
-                hit.sections = self._sections(nid, match, idf, sections)
+                note_ids.append(nid)
+            found = self._section_scores(note_ids, match)
+            for hit, nid in zip(hits, note_ids, strict=True):
+                hit.sections = self._sections(nid, found.get(nid, []), wanted, sections)
         return Ranked(hits, total)
 
-    def _sections(self, nid: int, match: str, idf: dict[str, float], count: int) -> list[SectionHit]:
-        """A note's best sections: FTS5's bm25 over the sections' fields (SECTION_WEIGHTS), asked
-        inside the note, plus the own-heading signals."""
-        lo = nid * MAX_SECTIONS_PER_NOTE
+    def _section_scores(self, note_ids: list[int], match: str) -> dict[int, list[tuple[float, int]]]:
+        """FTS5's bm25 of the sections of these notes that hold a query term (one query for all)."""
+        if not note_ids:
+            return {}
         weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
-        wanted = set(idf)
-        inside = f"note : note{nid} AND ({match})"
-        scored = [
-            (float(score), int(sid))
-            for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, *weights, SECTION_CANDIDATES))
-        ]
+        inside = "note : (" + " OR ".join(f"note{nid}" for nid in note_ids) + f") AND ({match})"
+        out: dict[int, list[tuple[float, int]]] = {}
+        for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, *weights, MAX_SECTION_ROWS)):
+            out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((float(score), int(sid)))
+        return out
+
+    def _sections(self, nid: int, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[SectionHit]:
+        """A note's best sections: bm25 over the sections' fields (SECTION_WEIGHTS) plus the
+        own-heading signals; the preamble or first section when no section holds a query term."""
+        lo = nid * MAX_SECTIONS_PER_NOTE
         if not scored:  # the note matched by its name, tags or path only: its first section
             scored = [(0.0, lo)]
         # a section whose own heading says what the query says comes first (names win, for headings)
