@@ -12,9 +12,9 @@ FTS5's bm25() with per-column weights is a BM25F: term frequencies are summed ov
 times their weights, with one length normalization. The weights (NOTE_WEIGHTS, SECTION_WEIGHTS)
 were chosen on the shared documentation vaults (docs/reasoning-index.md has the figures).
 
-The layer is derived data: a database file in `.harness/index/search/`, kept in step with the
-index's manifest on the first query after a build. A note is re-read when its sha256 or its
-resolved outgoing links changed; the notes it linked to (before and after) get their
+The layer is derived data: a database file in the user's cache folder (one per vault; see
+layer_path), kept in step with the index's manifest on the first query after a build. A note is
+re-read when its sha256 or its resolved outgoing links changed; the notes it linked to (before and after) get their
 incoming-link texts rewritten. The pipeline builds the same layer in memory over its catalog.
 """
 
@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import posixpath
 import re
 import sqlite3
@@ -30,6 +31,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+import platformdirs
 
 from ..core.text import name_key, normalize, tokenize
 from ..vault.note import markdown_lines
@@ -288,7 +291,7 @@ class SearchLayer:
     def __init__(self, location: Path | None = None) -> None:
         self.location = location
         if location is not None:
-            location.parent.mkdir(parents=True, exist_ok=True)
+            location.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # it holds the notes' words
         self.db = sqlite3.connect(str(location) if location else ":memory:", check_same_thread=False, timeout=60)
         self.lock = threading.RLock()
         with self.lock:
@@ -664,7 +667,13 @@ _LAYERS_LOCK = threading.Lock()
 
 
 def layer_path(vault: Vault) -> Path:
-    return vault.harness_dir / "index" / "search" / "search.sqlite"
+    """The layer's file: in the user's cache folder, one per vault (by its real path).
+
+    Not in the vault: searching is reading, and a read must not change one byte of the vault
+    (nor make files that a vault kept in git would show). KH_SEARCH_CACHE names another folder."""
+    folder = os.environ.get("KH_SEARCH_CACHE") or platformdirs.user_cache_dir("knowledge-harness", appauthor=False)
+    key = hashlib.sha256(str(vault.root.resolve()).encode("utf-8")).hexdigest()[:24]
+    return Path(folder) / "search" / f"{key}.sqlite"
 
 
 def _links_key(entry: dict[str, Any]) -> str:
@@ -679,10 +688,6 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
         if layer is None or not location.exists():
             if layer is not None:
                 layer.close()
-            ignore = location.parent / ".gitignore"
-            location.parent.mkdir(parents=True, exist_ok=True)
-            if not ignore.exists():
-                ignore.write_bytes(b"*\n")
             layer = _LAYERS[str(location)] = SearchLayer(location)
     if layer.meta("manifest") == manifest_key:
         return layer
