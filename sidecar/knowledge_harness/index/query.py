@@ -189,12 +189,13 @@ def _trust_ok(summary: TrustSummary | None, spec: str) -> bool:
 #
 # Ranking lives in index/search.py (SQLite FTS5 over whole notes, per-field weights, section
 # hits). Staleness for search comes from a throttled check, not a walk of the vault per query:
-# the vault-wide answer (stale, changed/added/removed) is at most STALENESS_SECONDS old and is
-# refreshed in the background; each hit's own note is checked exactly (a stat, and a hash when
+# the vault-wide answer (stale, changed/added/removed) is refreshed in the background once it is
+# STALENESS_SECONDS old (longer on a vault whose walk is slow: see _throttled_check); each hit's own note is checked exactly (a stat, and a hash when
 # its size or mtime moved), so a hit never hides that its note changed.
 
 STALENESS_SECONDS = 2.0
-_STALE: dict[str, tuple[str, float, CheckReport]] = {}
+STALENESS_DUTY = 50.0
+_STALE: dict[str, tuple[str, float, CheckReport, float]] = {}
 _STALE_LOCK = threading.Lock()
 _STALE_REFRESHING: set[str] = set()
 _STAMPS: dict[str, tuple[tuple[int, int], dict[str, list[int]]]] = {}
@@ -212,16 +213,19 @@ def _manifest_key(vault: Vault) -> str:
 
 def _refresh_staleness(vault: Vault, key: str) -> None:
     try:
+        started = time.monotonic()
         report = check_index(vault)
+        took = time.monotonic() - started
         with _STALE_LOCK:
-            _STALE[str(vault.root)] = (key, time.monotonic(), report)
+            _STALE[str(vault.root)] = (key, time.monotonic(), report, took)
     finally:
         with _STALE_LOCK:
             _STALE_REFRESHING.discard(str(vault.root))
 
 
 def _throttled_check(vault: Vault, key: str) -> CheckReport:
-    """check_index, at most STALENESS_SECONDS old (refreshed in the background once it is older)."""
+    """check_index, refreshed in the background once it is older than STALENESS_SECONDS (or, on
+    a vault where the walk is slow, STALENESS_DUTY times the walk: at most ~2 % of a core)."""
     root = str(vault.root)
     with _STALE_LOCK:
         cached = _STALE.get(root)
@@ -229,7 +233,7 @@ def _throttled_check(vault: Vault, key: str) -> CheckReport:
         _refresh_staleness(vault, key)
         with _STALE_LOCK:
             return _STALE[root][2]
-    if time.monotonic() - cached[1] > STALENESS_SECONDS:
+    if time.monotonic() - cached[1] > max(STALENESS_SECONDS, STALENESS_DUTY * cached[3]):
         with _STALE_LOCK:
             start = root not in _STALE_REFRESHING
             _STALE_REFRESHING.add(root)
