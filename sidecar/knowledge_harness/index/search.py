@@ -624,7 +624,8 @@ def snippet(text: str, terms: set[str]) -> str:
     words and bigrams are substrings, so no line needs tokenizing."""
     best, best_line = 0, ""
     lines = [ln.strip() for ln in text.split("\n")]
-    for ln in lines:
+    # the first line is the heading (shown apart): the body's lines are the excerpt when they match
+    for ln in [*lines[1:], lines[0]]:
         if not ln:
             continue
         low = normalize(ln)
