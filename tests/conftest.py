@@ -73,14 +73,15 @@ _SITE = pytest.StashKey[subprocess.Popen[bytes]]()
 
 @pytest.fixture(autouse=True, scope="session")
 def _machine_config_outside_home(tmp_path_factory: pytest.TempPathFactory) -> Iterator[None]:
-    """Tests never read or write the developer's own config directory (agent tokens, machine
-    configuration): XDG_CONFIG_HOME and KH_CONFIG point into a temporary folder."""
+    """Tests never read or write the developer's own config or cache directories (agent tokens, machine
+    configuration, search layers): XDG_CONFIG_HOME, KH_CONFIG and KH_SEARCH_CACHE point into a temporary folder."""
     home = tmp_path_factory.mktemp("config-home")
     config = home / "machine.toml"
     config.write_text(DEFAULT_MACHINE_CONFIG, encoding="utf-8")
-    saved = {key: os.environ.get(key) for key in ("XDG_CONFIG_HOME", "KH_CONFIG")}
+    saved = {key: os.environ.get(key) for key in ("XDG_CONFIG_HOME", "KH_CONFIG", "KH_SEARCH_CACHE")}
     os.environ["XDG_CONFIG_HOME"] = str(home)
     os.environ["KH_CONFIG"] = str(config)
+    os.environ["KH_SEARCH_CACHE"] = str(home / "search-cache")  # search layers never land in the user's cache
     try:
         yield
     finally:

@@ -86,7 +86,7 @@ def test_mcp_tools_follow_the_reading_order_and_explain_it(sidecar: Sidecar) -> 
 
 def test_cli_reads_a_heading_range_and_searches(example_vault: Path) -> None:
     assert _kh("build", str(example_vault)).returncode == 0
-    found = json.loads(_kh("search", str(example_vault), "Reasoning Index").stdout)
+    found = json.loads(_kh("search", str(example_vault), "Reasoning Index", "--json").stdout)
     assert found["hits"]
     path = found["hits"][0]["path"]
     heads = json.loads(_kh("headings", str(example_vault), path).stdout)

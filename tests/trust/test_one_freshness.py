@@ -55,7 +55,7 @@ def test_an_edited_fresh_note_leaves_the_fresh_search_without_a_rebuild(tmp_path
         note.write("\n人間が書き足した一文。\n")
     assert "Keywords/PageIndex.md" not in _fresh_by_search(handle, TODAY)
     through_the_cli = subprocess.run(
-        [str(KH), "index", "search", str(vault), "PageIndex", "--trust", "fresh-l2"],
+        [str(KH), "index", "search", str(vault), "PageIndex", "--trust", "fresh-l2", "--json"],
         capture_output=True,
         text=True,
         timeout=60,

@@ -2324,9 +2324,16 @@ export interface components {
             trust?: components["schemas"]["TrustSummary"] | null;
             /**
              * Note Changed
+             * @description The note changed since the build: its sections may point at old lines
              * @default false
              */
             note_changed: boolean;
+            /**
+             * Sections
+             * @description The note's best sections for the query, best first
+             * @default []
+             */
+            sections: components["schemas"]["SearchSection"][];
         };
         /** SearchResult */
         SearchResult: {
@@ -2347,12 +2354,55 @@ export interface components {
              * @default []
              */
             removed: string[];
-            /** Query */
+            /**
+             * Query
+             * @description The query as searched (cut at 1,000 characters)
+             */
             query: string;
+            /**
+             * Query Truncated
+             * @default false
+             */
+            query_truncated: boolean;
             /** Total */
             total: number;
             /** Hits */
             hits: components["schemas"]["SearchHit"][];
+            /**
+             * Reason
+             * @description Why there are no hits, when the query itself explains it
+             */
+            reason?: string | null;
+        };
+        /** SearchSection */
+        SearchSection: {
+            /**
+             * Heading
+             * @description The heading's title; null for the preamble (the lines before the first heading)
+             */
+            heading: string | null;
+            /**
+             * Heading Path
+             * @description The titles from the top-level heading down to this one
+             */
+            heading_path: string[];
+            /**
+             * Line
+             * @description First line (1-based, frontmatter counted), as in notes/<id>.json and read_section
+             */
+            line: number;
+            /**
+             * End Line
+             * @description Last line, inclusive: pass line/end_line to read_section
+             */
+            end_line: number;
+            /** Score */
+            score: number;
+            /**
+             * Snippet
+             * @description A short excerpt of the section around the query's words
+             */
+            snippet: string;
         };
         /** SectionResult */
         SectionResult: {
@@ -3345,6 +3395,7 @@ export interface operations {
     search_notes_v1_index_search_get: {
         parameters: {
             query?: {
+                /** @description Words to look for; searched up to 1,000 characters */
                 q?: string;
                 type?: string | null;
                 status?: string | null;

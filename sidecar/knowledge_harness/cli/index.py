@@ -18,6 +18,7 @@ from ..index.query import (
     read_section,
     search,
 )
+from ..index.schema import SearchResult
 from ..vault.lock import vault_lock
 from ..vault.paths import Vault
 
@@ -105,7 +106,9 @@ def tree(
 @index_app.command("search")
 def search_cmd(
     vault: VaultArg,
-    query: Annotated[str, typer.Argument(help="Words to find in titles, aliases, headings and tags.")] = "",
+    query: Annotated[
+        str, typer.Argument(help="Words to look for in the notes (names, headings, text, link texts).")
+    ] = "",
     type_: Annotated[str | None, typer.Option("--type")] = None,
     status: Annotated[str | None, typer.Option()] = None,
     tag: Annotated[str | None, typer.Option()] = None,
@@ -113,9 +116,10 @@ def search_cmd(
         str | None, typer.Option(help="An index note (path or title) on the note's category chain.")
     ] = None,
     trust: Annotated[str | None, typer.Option(help="e.g. fresh-l2, l1, fresh")] = None,
-    limit: Annotated[int, typer.Option()] = 20,
+    limit: Annotated[int, typer.Option(min=1, max=500)] = 20,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the HTTP answer as JSON.")] = False,
 ) -> None:
-    """Ranked manifest search (JSON)."""
+    """Ranked notes with their best sections (a table; --json for the JSON answer)."""
     handle = Vault.open(vault)
     result = search(
         handle,
@@ -128,7 +132,30 @@ def search_cmd(
         limit=limit,
         trust_of=_live_trust(handle),
     )
-    _print(result.model_dump())
+    if as_json:
+        _print(result.model_dump())
+        return
+    typer.echo(search_table(result))
+
+
+def search_table(result: SearchResult) -> str:
+    """Hits, one block each: rank, score, path (and title), then its sections as line ranges."""
+    lines: list[str] = []
+    if result.stale:
+        lines.append("The index is stale: run `kh index build` (changed notes are marked *).")
+    lines.append(f"{result.total} notes match {result.query!r}." if result.query else f"{result.total} notes.")
+    if result.reason:
+        lines.append(result.reason)
+    for rank, hit in enumerate(result.hits, 1):
+        mark = "*" if hit.note_changed else ""
+        title = f"  ({hit.title})" if hit.title and hit.title not in hit.path else ""
+        lines.append(f"{rank:>3}. {hit.score:8.3f}  {hit.path}{mark}{title}")
+        for section in hit.sections:
+            where = " > ".join(section.heading_path) or "(before the first heading)"
+            lines.append(f"       lines {section.line}-{section.end_line}  {where}")
+            if section.snippet:
+                lines.append(f"         {section.snippet}")
+    return "\n".join(lines)
 
 
 @index_app.command("headings")

@@ -14,12 +14,14 @@ import math
 import os
 import re
 import threading
-from collections import Counter
+import time
 from collections.abc import Callable
 from typing import Any
 
 import ijson
 
+from ..core.text import has_words
+from ..core.text import tokenize as text_tokenize
 from ..errors import IndexMissing, InputError, NotFound
 from ..vault.harness_files import index_read_lock, open_index_file, read_index_file
 from ..vault.paths import Vault, list_note_files, require_note_path
@@ -30,11 +32,13 @@ from .schema import (
     HeadingsResult,
     SearchHit,
     SearchResult,
+    SearchSection,
     SectionResult,
     Staleness,
     TreeResult,
     TrustSummary,
 )
+from .search import MAX_QUERY_CHARS, vault_layer
 
 MAX_SECTION_CHARS = 200_000
 # one headings answer holds at most MAX_HEADINGS headings and MAX_LINKS links (~1 MB of JSON):
@@ -185,54 +189,99 @@ def _trust_ok(summary: TrustSummary | None, spec: str) -> bool:
 
 
 # -- search -------------------------------------------------------------------------------------
+#
+# Ranking lives in index/search.py (SQLite FTS5 over whole notes, per-field weights, section
+# hits). Staleness for search comes from a throttled check, not a walk of the vault per query:
+# the vault-wide answer (stale, changed/added/removed) is refreshed in the background once it is
+# STALENESS_SECONDS old (longer on a vault whose walk is slow: see _throttled_check); each hit's own note is checked exactly (a stat, and a hash when
+# its size or mtime moved), so a hit never hides that its note changed.
 
-_WORD = re.compile(r"[0-9a-z_]+|[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]+|[^\s\W]+", re.UNICODE)
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uff66-\uff9f]")
+STALENESS_SECONDS = 2.0
+STALENESS_DUTY = 50.0
+_STALE: dict[str, tuple[str, float, CheckReport, float]] = {}
+_STALE_LOCK = threading.Lock()
+_STALE_REFRESHING: set[str] = set()
+_STAMPS: dict[str, tuple[tuple[int, int], dict[str, list[int]]]] = {}
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercase words; runs of Japanese script become character bigrams (a single char stays)."""
-    out: list[str] = []
-    for word in _WORD.findall(text.lower()):
-        if _CJK.match(word):
-            if len(word) == 1:
-                out.append(word)
-            else:
-                out.extend(word[i : i + 2] for i in range(len(word) - 1))
-        else:
-            out.append(word)
-    return out
+    """The search tokenizer (core.text): stems, CJK bigrams, Unicode words."""
+    return text_tokenize(text)
 
 
-_FIELD_WEIGHTS = (("title", 3), ("aliases", 3), ("tags", 2), ("heading_titles", 1), ("path", 1))
+def _manifest_key(vault: Vault) -> str:
+    st = (vault.harness_dir / "index" / "manifest.json").stat()
+    return f"{st.st_size}:{st.st_mtime_ns}"
 
 
-def _doc_tokens(entry: dict[str, Any]) -> Counter[str]:
-    counts: Counter[str] = Counter()
-    for name, weight in _FIELD_WEIGHTS:
-        value = entry.get(name)
-        text = " ".join(value) if isinstance(value, list) else str(value or "")
-        for tok in tokenize(text):
-            counts[tok] += weight
-    return counts
+def _refresh_staleness(vault: Vault, key: str) -> None:
+    try:
+        started = time.monotonic()
+        report = check_index(vault)
+        took = time.monotonic() - started
+        with _STALE_LOCK:
+            _STALE[str(vault.root)] = (key, time.monotonic(), report, took)
+    finally:
+        with _STALE_LOCK:
+            _STALE_REFRESHING.discard(str(vault.root))
 
 
-_DOCS: dict[int, tuple[dict[str, Counter[str]], dict[str, int], float]] = {}
+def _throttled_check(vault: Vault, key: str) -> CheckReport:
+    """check_index, refreshed in the background once it is older than STALENESS_SECONDS (or, on
+    a vault where the walk is slow, STALENESS_DUTY times the walk: at most ~2 % of a core)."""
+    root = str(vault.root)
+    with _STALE_LOCK:
+        cached = _STALE.get(root)
+    if cached is None or cached[0] != key:
+        _refresh_staleness(vault, key)
+        with _STALE_LOCK:
+            return _STALE[root][2]
+    if time.monotonic() - cached[1] > max(STALENESS_SECONDS, STALENESS_DUTY * cached[3]):
+        with _STALE_LOCK:
+            start = root not in _STALE_REFRESHING
+            _STALE_REFRESHING.add(root)
+        if start:
+            threading.Thread(target=_refresh_staleness, args=(vault, key), daemon=True).start()
+    return cached[2]
 
 
-def _corpus(manifest: dict[str, Any]) -> tuple[dict[str, Counter[str]], dict[str, int], float]:
-    key = id(manifest)
-    hit = _DOCS.get(key)
-    if hit is not None:
-        return hit
-    docs = {n["path"]: _doc_tokens(n) for n in manifest["notes"]}
-    df: Counter[str] = Counter()
-    for c in docs.values():
-        df.update(c.keys())
-    avg = sum(sum(c.values()) for c in docs.values()) / max(1, len(docs))
-    _DOCS.clear()
-    _DOCS[key] = (docs, dict(df), avg)
-    return _DOCS[key]
+def _build_stamps(vault: Vault) -> dict[str, list[int]]:
+    path = vault.harness_dir / "index" / "build.json"
+    try:
+        st = path.stat()
+    except FileNotFoundError:
+        return {}
+    key = (st.st_size, st.st_mtime_ns)
+    with _STALE_LOCK:
+        hit = _STAMPS.get(str(path))
+    if hit and hit[0] == key:
+        return hit[1]
+    build = _load_json(vault, "build.json") or {}
+    files = build.get("files", {}) if isinstance(build, dict) else {}
+    with _STALE_LOCK:
+        _STAMPS[str(path)] = (key, files)
+    return files if isinstance(files, dict) else {}
+
+
+def _note_changed(vault: Vault, entry: dict[str, Any], stamps: dict[str, list[int]]) -> bool:
+    """Whether one note's bytes differ from the build's (a stat; a hash only when the stamp moved)."""
+    try:
+        st = os.stat(f"{vault.root}/{entry['path']}")  # noqa: PTH116 - a plain stat; no Path per hit
+    except (OSError, ValueError):
+        return True
+    stamp = stamps.get(entry["path"])
+    if stamp is not None and stamp[0] == st.st_size and stamp[1] == st.st_mtime_ns:
+        return False
+    try:  # the stamp moved: compare the bytes (read through the vault's path checks)
+        return bool(_sha256_file(vault.resolve_note(entry["path"])) != entry["sha256"])
+    except (OSError, ValueError, NotFound, InputError):
+        return True
+
+
+STOPWORDS_ONLY = (
+    "The query holds only words that every note has (such as 'the', 'of', 'の', 'は'), so nothing is ranked; "
+    "add a word that names what you are looking for."
+)
 
 
 def search(
@@ -248,63 +297,120 @@ def search(
     today: dt.date | None = None,
     trust_of: Callable[[str], TrustSummary | None] | None = None,
 ) -> SearchResult:
-    """Rank notes by BM25 over title, aliases, tags and headings, after the filters.
+    """Rank notes by their whole text (index/search.py), after the filters; each hit with its best sections.
 
-    `trust_of` evaluates a note's trust as the audit does (the doors pass trust_view.live_trust);
-    without it, trust is summarized from what the build stored (offline tools, tests)."""
-    stale, changed = _staleness(vault)
+    An empty query lists the notes that pass the filters; an empty query without filters is an
+    input error. `trust_of` evaluates a note's trust as the audit does (the doors pass
+    trust_view.live_trust); without it, trust is summarized from what the build stored."""
+    query = " ".join(q.split())
+    truncated = len(query) > MAX_QUERY_CHARS
+    query = query[:MAX_QUERY_CHARS]
+    filtered = any(f is not None and str(f).strip() for f in (type, status, tag, category, trust))
+    if not query and not filtered:
+        raise InputError(
+            "The search query is empty: give words to look for, or a filter (type, status, tag, category, trust) "
+            "to list notes."
+        )
     manifest = load_manifest(vault)
+    key = _manifest_key(vault)
+    report = _throttled_check(vault, key)
+    if report.status == "missing":
+        raise IndexMissing.for_vault(vault.root)
     day = today or dt.date.today()
-    docs, df, avg = _corpus(manifest)
-    n_docs = max(1, len(docs))
-    terms = tokenize(q)
-    hits: list[SearchHit] = []
-    for entry in manifest["notes"]:
+    limit = max(1, min(limit, 500))
+    by_path: dict[str, Any] = manifest["by_path"]
+    summaries: dict[str, TrustSummary | None] = {}
+
+    def summary_of(entry: dict[str, Any]) -> TrustSummary | None:
+        path = entry["path"]
+        if path not in summaries:
+            summaries[path] = trust_of(path) if trust_of is not None else trust_summary(entry.get("trust"), day)
+        return summaries[path]
+
+    def passes(entry: dict[str, Any]) -> bool:
         if type and (entry.get("type") or "").lower() != type.lower():
-            continue
+            return False
         if status and (entry.get("status") or "").lower() != status.lower():
-            continue
+            return False
         if tag and tag.lstrip("#").lower() not in {t.lower() for t in entry.get("tags", [])}:
-            continue
+            return False
         if category and not _in_category(entry, category, manifest):
-            continue
-        summary = trust_of(entry["path"]) if trust_of is not None else trust_summary(entry.get("trust"), day)
-        if trust and not _trust_ok(summary, trust):
-            continue
-        score = 0.0
-        if terms:
-            counts = docs[entry["path"]]
-            length = sum(counts.values())
-            for t in terms:
-                f = counts.get(t, 0)
-                if not f:
-                    continue
-                idf = math.log(1 + (n_docs - df[t] + 0.5) / (df[t] + 0.5))
-                score += idf * f * 2.2 / (f + 1.2 * (0.25 + 0.75 * length / max(avg, 1e-9)))
-            if score <= 0:
+            return False
+        return not (trust and not _trust_ok(summary_of(entry), trust))
+
+    reason: str | None = None
+    ranked: list[tuple[dict[str, Any], float, list[SearchSection]]] = []
+    if not query:
+        listed = [entry for entry in manifest["notes"] if passes(entry)]
+        total = len(listed)
+        ranked = [(entry, 0.0, []) for entry in listed[:limit]]
+    elif not tokenize(query):
+        total = 0
+        reason = (
+            STOPWORDS_ONLY
+            if has_words(query)
+            else "The query has no words to search for (only punctuation or symbols)."
+        )
+    else:
+        layer = vault_layer(vault, manifest, key)
+        found = layer.rank(
+            query, limit=limit, keep=(lambda p: p in by_path and passes(by_path[p])) if filtered else None
+        )
+        total = found.total
+        for hit in found.hits:
+            entry = by_path.get(hit.path)
+            if entry is None:
                 continue
-        low_terms = set(terms)
-        matched = [h for h in entry.get("heading_titles", []) if low_terms & set(tokenize(h))][:10] if terms else []
+            sections = [
+                SearchSection(
+                    heading=s.heading,
+                    heading_path=s.heading_path,
+                    line=s.line,
+                    end_line=s.end_line,
+                    score=s.score,
+                    snippet=s.snippet,
+                )
+                for s in hit.sections
+            ]
+            ranked.append((entry, hit.score, sections))
+    stamps = _build_stamps(vault)
+    changed = set(report.changed) | set(report.removed)
+    hits: list[SearchHit] = []
+    for entry, score, sections in ranked:
+        note_changed = entry["path"] in changed or _note_changed(vault, entry, stamps)
+        if note_changed:
+            changed.add(entry["path"])
         hits.append(
             SearchHit(
                 path=entry["path"],
                 id=entry["id"],
                 title=entry["title"],
-                score=round(score, 6),
+                score=score,
                 type=entry.get("type"),
                 status=entry.get("status"),
                 tags=entry.get("tags", []),
                 aliases=entry.get("aliases", []),
                 top_headings=entry.get("top_headings", []),
-                matched_headings=matched,
+                matched_headings=list(dict.fromkeys(s.heading for s in sections if s.heading)),
                 categories=entry.get("categories", []),
-                trust=summary,
-                note_changed=entry["path"] in changed,
+                trust=summary_of(entry),
+                note_changed=note_changed,
+                sections=sections,
             )
         )
-    hits.sort(key=lambda h: (-h.score, h.path))
-    limit = max(1, min(limit, 500))
-    return SearchResult(**stale.model_dump(), query=q, total=len(hits), hits=hits[:limit])
+    changed_list = sorted(set(report.changed) | {h.path for h in hits if h.note_changed and h.path in by_path})
+    stale = not report.fresh or bool(changed_list)
+    return SearchResult(
+        stale=stale,
+        changed=changed_list,
+        added=report.added,
+        removed=report.removed,
+        query=query,
+        query_truncated=truncated,
+        total=total,
+        hits=hits,
+        reason=reason,
+    )
 
 
 def _in_category(entry: dict[str, Any], category: str, manifest: dict[str, Any]) -> bool:

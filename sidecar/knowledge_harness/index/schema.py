@@ -51,6 +51,17 @@ class TrustSummary(_Answer):
     revalidate_after: str | None = None
 
 
+class SearchSection(_Answer):
+    heading: str | None = Field(
+        description="The heading's title; null for the preamble (the lines before the first heading)"
+    )
+    heading_path: list[str] = Field(description="The titles from the top-level heading down to this one")
+    line: int = Field(description="First line (1-based, frontmatter counted), as in notes/<id>.json and read_section")
+    end_line: int = Field(description="Last line, inclusive: pass line/end_line to read_section")
+    score: float
+    snippet: str = Field(description="A short excerpt of the section around the query's words")
+
+
 class SearchHit(_Answer):
     path: str
     id: str
@@ -64,13 +75,18 @@ class SearchHit(_Answer):
     matched_headings: list[str] = []
     categories: list[list[str]] = []
     trust: TrustSummary | None = None
-    note_changed: bool = False
+    note_changed: bool = Field(
+        default=False, description="The note changed since the build: its sections may point at old lines"
+    )
+    sections: list[SearchSection] = Field(default=[], description="The note's best sections for the query, best first")
 
 
 class SearchResult(Staleness):
-    query: str
+    query: str = Field(description="The query as searched (cut at 1,000 characters)")
+    query_truncated: bool = False
     total: int
     hits: list[SearchHit]
+    reason: str | None = Field(default=None, description="Why there are no hits, when the query itself explains it")
 
 
 class TreeResult(Staleness):

@@ -9,7 +9,6 @@
 
 from __future__ import annotations
 
-import math
 import re
 from collections import Counter
 from collections.abc import Callable
@@ -108,29 +107,31 @@ class VaultSearch:
         return self._docs
 
     def search(self, query: str, *, limit: int, context: list[SearchHit]) -> list[SearchHit]:
-        docs = self._index()
-        if not docs:
-            return []
-        terms = list(dict.fromkeys(tokenize(query)))
-        avg = sum(n for _, _, n in docs) / len(docs) or 1.0
-        df = {t: sum(1 for _, c, _ in docs if t in c) for t in terms}
-        scored: list[tuple[float, int, Note]] = []
-        for note, counts, length in docs:
-            score = 0.0
-            matched = 0
-            for term in terms:
-                tf = counts.get(term, 0)
-                if not tf:
-                    continue
-                matched += 1
-                idf = math.log(1 + (len(docs) - df[term] + 0.5) / (df[term] + 0.5))
-                score += idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg))
-            if matched >= min(2, len(terms)) and score > 0:
-                scored.append((score, matched, note))
-        scored.sort(key=lambda item: (-item[0], item[2].path))
+        """The index's search (index/search.py: whole notes, field weights, section hits) over the
+        catalog's notes, in memory; each hit's passage is the original lines of its best section."""
+        from ..index.search import documents_in_memory
+
+        if getattr(self, "_layer", None) is None:
+            notes = [
+                note
+                for _, note in self.catalog.notes()
+                if note.path not in self.exclude and note.problem is None and not is_request_note(note)
+            ]
+            self._notes = {note.path: note for note in notes}
+            self._layer = documents_in_memory(
+                (note.path, note.raw, note.sha256, note.title, _aliases(note), _tags(note)) for note in notes
+            )
+        found = self._layer.rank(query, limit=limit, sections=1)
         hits = []
-        for score, _, note in scored[:limit]:
-            line, end_line, passage = best_passage(note, terms)
+        for ranked in found.hits:
+            note = self._notes[ranked.path]
+            if ranked.sections:
+                best = ranked.sections[0]
+                lines = note.text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+                line, end_line = best.line, min(best.end_line, best.line + 11)
+                passage = "\n".join(lines[line - 1 : end_line]).strip()
+            else:
+                line, end_line, passage = best_passage(note, tokenize(query))
             hits.append(
                 SearchHit(
                     provider=self.name,
@@ -139,12 +140,24 @@ class VaultSearch:
                     note_path=note.path,
                     line=line,
                     end_line=end_line,
-                    score=round(score, 4),
-                    discovered_via=f"vault-bm25:{query}",
+                    score=round(ranked.score, 4),
+                    discovered_via=f"vault-search:{query}",
                     extra={"status": _verification_status(note), "references": note.references},
                 )
             )
         return hits
+
+
+def _aliases(note: Note) -> list[str]:
+    value = note.properties.get("aliases", note.properties.get("alias"))
+    values = value if isinstance(value, list) else [value] if value else []
+    return [str(v) for v in values if isinstance(v, str | int | float) and not isinstance(v, bool)]
+
+
+def _tags(note: Note) -> list[str]:
+    value = note.properties.get("tags")
+    values = value if isinstance(value, list) else [value] if value else []
+    return [str(v).lstrip("#") for v in values if isinstance(v, str)]
 
 
 def _verification_status(note: Note) -> str | None:

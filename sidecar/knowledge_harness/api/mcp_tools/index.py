@@ -29,8 +29,9 @@ index_read_section (or read the file) directly.
 
 Otherwise:
 1. index_search with a few words (and filters: type, status, tag, category, trust such as
-   "fresh-l2") -- or index_tree to see the folders -- to find candidate notes.
-2. Narrow to one or a few notes from titles, top headings, categories and trust.
+   "fresh-l2") -- or index_tree to see the folders -- to find candidate notes. Each hit lists
+   its best sections with line/end_line: often you can go straight to step 5 with those.
+2. Narrow to one or a few notes from titles, sections, categories and trust.
 3. index_note_headings on a candidate to see its heading tree with line ranges.
 4. Choose the heading (or line range) to read.
 5. index_read_section to read the original Markdown of that range.
@@ -45,10 +46,12 @@ notes you need, or does not narrow the search, fall back to listing and reading 
 def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         description=(
-            "Step 1 of the reading order. Ranked search of the vault's notes by words in titles, aliases, "
-            "headings and tags, with optional filters type, status, tag, category (an index note) and trust "
-            "('fresh-l2', 'l1', 'fresh'). Use it first when you do not know which note answers the question. "
-            "Returns paths, titles, top headings, categories, trust and whether the index is stale."
+            "Step 1 of the reading order. Ranked search of the vault's notes by their whole text (names, "
+            "headings, body, the texts other notes link them with), with optional filters type, status, tag, "
+            "category (an index note) and trust ('fresh-l2', 'l1', 'fresh'). Use it first when you do not know "
+            "which note answers the question. Each hit has `sections`: its best sections for the query with "
+            "line/end_line and a snippet -- pass path, line and end_line to index_read_section to read one. "
+            "Also returns titles, categories, trust and whether the index (or the hit's note) is stale."
         )
     )
     def index_search(

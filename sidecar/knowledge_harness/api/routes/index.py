@@ -48,7 +48,7 @@ def tree(
 @router.get("/search", response_model=SearchResult)
 def search_notes(
     ctx: Ctx,
-    q: Annotated[str, Query(max_length=1000)] = "",
+    q: Annotated[str, Query(max_length=10_000, description="Words to look for; searched up to 1,000 characters")] = "",
     type: Annotated[str | None, Query(max_length=100)] = None,
     status: Annotated[str | None, Query(max_length=100)] = None,
     tag: Annotated[str | None, Query(max_length=200)] = None,

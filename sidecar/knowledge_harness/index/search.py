@@ -1,0 +1,717 @@
+"""The search layer: whole notes in SQLite FTS5, ranked by field, with section hits.
+
+Each note is one row of `note_fts` with seven columns: names (title, aliases, the file name's
+words), tags, headings, body (Markdown syntax stripped), code (code blocks), links_in (the
+display texts of other notes' links to it) and path (folder words). Each section (the preamble
+and every heading's own lines) is one row of `section_fts`: heading path, body, code, and the
+display texts of `[[Note#Heading|text]]` links credited to that heading. Words are cut by
+core.text (Snowball stems, CJK bigrams) before they reach SQLite; the FTS tokenizer only splits
+at spaces (non-ASCII tokens are stored hex-encoded so that SQLite never re-cuts them).
+
+FTS5's bm25() with per-column weights is a BM25F: term frequencies are summed over columns
+times their weights, with one length normalization. The weights (NOTE_WEIGHTS, SECTION_WEIGHTS)
+were chosen on the shared documentation vaults (docs/reasoning-index.md has the figures).
+
+The layer is derived data: a database file in the user's cache folder (one per vault; see
+layer_path), kept in step with the index's manifest on the first query after a build. A note is
+re-read when its sha256 or its resolved outgoing links changed; the notes it linked to (before and after) get their
+incoming-link texts rewritten. The pipeline builds the same layer in memory over its catalog.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import posixpath
+import re
+import sqlite3
+import threading
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import platformdirs
+
+from ..core.text import name_key, normalize, tokenize
+from ..vault.note import markdown_lines
+from ..vault.paths import Vault
+from .build import heading_tree
+from .links import Resolver
+from .parse import decode_text, parse_structure
+
+LAYER_FORMAT = "6"
+MAX_QUERY_CHARS = 1000  # a longer query is cut here (a question, not a document)
+MAX_QUERY_TERMS = 32
+MAX_SECTIONS_PER_NOTE = 1 << 16
+MAX_SNIPPET_TEXT = 4000  # characters of a section's text kept for snippets
+SNIPPET_CHARS = 160
+CANDIDATES = 200  # notes ranked by FTS5 before the name bonus and the filters
+
+# Column order of note_fts and their bm25 weights; see docs/reasoning-index.md for the figures.
+NOTE_COLUMNS = ("names", "tags", "headings", "links_in", "path")
+NOTE_WEIGHTS = {"names": 6.0, "tags": 0.5, "headings": 3.0, "links_in": 4.0, "path": 0.5}
+# The body is a table of its own, so that a long body does not dilute a match in a name or a
+# heading (each table normalizes by its own lengths); its score counts TEXT_WEIGHT times.
+TEXT_COLUMNS = ("body", "code")
+TEXT_WEIGHTS = {"body": 1.0, "code": 0.2}
+TEXT_WEIGHT = 0.85
+# A query term in more than COMMON_SHARE of the notes' texts is left out of the FTS5 query, as
+# long as KEEP_RAREST rarer terms remain (its idf is near 0; scoring it would visit most notes).
+COMMON_SHARE = 0.1
+KEEP_RAREST = 2
+SECTION_COLUMNS = ("heading", "body", "code", "links_in")
+SECTION_WEIGHTS = {"heading": 4.0, "body": 1.0, "code": 0.2, "links_in": 4.0}
+SECTION_CANDIDATES = 30  # a note's sections given the heading bonus, after BM25
+MAX_SECTION_ROWS = 20_000  # sections of the hits scored for one query
+HEADING_MATCH = 10.0  # times the share of the query's words in a section's own heading
+HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
+# A query whose words are exactly a note's name (title, alias, file name), in any order and
+# form, puts that note first: NAME_BONUS is added to its score (scores are FTS5's bm25, whose
+# values on a query stay far below it).
+NAME_BONUS = 1000.0
+
+_WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
+_MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
+_URL = re.compile(r"[A-Za-z][A-Za-z0-9+.-]*://\S+")
+_HTML = re.compile(r"</?[A-Za-z][^>\n]*>")
+_SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
+
+
+# -- documents --------------------------------------------------------------------------------
+
+
+@dataclass(slots=True)
+class Section:
+    heading: str | None
+    heading_path: list[str]
+    line: int
+    end_line: int
+    text: str
+    code: str
+
+
+@dataclass(slots=True)
+class NoteDoc:
+    """What the search layer keeps of one note, made from its path, bytes and manifest fields."""
+
+    path: str
+    sha256: str
+    title: str
+    aliases: list[str]
+    tags: list[str]
+    sections: list[Section]
+    # (kind, target as written, heading or None, display text) of links to other notes
+    links: list[tuple[str, str, str | None, str]] = field(default_factory=list)
+
+
+def _link_label(inner: str) -> tuple[str, str | None, str | None]:
+    """(target, heading, display text or None) of a wikilink's inside."""
+    target, bar, text = inner.partition("|")
+    target = target.removesuffix("\\")  # `[[a#b\|text]]` inside a table escapes the bar
+    heading: str | None = None
+    if "#" in target:
+        target, frag = target.split("#", 1)
+        heading = None if frag.startswith("^") else frag.split("#")[-1].strip() or None
+    return target.strip(), heading, (text.strip() or None) if bar else None
+
+
+def _strip_line(line: str, links: list[tuple[str, str, str | None, str]]) -> str:
+    """A line's words without Markdown syntax; collects the links' display texts."""
+    if "[[" in line:
+
+        def wiki(m: re.Match[str]) -> str:
+            target, heading, text = _link_label(m.group(2))
+            if m.group(1):
+                return " "
+            if text is not None:
+                links.append(("wikilink", target, heading, text))
+                return f" {text} "
+            return f" {posixpath.basename(target)} {heading or ''} "
+
+        line = _WIKI.sub(wiki, line)
+    if "](" in line:
+
+        def md(m: re.Match[str]) -> str:
+            text, dest = m.group(2), m.group(3)
+            if dest.startswith("<"):
+                dest = dest[1:-1]
+            if m.group(1):
+                return " "
+            if not _SCHEME.match(dest) and text.strip():
+                path, _, frag = dest.partition("#")
+                from urllib.parse import unquote
+
+                heading = unquote(frag) if frag and not frag.startswith("^") else None
+                links.append(("markdown", unquote(path), heading, text.strip()))
+            return f" {text} "
+
+        line = _MDLINK.sub(md, line)
+    if "://" in line:
+        line = _URL.sub(" ", line)
+    if "<" in line:
+        line = _HTML.sub(" ", line)
+    return line
+
+
+def note_document(path: str, raw: bytes, sha256: str, title: str, aliases: list[str], tags: list[str]) -> NoteDoc:
+    """Sections with their line ranges (as notes/<id>.json has them) and plain text, and the links."""
+    text = decode_text(raw)
+    doc = NoteDoc(path=path, sha256=sha256, title=title, aliases=aliases, tags=tags, sections=[])
+    if not text:
+        return doc
+    lines = markdown_lines(text)
+    structure = parse_structure(text, lines)
+    line_count = structure.line_count
+    flat = [(h.level, h.title, h.line) for h in structure.headings][:MAX_SECTIONS_PER_NOTE]
+    is_code = bytearray(line_count + 2)
+    for start, end in structure.code_lines:
+        for i in range(max(start, 1), min(end, line_count) + 1):
+            is_code[i] = 1
+    ranges: list[tuple[int, int]] = []  # full ranges in document order, as heading_tree makes them
+    stack = list(reversed(heading_tree(flat, line_count)))
+    while stack:
+        node = stack.pop()
+        ranges.append((int(node["line"]), int(node["end_line"])))
+        stack.extend(reversed(node["children"]))
+
+    def own(first: int, last: int, heading: str | None, path_titles: list[str], line: int, end_line: int) -> None:
+        words: list[str] = []
+        code: list[str] = []
+        for n in range(first, last + 1):
+            raw_line = lines[n - 1]
+            if is_code[n]:
+                code.append(raw_line)
+            elif raw_line.strip():
+                words.append(_strip_line(raw_line, doc.links))
+        doc.sections.append(Section(heading, path_titles, line, end_line, "\n".join(words), "\n".join(code)))
+
+    body_start = structure.body_start_line
+    first_heading = flat[0][2] if flat else line_count + 1
+    if first_heading > body_start and any(s.strip() for s in lines[body_start - 1 : first_heading - 1]):
+        own(body_start, first_heading - 1, None, [], body_start, first_heading - 1)
+    titles: list[tuple[int, str]] = []
+    for k, (level, heading, line) in enumerate(flat):
+        while titles and titles[-1][0] >= level:
+            titles.pop()
+        titles.append((level, heading))
+        next_line = flat[k + 1][2] if k + 1 < len(flat) else line_count + 1
+        own(line + 1, next_line - 1, heading, [t for _, t in titles], line, ranges[k][1])
+    return doc
+
+
+# -- the database -----------------------------------------------------------------------------
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS notes(
+  id INTEGER PRIMARY KEY, path TEXT UNIQUE NOT NULL, sha256 TEXT NOT NULL, links_key TEXT NOT NULL,
+  title TEXT NOT NULL, names TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS links(src INTEGER NOT NULL, dst TEXT NOT NULL, heading TEXT, text TEXT NOT NULL);
+CREATE INDEX IF NOT EXISTS links_src ON links(src);
+CREATE INDEX IF NOT EXISTS links_dst ON links(dst);
+CREATE TABLE IF NOT EXISTS sections(
+  id INTEGER PRIMARY KEY, heading TEXT, heading_path TEXT NOT NULL, line INTEGER NOT NULL,
+  end_line INTEGER NOT NULL, text TEXT NOT NULL);
+CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5(
+  names, tags, headings, links_in, path, tokenize = "unicode61 remove_diacritics 0");
+CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(
+  body, code, tokenize = "unicode61 remove_diacritics 0");
+CREATE VIRTUAL TABLE IF NOT EXISTS text_vocab USING fts5vocab(text_fts, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(
+  heading, body, code, links_in, note, tokenize = "unicode61 remove_diacritics 0");
+"""
+
+
+_NOTE_QUERY = (
+    "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) FROM note_fts WHERE note_fts MATCH ? "
+    "ORDER BY bm25(note_fts, ?, ?, ?, ?, ?) LIMIT ?"
+)
+_SECTION_QUERY = (
+    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) FROM section_fts WHERE section_fts MATCH ? "
+    "ORDER BY bm25(section_fts, ?, ?, ?, ?, 0), rowid LIMIT ?"
+)
+_TEXT_QUERY = (
+    "SELECT rowid, -bm25(text_fts, ?, ?) FROM text_fts WHERE text_fts MATCH ? ORDER BY bm25(text_fts, ?, ?) LIMIT ?"
+)
+
+
+def _fts_token(token: str) -> str:
+    # tokens are letters and digits only: SQLite's unicode61 keeps each whole (or, for a script
+    # whose marks it splits at, cuts notes and queries alike, and a quoted phrase still matches)
+    return token
+
+
+def fts_text(text: str) -> str:
+    return " ".join(tokenize(text))
+
+
+def _names_of(path: str, title: str, aliases: list[str]) -> list[str]:
+    stem = posixpath.splitext(posixpath.basename(path))[0]
+    keys = {" ".join(sorted(k)) for k in (name_key(n) for n in [title, stem, *aliases]) if k}
+    return sorted(keys)
+
+
+def _path_words(path: str) -> str:
+    return " ".join(posixpath.splitext(path)[0].split("/"))
+
+
+def _heading_key(heading: str) -> str:
+    return " ".join(tokenize(heading, keep_stopwords=True))
+
+
+@dataclass(slots=True)
+class SectionHit:
+    heading: str | None
+    heading_path: list[str]
+    line: int
+    end_line: int
+    score: float
+    snippet: str
+
+
+@dataclass(slots=True)
+class NoteHit:
+    path: str
+    score: float
+    sections: list[SectionHit] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class Ranked:
+    hits: list[NoteHit]
+    total: int
+    reason: str | None = None
+
+
+class SearchLayer:
+    """One search database (a file beside the index, or in memory for the pipeline)."""
+
+    def __init__(self, location: Path | None = None) -> None:
+        self.location = location
+        if location is not None:
+            location.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # it holds the notes' words
+        self.db = sqlite3.connect(str(location) if location else ":memory:", check_same_thread=False, timeout=60)
+        self.lock = threading.RLock()
+        with self.lock:
+            self.db.execute("PRAGMA journal_mode=WAL" if location else "PRAGMA journal_mode=MEMORY")
+            self.db.execute("PRAGMA synchronous=OFF")
+            fmt = self._meta_raw("format")
+            if fmt is not None and fmt != LAYER_FORMAT:
+                self._drop_all()
+            self.db.executescript(_SCHEMA)
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (LAYER_FORMAT,))
+            self.db.commit()
+        self._names: dict[str, list[str]] | None = None
+        self._path_of: dict[int, str] | None = None
+
+    def _meta_raw(self, key: str) -> str | None:
+        try:
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        except sqlite3.OperationalError:
+            return None
+        return None if row is None else str(row[0])
+
+    def _drop_all(self) -> None:
+        for table in ("meta", "notes", "links", "sections", "text_vocab", "note_fts", "text_fts", "section_fts"):
+            self.db.execute(f"DROP TABLE IF EXISTS {table}")
+
+    def meta(self, key: str) -> str | None:
+        with self.lock:
+            return self._meta_raw(key)
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self.lock:
+            self.db.execute("INSERT OR REPLACE INTO meta VALUES (?, ?)", (key, value))
+            self.db.commit()
+
+    def close(self) -> None:
+        with self.lock:
+            self.db.close()
+
+    # -- keeping it in step ----------------------------------------------------------------------
+
+    def stored(self) -> dict[str, tuple[int, str, str]]:
+        with self.lock:
+            return {p: (i, s, k) for i, p, s, k in self.db.execute("SELECT id, path, sha256, links_key FROM notes")}
+
+    def sync(
+        self,
+        wanted: dict[str, tuple[str, str]],
+        load: Callable[[str], NoteDoc | None],
+        resolver: Resolver,
+    ) -> int:
+        """Bring the layer to `wanted` ({path: (sha256, links_key)}); `load` reads a note's document.
+
+        Returns how many notes were (re)indexed."""
+        with self.lock:
+            stored = self.stored()
+            gone = [p for p in stored if p not in wanted]
+            todo = sorted(p for p, key in wanted.items() if p not in stored or stored[p][1:] != key)
+            if not gone and not todo:
+                return 0
+            db = self.db
+            affected: set[str] = set()
+            for p in [*gone, *todo]:
+                if p not in stored:
+                    continue
+                nid = stored[p][0]
+                affected.update(r[0] for r in db.execute("SELECT dst FROM links WHERE src = ?", (nid,)))
+                db.execute("DELETE FROM links WHERE src = ?", (nid,))
+                self._delete_rows(nid)
+                if p in gone:
+                    db.execute("DELETE FROM notes WHERE id = ?", (nid,))
+            fresh: list[tuple[int, NoteDoc]] = []
+            for p in todo:
+                doc = load(p)
+                sha, links_key = wanted[p]
+                if doc is None:
+                    doc = NoteDoc(p, sha, posixpath.splitext(posixpath.basename(p))[0], [], [], [])
+                names = json.dumps(_names_of(p, doc.title, doc.aliases), ensure_ascii=False)
+                if p in stored:
+                    nid = stored[p][0]
+                    db.execute(
+                        "UPDATE notes SET sha256 = ?, links_key = ?, title = ?, names = ? WHERE id = ?",
+                        (doc.sha256 if doc.sha256 else sha, links_key, doc.title, names, nid),
+                    )
+                else:
+                    cur = db.execute(
+                        "INSERT INTO notes(path, sha256, links_key, title, names) VALUES (?, ?, ?, ?, ?)",
+                        (p, doc.sha256 if doc.sha256 else sha, links_key, doc.title, names),
+                    )
+                    nid = int(cur.lastrowid or 0)
+                rows = []
+                for kind, target, heading, text in doc.links:
+                    status, to, _ = resolver.resolve(p, kind, target)
+                    if status == "resolved" and to is not None and to != p:
+                        rows.append((nid, to, heading, text))
+                        affected.add(to)
+                db.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", rows)
+                fresh.append((nid, doc))
+            ids = {p: i for i, p in db.execute("SELECT id, path FROM notes")}
+            for nid, doc in fresh:
+                self._insert_rows(nid, doc, self._incoming(doc.path))
+            done = {doc.path for _, doc in fresh}
+            for target in sorted(affected - done):
+                if target in ids:
+                    self._rewrite_incoming(ids[target], self._incoming(target))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('notes', ?)", (str(len(ids)),))
+            db.commit()
+            self._names = self._path_of = None
+            return len(todo)
+
+    def _incoming(self, path: str) -> list[tuple[str | None, str]]:
+        return [
+            (h, t) for h, t in self.db.execute("SELECT heading, text FROM links WHERE dst = ? ORDER BY rowid", (path,))
+        ]
+
+    def _delete_rows(self, nid: int) -> None:
+        lo, hi = nid * MAX_SECTIONS_PER_NOTE, (nid + 1) * MAX_SECTIONS_PER_NOTE - 1
+        self.db.execute("DELETE FROM note_fts WHERE rowid = ?", (nid,))
+        self.db.execute("DELETE FROM text_fts WHERE rowid = ?", (nid,))
+        self.db.execute("DELETE FROM section_fts WHERE rowid BETWEEN ? AND ?", (lo, hi))
+        self.db.execute("DELETE FROM sections WHERE id BETWEEN ? AND ?", (lo, hi))
+
+    @staticmethod
+    def _credited(sections: list[tuple[str | None, list[str]]], incoming: list[tuple[str | None, str]]) -> list[str]:
+        """Per section, the display texts of the links that name its heading (the last one of a heading path)."""
+        by_key: dict[str, list[str]] = {}
+        for heading, text in incoming:
+            if heading:
+                by_key.setdefault(_heading_key(heading), []).append(text)
+        out: list[str] = []
+        taken: set[str] = set()
+        for heading, _ in sections:
+            key = _heading_key(heading) if heading else ""
+            if key and key in by_key and key not in taken:
+                taken.add(key)  # the first heading of that title gets them, as Obsidian's link does
+                out.append("\n".join(by_key[key]))
+            else:
+                out.append("")
+        return out
+
+    def _insert_rows(self, nid: int, doc: NoteDoc, incoming: list[tuple[str | None, str]]) -> None:
+        db = self.db
+        stem = posixpath.splitext(posixpath.basename(doc.path))[0]
+        names = [doc.title, *doc.aliases] + ([stem] if stem != doc.title else [])
+        headings = [s.heading for s in doc.sections if s.heading]
+        db.execute(
+            "INSERT INTO note_fts(rowid, names, tags, headings, links_in, path) VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                nid,
+                fts_text("\n".join(names)),
+                fts_text(" ".join(doc.tags)),
+                fts_text("\n".join(headings)),
+                fts_text("\n".join(t for _, t in incoming)),
+                fts_text(_path_words(doc.path)),
+            ),
+        )
+        credited = self._credited([(s.heading, s.heading_path) for s in doc.sections], incoming)
+        base = nid * MAX_SECTIONS_PER_NOTE
+        db.executemany(
+            "INSERT INTO sections VALUES (?, ?, ?, ?, ?, ?)",
+            [
+                (
+                    base + k,
+                    s.heading,
+                    json.dumps(s.heading_path, ensure_ascii=False),
+                    s.line,
+                    s.end_line,
+                    (s.heading or "") + "\n" + s.text[:MAX_SNIPPET_TEXT],
+                )
+                for k, s in enumerate(doc.sections)
+            ],
+        )
+        section_rows = [
+            (base + k, fts_text(" ".join(s.heading_path)), fts_text(s.text), fts_text(s.code), fts_text(credit))
+            for k, (s, credit) in enumerate(zip(doc.sections, credited, strict=True))
+        ]
+        note_token = f"note{nid}"  # the note column (weight 0) lets a query stay inside one note
+        db.executemany(
+            "INSERT INTO section_fts(rowid, heading, body, code, links_in, note) VALUES (?, ?, ?, ?, ?, ?)",
+            [(*r, note_token) for r in section_rows],
+        )
+        db.execute(
+            "INSERT INTO text_fts(rowid, body, code) VALUES (?, ?, ?)",
+            (nid, "\n".join(r[2] for r in section_rows), "\n".join(r[3] for r in section_rows)),
+        )
+
+    def _rewrite_incoming(self, nid: int, incoming: list[tuple[str | None, str]]) -> None:
+        db = self.db
+        db.execute(
+            "UPDATE note_fts SET links_in = ? WHERE rowid = ?", (fts_text("\n".join(t for _, t in incoming)), nid)
+        )
+        lo, hi = nid * MAX_SECTIONS_PER_NOTE, (nid + 1) * MAX_SECTIONS_PER_NOTE - 1
+        rows = db.execute(
+            "SELECT id, heading, heading_path FROM sections WHERE id BETWEEN ? AND ? ORDER BY id", (lo, hi)
+        )
+        sections = [(int(i), h, list(json.loads(hp))) for i, h, hp in rows]
+        credited = self._credited([(h, hp) for _, h, hp in sections], incoming)
+        for (sid, _, _), credit in zip(sections, credited, strict=True):
+            text = fts_text(credit)
+            old = db.execute("SELECT links_in FROM section_fts WHERE rowid = ?", (sid,)).fetchone()
+            if old is not None and old[0] != text:
+                db.execute("UPDATE section_fts SET links_in = ? WHERE rowid = ?", (text, sid))
+
+    # -- asking it -------------------------------------------------------------------------------
+
+    def _paths(self) -> dict[int, str]:
+        if self._path_of is None:
+            self._path_of = {int(i): str(p) for i, p in self.db.execute("SELECT id, path FROM notes")}
+        return self._path_of
+
+    def names(self) -> dict[str, list[str]]:
+        """name key -> the paths of the notes with that name (title, alias or file name)."""
+        with self.lock:
+            if self._names is None:
+                table: dict[str, list[str]] = {}
+                for path, names in self.db.execute("SELECT path, names FROM notes ORDER BY path"):
+                    for key in json.loads(names):
+                        table.setdefault(key, []).append(path)
+                self._names = table
+            return self._names
+
+    def _df(self, terms: list[str]) -> dict[str, int]:
+        """In how many notes' text each term occurs (FTS5's vocabulary table: one lookup a term)."""
+        out: dict[str, int] = {}
+        for t in terms:
+            row = self.db.execute("SELECT doc FROM text_vocab WHERE term = ?", (t,)).fetchone()
+            out[t] = int(row[0]) if row else 0
+        return out
+
+    def rank(
+        self,
+        query: str,
+        *,
+        limit: int,
+        keep: Callable[[str], bool] | None = None,
+        sections: int = 3,
+    ) -> Ranked:
+        """The best notes for a query (after `keep`), each with its best sections."""
+        terms = list(dict.fromkeys(tokenize(query[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
+        if not terms:
+            return Ranked([], 0)
+        with self.lock:
+            n_notes = len(self._paths())
+            df = self._df(terms)
+            # A term in most notes ranks almost nothing (its idf is near 0) but makes FTS5 score
+            # every one of them: such terms are left out while rarer ones remain.
+            by_rarity = sorted(terms, key=lambda t: (df[t], t))
+            common = {t for t in by_rarity[KEEP_RAREST:] if df[t] > COMMON_SHARE * n_notes}
+            # the short fields are asked every term; the body only the rarer ones
+            match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
+            text_match = " OR ".join(f'"{_fts_token(t)}"' for t in terms if t not in common)
+            weights = [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS]
+            text_weights = [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS]
+            want = max(CANDIDATES, limit * 4) if keep is None else 5000
+            meta = self.db.execute(_NOTE_QUERY, (*weights, match, *weights, want)).fetchall()
+            text = self.db.execute(_TEXT_QUERY, (*text_weights, text_match, *text_weights, want)).fetchall()
+            by_id: dict[int, float] = {int(i): float(s) for i, s in meta}
+            for i, s in text:
+                by_id[int(i)] = by_id.get(int(i), 0.0) + TEXT_WEIGHT * float(s)
+            paths = self._paths()
+            scores: dict[str, float] = {paths[i]: s for i, s in by_id.items() if i in paths}
+            ids: dict[str, int] = {paths[i]: i for i in by_id if i in paths}
+            key = " ".join(sorted(set(terms)))
+            for p in self.names().get(key, []):
+                scores[p] = scores.get(p, 0.0) + NAME_BONUS
+            ranked = sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))
+            if keep is not None:
+                ranked = [kv for kv in ranked if keep(kv[0])]
+            total = len(ranked)
+            hits = [NoteHit(p, round(s, 6)) for p, s in ranked[:limit]]
+            wanted = set(terms)
+            note_ids: list[int] = []
+            for hit in hits:
+                nid = ids.get(hit.path)
+                if nid is None:
+                    row = self.db.execute("SELECT id FROM notes WHERE path = ?", (hit.path,)).fetchone()
+                    nid = int(row[0])
+                note_ids.append(nid)
+            found = self._section_scores(note_ids, match)
+            for hit, nid in zip(hits, note_ids, strict=True):
+                hit.sections = self._sections(nid, found.get(nid, []), wanted, sections)
+        return Ranked(hits, total)
+
+    def _section_scores(self, note_ids: list[int], match: str) -> dict[int, list[tuple[float, int]]]:
+        """FTS5's bm25 of the sections of these notes that hold a query term (one query for all)."""
+        if not note_ids:
+            return {}
+        weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
+        inside = "note : (" + " OR ".join(f"note{nid}" for nid in note_ids) + f") AND ({match})"
+        out: dict[int, list[tuple[float, int]]] = {}
+        for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, *weights, MAX_SECTION_ROWS)):
+            out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((float(score), int(sid)))
+        return out
+
+    def _sections(self, nid: int, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[SectionHit]:
+        """A note's best sections: bm25 over the sections' fields (SECTION_WEIGHTS) plus the
+        own-heading signals; the preamble or first section when no section holds a query term."""
+        lo = nid * MAX_SECTIONS_PER_NOTE
+        if not scored:  # the note matched by its name, tags or path only: its first section
+            scored = [(0.0, lo)]
+        # a section whose own heading says what the query says comes first (names win, for headings)
+        ranked: list[tuple[float, int, tuple[Any, ...]]] = []
+        best = sorted(scored, key=lambda r: (-r[0], r[1]))[:SECTION_CANDIDATES]
+        first, last = min(sid for _, sid in best), max(sid for _, sid in best)
+        meta = {
+            int(r[0]): r[1:]
+            for r in self.db.execute(
+                "SELECT id, heading, heading_path, line, end_line, text FROM sections WHERE id BETWEEN ? AND ?",
+                (first, last),
+            )
+        }
+        for score, sid in best:
+            row = meta.get(sid)
+            if row is None:
+                continue
+            own = set(tokenize(row[0])) if row[0] else set()
+            cover = len(wanted & own) / len(wanted) if own else 0.0
+            bonus = HEADING_MATCH * cover + (HEADING_EXACT if own == wanted else 0.0)
+            ranked.append((score + bonus if score else 0.0, sid, row))
+        ranked.sort(key=lambda r: (-r[0], r[1]))
+        return [
+            SectionHit(h, list(json.loads(hp)), int(line), int(end), round(score, 6), snippet(text, wanted))
+            for score, _, (h, hp, line, end, text) in ranked[:count]
+        ]
+
+
+def snippet(text: str, terms: set[str]) -> str:
+    """A short excerpt around the line of the section's text that holds the most query terms.
+
+    A term is looked for as a substring of the normalized line: stems are prefixes of their
+    words and bigrams are substrings, so no line needs tokenizing."""
+    best, best_line = 0, ""
+    lines = [ln.strip() for ln in text.split("\n")]
+    # the first line is the heading (shown apart): the body's lines are the excerpt when they match
+    for ln in [*lines[1:], lines[0]]:
+        if not ln:
+            continue
+        low = normalize(ln)
+        found = sum(1 for t in terms if t in low)
+        if found > best:
+            best, best_line = found, ln
+    if not best_line:
+        best_line = next((ln for ln in lines[1:] if ln), lines[0] if lines else "")
+    best_line = " ".join(best_line.split())
+    if len(best_line) <= SNIPPET_CHARS:
+        return best_line
+    low = normalize(best_line)
+    hits = [i for i in (low.find(t) for t in terms) if i >= 0]
+    at = min(hits) if hits and len(low) == len(best_line) else 0
+    start = max(0, at - SNIPPET_CHARS // 3)
+    piece = best_line[start : start + SNIPPET_CHARS]
+    return ("…" if start else "") + piece + ("…" if start + SNIPPET_CHARS < len(best_line) else "")
+
+
+def documents_in_memory(
+    notes: Iterable[tuple[str, bytes, str, str, list[str], list[str]]],
+) -> SearchLayer:
+    """A layer in memory over (path, bytes, sha256, title, aliases, tags) (the pipeline's catalog)."""
+    items = list(notes)
+    layer = SearchLayer(None)
+    by_path = {p: (raw, sha, title, aliases, tags) for p, raw, sha, title, aliases, tags in items}
+
+    def load(path: str) -> NoteDoc:
+        raw, sha, title, aliases, tags = by_path[path]
+        return note_document(path, raw, sha, title, aliases, tags)
+
+    layer.sync({p: (v[1], "") for p, v in by_path.items()}, load, Resolver(by_path))
+    return layer
+
+
+# -- the layer of a vault's index ---------------------------------------------------------------
+
+_LAYERS: dict[str, SearchLayer] = {}
+_LAYERS_LOCK = threading.Lock()
+
+
+def layer_path(vault: Vault) -> Path:
+    """The layer's file: in the user's cache folder, one per vault (by its real path).
+
+    Not in the vault: searching is reading, and a read must not change one byte of the vault
+    (nor make files that a vault kept in git would show). KH_SEARCH_CACHE names another folder."""
+    folder = os.environ.get("KH_SEARCH_CACHE") or platformdirs.user_cache_dir("knowledge-harness", appauthor=False)
+    key = hashlib.sha256(str(vault.root.resolve()).encode("utf-8")).hexdigest()[:24]
+    return Path(folder) / "search" / f"{key}.sqlite"
+
+
+def _links_key(entry: dict[str, Any]) -> str:
+    return hashlib.sha256("\n".join(entry.get("links_out") or []).encode("utf-8")).hexdigest()[:16]
+
+
+def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> SearchLayer:
+    """The vault's search layer, brought in step with the manifest identified by `manifest_key`."""
+    location = layer_path(vault)
+    with _LAYERS_LOCK:
+        layer = _LAYERS.get(str(location))
+        if layer is None or not location.exists():
+            if layer is not None:
+                layer.close()
+            layer = _LAYERS[str(location)] = SearchLayer(location)
+    if layer.meta("manifest") == manifest_key:
+        return layer
+    with layer.lock:
+        if layer.meta("manifest") == manifest_key:
+            return layer
+        by_path: dict[str, Any] = manifest["by_path"]
+
+        def load(path: str) -> NoteDoc | None:
+            entry = by_path[path]
+            try:
+                raw = vault.resolve_note(path).read_bytes()
+            except (OSError, ValueError):
+                return None
+            sha = hashlib.sha256(raw).hexdigest()
+            return note_document(
+                path, raw, sha, str(entry["title"]), list(entry.get("aliases") or []), list(entry.get("tags") or [])
+            )
+
+        wanted = {p: (str(e["sha256"]), _links_key(e)) for p, e in by_path.items()}
+        layer.sync(wanted, load, Resolver(wanted))
+        layer.set_meta("manifest", manifest_key)
+    return layer
+
+
+__all__ = ["NoteDoc", "Ranked", "SearchLayer", "documents_in_memory", "note_document", "snippet", "vault_layer"]

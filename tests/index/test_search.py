@@ -1,0 +1,216 @@
+"""Search over whole notes: tokenizer, ranking signals, section hits, bad inputs, staying in step."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import httpx2
+import pytest
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from tests.conftest import Sidecar, start_sidecar, stop_sidecar
+from tests.support.index_vaults import write_note
+
+from knowledge_harness.core.text import name_key, tokenize
+from knowledge_harness.errors import InputError
+from knowledge_harness.index.build import build_index
+from knowledge_harness.index.query import read_section, search
+from knowledge_harness.index.search import documents_in_memory
+from knowledge_harness.vault.paths import Vault
+
+SETUP = """---
+aliases: [Install guide]
+tags: [howto]
+---
+Intro line before any heading.
+
+# Setting up the harness
+
+## Requirements
+You need Python and a vault.
+
+## Installation steps
+Run the installer, then open the plugin settings.
+
+```python
+def installer():
+    return "code is searched, but weighs little"
+```
+
+# Troubleshooting
+When the sidecar does not start, read its log.
+"""
+
+
+@pytest.fixture
+def vault(tmp_path: Path) -> Path:
+    v = tmp_path / "v"
+    write_note(v, "Guides/create-note-list.md", "# How it works\nA note that lists other notes.\n")
+    write_note(v, "Guides/Setup.md", SETUP)
+    write_note(
+        v,
+        "Notes/Chatter.md",
+        "# Chatter\nCreate a list of notes, list notes, notes of lists, create create create.\n"
+        "See [[Setup#Installation steps|getting the harness onto a machine]].\n",
+    )
+    write_note(
+        v,
+        "Notes/混在.md",
+        "# 検索の仕組み\n英語と日本語が混ざったノート。The reasoning index ranks sections.\n\n## 形態素\n文字バイグラムで検索する。\n",
+    )
+    write_note(v, "Notes/한국어.md", "# 동기화 설정\n원격 보관함을 만드는 방법.\n")
+    return v
+
+
+def _built(root: Path) -> Vault:
+    handle = Vault.open(root)
+    build_index(handle)
+    return handle
+
+
+def test_one_tokenizer_stems_english_and_cuts_cjk_into_bigrams() -> None:
+    assert tokenize("Installing notes") == tokenize("installed note")
+    assert tokenize("日本語") == ["日本", "本語"]
+    assert tokenize("동기화") == ["동기", "기화"]
+    assert tokenize("Привет, мир") == ["привет", "мир"]
+    assert tokenize("ＡＢＣ") == ["abc"]  # full-width letters meet their usual form
+    assert tokenize("the of and") == [] and tokenize("のは") == []
+    assert name_key("create-note-list") == name_key("Create List of Notes")
+
+
+def test_names_win_over_notes_that_only_repeat_the_words(vault: Path) -> None:
+    handle = _built(vault)
+    for query in ("Create List of Notes", "notes list create", "create-note-list"):
+        assert search(handle, query).hits[0].path == "Guides/create-note-list.md", query
+    assert search(handle, "install guide").hits[0].path == "Guides/Setup.md"  # an alias
+
+
+def test_link_texts_find_the_target_and_its_heading(vault: Path) -> None:
+    handle = _built(vault)
+    result = search(handle, "getting the harness onto a machine")
+    top = result.hits[0]
+    assert top.path == "Guides/Setup.md"
+    assert top.sections[0].heading == "Installation steps"
+    assert top.sections[0].heading_path == ["Setting up the harness", "Installation steps"]
+
+
+def test_section_hits_are_the_line_ranges_read_section_returns(vault: Path) -> None:
+    handle = _built(vault)
+    result = search(handle, "installer plugin settings")
+    hit = result.hits[0]
+    assert hit.path == "Guides/Setup.md" and not hit.note_changed
+    assert hit.sections and hit.sections[0].heading == "Installation steps"
+    assert "installer" in hit.sections[0].snippet
+    for section in hit.sections:
+        by_lines = read_section(handle, hit.path, line=section.line, end_line=section.end_line)
+        assert (by_lines.line, by_lines.end_line) == (section.line, section.end_line)
+        if section.heading is None:
+            assert by_lines.text.startswith("Intro line")
+        else:
+            by_heading = read_section(handle, hit.path, heading=section.heading)
+            assert (by_heading.line, by_heading.end_line) == (section.line, section.end_line)
+            assert by_lines.text.lstrip("#").startswith(" " + section.heading)
+    preamble = search(handle, "intro line before any heading").hits[0].sections[0]
+    assert preamble.heading is None and preamble.heading_path == [] and preamble.line == 5
+
+
+def test_mixed_language_notes_are_found_in_either_language(vault: Path) -> None:
+    handle = _built(vault)
+    assert search(handle, "バイグラム").hits[0].path == "Notes/混在.md"
+    assert search(handle, "バイグラム").hits[0].sections[0].heading == "形態素"
+    assert search(handle, "reasoning index ranks section").hits[0].path == "Notes/混在.md"
+    assert search(handle, "원격 보관함").hits[0].path == "Notes/한국어.md"
+
+
+def test_bad_queries_get_a_sentence_and_never_an_error(vault: Path) -> None:
+    handle = _built(vault)
+    for empty in ("", "   \n\t"):
+        with pytest.raises(InputError, match="empty"):
+            search(handle, empty)
+    assert search(handle, " ", tag="howto").hits[0].path == "Guides/Setup.md"  # filters alone list notes
+    for special in ('"', "*", "^", "(", ")", ":", "NEAR", "AND OR NOT", "-", 'install* "steps ^(NEAR) :- NOT'):
+        result = search(handle, special)
+        assert result.total >= 0
+    assert search(handle, 'installer" OR "x').hits[0].path == "Guides/Setup.md"
+    only_stopwords = search(handle, "the of and の は")
+    assert only_stopwords.hits == [] and only_stopwords.reason and "add a word" in only_stopwords.reason
+    long = search(handle, "installer " * 2000)
+    assert long.query_truncated and len(long.query) == 1000 and long.hits[0].path == "Guides/Setup.md"
+
+
+def test_an_edit_and_a_removed_link_reach_search_after_an_incremental_build(vault: Path) -> None:
+    handle = _built(vault)
+    assert search(handle, "quillwort").hits == []
+    write_note(vault, "Notes/Chatter.md", "# Chatter\nNow about quillwort.\n")
+    assert search(handle, "quillwort").hits == []  # the index still has the old note
+    build_index(handle)
+    found = search(handle, "quillwort")
+    assert [h.path for h in found.hits] == ["Notes/Chatter.md"] and not found.stale
+    # the link text went away with the link: Setup is no longer found by it
+    assert all(h.path != "Guides/Setup.md" for h in search(handle, "onto a machine").hits)
+    # the same answers as a layer built from nothing
+    fresh = documents_in_memory(
+        (p, (vault / p).read_bytes(), "", Path(p).stem, [], []) for p in ("Guides/Setup.md", "Notes/Chatter.md")
+    )
+    assert [h.path for h in fresh.rank("quillwort", limit=5).hits] == ["Notes/Chatter.md"]
+
+
+def test_a_changed_note_says_so_in_its_hit(vault: Path) -> None:
+    handle = _built(vault)
+    search(handle, "installer")
+    with (vault / "Guides" / "Setup.md").open("a", encoding="utf-8") as fh:
+        fh.write("\nmore installer words\n")
+    result = search(handle, "installer")
+    hit = next(h for h in result.hits if h.path == "Guides/Setup.md")
+    assert hit.note_changed and result.stale and "Guides/Setup.md" in result.changed
+
+
+def test_rest_answers_bad_input_with_400_and_odd_characters_with_200(vault: Path) -> None:
+    _built(vault)
+    running = start_sidecar(vault)
+    try:
+        headers = {"Authorization": f"Bearer {running.token}"}
+        with httpx.Client(base_url=running.url, headers=headers, timeout=30) as client:
+            empty = client.get("/v1/index/search", params={"q": "  "})
+            assert empty.status_code == 400 and empty.json()["error"]["code"] == "invalid_input"
+            assert "empty" in empty.json()["error"]["message"]
+            odd = client.get("/v1/index/search", params={"q": '" * ^ ( ) : NEAR AND OR NOT -'})
+            assert odd.status_code == 200
+            long = client.get("/v1/index/search", params={"q": "installer " * 999})
+            assert long.status_code == 200 and long.json()["query_truncated"] is True
+            hit = client.get("/v1/index/search", params={"q": "installer"}).json()["hits"][0]
+            assert hit["sections"][0]["heading"] == "Installation steps"
+    finally:
+        stop_sidecar(running)
+
+
+async def _two_calls(sidecar: Sidecar, query: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    headers = {"Authorization": f"Bearer {sidecar.agent_token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
+        ClientSession(streams[0], streams[1]) as session,
+    ):
+        await session.initialize()
+        found = (await session.call_tool("index_search", {"query": query, "limit": 3})).structured_content
+        assert found is not None
+        hit = found["hits"][0]
+        section = hit["sections"][0]
+        args = {"path": hit["path"], "line": section["line"], "end_line": section["end_line"]}
+        read = (await session.call_tool("index_read_section", args)).structured_content
+        assert read is not None
+        return found, read
+
+
+def test_an_agent_goes_from_search_to_the_section_in_two_mcp_calls(vault: Path) -> None:
+    _built(vault)
+    running = start_sidecar(vault)
+    try:
+        found, read = anyio.run(_two_calls, running, "how do I run the installer")
+    finally:
+        stop_sidecar(running)
+    assert found["hits"][0]["path"] == "Guides/Setup.md"
+    assert read["text"].startswith("## Installation steps") and "Run the installer" in read["text"]
