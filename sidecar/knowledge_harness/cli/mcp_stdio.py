@@ -31,7 +31,9 @@ def mcp_stdio(
 
     Agent scope, no token, logs on stderr, exits when stdin closes. Approving, authorizing,
     answering and deciding stay with you (the plugin or `kh` at a terminal)."""
-    logging.basicConfig(stream=sys.stderr, level=log_level.upper(), format="kh mcp: %(levelname)s %(message)s")
+    logging.basicConfig(
+        stream=sys.stderr, level=log_level.upper(), format="kh mcp: %(levelname)s %(message)s", force=True
+    )
     # No HTTP here: Settings wants a person token, so it gets a throwaway one that nothing accepts.
     settings = Settings(vault=vault, token=secrets.token_urlsafe(32))
     app_context = AppContext.create(settings)
