@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import secrets
+import shlex
 from collections.abc import Callable
 from typing import Any
 
@@ -355,7 +356,7 @@ class Pipeline:
             submit={
                 "mcp": "harness_submit_result",
                 "rest": f"POST /v1/pipeline/tasks/{task_id}/submit",
-                "cli": f"kh pipeline task submit VAULT {task_id} --file OUT.json",
+                "cli": f"kh pipeline task submit {shlex.quote(str(self.vault.root))} {task_id} --file OUT.json",
             },
         )
 
