@@ -185,24 +185,23 @@ class ProposalBook:
         with self.store.lock():
             proposal = self.get(proposal_id)
             status: ProposalStatus = "accepted" if accept else "declined"
-            if not accept and option is not None:
-                raise InputError("An option is chosen only when accepting.")
-            if accept and proposal.options:
-                if option is None or not 1 <= option <= len(proposal.options):
-                    raise InputError(
-                        f"Choose one option with --option 1..{len(proposal.options)}: "
-                        + " / ".join(f"({i}) {o}" for i, o in enumerate(proposal.options, start=1))
-                    )
-            elif option is not None and (not accept or not proposal.options):
-                raise InputError("This proposal has no numbered options; accept it without --option.")
             if proposal.status != "open":
                 if proposal.status == status and proposal.chosen_option == option:
                     return proposal
                 raise Conflict(
                     f"Policy proposal {proposal_id} was already {proposal.status} by {proposal.decided_by} "
                     f"at {proposal.decided_at}.",
-                    detail={"status": proposal.status},
+                    detail={"status": proposal.status, "chosen_option": proposal.chosen_option},
                 )
+            if not accept and option is not None:
+                raise InputError("An option is chosen only when accepting.")
+            if accept and proposal.options and (option is None or not 1 <= option <= len(proposal.options)):
+                raise InputError(
+                    f"Choose one option with --option 1..{len(proposal.options)}: "
+                    + " / ".join(f"({i}) {o}" for i, o in enumerate(proposal.options, start=1))
+                )
+            if accept and not proposal.options and option is not None:
+                raise InputError("This proposal has no numbered options; accept it without --option.")
             decided = proposal.model_copy(
                 update={
                     "status": status,
