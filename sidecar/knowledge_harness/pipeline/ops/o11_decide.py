@@ -47,7 +47,7 @@ DEFAULT_POLICY_OPTIONS = (
     "今回だけの例外として扱い、方針は変えない",
 )
 # the parts of a decision that make it the same decision (who gave it and through which door do not)
-DECISION_KEYS = ("choice", "instructions", "blocks", "commit", "comment_ref", "policy_options", "pr_url")
+DECISION_KEYS = ("choice", "instructions", "blocks", "comment_ref", "policy_options", "pr_url")
 
 RESUME_REJECT = "再開条件: 公開する場合は、依頼ノートを更新して新しい実行として取り込む（kh pipeline capture）。"
 RESUME_POLICY = (
@@ -88,6 +88,8 @@ def concrete_japanese(text: str | None) -> bool:
 
 
 def same_decision(a: dict[str, Any], b: dict[str, Any]) -> bool:
+    """The same decision again. The commit does not tell decisions apart: one named on a Review Packet
+    was checked to be (a prefix of) that packet's candidate commit, so any two agree."""
     return all((a.get(k) or None) == (b.get(k) or None) for k in DECISION_KEYS)
 
 
