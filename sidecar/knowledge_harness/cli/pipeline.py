@@ -223,7 +223,11 @@ def decide(
     blocks: Annotated[str | None, typer.Option("--blocks", help="Target block ids for revise: B1,B2.")] = None,
     commit: Annotated[str | None, typer.Option("--commit", help="The candidate commit you reviewed (approve).")] = None,
     review_sha256: Annotated[
-        str | None, typer.Option("--review-sha256", help="SHA-256 of the Review Packet you reviewed (approve).")
+        str | None,
+        typer.Option(
+            "--review-sha256",
+            help="SHA-256 of the Review Packet you reviewed (every decision; kh pipeline review prints it).",
+        ),
     ] = None,
     comment_ref: Annotated[
         str | None, typer.Option("--comment-ref", help="A PR comment or review: its id or its URL in the PR.")
