@@ -26,7 +26,8 @@ Once the sidecar below is listening, in another terminal:
         until no task is left; on accepted: false fix the listed reasons and submit again."
   3. Read the Review Packet and decide (you):
        $bin/kh pipeline review $vault $run_id
-       $bin/kh pipeline decide $vault $run_id --choice 公開しない --instructions "デモのため公開しない"
+       $bin/kh pipeline decide $vault $run_id --choice 公開しない --instructions "デモのため公開しない" --review-sha256 SHA
+       (SHA: the "Review Packet SHA-256" that kh pipeline review prints; every decision names it)
 
 TEXT
 KH_DEMO_PIPELINE=1 exec bash scripts/run-demo.sh "$vault" "$port" "$evidence_port"

@@ -26,6 +26,8 @@ PERSON_ONLY = [
     (f"/v1/pipeline/runs/{UNKNOWN_RUN}/authorize", {}),
     (f"/v1/pipeline/runs/{UNKNOWN_RUN}/answers", {"question_id": "Q-01", "answer": "yes"}),
     (f"/v1/pipeline/runs/{UNKNOWN_RUN}/decision", {"choice": "reject"}),
+    ("/v1/pipeline/policy-proposals/no-such-proposal/accept", {"option": 1}),
+    ("/v1/pipeline/policy-proposals/no-such-proposal/decline", {}),
     ("/v1/shutdown", None),
 ]
 
@@ -47,7 +49,7 @@ def test_the_agent_token_is_refused_every_person_only_action_before_any_lookup(s
             assert response.status_code == 403, (path, response.text)
             assert response.json()["error"]["code"] == "person_required", path
     with served.client() as person:  # the same unknown ids with the person token: looked up, not found
-        for path, body in PERSON_ONLY[:4]:
+        for path, body in PERSON_ONLY[:-1]:
             assert person.post(path, json=body).status_code == 404, path
     assert served.process.poll() is None  # the agent's shutdown did nothing
 

@@ -184,7 +184,7 @@ def test_a_mistyped_sha_is_refused_and_the_run_stays_review_ready(tmp_path: Path
     assert p.status(run_id).state == State.REVIEW_READY and snapshot(vault) == before
     # once merged, 「公開しない」 would leave a HOLD record for a published article: refused
     with pytest.raises(DecisionRefused) as merged:
-        p.decide(run_id, "公開しない", instructions="やめます。", actor=PERSON)
+        p.decide(run_id, "公開しない", instructions="やめます。", review_packet_sha256=sha, actor=PERSON)
     assert merged.value.detail["reason"] == "DECISION_CONTRADICTORY" and snapshot(vault) == before
     # the corrected decision, given by its Japanese label, is accepted
     ok = _decide_at_terminal(
@@ -209,6 +209,7 @@ def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
             "revise",
             instructions=f"B1 の説明を{round_no}回目として短く言い換えてください。",
             blocks=["B1"],
+            review_packet_sha256=p.review(run_id)["review_packet_sha256"],
             actor=PERSON,
         )
         assert result["message_ja"] == "修正後に再確認します"
@@ -269,6 +270,7 @@ def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
     assert "- **今回だけ修正を求める**" not in review["markdown"] and "--choice revise" not in review["markdown"]
     assert "「今回だけ修正を求める」は選べません" in review["markdown"]
     before = snapshot(vault)
+    sha = p.review(run_id)["review_packet_sha256"]
     refused = _decide_at_terminal(
         str(vault),
         run_id,
@@ -278,15 +280,27 @@ def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
         "もう一度 B1 を直してください。",
         "--blocks",
         "B1",
+        "--review-sha256",
+        sha,
     )
     assert refused.exit_code == 1, refused.screen
     assert "REVISION_LIMIT_REACHED" in refused.screen and "修正後に再確認します" not in refused.screen
     with pytest.raises(DecisionRefused) as again:
-        p.decide(run_id, "revise", instructions="もう一度 B1 を直してください。", blocks=["B1"], actor=PERSON)
+        p.decide(
+            run_id,
+            "revise",
+            instructions="もう一度 B1 を直してください。",
+            blocks=["B1"],
+            review_packet_sha256=sha,
+            actor=PERSON,
+        )
     assert again.value.detail["reason"] == "REVISION_LIMIT_REACHED"
     assert p.status(run_id).state == State.REVIEW_READY and snapshot(vault) == before
     assert (
-        p.decide(run_id, "公開しない", instructions="今回は見送ります。", actor=PERSON)["message_ja"] == "公開しません"
+        p.decide(run_id, "公開しない", instructions="今回は見送ります。", review_packet_sha256=sha, actor=PERSON)[
+            "message_ja"
+        ]
+        == "公開しません"
     )
     assert p.status(run_id).state == State.HOLD and p.next_task() is None
 
@@ -327,7 +341,9 @@ def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
         ),
     ):
         run_id = to_review_ready(p, vault, note)
-        result = p.decide(run_id, label, **extra, actor=PERSON)
+        result = p.decide(
+            run_id, label, **extra, review_packet_sha256=p.review(run_id)["review_packet_sha256"], actor=PERSON
+        )
         assert result["message_ja"] == message, (label, result)
         st = p.status(run_id)
         assert st.state == State.HOLD and st.records[-1]["operation"] == "O-13"
@@ -341,10 +357,19 @@ def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
     mistakes = [
         ("approve", {"blocks": ["B1"], "commit": commit, "review_packet_sha256": sha}, "DECISION_CONTRADICTORY"),
         ("approve", {}, "DECISION_INCOMPLETE"),
-        ("revise", {"instructions": "make it shorter please", "blocks": ["B1"]}, "DECISION_INCOMPLETE"),
-        ("revise", {"instructions": "直して"}, "DECISION_INCOMPLETE"),
-        ("revise", {"instructions": "B9 を短くしてください。", "blocks": ["B9"]}, "UNKNOWN_TARGET_BLOCK"),
-        ("reject", {"blocks": ["B1"]}, "DECISION_CONTRADICTORY"),
+        ("reject", {"instructions": "理由なしの判断です。"}, "DECISION_INCOMPLETE"),  # no Review Packet SHA-256
+        (
+            "revise",
+            {"instructions": "make it shorter please", "blocks": ["B1"], "review_packet_sha256": sha},
+            "DECISION_INCOMPLETE",
+        ),
+        ("revise", {"instructions": "直して", "review_packet_sha256": sha}, "DECISION_INCOMPLETE"),
+        (
+            "revise",
+            {"instructions": "B9 を短くしてください。", "blocks": ["B9"], "review_packet_sha256": sha},
+            "UNKNOWN_TARGET_BLOCK",
+        ),
+        ("reject", {"blocks": ["B1"], "review_packet_sha256": sha}, "DECISION_CONTRADICTORY"),
         ("maybe", {}, "DECISION_UNKNOWN"),
         ("公開する", {}, "DECISION_UNKNOWN"),
         ("approve", {"commit": commit[:5], "review_packet_sha256": sha}, "DECISION_COMMIT_MISMATCH"),
@@ -362,7 +387,12 @@ def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:
     with pytest.raises(Conflict):
         p.decide(run_id, "approve", commit=commit, review_packet_sha256=sha, actor=PERSON)  # not merged yet
     # the corrected decision is accepted
-    assert p.decide(run_id, "reject", instructions="今回は見送ります。", actor=PERSON)["message_ja"] == "公開しません"
+    assert (
+        p.decide(run_id, "reject", instructions="今回は見送ります。", review_packet_sha256=sha, actor=PERSON)[
+            "message_ja"
+        ]
+        == "公開しません"
+    )
     # three runs asked for the publication decision: required every run, never a repeated question
     decisions_md = (vault / ".harness" / "DECISIONS.md").read_text(encoding="utf-8")
     assert "publication_decision" not in decisions_md and "repeated-question" not in decisions_md
@@ -536,6 +566,7 @@ def test_rest_door_review_and_decision(tmp_path: Path) -> None:
                 "choice": "今回だけ修正を求める",
                 "instructions": "explain more",
                 "blocks": ["B2"],
+                "review_packet_sha256": review["review_packet_sha256"],
                 "via": "plugin",
             }
             refused = client.post(f"/v1/pipeline/runs/{run_id}/decision", json=mistake)
@@ -558,7 +589,11 @@ def test_rest_door_review_and_decision(tmp_path: Path) -> None:
             assert data["status"]["waiting_for"].startswith("agent:O-12 task=")
             again = client.post(f"/v1/pipeline/runs/{run_id}/decision", json=body)
             assert again.json()["record"] == data["record"]  # idempotent
-            other = client.post(f"/v1/pipeline/runs/{run_id}/decision", json={**body, "choice": "reject", "blocks": []})
+            # a decision on no Review Packet of this run, once the run moved on: 409, nothing recorded
+            other = client.post(
+                f"/v1/pipeline/runs/{run_id}/decision",
+                json={**body, "choice": "reject", "blocks": [], "review_packet_sha256": "0" * 64},
+            )
             assert other.status_code == 409
             check = client.post("/v1/pipeline/check-draft", json={"rst": "題\n==\n\n.. include:: x.rst\n"})
             assert "DIRECTIVE_FORBIDDEN" in {e["code"] for e in check.json()["errors"]}

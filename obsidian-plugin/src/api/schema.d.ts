@@ -633,11 +633,73 @@ export interface paths {
          * Decide
          * @description O-11: the person's decision; returns the Japanese message, the decision and the run status.
          *
-         *     An approval needs `commit` and `review_packet_sha256` (both from GET …/review) and the merge
-         *     fact: before the candidate is merged it is refused with 409 (`MERGE_NOT_FOUND` in the detail).
-         *     Person token only; the decider recorded is the person the token proves, never a name in the body.
+         *     Every decision needs `review_packet_sha256` (GET …/review); an approval also `commit` and the merge
+         *     fact (merge, squash or rebase, after fetching the configured remote): before the merge it is refused
+         *     with 409 (`MERGE_NOT_FOUND` in the detail). A second, different decision on the same Review Packet
+         *     holds the run (HOLD, both kept) while it has not ended. Person token only; the decider recorded is
+         *     the person the token proves, never a name in the body.
          */
         post: operations["decide_v1_pipeline_runs__run_id__decision_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipeline/policy-proposals": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List Policy Proposals
+         * @description Policy proposals of the pipeline (open, accepted, declined); never adopted automatically.
+         */
+        get: operations["list_policy_proposals_v1_pipeline_policy_proposals_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipeline/policy-proposals/{proposal_id}/accept": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Accept Policy Proposal
+         * @description The person accepts a proposal (with `option` when it has numbered options). Person token only.
+         */
+        post: operations["accept_policy_proposal_v1_pipeline_policy_proposals__proposal_id__accept_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipeline/policy-proposals/{proposal_id}/decline": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Decline Policy Proposal
+         * @description The person declines a proposal; the current policy stays. Person token only.
+         */
+        post: operations["decline_policy_proposal_v1_pipeline_policy_proposals__proposal_id__decline_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1259,9 +1321,9 @@ export interface components {
         /**
          * DecisionBody
          * @description The person's decision. `choice`: approve (公開を承認する), revise (今回だけ修正を求める),
-         *     reject (公開しない), policy (今後の方針として検討する) — the code or the Japanese label. A decision that
-         *     cannot be accepted as given is refused (422 `decision_refused`, the reason in the detail) and the run
-         *     stays REVIEW_READY.
+         *     reject (公開しない), policy (今後の方針として検討する) — the code or the Japanese label. Every decision
+         *     names `review_packet_sha256`; an approval also `commit`. A decision that cannot be accepted as given
+         *     is refused (422 `decision_refused`, the reason in the detail) and the run stays REVIEW_READY.
          */
         DecisionBody: {
             /** Choice */
@@ -1284,6 +1346,8 @@ export interface components {
             comment_ref?: string | null;
             /** Policy Options */
             policy_options?: string[];
+            /** Pr Url */
+            pr_url?: string | null;
         };
         /** DecisionChoice */
         DecisionChoice: {
@@ -1311,14 +1375,33 @@ export interface components {
         DecisionFacts: {
             /** Base Head */
             base_head?: string | null;
+            /**
+             * Base Ref
+             * @description The base branch as checked, e.g. refs/remotes/origin/main.
+             */
+            base_ref?: string | null;
             /** Branch Head */
             branch_head?: string | null;
             /** Candidate Commit */
             candidate_commit: string;
             /** Merged */
             merged?: boolean | null;
+            /**
+             * Merged How
+             * @description ancestor: a merge commit or fast-forward; content: a squash or rebase merge.
+             */
+            merged_how?: ("ancestor" | "content") | null;
+            /** Pr Url */
+            pr_url?: string | null;
             /** Published Sha256 */
             published_sha256?: string | null;
+            pull_request?: components["schemas"]["PullRequestFacts"] | null;
+            /** Pull Request Mismatch */
+            pull_request_mismatch?: {
+                [key: string]: {
+                    [key: string]: unknown;
+                };
+            } | null;
             /** Review Packet Sha256 */
             review_packet_sha256: string;
         };
@@ -1914,6 +1997,67 @@ export interface components {
          * @enum {string}
          */
         Producer: "program" | "agent" | "ai_judge" | "human";
+        /**
+         * Proposal
+         * @description One proposal record (`.harness/proposals/<id>.json`).
+         */
+        Proposal: {
+            /** Proposal Id */
+            proposal_id: string;
+            /** Kind */
+            kind: string;
+            /** Title Ja */
+            title_ja: string;
+            /** Markdown */
+            markdown: string;
+            /** Options */
+            options?: string[];
+            /** Figures */
+            figures?: {
+                [key: string]: unknown;
+            };
+            /** Source Runs */
+            source_runs?: string[];
+            /** Proposed By Run */
+            proposed_by_run?: string | null;
+            /** Created At */
+            created_at?: string | null;
+            /**
+             * Status
+             * @default open
+             * @enum {string}
+             */
+            status: "open" | "accepted" | "declined";
+            /** Decided By */
+            decided_by?: string | null;
+            /** Decided At */
+            decided_at?: string | null;
+            /** Chosen Option */
+            chosen_option?: number | null;
+            /** Note */
+            note?: string | null;
+        };
+        /** ProposalDecisionBody */
+        ProposalDecisionBody: {
+            /**
+             * Option
+             * @description The option adopted (accept only).
+             */
+            option?: number | null;
+            /** Note */
+            note?: string | null;
+            /**
+             * Via
+             * @default api
+             * @enum {string}
+             */
+            via: "api" | "plugin";
+        };
+        /** ProposalList */
+        ProposalList: {
+            /** Proposals */
+            proposals: components["schemas"]["Proposal"][];
+        };
         /** ProvisionalNote */
         ProvisionalNote: {
             /** Path */
@@ -1946,13 +2090,44 @@ export interface components {
             message_ja: string;
             /** Policy Options */
             policy_options: string[] | null;
+            /**
+             * Pr Url
+             * @description The pull request URL the person named (optional).
+             */
+            pr_url?: string | null;
             reason_code: components["schemas"]["ReasonCode"];
             result: components["schemas"]["Result"];
+            /**
+             * Resume Condition Ja
+             * @description For a HOLD: what has to change to resume.
+             */
+            resume_condition_ja?: string | null;
             /** Review Packet Sha256 */
             review_packet_sha256: string | null;
-            verified: components["schemas"]["DecisionFacts"];
+            /** @description Absent on a conflicting second decision. */
+            verified?: components["schemas"]["DecisionFacts"] | null;
             /** Via */
             via: string;
+        };
+        /**
+         * PullRequestFacts
+         * @description The pull request as `gh pr view` reported it (with `[blog] pull_request = "gh"`).
+         */
+        PullRequestFacts: {
+            /** Base */
+            base: string;
+            /** Head */
+            head: string;
+            /** Head Commit */
+            head_commit: string;
+            /** Merged At */
+            merged_at: string | null;
+            /** Number */
+            number: number;
+            /** State */
+            state: string;
+            /** Url */
+            url: string;
         };
         /**
          * Question
@@ -1984,7 +2159,7 @@ export interface components {
          * ReasonCode
          * @enum {string}
          */
-        ReasonCode: "REQUEST_CAPTURED" | "PUBLISHABILITY_UNKNOWN" | "PUBLISHABILITY_CONFIRMED" | "NOT_PUBLISHABLE" | "RUN_LABEL_PRESENT" | "SCREEN_CLEAN" | "SECRET_MASKED" | "PERSONAL_INFO_MASKED" | "COMPANY_INFO_MASKED" | "PRIVATE_MARKER" | "SCREEN_UNDECIDABLE" | "SCREEN_ANSWERED_PUBLISHABLE" | "SCREEN_ANSWERED_PRIVATE" | "EVIDENCE_COLLECTED" | "EVIDENCE_NONE" | "EVIDENCE_TRANSIENT_FAILURE" | "FETCH_FAILED" | "SEARCH_PROVIDER_FAILED" | "PRIMARY_TARGET_UNMET" | "DUPLICATES_REMOVED" | "DOMAIN_CAP_APPLIED" | "LIMIT_REACHED" | "TIME_LIMIT_REACHED" | "SEARCH_EXHAUSTED" | "DISCOVERY_ONLY_UNFETCHED" | "REACTION_TARGET_UNMET" | "SOURCE_STALE" | "SCOPE_AMBIGUOUS" | "FACT_SECONDARY_EXPLANATION" | "CONTRADICTION_FOUND" | "SUMMARY_MISSING" | "SUMMARY_NOT_JAPANESE" | "SUMMARY_IS_EXCERPT" | "PACKET_BUILT" | "PACKET_NO_FACTS" | "AGENT_OUTPUT_INVALID" | "AGENT_BACKEND_ERROR" | "SUBMISSION_SCHEMA_INVALID" | "UNKNOWN_SOURCE_ID" | "MISSING_SOURCE_ID" | "FACT_WITHOUT_PRIMARY_OR_SECONDARY" | "DISCOVERY_ONLY_CITED" | "DUPLICATE_ITEM_ID" | "STATEMENT_IN_TWO_CATEGORIES" | "CONTRADICTION_NEEDS_TWO_SOURCES" | "PAST_ARTICLE_DIFF_WITHOUT_REFERENCE" | "SECRET_IN_OUTPUT" | "JUDGE_ALL_PASS" | "JUDGE_AXIS_FAIL" | "JUDGE_AXIS_UNCERTAIN" | "JUDGE_LOW_CONFIDENCE" | "UNCERTAINTY_IMPACT_HIGH" | "NO_PAST_ARTICLES" | "UNKNOWN_PACKET_REF" | "NOVELTY_WITHOUT_PAST_ARTICLES" | "PLAN_BUILT" | "AUTHOR_QUESTION_ASKED" | "AUTHOR_QUESTION_NOT_ALLOWED" | "DUPLICATE_SECTION_ID" | "UNCERTAINTY_UNHANDLED" | "UNCERTAINTY_UNKNOWN" | "UNCERTAINTY_NOT_PLACED" | "EXCLUDED_ITEM_REFERENCED" | "URL_NOT_IN_PACKET" | "CENTRAL_MESSAGE_NOT_ONE_SENTENCE" | "DRAFT_BUILT" | "DUPLICATE_BLOCK_ID" | "SECTION_MISSING" | "SECTION_ORDER" | "UNKNOWN_SECTION" | "BLOCK_REF_NOT_ALLOWED" | "PLANNED_REF_UNUSED" | "UNCERTAINTY_NOT_REFLECTED" | "HEADING_IN_BLOCK" | "BLOCK_FORMAT" | "DIRECTIVE_FORBIDDEN" | "POST_DIRECTIVE_FORBIDDEN" | "AI_SCOPE_MISSING" | "DRAFT_METADATA_MISSING" | "UNKNOWN_VALUE_NOT_MARKED" | "PUBLICATION_DATE_IN_DRAFT" | "UNSUPPORTED_VALUE" | "RST_SYNTAX" | "HEADING_UNDERLINE" | "TRAILING_WHITESPACE" | "NO_FINAL_NEWLINE" | "DRAFT_SHA_MISMATCH" | "MANIFEST_MISMATCH" | "URL_UNCHECKED" | "LOCAL_REF_OUTSIDE" | "LOCAL_REF_MISSING" | "LOCAL_REF_UNCHECKED" | "TITLE_DUPLICATE" | "DUPLICATE_CANDIDATE" | "SECRET_IN_DRAFT" | "PERSONAL_INFO_IN_DRAFT" | "COMPANY_INFO_IN_DRAFT" | "PRIVATE_MARKER_IN_DRAFT" | "AUTOFIX_APPLIED" | "DRAFT_PROGRAM_ERRORS" | "UNKNOWN_BLOCK_REF" | "DUPLICATE_ASSESSMENT_MISSING" | "VALIDATION_PASSED" | "REVIEW_PREPARED" | "BLOG_BRANCH_CREATED" | "BLOG_COMMIT_CREATED" | "BLOG_COMMIT_REUSED" | "PULL_REQUEST_PREPARED" | "PULL_REQUEST_FAILED" | "SLUG_INVALID" | "BLOG_REPO_NOT_CONFIGURED" | "DECISION_APPROVED" | "DECISION_REVISION_REQUESTED" | "DECISION_REJECTED" | "DECISION_POLICY" | "DECISION_UNKNOWN" | "DECISION_CONTRADICTORY" | "DECISION_INCOMPLETE" | "DECISION_SHA_MISMATCH" | "DECISION_COMMIT_MISMATCH" | "MERGE_NOT_FOUND" | "CANDIDATE_CHANGED_AFTER_REVIEW" | "DECIDER_NOT_ALLOWED" | "UNKNOWN_TARGET_BLOCK" | "REVISION_APPLIED" | "REVISION_LIMIT_REACHED" | "REVISION_CANNOT_APPLY" | "BLOCK_NOT_TARGETED" | "TARGET_BLOCK_MISSING" | "HUMAN_BUDGET_EXCEEDED" | "OUTCOME_RECORDED" | "HUMAN_QUESTION_REPEATED" | "POLICY_PROPOSAL_RECORDED" | "PRIVATE_IDENTIFIER_CONTEXT" | "PERSON_DATA" | "PRIVATE_WORD_TECHNICAL" | "PUBLISHABILITY_ALREADY_ANSWERED" | "PERSONAL_INFO_IN_OUTPUT" | "PRIVATE_CONTENT_IN_OUTPUT" | "ROLE_NOT_ALLOWED" | "DRAFT_LANGUAGE_MISMATCH" | "JUDGE_SAME_CLIENT_AS_AUTHOR";
+        ReasonCode: "REQUEST_CAPTURED" | "PUBLISHABILITY_UNKNOWN" | "PUBLISHABILITY_CONFIRMED" | "NOT_PUBLISHABLE" | "RUN_LABEL_PRESENT" | "SCREEN_CLEAN" | "SECRET_MASKED" | "PERSONAL_INFO_MASKED" | "COMPANY_INFO_MASKED" | "PRIVATE_MARKER" | "SCREEN_UNDECIDABLE" | "SCREEN_ANSWERED_PUBLISHABLE" | "SCREEN_ANSWERED_PRIVATE" | "EVIDENCE_COLLECTED" | "EVIDENCE_NONE" | "EVIDENCE_TRANSIENT_FAILURE" | "FETCH_FAILED" | "SEARCH_PROVIDER_FAILED" | "PRIMARY_TARGET_UNMET" | "DUPLICATES_REMOVED" | "DOMAIN_CAP_APPLIED" | "LIMIT_REACHED" | "TIME_LIMIT_REACHED" | "SEARCH_EXHAUSTED" | "DISCOVERY_ONLY_UNFETCHED" | "REACTION_TARGET_UNMET" | "SOURCE_STALE" | "SCOPE_AMBIGUOUS" | "FACT_SECONDARY_EXPLANATION" | "CONTRADICTION_FOUND" | "SUMMARY_MISSING" | "SUMMARY_NOT_JAPANESE" | "SUMMARY_IS_EXCERPT" | "PACKET_BUILT" | "PACKET_NO_FACTS" | "AGENT_OUTPUT_INVALID" | "AGENT_BACKEND_ERROR" | "SUBMISSION_SCHEMA_INVALID" | "UNKNOWN_SOURCE_ID" | "MISSING_SOURCE_ID" | "FACT_WITHOUT_PRIMARY_OR_SECONDARY" | "DISCOVERY_ONLY_CITED" | "DUPLICATE_ITEM_ID" | "STATEMENT_IN_TWO_CATEGORIES" | "CONTRADICTION_NEEDS_TWO_SOURCES" | "PAST_ARTICLE_DIFF_WITHOUT_REFERENCE" | "SECRET_IN_OUTPUT" | "JUDGE_ALL_PASS" | "JUDGE_AXIS_FAIL" | "JUDGE_AXIS_UNCERTAIN" | "JUDGE_LOW_CONFIDENCE" | "UNCERTAINTY_IMPACT_HIGH" | "NO_PAST_ARTICLES" | "UNKNOWN_PACKET_REF" | "NOVELTY_WITHOUT_PAST_ARTICLES" | "PLAN_BUILT" | "AUTHOR_QUESTION_ASKED" | "AUTHOR_QUESTION_NOT_ALLOWED" | "DUPLICATE_SECTION_ID" | "UNCERTAINTY_UNHANDLED" | "UNCERTAINTY_UNKNOWN" | "UNCERTAINTY_NOT_PLACED" | "EXCLUDED_ITEM_REFERENCED" | "URL_NOT_IN_PACKET" | "CENTRAL_MESSAGE_NOT_ONE_SENTENCE" | "DRAFT_BUILT" | "DUPLICATE_BLOCK_ID" | "SECTION_MISSING" | "SECTION_ORDER" | "UNKNOWN_SECTION" | "BLOCK_REF_NOT_ALLOWED" | "PLANNED_REF_UNUSED" | "UNCERTAINTY_NOT_REFLECTED" | "HEADING_IN_BLOCK" | "BLOCK_FORMAT" | "DIRECTIVE_FORBIDDEN" | "POST_DIRECTIVE_FORBIDDEN" | "AI_SCOPE_MISSING" | "DRAFT_METADATA_MISSING" | "UNKNOWN_VALUE_NOT_MARKED" | "PUBLICATION_DATE_IN_DRAFT" | "UNSUPPORTED_VALUE" | "RST_SYNTAX" | "HEADING_UNDERLINE" | "TRAILING_WHITESPACE" | "NO_FINAL_NEWLINE" | "DRAFT_SHA_MISMATCH" | "MANIFEST_MISMATCH" | "URL_UNCHECKED" | "LOCAL_REF_OUTSIDE" | "LOCAL_REF_MISSING" | "LOCAL_REF_UNCHECKED" | "TITLE_DUPLICATE" | "DUPLICATE_CANDIDATE" | "SECRET_IN_DRAFT" | "PERSONAL_INFO_IN_DRAFT" | "COMPANY_INFO_IN_DRAFT" | "PRIVATE_MARKER_IN_DRAFT" | "AUTOFIX_APPLIED" | "DRAFT_PROGRAM_ERRORS" | "UNKNOWN_BLOCK_REF" | "DUPLICATE_ASSESSMENT_MISSING" | "VALIDATION_PASSED" | "REVIEW_PREPARED" | "BLOG_BRANCH_CREATED" | "BLOG_COMMIT_CREATED" | "BLOG_COMMIT_REUSED" | "PULL_REQUEST_PREPARED" | "PULL_REQUEST_FAILED" | "SLUG_INVALID" | "BLOG_REPO_NOT_CONFIGURED" | "DECISION_APPROVED" | "DECISION_REVISION_REQUESTED" | "DECISION_REJECTED" | "DECISION_POLICY" | "DECISION_UNKNOWN" | "DECISION_CONTRADICTORY" | "DECISION_INCOMPLETE" | "DECISION_SHA_MISMATCH" | "DECISION_COMMIT_MISMATCH" | "MERGE_NOT_FOUND" | "CANDIDATE_CHANGED_AFTER_REVIEW" | "DECIDER_NOT_ALLOWED" | "UNKNOWN_TARGET_BLOCK" | "DECISION_TIMEOUT" | "DECISION_CONFLICT" | "DECISION_PR_MISMATCH" | "PR_MISMATCH" | "PR_UNVERIFIED" | "MERGE_UNVERIFIED" | "MERGED_BY_CONTENT" | "REVISION_REFERENCE_MISMATCH" | "REVISION_APPLIED" | "REVISION_LIMIT_REACHED" | "REVISION_CANNOT_APPLY" | "BLOCK_NOT_TARGETED" | "TARGET_BLOCK_MISSING" | "HUMAN_BUDGET_EXCEEDED" | "OUTCOME_RECORDED" | "HUMAN_QUESTION_REPEATED" | "POLICY_PROPOSAL_RECORDED" | "PRIVATE_IDENTIFIER_CONTEXT" | "PERSON_DATA" | "PRIVATE_WORD_TECHNICAL" | "PUBLISHABILITY_ALREADY_ANSWERED" | "PERSONAL_INFO_IN_OUTPUT" | "PRIVATE_CONTENT_IN_OUTPUT" | "ROLE_NOT_ALLOWED" | "DRAFT_LANGUAGE_MISMATCH" | "JUDGE_SAME_CLIENT_AS_AUTHOR";
         /** ReasonExplanation */
         ReasonExplanation: {
             /** Code */
@@ -2113,13 +2288,15 @@ export interface components {
             commit: string;
             /** Markdown */
             markdown: string;
+            /** Pr Number */
+            pr_number?: number | null;
             /** Pr Url */
             pr_url: string | null;
             /** Run Id */
             run_id: string;
             /**
              * Sha256
-             * @description SHA-256 of `markdown`; an approval names it (review_packet_sha256).
+             * @description SHA-256 of `markdown`; every decision names it (review_packet_sha256).
              */
             sha256: string;
         };
@@ -4065,6 +4242,134 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DecisionView"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    list_policy_proposals_v1_pipeline_policy_proposals_get: {
+        parameters: {
+            query?: {
+                status?: ("open" | "accepted" | "declined") | null;
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ProposalList"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    accept_policy_proposal_v1_pipeline_policy_proposals__proposal_id__accept_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                proposal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProposalDecisionBody"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    decline_policy_proposal_v1_pipeline_policy_proposals__proposal_id__decline_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                proposal_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: {
+            content: {
+                "application/json": components["schemas"]["ProposalDecisionBody"] | null;
+            };
+        };
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Proposal"];
                 };
             };
             /** @description The request does not match the expected schema (`invalid_request`). */

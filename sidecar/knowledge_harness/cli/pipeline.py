@@ -1,12 +1,14 @@
-"""`kh pipeline …`: the harness pipeline (seed 004) from the command line.
+"""`kh pipeline …`: the harness pipeline (docs/pipeline.md) from the command line.
 
 Commands of part 1: capture, authorize, advance, status, list, answer, task next, task submit.
-Part 2: `decide` (O-11, the person's decision), `review` (the Review Packet) and `check-draft`
-(O-09's program checks on any draft).
+Part 2: `decide` (O-11, the person's decision), `review` (the Review Packet), `check-draft`
+(O-09's program checks on any draft) and `policy list|accept|decline` (the person's answer to the
+pipeline's policy proposals).
 """
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import subprocess
 from pathlib import Path
@@ -20,6 +22,7 @@ from ..pipeline.config import PipelineConfig, load_config
 from ..pipeline.contract import DECISION_CHOICES, RunStatus, choice_code
 from ..pipeline.drafts import CheckInputs, blog_rules, check_draft
 from ..pipeline.engine import Pipeline, SubmissionRefused
+from ..pipeline.proposals import Proposal, ProposalBook
 from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
 from .terminal import ask, confirm, person_at_terminal
@@ -29,6 +32,10 @@ pipeline_app = typer.Typer(
 )
 task_app = typer.Typer(help="The external-agent door: read the next task, submit its output.", no_args_is_help=True)
 pipeline_app.add_typer(task_app, name="task")
+policy_app = typer.Typer(
+    help="Policy proposals of the pipeline: list them; a person accepts or declines them.", no_args_is_help=True
+)
+pipeline_app.add_typer(policy_app, name="policy")
 
 VaultArg = Annotated[Path, typer.Argument(help="The vault folder.")]
 RunArg = Annotated[str, typer.Argument(help="The run id.")]
@@ -220,16 +227,26 @@ def decide(
     blocks: Annotated[str | None, typer.Option("--blocks", help="Target block ids for revise: B1,B2.")] = None,
     commit: Annotated[str | None, typer.Option("--commit", help="The candidate commit you reviewed (approve).")] = None,
     review_sha256: Annotated[
-        str | None, typer.Option("--review-sha256", help="SHA-256 of the Review Packet you reviewed (approve).")
+        str | None,
+        typer.Option(
+            "--review-sha256",
+            help="SHA-256 of the Review Packet you reviewed (every decision; kh pipeline review prints it).",
+        ),
     ] = None,
-    comment_ref: Annotated[str | None, typer.Option("--comment-ref", help="A PR comment or review id.")] = None,
+    comment_ref: Annotated[
+        str | None, typer.Option("--comment-ref", help="A PR comment or review: its id or its URL in the PR.")
+    ] = None,
+    pr_url: Annotated[
+        str | None, typer.Option("--pr-url", help="The pull request you reviewed (default: the prepared one).")
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """O-11: the person's publication decision (confirmed at an interactive terminal; refused without one).
 
+    Every decision names the Review Packet's SHA-256 (--review-sha256); an approval also the commit.
     Exit 1, with the reason, when it cannot be accepted as given (a choice no longer offered, a
-    mistyped SHA-256, instructions not in Japanese, ...): nothing is recorded and the run stays
-    where it was."""
+    missing or mistyped SHA-256, instructions not in Japanese, ...): nothing is recorded and the run
+    stays where it was."""
     person = person_at_terminal("kh pipeline decide")
     code = choice_code(choice)
     shown = f"{DECISION_CHOICES[code][0]} ({code})" if code else repr(choice)
@@ -244,6 +261,7 @@ def decide(
         review_packet_sha256=review_sha256,
         actor=person,
         comment_ref=comment_ref,
+        pr_url=pr_url,
     )
     if as_json:
         _print_json(result)
@@ -353,6 +371,78 @@ def check_draft_cmd(
         typer.echo(f"{len(data['errors'])} error(s), {len(data['warnings'])} warning(s).")
     if data["errors"]:
         raise typer.Exit(1)
+
+
+ProposalArg = Annotated[str, typer.Argument(help="The proposal id (kh pipeline policy list).")]
+NoteOpt = Annotated[str | None, typer.Option("--note", help="Why (stored with the decision).")]
+
+
+def _print_proposal(proposal: Proposal) -> None:
+    decided = f" by {proposal.decided_by} at {proposal.decided_at}" if proposal.decided_by else ""
+    typer.echo(f"{proposal.proposal_id}  {proposal.status}{decided}  [{proposal.kind}] {proposal.title_ja}")
+    for i, option in enumerate(proposal.options, start=1):
+        mark = "*" if proposal.chosen_option == i else " "
+        typer.echo(f"  {mark}({i}) {option}")
+    if proposal.source_runs:
+        typer.echo(f"  runs: {', '.join(proposal.source_runs)}")
+
+
+@policy_app.command("list")
+def policy_list(
+    vault: VaultArg,
+    show_all: Annotated[bool, typer.Option("--all", help="Also accepted and declined proposals.")] = False,
+    as_json: JsonOpt = False,
+) -> None:
+    """Policy proposals waiting for a person (with --all: every proposal and its decision)."""
+    proposals = ProposalBook(Vault.open(vault)).list(None if show_all else "open")
+    if as_json:
+        _print_json({"proposals": [p.model_dump(mode="json") for p in proposals]})
+        return
+    if not proposals:
+        typer.echo("No policy proposal." if show_all else "No open policy proposal.")
+    for proposal in proposals:
+        _print_proposal(proposal)
+
+
+def _decide_proposal(vault: Path, proposal_id: str, *, accept: bool, option: int | None, note: str | None) -> Proposal:
+    person = person_at_terminal(f"kh pipeline policy {'accept' if accept else 'decline'}")
+    book = ProposalBook(Vault.open(vault))
+    proposal = book.get(proposal_id)
+    typer.echo(proposal.markdown, err=True)
+    chosen = (
+        f" option ({option}) {proposal.options[option - 1]}" if option and 0 < option <= len(proposal.options) else ""
+    )
+    verb = "Accept" if accept else "Decline"
+    if not confirm(f"{verb} policy proposal {proposal_id}{chosen} as {person.name}?"):
+        raise PersonRequired("Nothing recorded: the answer was not yes.")
+    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return book.decide(proposal_id, accept=accept, actor=person, now=now, option=option, note=note)
+
+
+@policy_app.command("accept")
+def policy_accept(
+    vault: VaultArg,
+    proposal_id: ProposalArg,
+    option: Annotated[int | None, typer.Option("--option", help="The option you adopt (1, 2, 3).")] = None,
+    note: NoteOpt = None,
+    as_json: JsonOpt = False,
+) -> None:
+    """Accept a policy proposal (a person at an interactive terminal). Settings are not changed for you."""
+    proposal = _decide_proposal(vault, proposal_id, accept=True, option=option, note=note)
+    if as_json:
+        _print_json(proposal.model_dump(mode="json"))
+    else:
+        _print_proposal(proposal)
+
+
+@policy_app.command("decline")
+def policy_decline(vault: VaultArg, proposal_id: ProposalArg, note: NoteOpt = None, as_json: JsonOpt = False) -> None:
+    """Decline a policy proposal (a person at an interactive terminal); the current policy stays."""
+    proposal = _decide_proposal(vault, proposal_id, accept=False, option=None, note=note)
+    if as_json:
+        _print_json(proposal.model_dump(mode="json"))
+    else:
+        _print_proposal(proposal)
 
 
 def register(app: typer.Typer) -> None:

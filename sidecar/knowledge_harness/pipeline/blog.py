@@ -19,7 +19,7 @@ def blog_repo_of(config: PipelineConfig, vault_root: Path) -> BlogRepo | None:
         return None
     if path == vault_root or path.is_relative_to(vault_root):
         raise InputError(f"The blog repository {path} must not be inside the vault.")
-    return BlogRepo(path, config.blog.posts_dir, config.blog.base_branch)
+    return BlogRepo(path, config.blog.posts_dir, config.blog.base_branch, config.blog.effective_remote())
 
 
 def blog_repo(ctx: OpContext) -> BlogRepo | None:

@@ -39,9 +39,11 @@ base_branch = "main"
 branch_prefix = "harness/"
 author = "Knowledge Harness"
 pull_request = "none"           # none | gh (optional adapter: push + `gh pr create --draft`)
+remote = "origin"               # fetched before the merge fact is checked; unset: local merges only
 
 [decision]
 deciders = []                   # who may decide (O-11); empty: anyone using the doors
+wait_days = 14                  # no decision this long after the review was asked → HOLD (0: wait forever)
 
 [drafts]                        # what the blog's Sphinx understands (default lists in drafts.py)
 directives = ["note", "seealso", "versionadded", "code-block"]   # replaces the default list
@@ -200,6 +202,12 @@ class BlogSettings(_Strict):
     category: str | None = None
     pull_request: Literal["none", "gh"] = "none"
     similarity_threshold: float = Field(default=0.85, gt=0, le=1)
+    # the remote whose base branch is the merge fact (GitHub); None: the local base branch only
+    remote: str | None = Field(default=None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+
+    def effective_remote(self) -> str | None:
+        """The remote to fetch: the configured one, else `origin` when the gh adapter pushes there."""
+        return self.remote or ("origin" if self.pull_request == "gh" else None)
 
     def repo_path(self, vault_root: Path) -> Path | None:
         """The configured repository folder (relative paths are taken from the vault folder)."""
@@ -242,6 +250,8 @@ class DraftSettings(_Strict):
 
 class DecisionSettings(_Strict):
     deciders: list[str] = Field(default_factory=list)
+    # days a Review Packet waits for the person before the run goes to HOLD; 0: no limit
+    wait_days: float = Field(default=14.0, ge=0, le=3650)
 
 
 class PipelineConfig(_Strict):

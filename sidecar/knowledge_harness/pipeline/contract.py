@@ -210,6 +210,14 @@ class ReasonCode(StrEnum):
     CANDIDATE_CHANGED_AFTER_REVIEW = "CANDIDATE_CHANGED_AFTER_REVIEW"
     DECIDER_NOT_ALLOWED = "DECIDER_NOT_ALLOWED"
     UNKNOWN_TARGET_BLOCK = "UNKNOWN_TARGET_BLOCK"
+    DECISION_TIMEOUT = "DECISION_TIMEOUT"
+    DECISION_CONFLICT = "DECISION_CONFLICT"
+    DECISION_PR_MISMATCH = "DECISION_PR_MISMATCH"
+    PR_MISMATCH = "PR_MISMATCH"
+    PR_UNVERIFIED = "PR_UNVERIFIED"
+    MERGE_UNVERIFIED = "MERGE_UNVERIFIED"
+    MERGED_BY_CONTENT = "MERGED_BY_CONTENT"
+    REVISION_REFERENCE_MISMATCH = "REVISION_REFERENCE_MISMATCH"
     # O-12
     REVISION_APPLIED = "REVISION_APPLIED"
     REVISION_LIMIT_REACHED = "REVISION_LIMIT_REACHED"
@@ -604,6 +612,38 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
     ),
     ReasonCode.DECIDER_NOT_ALLOWED: ("判断者が許可された人間ではない", "The decider is not an allowed person."),
     ReasonCode.UNKNOWN_TARGET_BLOCK: ("修正対象のブロックが存在しない", "A revision target block does not exist."),
+    ReasonCode.DECISION_TIMEOUT: (
+        "判断待ちの期限（[decision] wait_days）を過ぎたため、公開せず保留する",
+        "No decision within the wait ([decision] wait_days): held, not published.",
+    ),
+    ReasonCode.DECISION_CONFLICT: (
+        "同じ公開候補へ異なる二つ目の判断があったため、両方を記録して保留する",
+        "A second, different decision on the same candidate: both recorded, the run is held.",
+    ),
+    ReasonCode.DECISION_PR_MISMATCH: (
+        "判断が示すPR URLが準備したPRと一致しない",
+        "The decision's pull request URL is not the prepared pull request.",
+    ),
+    ReasonCode.PR_MISMATCH: (
+        "PRの番号・base・head・head commitがReview Packetの準備情報と一致しない",
+        "The pull request's number, base, head or head commit differs from what was prepared.",
+    ),
+    ReasonCode.PR_UNVERIFIED: (
+        "PRをghで確認できない（再試行できる）",
+        "The pull request could not be checked with gh (try again).",
+    ),
+    ReasonCode.MERGE_UNVERIFIED: (
+        "リモートを取得できずmerge事実を確認できない（再試行できる）",
+        "The remote could not be fetched; the merge fact cannot be checked (try again).",
+    ),
+    ReasonCode.MERGED_BY_CONTENT: (
+        "squash・rebaseによるmerge: baseに公開候補と同じ内容がある",
+        "A squash or rebase merge: the base branch holds the candidate's exact content.",
+    ),
+    ReasonCode.REVISION_REFERENCE_MISMATCH: (
+        "修正要求の参照（Review PacketのSHA-256、commit、修正前Draft、GitHub参照）が公開候補と一致しない",
+        "The revision request's references (review SHA-256, commit, draft, GitHub reference) do not match the candidate.",
+    ),
     ReasonCode.REVISION_APPLIED: (
         "指定ブロックだけを修正した（修正しました。再検証します）",
         "Only the named blocks were revised (revised; validating again).",
@@ -870,7 +910,7 @@ DECISION_CHOICES: dict[str, tuple[str, str, str]] = {
     # code: (label shown to the person, effect, message after the decision)
     "approve": (
         "公開を承認する",
-        "対象branch（PR）がbaseへmergeされた事実をgitで確認し、APPROVEDとします。merge前は受け付けません。",
+        "対象branch（PR）がbaseへmergeされた事実（merge・squash・rebase）をgitで確認し、APPROVEDとします。merge前は受け付けません。",
         "公開を承認しました",
     ),
     "revise": (

@@ -58,9 +58,10 @@ from .ops.o07_plan import PlanArticle
 from .ops.o08_draft import DraftArticle
 from .ops.o09_validate import ValidateDraft
 from .ops.o10_review import PrepareReview
-from .ops.o11_decide import DecidePublication
+from .ops.o11_decide import DecidePublication, check_form, same_decision
 from .ops.o12_feedback import ApplyFeedback
 from .ops.o13_record import RecordOutcome
+from .proposals import ProposalBook
 from .safety import mask_sensitive, read_private
 from .search import is_request_note
 from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
@@ -286,8 +287,8 @@ class Pipeline:
         run.updated_at = now
         for file_name, text in outcome.text_files.items():
             self.store.write_text(run.run_id, file_name, text)
-        for proposal_id, text in outcome.proposals:
-            self.store.append_decision(proposal_id, text)
+        for proposal in outcome.proposals:
+            ProposalBook(self.vault, self.store).record(run.run_id, proposal, now)
         self.store.append_history(
             run.run_id,
             {
@@ -693,12 +694,14 @@ class Pipeline:
         actor: Actor,
         comment_ref: str | None = None,
         policy_options: list[str] | None = None,
+        pr_url: str | None = None,
     ) -> dict[str, Any]:
         """O-11: record the person's structured decision (idempotent), then let the run move on.
 
         `choice` is a code (`revise`) or its Japanese label (今回だけ修正を求める). A decision that cannot
         be accepted as given is refused (`DecisionRefused`, with the reason): nothing is written and the
-        run stays where it was."""
+        run stays where it was. A second, different decision on a Review Packet that was already
+        decided holds the run (both kept) while it has not ended; after the end it is refused (409)."""
         _require_person(actor, "make a publication decision")
         decider, via = actor.name, actor.via
         choice = choice_code(choice) or (choice or "").strip()[:100]
@@ -712,22 +715,23 @@ class Pipeline:
             "via": via,
             "comment_ref": comment_ref,
             "policy_options": policy_options or None,
+            "pr_url": pr_url.strip() if pr_url and pr_url.strip() else None,
         }
         with self.store.lock():
             run, records = self._load(run_id)
             op = self.operations["O-11"]
+            earlier = self._decisions_on(run, records, decision["review_packet_sha256"])
+            for record, stored_decision in earlier:
+                if same_decision(stored_decision, decision):
+                    return self._decision_view(run_id, record, stored_decision)
+            if earlier:
+                return self._conflicting_decision(run, records, op, earlier[-1][1], decision)
             if run.state != State.REVIEW_READY:
-                for record in reversed(records):
-                    if record.operation == "O-11" and record.input_digest:
-                        stored_decision = self._stored_decision(run, record)
-                        if (
-                            stored_decision is not None
-                            and stored_decision.get("choice") == choice
-                            and all(stored_decision.get(k) == v for k, v in decision.items())
-                        ):
-                            return self._decision_view(run_id, record, stored_decision)
-                        break
-            require_can_start("O-11", run.state)
+                raise IllegalTransition(
+                    f"Run {run_id} is in state {run.state}, not waiting for a publication decision; a decision "
+                    "names the Review Packet it was made on (review_packet_sha256).",
+                    detail={"operation": "O-11", "state": str(run.state)},
+                )
             ctx = self._ctx(run, records)
             prepared = op.prepare_decision(ctx, decision)  # type: ignore[union-attr]
             digest = self._digest("O-11", prepared)
@@ -749,6 +753,52 @@ class Pipeline:
                 if not self._step(run, records):
                     break
             return self._decision_view(run_id, record, self._stored_decision(run, record))
+
+    def _decisions_on(
+        self, run: Run, records: list[OperationRecord], review_sha: str | None
+    ) -> list[tuple[OperationRecord, dict[str, Any]]]:
+        """The recorded decisions made on the Review Packet with this SHA-256, oldest first."""
+        found: list[tuple[OperationRecord, dict[str, Any]]] = []
+        if not review_sha:
+            return found
+        for record in records:
+            if record.operation != "O-11":
+                continue
+            stored = self._stored_decision(run, record)
+            if stored is not None and stored.get("review_packet_sha256") == review_sha:
+                found.append((record, stored))
+        return found
+
+    def _conflicting_decision(
+        self, run: Run, records: list[OperationRecord], op: Operation, first: dict[str, Any], decision: dict[str, Any]
+    ) -> dict[str, Any]:
+        """A second, different decision on an already decided Review Packet: HOLD with both recorded."""
+        ctx = self._ctx(run, records)
+        check_form(ctx, decision)
+        now = self._now()
+        event = {"event": "conflicting_decision", "at": now, "choice": decision["choice"], "by": decision["decider"]}
+        if run.state is None or run.state in TERMINAL:
+            self.store.append_history(run.run_id, {**event, "recorded": False})
+            raise Conflict(
+                f"Run {run.run_id} already ended in {run.state} after the decision "
+                f"{first.get('choice')!r} by {first.get('decider')}; the different decision "
+                f"{decision['choice']!r} was logged in history.jsonl but changes nothing.",
+                detail={"reason": ReasonCode.DECISION_CONFLICT.value, "state": str(run.state)},
+            )
+        prepared = Prepared(
+            inputs={"conflict": {"first": first, "second": decision}},
+            input_refs=[f"human:{decision['decider']} via {decision['via']}"],
+        )
+        outcome = op.conflict(ctx, first, decision, now)  # type: ignore[union-attr]
+        for task in run.tasks.values():
+            if task.status == "open":
+                task.status = "stale"  # the held run's pending agent work is void
+        record = self._apply(run, records, "O-11", prepared, outcome, self._digest("O-11", prepared))
+        self.store.append_history(run.run_id, {**event, "recorded": True})
+        for _ in range(40):
+            if not self._step(run, records):
+                break
+        return self._decision_view(run.run_id, record, self._stored_decision(run, record))
 
     def _stored_decision(self, run: Run, record: OperationRecord) -> dict[str, Any] | None:
         sha = record.artifacts.get("publication_decision")

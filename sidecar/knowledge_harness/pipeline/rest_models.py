@@ -132,9 +132,10 @@ class ReviewPacket(_Model):
     choices: list[ReviewChoice]
     commit: str = Field(description="The candidate commit; an approval names it after it was merged.")
     markdown: str
+    pr_number: int | None = None
     pr_url: str | None
     run_id: str
-    sha256: str = Field(description="SHA-256 of `markdown`; an approval names it (review_packet_sha256).")
+    sha256: str = Field(description="SHA-256 of `markdown`; every decision names it (review_packet_sha256).")
 
 
 class ReviewView(_Model):
@@ -145,14 +146,33 @@ class ReviewView(_Model):
     review_packet: ReviewPacket
 
 
+class PullRequestFacts(_Model):
+    """The pull request as `gh pr view` reported it (with `[blog] pull_request = "gh"`)."""
+
+    base: str
+    head: str
+    head_commit: str
+    merged_at: str | None
+    number: int
+    state: str
+    url: str
+
+
 class DecisionFacts(_Model):
     """What the sidecar verified (merge facts only once a blog repository was read). Sorted keys, as stored."""
 
     base_head: str | None = None
+    base_ref: str | None = Field(default=None, description="The base branch as checked, e.g. refs/remotes/origin/main.")
     branch_head: str | None = None
     candidate_commit: str
     merged: bool | None = None
+    merged_how: Literal["ancestor", "content"] | None = Field(
+        default=None, description="ancestor: a merge commit or fast-forward; content: a squash or rebase merge."
+    )
+    pr_url: str | None = None
     published_sha256: str | None = None
+    pull_request: PullRequestFacts | None = None
+    pull_request_mismatch: dict[str, dict[str, Any]] | None = None
     review_packet_sha256: str
 
 
@@ -169,10 +189,12 @@ class PublicationDecision(_Model):
     instructions: str | None
     message_ja: str
     policy_options: list[str] | None
+    pr_url: str | None = Field(default=None, description="The pull request URL the person named (optional).")
     reason_code: ReasonCode
     result: Result
+    resume_condition_ja: str | None = Field(default=None, description="For a HOLD: what has to change to resume.")
     review_packet_sha256: str | None
-    verified: DecisionFacts
+    verified: DecisionFacts | None = Field(default=None, description="Absent on a conflicting second decision.")
     via: str
 
 

@@ -27,7 +27,13 @@ TRANSITIONS: dict[str, dict[State | None, frozenset[State]]] = {
     "O-08": {S.PLAN_READY: frozenset({S.DRAFT_READY, S.HOLD})},
     "O-09": {S.DRAFT_READY: frozenset({S.VALIDATED, S.HOLD}), S.REVISED: frozenset({S.VALIDATED, S.HOLD})},
     "O-10": {S.VALIDATED: frozenset({S.REVIEW_READY, S.HOLD})},
-    "O-11": {S.REVIEW_READY: frozenset({S.APPROVED, S.REVISION, S.HOLD})},
+    # a second, conflicting decision arrives while the first one's revision is under way → HOLD
+    "O-11": {
+        S.REVIEW_READY: frozenset({S.APPROVED, S.REVISION, S.HOLD}),
+        S.REVISION: frozenset({S.HOLD}),
+        S.REVISED: frozenset({S.HOLD}),
+        S.VALIDATED: frozenset({S.HOLD}),
+    },
     "O-12": {S.REVISION: frozenset({S.REVISED, S.DRAFT_READY, S.HOLD})},
     "O-13": {t: frozenset({t}) for t in TERMINAL},
 }

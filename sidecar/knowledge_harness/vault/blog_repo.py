@@ -3,6 +3,13 @@
 O-06/O-09 read past articles from the configured posts folder of the base branch; O-10 writes one
 publication candidate per review round onto the run's own branch; O-11 verifies the merge fact.
 
+With a remote configured, the base branch *is* the remote's (GitHub's) branch as last fetched
+(`refs/remotes/<remote>/<base>`), and `fetch()` brings it up to date: a pull request merged on
+GitHub counts before anyone pulls. A candidate counts as merged when its commit is reachable
+from the base branch (a merge commit or a fast-forward) or when the base branch holds the
+candidate file with the candidate's exact bytes (a squash or rebase merge makes new commits but
+keeps the content).
+
 Writing never touches the repository's working tree or its checked-out branch: the candidate is
 stored with git plumbing (`hash-object -w`, a private temporary index, `write-tree`,
 `commit-tree`) and the branch ref is moved with `update-ref` and the expected old value, so a
@@ -13,6 +20,7 @@ always asked with `-c core.quotePath=false` and NUL-separated output so Japanese
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import posixpath
 import re
@@ -49,6 +57,44 @@ class PastPost:
 
 
 @dataclass(frozen=True, slots=True)
+class MergeFact:
+    """Whether a candidate is on the base branch, and how that was seen."""
+
+    merged: bool
+    how: str | None  # "ancestor" (merge commit, fast-forward) | "content" (squash, rebase) | None
+    base_ref: str
+    base_head: str | None
+    published_sha256: str | None  # SHA-256 of the candidate path's bytes on the base branch
+
+
+@dataclass(frozen=True, slots=True)
+class PullRequest:
+    """What `gh pr view --json …` says about a pull request."""
+
+    number: int
+    url: str
+    base: str
+    head: str
+    head_commit: str
+    state: str  # OPEN | CLOSED | MERGED
+    merged_at: str | None
+
+
+_PR_URL = re.compile(r"^https://[^/\s]+/([^/\s]+)/([^/\s]+)/pull/(\d+)/?$")
+
+
+def pr_number(url: str | None) -> int | None:
+    """The number of a pull request URL (`https://github.com/o/r/pull/12`), None for anything else."""
+    match = _PR_URL.match((url or "").strip())
+    return int(match.group(3)) if match else None
+
+
+def pr_repository(url: str | None) -> str | None:
+    match = _PR_URL.match((url or "").strip())
+    return f"{match.group(1)}/{match.group(2)}".lower() if match else None
+
+
+@dataclass(frozen=True, slots=True)
 class CommitResult:
     branch: str
     commit: str
@@ -72,15 +118,18 @@ def first_title(text: str) -> str:
 class BlogRepo:
     """One git repository on disk; only the posts folder of it is ever written (on run branches)."""
 
-    def __init__(self, root: Path, posts_dir: str, base_branch: str) -> None:
+    def __init__(self, root: Path, posts_dir: str, base_branch: str, remote: str | None = None) -> None:
         self.root = root.resolve()
         self.posts_dir = self._clean_rel(posts_dir, what="posts folder")
         self.base_branch = base_branch
+        self.remote = remote
         if not (self.root / ".git").exists():
             raise InputError(f"The blog repository {self.root} is not a git repository (no .git).")
         if shutil.which("git") is None:
             raise BlogRepoError("git is not installed.")
         self.check_branch_name(base_branch)
+        if remote is not None and (remote.startswith("-") or "/" in remote or not remote.strip()):
+            raise InputError(f"Not a git remote name: {remote!r}.")
 
     # -- git -------------------------------------------------------------------------------------
     def _git(
@@ -115,8 +164,18 @@ class BlogRepo:
         out = proc.stdout.decode().strip()
         return out if proc.returncode == 0 and out else None
 
+    @property
+    def base_ref(self) -> str:
+        """The base branch as a ref: the remote's as last fetched when a remote is configured and has
+        been fetched, else the local branch."""
+        if self.remote is not None:
+            tracking = f"refs/remotes/{self.remote}/{self.base_branch}"
+            if self.rev(tracking) is not None:
+                return tracking
+        return f"refs/heads/{self.base_branch}"
+
     def base_commit(self) -> str:
-        commit = self.rev(f"refs/heads/{self.base_branch}")
+        commit = self.rev(self.base_ref)
         if commit is None:
             raise BlogRepoError(f"The blog repository has no branch {self.base_branch!r}.")
         return commit
@@ -124,10 +183,31 @@ class BlogRepo:
     def branch_head(self, branch: str) -> str | None:
         return self.rev(f"refs/heads/{self.check_branch_name(branch)}")
 
+    def fetch(self) -> bool:
+        """Bring `refs/remotes/<remote>/<base>` up to date; False when no remote is configured."""
+        if self.remote is None:
+            return False
+        spec = f"+refs/heads/{self.base_branch}:refs/remotes/{self.remote}/{self.base_branch}"
+        self._git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", self.remote, spec)
+        return True
+
     def is_merged(self, commit: str) -> bool:
-        """The merge fact: `commit` is reachable from the base branch."""
-        proc = self._git("merge-base", "--is-ancestor", commit, f"refs/heads/{self.base_branch}", ok=(0, 1, 128))
+        """`commit` is reachable from the base branch (a merge commit or a fast-forward)."""
+        proc = self._git("merge-base", "--is-ancestor", commit, self.base_ref, ok=(0, 1, 128))
         return proc.returncode == 0
+
+    def merge_fact(self, commit: str, rel: str, sha256: str) -> MergeFact:
+        """Whether the candidate (`commit`, file `rel` with SHA-256 `sha256`) is on the base branch: by
+        ancestry, or by content for squash and rebase merges (the commit differs, the bytes do not)."""
+        ref = self.base_ref
+        head = self.rev(ref)
+        data = self.file_at(ref, rel) if head else None
+        published = hashlib.sha256(data).hexdigest() if data is not None else None
+        if head and self.is_merged(commit):
+            return MergeFact(True, "ancestor", ref, head, published)
+        if published is not None and published == sha256:
+            return MergeFact(True, "content", ref, head, published)
+        return MergeFact(False, None, ref, head, published)
 
     def file_at(self, ref: str, rel: str) -> bytes | None:
         rel = self._clean_rel(rel)
@@ -156,13 +236,13 @@ class BlogRepo:
             rel = self._clean_rel(rel)
         except PathRejected:
             return False
-        proc = self._git("cat-file", "-e", f"{ref or 'refs/heads/' + self.base_branch}:{rel}", ok=(0, 1, 128))
+        proc = self._git("cat-file", "-e", f"{ref or self.base_ref}:{rel}", ok=(0, 1, 128))
         return proc.returncode == 0
 
     # -- past articles -------------------------------------------------------------------------------
     def posts(self) -> list[PastPost]:
         """Articles in the posts folder of the base branch (`.rst` and `.md`), sorted by path."""
-        base = f"refs/heads/{self.base_branch}"
+        base = self.base_ref
         self.base_commit()
         proc = self._git("ls-tree", "-r", "-z", "--name-only", base, "--", self.posts_dir)
         out: list[PastPost] = []
@@ -240,27 +320,52 @@ class BlogRepo:
         return CommitResult(branch, commit, base, created_branch=head is None, created_commit=True)
 
     # -- optional GitHub pull request (the `gh` CLI) ------------------------------------------------------
-    def draft_pr(self, branch: str, title: str, body: str, *, remote: str = "origin") -> str | None:
+    def _gh(self, *args: str) -> subprocess.CompletedProcess[str]:
+        gh = shutil.which("gh")
+        if gh is None:
+            raise BlogRepoError("The gh CLI is not installed.")
+        try:
+            return subprocess.run(
+                [gh, *args], cwd=self.root, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
+            )
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise BlogRepoError(f"gh {args[0]} failed: {exc}.") from exc
+
+    def draft_pr(self, branch: str, title: str, body: str) -> str | None:
         """Push the branch and open a draft PR with `gh` (once; an existing PR is reused). Returns its URL.
 
         Optional adapter: only called when `[blog] pull_request = "gh"`; needs `gh` logged in and a remote.
         """
-        gh = shutil.which("gh")
-        if gh is None:
-            raise BlogRepoError("The gh CLI is not installed.")
-        self._git("push", remote, f"refs/heads/{branch}:refs/heads/{branch}")
-
-        def run(*args: str) -> subprocess.CompletedProcess[str]:
-            return subprocess.run(
-                [gh, *args], cwd=self.root, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
-            )
-
-        existing = run("pr", "list", "--head", branch, "--state", "all", "--json", "url", "--jq", ".[0].url")
+        self._gh("--version")
+        self._git("push", "--quiet", self.remote or "origin", f"refs/heads/{branch}:refs/heads/{branch}")
+        existing = self._gh("pr", "list", "--head", branch, "--state", "all", "--json", "url", "--jq", ".[0].url")
         if existing.returncode == 0 and existing.stdout.strip():
             return existing.stdout.strip()
-        created = run(
+        created = self._gh(
             "pr", "create", "--draft", "--base", self.base_branch, "--head", branch, "--title", title, "--body", body
         )
         if created.returncode != 0:
             raise BlogRepoError(f"gh pr create failed: {created.stderr.strip()[:300]}")
         return created.stdout.strip().splitlines()[-1] if created.stdout.strip() else None
+
+    def pr_view(self, url: str) -> PullRequest:
+        """The pull request's number, base, head, head commit and state, as GitHub reports them."""
+        if pr_number(url) is None:
+            raise InputError(f"Not a pull request URL: {url!r}.")
+        fields = "number,url,baseRefName,headRefName,headRefOid,state,mergedAt"
+        proc = self._gh("pr", "view", url, "--json", fields)
+        if proc.returncode != 0:
+            raise BlogRepoError(f"gh pr view failed: {proc.stderr.strip()[:300] or proc.returncode}")
+        try:
+            data = json.loads(proc.stdout)
+            return PullRequest(
+                number=int(data["number"]),
+                url=str(data["url"]),
+                base=str(data["baseRefName"]),
+                head=str(data["headRefName"]),
+                head_commit=str(data["headRefOid"]).lower(),
+                state=str(data["state"]).upper(),
+                merged_at=str(data["mergedAt"]) if data.get("mergedAt") else None,
+            )
+        except (ValueError, KeyError, TypeError) as exc:
+            raise BlogRepoError(f"gh pr view returned something unexpected: {exc}.") from exc

@@ -1,11 +1,13 @@
 """REST door of the harness pipeline: runs, the run label, advance, answers, agent tasks,
-the Review Packet and the person's decision (O-11), and O-09's program checks on a draft.
+the Review Packet and the person's decision (O-11), O-09's program checks on a draft, and the
+policy proposals a person accepts or declines.
 
 Every answer is typed (pipeline/rest_models.py); operation records sent here carry `reasons`
 (their reason codes explained in Japanese and English) after the contract's keys."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Query, Request
@@ -18,6 +20,7 @@ from ...pipeline.agents import AgentTask
 from ...pipeline.contract import DECISION_CHOICES, RunSummary
 from ...pipeline.drafts import CheckInputs, check_draft
 from ...pipeline.engine import Pipeline
+from ...pipeline.proposals import Proposal, ProposalBook, ProposalStatus
 from ...pipeline.rest_models import (
     DecisionChoices,
     DecisionView,
@@ -159,9 +162,9 @@ def submit(ctx: Ctx, caller: AnyActor, request: Request, task_id: str, body: Sub
 
 class DecisionBody(BaseModel):
     """The person's decision. `choice`: approve (公開を承認する), revise (今回だけ修正を求める),
-    reject (公開しない), policy (今後の方針として検討する) — the code or the Japanese label. A decision that
-    cannot be accepted as given is refused (422 `decision_refused`, the reason in the detail) and the run
-    stays REVIEW_READY."""
+    reject (公開しない), policy (今後の方針として検討する) — the code or the Japanese label. Every decision
+    names `review_packet_sha256`; an approval also `commit`. A decision that cannot be accepted as given
+    is refused (422 `decision_refused`, the reason in the detail) and the run stays REVIEW_READY."""
 
     choice: str = Field(max_length=40)
     instructions: str | None = Field(default=None, max_length=8000)
@@ -171,6 +174,7 @@ class DecisionBody(BaseModel):
     via: Literal["api", "plugin"] = "api"
     comment_ref: str | None = Field(default=None, max_length=500)
     policy_options: list[str] = Field(default_factory=list, max_length=3)
+    pr_url: str | None = Field(default=None, max_length=500)
 
 
 class CheckDraftBody(BaseModel):
@@ -200,9 +204,11 @@ def get_review(ctx: Ctx, run_id: str) -> dict[str, Any]:
 def decide(ctx: Ctx, person: PersonActor, run_id: str, body: DecisionBody) -> dict[str, Any]:
     """O-11: the person's decision; returns the Japanese message, the decision and the run status.
 
-    An approval needs `commit` and `review_packet_sha256` (both from GET …/review) and the merge
-    fact: before the candidate is merged it is refused with 409 (`MERGE_NOT_FOUND` in the detail).
-    Person token only; the decider recorded is the person the token proves, never a name in the body."""
+    Every decision needs `review_packet_sha256` (GET …/review); an approval also `commit` and the merge
+    fact (merge, squash or rebase, after fetching the configured remote): before the merge it is refused
+    with 409 (`MERGE_NOT_FOUND` in the detail). A second, different decision on the same Review Packet
+    holds the run (HOLD, both kept) while it has not ended. Person token only; the decider recorded is
+    the person the token proves, never a name in the body."""
     answer = pipeline_for(ctx).decide(
         run_id,
         body.choice,
@@ -213,8 +219,51 @@ def decide(ctx: Ctx, person: PersonActor, run_id: str, body: DecisionBody) -> di
         actor=_as_seen(person, body.via),
         comment_ref=body.comment_ref,
         policy_options=body.policy_options or None,
+        pr_url=body.pr_url,
     )
     return outcome_view(answer)
+
+
+class ProposalList(BaseModel):
+    proposals: list[Proposal]
+
+
+class ProposalDecisionBody(BaseModel):
+    option: int | None = Field(default=None, ge=1, le=10, description="The option adopted (accept only).")
+    note: str | None = Field(default=None, max_length=4000)
+    via: Literal["api", "plugin"] = "api"
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+
+
+@router.get("/policy-proposals", response_model=ProposalList)
+def list_policy_proposals(ctx: Ctx, status: ProposalStatus | None = None) -> ProposalList:
+    """Policy proposals of the pipeline (open, accepted, declined); never adopted automatically."""
+    return ProposalList(proposals=ProposalBook(ctx.vault).list(status))
+
+
+@router.post("/policy-proposals/{proposal_id}/accept", response_model=Proposal)
+def accept_policy_proposal(
+    ctx: Ctx, person: PersonActor, proposal_id: str, body: Annotated[ProposalDecisionBody | None, Body()] = None
+) -> Proposal:
+    """The person accepts a proposal (with `option` when it has numbered options). Person token only."""
+    b = body or ProposalDecisionBody()
+    return ProposalBook(ctx.vault).decide(
+        proposal_id, accept=True, actor=_as_seen(person, b.via), now=_now(), option=b.option, note=b.note
+    )
+
+
+@router.post("/policy-proposals/{proposal_id}/decline", response_model=Proposal)
+def decline_policy_proposal(
+    ctx: Ctx, person: PersonActor, proposal_id: str, body: Annotated[ProposalDecisionBody | None, Body()] = None
+) -> Proposal:
+    """The person declines a proposal; the current policy stays. Person token only."""
+    b = body or ProposalDecisionBody()
+    return ProposalBook(ctx.vault).decide(
+        proposal_id, accept=False, actor=_as_seen(person, b.via), now=_now(), option=b.option, note=b.note
+    )
 
 
 @router.post("/check-draft", response_model=DraftCheckReport)

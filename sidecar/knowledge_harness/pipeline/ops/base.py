@@ -14,6 +14,7 @@ from ..agents import Refusal
 from ..config import PipelineConfig
 from ..contract import OperationRecord, Producer, Question, ReasonCode, Result, Run, State, Uncertainty
 from ..fetching import EvidenceFetcher
+from ..proposals import ProposalSpec
 
 
 @dataclass
@@ -38,7 +39,8 @@ class Outcome:
     question: QuestionSpec | None = None
     waiting_for: str | None = None
     text_files: dict[str, str] = field(default_factory=dict)  # run-folder files, e.g. HANDOFF.md
-    proposals: list[tuple[str, str]] = field(default_factory=list)  # (id, markdown) for DECISIONS.md
+    # (id, markdown) or a ProposalSpec: DECISIONS.md and a record a person accepts or declines
+    proposals: list[tuple[str, str] | ProposalSpec] = field(default_factory=list)
 
 
 @dataclass

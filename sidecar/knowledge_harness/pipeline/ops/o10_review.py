@@ -2,7 +2,7 @@
 
 The agent proposes the final title, slug, tags and a PR description; the program checks them
 and does the rest: the publication date (Asia/Tokyo, the first date after today not used by an
-existing post), `docs/blog/posts/YYYY-MM-DD-slug.rst` with an ablog `post` directive (language
+existing post nor reserved by another open run), `docs/blog/posts/YYYY-MM-DD-slug.rst` with an ablog `post` directive (language
 ja) whose body is the validated draft with only the title, 公開日 and 記事状態 replaced, one commit
 per review round on the run's one branch (`<branch_prefix><run_id>`; unchanged content → no new
 commit, never a second branch), and the Review Packet in Japanese with SHA-256s. O-10 never
@@ -12,12 +12,15 @@ pull request is an optional adapter (`[blog] pull_request = "gh"`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import re
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ...vault.blog_repo import BlogRepoError
+from ...errors import HarnessError
+from ...vault.blog_repo import BlogRepoError, pr_number, pr_repository
+from ...vault.run_store import RunStore
 from ..agents import Refusal
 from ..blog import blog_repo, run_branch
 from ..contract import (
@@ -71,6 +74,33 @@ inputs.existing_files. The PR description states the central message, main evide
 and that no answer means no publication."""
 
 
+# runs in these states have given up their candidate: its date is free again
+_RELEASED = frozenset({State.HOLD, State.REJECTED, State.NO_CANDIDATE})
+
+
+def reserved_dates(ctx: OpContext) -> dict[str, str]:
+    """Publication dates held by other runs (date → run id): the candidate of a run that has not ended
+    without publishing, or the date offered in another run's open O-10 task. Two runs reviewed on the
+    same day therefore never get the same date, even before either candidate is merged."""
+    store = RunStore(ctx.vault)
+    held: dict[str, str] = {}
+    for other in ctx.all_runs():
+        if other.run_id == ctx.run.run_id or other.state in _RELEASED:
+            continue
+        dates: list[str] = []
+        with contextlib.suppress(HarnessError, KeyError, TypeError):
+            sha = other.artifacts.get("publication_candidate")
+            if sha:
+                dates.append(str(store.get_artifact(other.run_id, sha)["publication_date"]))
+            for task in other.tasks.values():
+                if task.operation == OPERATION and task.status == "open":
+                    doc = store.get_artifact(other.run_id, task.document_sha256)
+                    dates.append(str(doc["inputs"]["publication_date"]))
+        for date in dates:
+            held.setdefault(date, other.run_id)
+    return held
+
+
 def publication_date(today: dt.date, used: set[str]) -> str:
     day = today + dt.timedelta(days=1)
     while day.isoformat() in used:
@@ -103,11 +133,14 @@ class PrepareReview(AgentStep):
         repo = blog_repo(ctx)
         if repo is None:
             return Wait("config:blog.repo (set [blog] repo in .harness/pipeline.toml)")
+        # the remote's base branch as it is now (posts merged on GitHub count); offline: as last fetched
+        with contextlib.suppress(BlogRepoError):
+            repo.fetch()
         posts = repo.posts()
         draft = ctx.artifact("draft")
         plan = ctx.artifact("article_plan")
         today = ctx.clock().astimezone(TOKYO).date()
-        used = {p.date for p in posts if p.date}
+        used = {p.date for p in posts if p.date} | set(reserved_dates(ctx))
         previous = ctx.artifact("publication_candidate") if ctx.artifact_sha("publication_candidate") else None
         inputs = {
             "run_id": ctx.run.run_id,
@@ -199,8 +232,11 @@ class PrepareReview(AgentStep):
         if cfg.pull_request == "gh":
             try:
                 pr_url = repo.draft_pr(inputs["branch"], output["title"], review_md)
+                if pr_number(pr_url) is None:
+                    raise BlogRepoError(f"gh did not return a pull request URL ({pr_url!r}).")
                 codes.append(ReasonCode.PULL_REQUEST_PREPARED)
             except BlogRepoError as exc:
+                pr_url = None
                 codes.append(ReasonCode.PULL_REQUEST_FAILED)
                 uncertainties.append(
                     Uncertainty(item=f"Draft PRを作成できない: {exc.message}", impact="branchとReview Packetで確認する")
@@ -215,6 +251,7 @@ class PrepareReview(AgentStep):
             "base_branch": inputs["base_branch"],
             "commit": result.commit,
             "pr_url": pr_url,
+            "pr_number": pr_number(pr_url),
             "choices": [
                 {"code": code, "label_ja": DECISION_CHOICES[code][0], "effect_ja": DECISION_CHOICES[code][1]}
                 for code in offered
@@ -233,7 +270,10 @@ class PrepareReview(AgentStep):
             "publication_date": date,
             "tags": output["tags"],
             "pr_url": pr_url,
+            "pr_number": pr_number(pr_url),
+            "pr_repository": pr_repository(pr_url),
             "pr_description_ja": output["pr_description_ja"],
+            "draft_sha256": inputs["draft_sha256"],
         }
         labels = "／".join(f"「{DECISION_CHOICES[code][0]}」" for code in offered)
         return Outcome(
@@ -329,6 +369,12 @@ def build_review_packet(
     ]
     for old in removed:
         lines.append(f"- `{old}` （前回の公開候補、削除）")
+    wait_days = ctx.config.decision.wait_days
+    waiting = (
+        f"{wait_days:g}日以内に判断がなければ、公開せず保留（HOLD）として終了します（再開条件を記録します）。"
+        if wait_days
+        else "判断があるまで待ちます。"
+    )
     lines += ["", "## 判断の選択肢と影響", ""]
     for code in offered:
         label, effect, _ = DECISION_CHOICES[code]
@@ -339,23 +385,28 @@ def build_review_packet(
         )
     lines += [
         "",
-        "**無回答の場合は公開せず、HOLD（未公開）を維持します。**",
+        "**無回答の場合は公開せず、HOLD（未公開）を維持します。**" + waiting,
         "",
         "## 判断の方法",
         "",
-        "承認は、branchをbaseへmergeしたあとに、このReview PacketのSHA-256（`REVIEW_PACKET.md` のSHA-256、"
-        "`kh pipeline review` や REST の `review_packet_sha256` でも表示）とcommitを添えて行います:",
+        "どの判断にも、このReview PacketのSHA-256（`REVIEW_PACKET.md` のSHA-256、`kh pipeline review` や REST の "
+        "`review_packet_sha256` でも表示）を添えます。SHA-256のない判断は受け付けません。"
+        "承認は、branch（PR）をbaseへmergeしたあとに、commitも添えて行います"
+        "（squash・rebaseによるmergeも、公開候補と同じ内容がbaseにあれば認めます）:",
         "",
         f"    kh pipeline decide VAULT {inputs['run_id']} --choice approve --commit {commit} --review-sha256 <SHA-256>",
         *(
-            [f'    kh pipeline decide VAULT {inputs["run_id"]} --choice revise --instructions "…" --blocks B1']
+            [
+                f'    kh pipeline decide VAULT {inputs["run_id"]} --choice revise --instructions "…" --blocks B1 --review-sha256 <SHA-256>'
+            ]
             if "revise" in offered
             else []
         ),
-        f'    kh pipeline decide VAULT {inputs["run_id"]} --choice 公開しない --instructions "理由"',
+        f'    kh pipeline decide VAULT {inputs["run_id"]} --choice 公開しない --instructions "理由" --review-sha256 <SHA-256>',
         "",
         "`--choice` には選択肢の日本語ラベル（例: 公開しない）かコード（例: reject）を指定します。"
-        "受け付けられない判断（SHA-256の誤り、日本語でない修正指示など）は理由を示して拒否され、実行は確認待ちのままです。",
+        "受け付けられない判断（SHA-256の誤り、日本語でない修正指示など）は理由を示して拒否され、実行は確認待ちのままです。"
+        "同じ公開候補への二つ目の異なる判断は、両方を記録して保留（HOLD）とします。",
         "",
         "## SHA-256",
         "",

@@ -1,7 +1,11 @@
 """O-12 Apply Feedback: revise only the named blocks; at most two AI revisions per article.
 
 Input: the REVISION decision (concrete Japanese instructions, target blocks), the reviewed
-draft, the plan and the packet of the same run. The agent returns new text for exactly the
+draft, the plan and the packet of the same run. Before anything is revised the program checks the
+decision's references instead of copying them: the Review Packet SHA-256 it names is the current
+packet's, its commit is the candidate commit and still the head of the run's branch, the draft
+to revise is the one the candidate was built from, and a GitHub comment reference points into the
+candidate's pull request. A mismatch → HOLD (`REVISION_REFERENCE_MISMATCH`) with a resume condition. The agent returns new text for exactly the
 target blocks, citing only packet items the block's section allows; the program refuses any
 other block, a new URL, a heading, an outside-content directive. The agent may instead say the
 instruction cannot be applied without new evidence or unrequested changes → HOLD. The program
@@ -14,9 +18,13 @@ revision of an article is not run: HOLD.
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
+from ...errors import HarnessError
+from ...vault.blog_repo import pr_number, pr_repository
 from ..agents import Refusal
+from ..blog import blog_repo
 from ..contract import MAX_AI_REVISIONS, Producer, ReasonCode, Result, State
 from ..drafts import CheckInputs, block_problems, check_draft, layout, refresh_manifest, replace_blocks, sha256_text
 from ..packets import packet_items, packet_urls, packet_view, urls_in
@@ -66,6 +74,61 @@ If the instruction cannot be met without new evidence or unrequested changes, re
 (the run is then held)."""
 
 
+_COMMENT_URL = re.compile(
+    r"^(https://[^#\s]+/pull/\d+)(?:/files|/commits)?/?#(issuecomment|discussion_r|pullrequestreview)-?(\d+)$"
+)
+RESUME_REFERENCES = (
+    "再開条件: 現在のReview Packet（kh pipeline review）のSHA-256とcommit、そのPRのコメント参照を添えて、"
+    "依頼ノートを更新した新しい実行で修正を求める。記事は公開されていない。"
+)
+
+
+def comment_ref_problem(ref: str | None, pr_url: str | None) -> str | None:
+    """Why a GitHub comment reference does not point into the candidate's pull request (None: it does).
+
+    Accepted: a bare comment or review id (digits), or a comment URL of the same pull request
+    (`…/pull/N#issuecomment-…`, `#discussion_r…`, `#pullrequestreview-…`)."""
+    if not ref:
+        return None
+    ref = ref.strip()
+    if ref.isdigit():
+        return None
+    match = _COMMENT_URL.match(ref)
+    if match is None:
+        return f"GitHub参照 {ref!r} はPRのコメント・レビューのURLでもIDでもありません"
+    if pr_url is None:
+        return f"GitHub参照 {ref!r} のPRを照合できません（公開候補にPRがありません）"
+    if pr_number(match.group(1)) != pr_number(pr_url) or pr_repository(match.group(1)) != pr_repository(pr_url):
+        return f"GitHub参照 {ref!r} は公開候補のPR {pr_url} のものではありません"
+    return None
+
+
+def reference_problems(refs: dict[str, Any]) -> list[str]:
+    """The decision's references against the candidate and the draft; empty when all agree."""
+    problems: list[str] = []
+    if refs["decision_review_sha256"] != refs["review_packet_sha256"]:
+        problems.append("判断が示すReview PacketのSHA-256が現在のReview Packetと一致しません")
+    commit = refs["candidate_commit"]
+    if refs["verified_commit"] != commit or not commit.startswith(refs["decision_commit"] or commit):
+        problems.append(f"判断のcommitが公開候補のcommit {commit[:12]} と一致しません")
+    if refs["branch_head"] is not None and refs["branch_head"] != commit:
+        problems.append(f"公開候補のbranchの先頭 {refs['branch_head'][:12]} がレビューしたcommitではありません")
+    if refs["candidate_draft_sha256"] is not None and refs["candidate_draft_sha256"] != refs["draft_sha256"]:
+        problems.append("修正前のDraft（SHA-256）が公開候補の作成に使われたDraftと一致しません")
+    problem = comment_ref_problem(refs["comment_ref"], refs["pr_url"])
+    if problem:
+        problems.append(problem)
+    return problems
+
+
+def _branch_head(ctx: OpContext, branch: str) -> str | None:
+    try:
+        repo = blog_repo(ctx)
+        return None if repo is None else repo.branch_head(branch)
+    except HarnessError:
+        return None
+
+
 def _done(ctx: OpContext) -> int:
     return sum(1 for r in ctx.records if r.operation == OPERATION and r.result == Result.ADVANCE)
 
@@ -103,11 +166,26 @@ class ApplyFeedback(AgentStep):
                     "allowed_refs": [r for r in allowed.get(block.section_id, []) if r not in excluded],
                 }
             )
+        candidate = ctx.artifact("publication_candidate")
+        verified = decision.get("verified") or {}
+        references = {
+            "decision_review_sha256": decision.get("review_packet_sha256"),
+            "review_packet_sha256": ctx.artifact("review_packet")["sha256"],
+            "decision_commit": decision.get("commit"),
+            "verified_commit": verified.get("candidate_commit"),
+            "candidate_commit": candidate["commit"],
+            "branch_head": _branch_head(ctx, candidate["branch"]),
+            "candidate_draft_sha256": candidate.get("draft_sha256"),
+            "draft_sha256": draft["sha256"],
+            "comment_ref": decision.get("comment_ref"),
+            "pr_url": verified.get("pr_url") or candidate.get("pr_url"),
+        }
         inputs = {
             "decision_sha256": decision_sha,
             "instructions": decision.get("instructions", ""),
             "comment_ref": decision.get("comment_ref"),
-            "target_commit": decision.get("verified", {}).get("candidate_commit"),
+            "target_commit": candidate["commit"],
+            "references": references,
             "requested_blocks": decision.get("blocks") or [],
             "target_blocks": targets,
             "other_block_ids": [b.block_id for b in lay.blocks if b.block_id not in {t["block_id"] for t in targets}],
@@ -127,6 +205,16 @@ class ApplyFeedback(AgentStep):
 
     def program_outcome(self, ctx: OpContext, prepared: Prepared) -> Outcome | None:
         inputs = prepared.inputs
+        problems = reference_problems(inputs["references"])
+        if problems:
+            return Outcome(
+                Result.HOLD,
+                State.HOLD,
+                [ReasonCode.REVISION_REFERENCE_MISMATCH],
+                f"修正要求の参照が公開候補と一致しないため、修正せず保留(HOLD)とします（{'。'.join(problems)}）。"
+                + RESUME_REFERENCES,
+                metrics={"reference_problems": len(problems)},
+            )
         if inputs["revisions_done"] >= MAX_AI_REVISIONS:
             return Outcome(
                 Result.HOLD,
@@ -222,6 +310,7 @@ class ApplyFeedback(AgentStep):
             "instructions": inputs["instructions"],
             "comment_ref": inputs["comment_ref"],
             "target_commit": inputs["target_commit"],
+            "references_verified": inputs["references"],
             "draft_sha256_before": inputs["draft_sha256"],
             "draft_sha256_after": sha256_text(text),
             "blocks": [
