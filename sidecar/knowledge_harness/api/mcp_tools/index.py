@@ -22,7 +22,7 @@ from ...index.query import (
 from ...trust_view import live_trust
 from ..context import AppContext
 
-READING_ORDER = """How to use the Knowledge Harness reasoning index (seed 003):
+READING_ORDER = """How to use the Knowledge Harness reasoning index:
 
 If you already know which note answers the question, skip the index: call
 index_read_section (or read the file) directly.
