@@ -15,27 +15,12 @@ import httpx
 import pytest
 
 from tests.conftest import KH, Sidecar, start_sidecar, stop_sidecar
-
-
-def _plain_vault(root: Path) -> Path:
-    (root / "Research").mkdir(parents=True)
-    (root / "日記").mkdir()
-    (root / "Research" / "asyncio.md").write_text(
-        "# asyncio のタイムアウト\n\nasyncio.timeout() で期限を設定する。\n\n## Sources\n\n"
-        "- https://docs.python.org/3/library/asyncio-task.html\n",
-        encoding="utf-8",
-    )
-    (root / "Research" / "git.md").write_text(
-        "# Git quotePath\n\ncore.quotePath=false shows UTF-8 names.\n\nSources: https://git-scm.com/docs/git-config\n",
-        encoding="utf-8",
-    )
-    (root / "日記" / "2026-12-01.md").write_text("# 2026-12-01\n\n散歩した。\n", encoding="utf-8")
-    return root
+from tests.support.plain_vault import write_ordinary_notes
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Sidecar:
-    running = start_sidecar(_plain_vault(tmp_path / "vault"))
+    running = start_sidecar(write_ordinary_notes(tmp_path / "vault"))
     yield running  # type: ignore[misc]
     stop_sidecar(running)
 

@@ -7,12 +7,10 @@ from typing import Any
 
 import anyio
 import httpx
-import httpx2
 import pytest
-from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 from tests.support.index_vaults import write_note
+from tests.support.mcp_clients import http_session
 
 from knowledge_harness.core.text import name_key, tokenize
 from knowledge_harness.errors import InputError
@@ -188,13 +186,7 @@ def test_rest_answers_bad_input_with_400_and_odd_characters_with_200(vault: Path
 
 
 async def _two_calls(sidecar: Sidecar, query: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    headers = {"Authorization": f"Bearer {sidecar.agent_token}"}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=30) as http,
-        streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
-        ClientSession(streams[0], streams[1]) as session,
-    ):
-        await session.initialize()
+    async with http_session(sidecar) as session:
         found = (await session.call_tool("index_search", {"query": query, "limit": 3})).structured_content
         assert found is not None
         hit = found["hits"][0]

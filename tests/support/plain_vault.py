@@ -51,3 +51,20 @@ def write_plain_vault(vault: Path, site: str) -> Path:
     )
     (vault / "Daily" / "2026-12-01.md").write_text("Read about [[YAML front matter]] today.\n", encoding="utf-8")
     return vault
+
+
+def write_ordinary_notes(root: Path) -> Path:
+    """Notes as people write them: sources in a `## Sources` section or a "Sources:" line, no provenance."""
+    (root / "Research").mkdir(parents=True)
+    (root / "日記").mkdir()
+    (root / "Research" / "asyncio.md").write_text(
+        "# asyncio のタイムアウト\n\nasyncio.timeout() で期限を設定する。\n\n## Sources\n\n"
+        "- https://docs.python.org/3/library/asyncio-task.html\n",
+        encoding="utf-8",
+    )
+    (root / "Research" / "git.md").write_text(
+        "# Git quotePath\n\ncore.quotePath=false shows UTF-8 names.\n\nSources: https://git-scm.com/docs/git-config\n",
+        encoding="utf-8",
+    )
+    (root / "日記" / "2026-12-01.md").write_text("# 2026-12-01\n\n散歩した。\n", encoding="utf-8")
+    return root

@@ -7,30 +7,15 @@ import subprocess
 from pathlib import Path
 
 from ..conftest import KH
+from ..support.plain_vault import write_ordinary_notes
 
 
 def _kh(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(KH), *args], capture_output=True, text=True, timeout=60)
 
 
-def _plain_vault(root: Path) -> Path:
-    (root / "Research").mkdir(parents=True)
-    (root / "日記").mkdir()
-    (root / "Research" / "asyncio.md").write_text(
-        "# asyncio のタイムアウト\n\nasyncio.timeout() で期限を設定する。\n\n## Sources\n\n"
-        "- https://docs.python.org/3/library/asyncio-task.html\n",
-        encoding="utf-8",
-    )
-    (root / "Research" / "git.md").write_text(
-        "# Git quotePath\n\ncore.quotePath=false shows UTF-8 names.\n\nSources: https://git-scm.com/docs/git-config\n",
-        encoding="utf-8",
-    )
-    (root / "日記" / "2026-12-01.md").write_text("# 2026-12-01\n\n散歩した。\n", encoding="utf-8")
-    return root
-
-
 def test_init_explains_why_nothing_counts_and_what_would(tmp_path: Path) -> None:
-    vault = _plain_vault(tmp_path / "vault")
+    vault = write_ordinary_notes(tmp_path / "vault")
     report = json.loads(_kh("init", str(vault), "--json").stdout)
     assert report["counted_now"]["raw"] == 0 and report["counted_now"]["evidence_capable"] == 0
     assert (report["with_recognized_sources"], report["with_unrecognized_urls"]) == (1, 1)
@@ -47,7 +32,7 @@ def test_init_explains_why_nothing_counts_and_what_would(tmp_path: Path) -> None
 
 
 def test_init_never_overwrites_a_policy_without_force_and_then_changes_only_keywords(tmp_path: Path) -> None:
-    vault = _plain_vault(tmp_path / "vault")
+    vault = write_ordinary_notes(tmp_path / "vault")
     (vault / ".harness").mkdir()
     policy = vault / ".harness" / "policy.toml"
     policy.write_text("ttl_days = 30\n\n[keywords]\nprovenance = true\n\n[stages]\npilot = 4\n", encoding="utf-8")
