@@ -12,11 +12,8 @@
 from __future__ import annotations
 
 import concurrent.futures
-import json
-import os
 import statistics
 import subprocess
-import sys
 import tempfile
 import threading
 import time
@@ -26,8 +23,7 @@ from typing import Any
 
 import httpx
 
-KH = Path(sys.executable).with_name("kh")
-TOKEN = "bench-token-0123456789abcdef"
+from bench.sidecar import KH, TOKEN, serve, stop
 
 
 def links_page(count: int = 100_000) -> bytes:
@@ -57,18 +53,6 @@ def _site() -> ThreadingHTTPServer:
     return server
 
 
-def _serve(vault: Path, machine: Path | None = None) -> tuple[subprocess.Popen[bytes], str]:
-    config = {"KH_CONFIG": str(machine)} if machine else {}
-    proc = subprocess.Popen(
-        [str(KH), "serve", "--vault", str(vault), "--port", "0"],
-        stdout=subprocess.PIPE,
-        env={**os.environ, **config, "KH_TOKEN": TOKEN},
-    )
-    assert proc.stdout is not None
-    port = json.loads(proc.stdout.readline())["port"]
-    return proc, f"http://127.0.0.1:{port}"
-
-
 def _peak_rss_mb(pid: int) -> float:
     for line in Path(f"/proc/{pid}/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
@@ -88,7 +72,7 @@ def _links_page_figures(root: Path) -> list[dict[str, Any]]:
         f"---\nreferences:\n  - http://127.0.0.1:{port}/links\n---\n# N\n\nMount Fuji is 3,776 metres high.\n",
         encoding="utf-8",
     )
-    proc, url = _serve(vault, machine)
+    proc, url = serve(vault, machine)
     latencies: list[float] = []
     done = threading.Event()
 
@@ -114,8 +98,7 @@ def _links_page_figures(root: Path) -> list[dict[str, Any]]:
     finally:
         done.set()
         poller.join()
-        proc.terminate()
-        proc.wait()
+        stop(proc)
         site.shutdown()
     return [
         {
@@ -146,7 +129,7 @@ def _headings_figures(root: Path) -> list[dict[str, Any]]:
         i += 1
     (vault / "huge.md").write_text("".join(parts), encoding="utf-8")
     subprocess.run([str(KH), "index", "build", str(vault)], check=True, capture_output=True)
-    proc, url = _serve(vault)
+    proc, url = serve(vault)
     figures: list[dict[str, Any]] = []
     try:
         with httpx.Client(base_url=url, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=300) as client:
@@ -200,8 +183,7 @@ def _headings_figures(root: Path) -> list[dict[str, Any]]:
                 }
             )
     finally:
-        proc.terminate()
-        proc.wait()
+        stop(proc)
     return figures
 
 

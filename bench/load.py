@@ -22,7 +22,6 @@ import random
 import re
 import shutil
 import subprocess
-import sys
 import tempfile
 import time
 import urllib.parse
@@ -32,9 +31,8 @@ from typing import Any
 import httpx
 
 from bench.make_vault import make_vault
+from bench.sidecar import TOKEN, serve, stop
 
-KH = Path(sys.executable).with_name("kh")
-TOKEN = "bench-load-token-0123456789abcdef"
 BADGE_P99_TARGET_MS = 20.0
 RSS_TARGET_MB = 300.0
 
@@ -196,16 +194,8 @@ def run() -> dict[str, Any]:
     make_vault(vault, notes, seed=0)
     rel_paths = sorted(p.relative_to(vault).as_posix() for p in vault.rglob("*.md"))
     badge_urls = [f"/v1/trust/notes/{urllib.parse.quote(p)}" for p in rel_paths]
-    proc = subprocess.Popen(
-        [str(KH), "serve", "--vault", str(vault), "--port", "0"],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.DEVNULL,
-        env={**os.environ, "KH_TOKEN": TOKEN},
-    )
+    proc, base = serve(vault)
     try:
-        assert proc.stdout is not None
-        port = json.loads(proc.stdout.readline())["port"]
-        base = f"http://127.0.0.1:{port}"
         headers = {"Authorization": f"Bearer {TOKEN}"}
         t0 = time.perf_counter()
         first = httpx.get(f"{base}/v1/trust/audit", headers=headers, timeout=300)
@@ -222,12 +212,7 @@ def run() -> dict[str, Any]:
         alive = proc.poll() is None
         peak_rss = _proc_kb(proc.pid, "VmHWM") / 1024
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-            proc.wait()
+        stop(proc)
         shutil.rmtree(work, ignore_errors=True)
 
     badge, audit = phases["badge"], phases["audit"]

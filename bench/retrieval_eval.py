@@ -43,9 +43,9 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+from bench.sidecar import KH, TOKEN, serve, stop
+
 REPO = Path(__file__).resolve().parent.parent
-KH = REPO / ".venv" / "bin" / "kh"
-TOKEN = "bench-retrieval-token-0123456789abcdef"
 VAULTS = ("obsidian-developer-docs", "obsidian-help-zh", "obsidian-help-ko")
 HTTP_VAULT = "obsidian-help-ko"
 HTTP_NOTES = 10_000
@@ -371,16 +371,8 @@ def http_figures(root: Path) -> dict[str, Any]:
         t0 = time.perf_counter()
         subprocess.run([str(KH), "index", "build", str(vault), "--json"], check=True, capture_output=True)
         build_seconds = time.perf_counter() - t0
-        proc = subprocess.Popen(
-            [str(KH), "serve", "--vault", str(vault), "--port", "0"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, "KH_TOKEN": TOKEN},
-        )
+        proc, base = serve(vault)
         try:
-            assert proc.stdout is not None
-            port = json.loads(proc.stdout.readline())["port"]
-            base = f"http://127.0.0.1:{port}"
             with httpx.Client(base_url=base, headers={"Authorization": f"Bearer {TOKEN}"}, timeout=600) as client:
                 t0 = time.perf_counter()
                 client.get("/v1/index/search", params={"q": "warm"}).raise_for_status()
@@ -406,12 +398,7 @@ def http_figures(root: Path) -> dict[str, Any]:
                 rel = note.relative_to(vault).as_posix()
                 edit_found = bool(found["hits"]) and found["hits"][0]["path"] == rel
         finally:
-            proc.terminate()
-            try:
-                proc.wait(timeout=20)
-            except subprocess.TimeoutExpired:
-                proc.kill()
-                proc.wait()
+            stop(proc)
         return {
             "notes": count,
             "build_seconds": build_seconds,
