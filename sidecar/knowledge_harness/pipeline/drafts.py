@@ -45,7 +45,7 @@ from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Directive, Parser, directives, roles
 from docutils.utils import column_width, new_document
 
-from .ops.o04_evidence import normalize_url
+from ..core.urls import normalize_url
 from .packets import packet_corpus, packet_items, packet_urls
 from .safety import (
     COMPANY,

@@ -14,13 +14,13 @@ from typing import Any
 
 from ..contract import ReasonCode, Result, State
 from ..safety import COMPANY, PERSONAL, SECRET, screen
-from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait
 from .o01_capture import question_text
 
 OPERATION = "O-03"
 
 
-class ScreenSafety:
+class ScreenSafety(ProgramStep):
     operation = OPERATION
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:

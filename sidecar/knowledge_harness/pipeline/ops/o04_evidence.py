@@ -17,8 +17,8 @@ import hashlib
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ...core.urls import domain_of, normalize_url
 from ...errors import HarnessError
 from ...vault.note import Note
 from ..contract import ReasonCode, Result, State, Uncertainty
@@ -26,7 +26,7 @@ from ..fetching import Fetched
 from ..page_metadata import PageMetadata, normalize_date
 from ..safety import find_sensitive, mask
 from ..search import ProviderError, SearchHit, build_providers, key_terms
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
 
 OPERATION = "O-04"
 CLASS_CONFIDENCE = {
@@ -35,23 +35,6 @@ CLASS_CONFIDENCE = {
     "community": (0.5, "コミュニティ情報（個人の意見・評価）"),
     "discovery_only": (0.2, "検索スニペットのみ。本文未取得のため発見専用"),
 }
-_TRACKING = ("utm_", "fbclid", "gclid", "ref_src")
-
-
-def normalize_url(url: str) -> str:
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower()
-    if host.startswith("www."):
-        host = host[4:]
-    netloc = host + (f":{parts.port}" if parts.port and parts.port not in (80, 443) else "")
-    query = urlencode(sorted((k, v) for k, v in parse_qsl(parts.query) if not k.lower().startswith(_TRACKING)))
-    path = parts.path.rstrip("/") or "/"
-    return urlunsplit((parts.scheme.lower(), netloc, path, query, ""))
-
-
-def domain_of(url: str) -> str:
-    host = (urlsplit(url).hostname or "").lower()
-    return host[4:] if host.startswith("www.") else host
 
 
 def safe_text(text: str, limit: int) -> str:
@@ -85,7 +68,7 @@ class Candidate:
     expected_class: str = "secondary"  # by the URL's rules before fetching; notes are secondary
 
 
-class CollectEvidence:
+class CollectEvidence(ProgramStep):
     operation = OPERATION
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:

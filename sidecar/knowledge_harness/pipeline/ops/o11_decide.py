@@ -33,7 +33,7 @@ from ..blog import blog_repo
 from ..contract import DECISION_CHOICES, MAX_AI_REVISIONS, Producer, ReasonCode, Result, State, offered_choices
 from ..drafts import sha256_text
 from ..proposals import ProposalSpec
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import DecisionStep, OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-11"
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
@@ -134,7 +134,7 @@ def check_form(ctx: OpContext, d: dict[str, Any]) -> list[str]:
     return offered
 
 
-class DecidePublication:
+class DecidePublication(DecisionStep):
     operation = OPERATION
 
     def _open_question(self, ctx: OpContext) -> Any:

@@ -22,7 +22,7 @@ from ..blog import blog_repo
 from ..config import EvidenceSettings
 from ..contract import BUDGET_EXCEPTIONS, OPERATIONS, REASONS, OperationRecord, ReasonCode, Result, State, Uncertainty
 from ..proposals import ProposalSpec
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
 from .o11_decide import RESUME_CONFLICT, RESUME_POLICY, RESUME_PR, RESUME_REJECT, RESUME_TIMEOUT
 from .o12_feedback import RESUME_REFERENCES
 
@@ -95,7 +95,7 @@ RESULT_OF = {
 }
 
 
-class RecordOutcome:
+class RecordOutcome(ProgramStep):
     operation = OPERATION
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
