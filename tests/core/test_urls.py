@@ -16,6 +16,7 @@ from knowledge_harness.core.urls import domain_of, normalize_url
         "https://example.org/guide/",
         "HTTPS://Example.ORG/guide",
         "https://www.example.org/guide",
+        "https://example.org./guide",  # the fully qualified name of the same host
         "https://example.org:443/guide",
         "https://example.org/guide#install",
         "https://example.org/guide?utm_source=x&utm_medium=y",
@@ -51,6 +52,7 @@ def test_query_parameters_are_sorted_and_the_root_keeps_its_slash() -> None:
 def test_domain_is_the_host_without_www() -> None:
     assert domain_of("https://WWW.Example.org:8080/a?b=c") == "example.org"
     assert domain_of("https://docs.example.org/") == "docs.example.org"
+    assert domain_of("https://www.example.org./a") == "example.org"
     assert domain_of("not a url") == ""
 
 
@@ -60,7 +62,7 @@ _QUERY = st.lists(st.tuples(st.sampled_from(["a", "q", "utm_x", "fbclid", "page"
 
 @given(
     scheme=st.sampled_from(["http", "https", "HTTPS"]),
-    host=st.sampled_from(["example.org", "www.example.org", "Example.ORG", "127.0.0.1"]),
+    host=st.sampled_from(["example.org", "www.example.org", "Example.ORG", "example.org.", "127.0.0.1"]),
     port=st.sampled_from(["", ":80", ":443", ":8080"]),
     path=_PATH,
     query=_QUERY,

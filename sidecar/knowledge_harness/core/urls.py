@@ -2,7 +2,7 @@
 
 `normalize_url` is how the pipeline dedupes candidates and checks that a plan, a draft or a
 revision cites only sources of the evidence packet: scheme and host lower-cased, a leading
-`www.` dropped, default ports (80, 443) dropped, tracking parameters (`utm_*`, `fbclid`,
+`www.` and a trailing `.` dropped, default ports (80, 443) dropped, tracking parameters (`utm_*`, `fbclid`,
 `gclid`, `ref_src`) removed and the rest sorted, a trailing `/` and the fragment dropped.
 It is a comparison key, never a URL to fetch.
 """
@@ -15,7 +15,7 @@ _TRACKING = ("utm_", "fbclid", "gclid", "ref_src")
 
 
 def _host(hostname: str | None) -> str:
-    host = (hostname or "").lower()
+    host = (hostname or "").lower().rstrip(".")  # "example.org." is the fully qualified example.org
     return host[4:] if host.startswith("www.") else host
 
 

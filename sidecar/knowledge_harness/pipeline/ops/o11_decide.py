@@ -30,7 +30,16 @@ from typing import Any
 from ...errors import Conflict, HarnessError, Refused
 from ...vault.blog_repo import BlogRepo, BlogRepoError, MergeFact, pr_number
 from ..blog import blog_repo
-from ..contract import DECISION_CHOICES, MAX_AI_REVISIONS, Producer, ReasonCode, Result, State, offered_choices
+from ..contract import (
+    DECISION_CHOICES,
+    HUMAN_DECISION,
+    MAX_AI_REVISIONS,
+    Producer,
+    ReasonCode,
+    Result,
+    State,
+    offered_choices,
+)
 from ..drafts import sha256_text
 from ..proposals import ProposalSpec
 from .base import DecisionStep, OpContext, Outcome, Prepared, Wait
@@ -144,7 +153,7 @@ class DecidePublication(DecisionStep):
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         question = self._open_question(ctx)
-        waiting = Wait(f"human:{question.question_id} publication_decision" if question else "human:HUMAN_DECISION")
+        waiting = Wait(f"human:{question.question_id} publication_decision" if question else f"human:{HUMAN_DECISION}")
         wait_days = ctx.config.decision.wait_days
         if question is None or not wait_days:
             return waiting
