@@ -46,7 +46,17 @@ from .contract import (
     human_budget,
 )
 from .fetching import EvidenceFetcher, default_fetcher
-from .ops.base import AgentStep, DecisionStep, OpContext, Operation, Outcome, Prepared, ProgramStep, Wait
+from .ops.base import (
+    AgentStep,
+    DecisionStep,
+    OpContext,
+    Operation,
+    Outcome,
+    Prepared,
+    ProgramStep,
+    QuestionSpec,
+    Wait,
+)
 from .ops.o01_capture import CaptureRequest, api_request_artifact
 from .ops.o02_authorize import AuthorizeRun
 from .ops.o03_screen import ScreenSafety
@@ -230,27 +240,7 @@ class Pipeline:
             run.artifacts[name] = sha
         waiting = outcome.waiting_for
         if outcome.question is not None:
-            spec = outcome.question
-            open_same = next((q for q in run.questions if q.kind == spec.kind and q.answer is None), None)
-            asked = sum(1 for q in run.questions if q.kind == spec.kind)
-            if open_same is None and asked >= HUMAN_BUDGET.get(spec.kind, 1):
-                raise Conflict(
-                    f"The human-decision budget allows {HUMAN_BUDGET.get(spec.kind, 1)} question(s) of kind "
-                    f"{spec.kind!r} per run; it was already asked {asked} time(s).",
-                    detail={"reason": ReasonCode.HUMAN_BUDGET_EXCEEDED.value},
-                )
-            if open_same is None:
-                open_same = Question(
-                    question_id=f"Q-{len(run.questions) + 1:02d}",
-                    operation=operation,
-                    kind=spec.kind,
-                    question_ja=spec.question_ja,
-                    question_en=spec.question_en,
-                    choices=spec.choices,
-                    asked_at=now,
-                )
-                run.questions.append(open_same)
-            waiting = f"human:{open_same.question_id} {spec.kind}"
+            waiting = _ask(run, operation, outcome.question, now)
         elif outcome.result == Result.RETRYABLE_ERROR:
             waiting = f"retry:{operation}"
         record = OperationRecord(
@@ -942,6 +932,31 @@ class Pipeline:
                 "独立した判定を必須とする設定により保留(HOLD)とします。別のクライアントが判定すれば再開できます。"
             )
         return outcome
+
+
+def _ask(run: Run, operation: str, spec: QuestionSpec, now: str) -> str:
+    """Put the question to the person once (an open question of the same kind is asked again as it
+    is), within the human-decision budget; returns what the run waits for."""
+    open_same = next((q for q in run.questions if q.kind == spec.kind and q.answer is None), None)
+    asked = sum(1 for q in run.questions if q.kind == spec.kind)
+    if open_same is None and asked >= HUMAN_BUDGET.get(spec.kind, 1):
+        raise Conflict(
+            f"The human-decision budget allows {HUMAN_BUDGET.get(spec.kind, 1)} question(s) of kind "
+            f"{spec.kind!r} per run; it was already asked {asked} time(s).",
+            detail={"reason": ReasonCode.HUMAN_BUDGET_EXCEEDED.value},
+        )
+    if open_same is None:
+        open_same = Question(
+            question_id=f"Q-{len(run.questions) + 1:02d}",
+            operation=operation,
+            kind=spec.kind,
+            question_ja=spec.question_ja,
+            question_en=spec.question_en,
+            choices=spec.choices,
+            asked_at=now,
+        )
+        run.questions.append(open_same)
+    return f"human:{open_same.question_id} {spec.kind}"
 
 
 def _program_step(op: Operation) -> ProgramStep:
