@@ -315,12 +315,12 @@ class Pipeline:
             self._set_waiting(run, stored.waiting_for)
             return False
         if isinstance(op, AgentStep):
-            outcome_now = op.program_outcome(ctx, prepared)
-            if outcome_now is None:
+            outcome = op.program_outcome(ctx, prepared)
+            if outcome is None:  # the step needs its agent or AI judge
                 return self._agent_step(run, records, op, ctx, prepared, digest)
         else:
-            outcome_now = _program_step(op).run(ctx, prepared)
-        record = self._apply(run, records, operation, prepared, outcome_now, digest)
+            outcome = _program_step(op).run(ctx, prepared)
+        record = self._apply(run, records, operation, prepared, outcome, digest)
         return record.waiting_for is None and record.result != Result.RETRYABLE_ERROR
 
     def _run_steps(self, run: Run, records: list[OperationRecord], max_steps: int = MAX_STEPS) -> None:
