@@ -19,10 +19,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...errors import HarnessError
-from ...vault.blog_repo import BlogRepoError, pr_number, pr_repository
+from ...vault.blog_repo import BlogRepo, BlogRepoError, pr_number, pr_repository
 from ...vault.run_store import RunStore
 from ..agents import Refusal
 from ..blog import blog_repo, run_branch
+from ..config import BlogSettings
 from ..contract import (
     DECISION_CHOICES,
     MAX_AI_REVISIONS,
@@ -195,16 +196,7 @@ class PrepareReview(AgentStep):
         assert repo is not None
         cfg = ctx.config.blog
         date = inputs["publication_date"]
-        header = [f".. post:: {date}"]
-        if output["tags"]:
-            header.append(f"   :tags: {', '.join(output['tags'])}")
-        if cfg.category:
-            header.append(f"   :category: {cfg.category}")
-        header += [f"   :author: {cfg.author}", "   :language: ja", "", ""]
-        body = replace_front(
-            inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": CANDIDATE_STATUS}
-        )
-        candidate = "\n".join(header) + body
+        candidate = _candidate_rst(cfg, inputs, output)
         rel = repo.post_path(f"{date}-{output['slug']}.rst")
         previous_path = (prepared.payload or {}).get("previous_path")
         remove = [previous_path] if previous_path and previous_path != rel else []
@@ -230,17 +222,7 @@ class PrepareReview(AgentStep):
             ctx, inputs, output, rel, result.commit, candidate_sha, packet, manifest, remove, offered
         )
         if cfg.pull_request == "gh":
-            try:
-                pr_url = repo.draft_pr(inputs["branch"], output["title"], review_md)
-                if pr_number(pr_url) is None:
-                    raise BlogRepoError(f"gh did not return a pull request URL ({pr_url!r}).")
-                codes.append(ReasonCode.PULL_REQUEST_PREPARED)
-            except BlogRepoError as exc:
-                pr_url = None
-                codes.append(ReasonCode.PULL_REQUEST_FAILED)
-                uncertainties.append(
-                    Uncertainty(item=f"Draft PRを作成できない: {exc.message}", impact="branchとReview Packetで確認する")
-                )
+            pr_url = _draft_pull_request(repo, inputs["branch"], output["title"], review_md, codes, uncertainties)
         review = {
             "markdown": review_md,
             "sha256": sha256_text(review_md),
@@ -294,6 +276,46 @@ class PrepareReview(AgentStep):
                 choices=offered,
             ),
         )
+
+
+def _candidate_rst(cfg: BlogSettings, inputs: dict[str, Any], output: dict[str, Any]) -> str:
+    """The article as the blog publishes it: the post directive, then the draft with its title and
+    the candidate's metadata (publication date, status)."""
+    date = inputs["publication_date"]
+    header = [f".. post:: {date}"]
+    if output["tags"]:
+        header.append(f"   :tags: {', '.join(output['tags'])}")
+    if cfg.category:
+        header.append(f"   :category: {cfg.category}")
+    header += [f"   :author: {cfg.author}", "   :language: ja", "", ""]
+    body = replace_front(
+        inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": CANDIDATE_STATUS}
+    )
+    return "\n".join(header) + body
+
+
+def _draft_pull_request(
+    repo: BlogRepo,
+    branch: str,
+    title: str,
+    review_md: str,
+    codes: list[ReasonCode],
+    uncertainties: list[Uncertainty],
+) -> str | None:
+    """A draft PR through gh (its URL), or None with the failure as an uncertainty: the branch and
+    the Review Packet still carry the review."""
+    try:
+        pr_url = repo.draft_pr(branch, title, review_md)
+        if pr_number(pr_url) is None:
+            raise BlogRepoError(f"gh did not return a pull request URL ({pr_url!r}).")
+        codes.append(ReasonCode.PULL_REQUEST_PREPARED)
+        return pr_url
+    except BlogRepoError as exc:
+        codes.append(ReasonCode.PULL_REQUEST_FAILED)
+        uncertainties.append(
+            Uncertainty(item=f"Draft PRを作成できない: {exc.message}", impact="branchとReview Packetで確認する")
+        )
+        return None
 
 
 def build_review_packet(
