@@ -95,7 +95,7 @@ class SecurityMiddleware:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        # One pass over the headers (the first occurrence of each counts, as in _header).
+        # One pass over the headers; the first occurrence of each counts, as in Starlette's Headers.get.
         origin = host = authorization = declared = None
         chunked = False
         for key, value in scope.get("headers", []):

@@ -59,13 +59,8 @@ class AgentTask(BaseModel):
     submit: dict[str, str]
 
 
-class AgentStep(Protocol):
-    """What an agent operation declares (see ops/)."""
-
-    operation: str
-    kind: str
-    instructions_ja: str
-    instructions_en: str
+class OutputRules(Protocol):
+    """What an output is checked against: the agent step's schema and its program rules (ops/base.py)."""
 
     def output_schema(self) -> dict[str, Any]: ...
 
@@ -73,7 +68,7 @@ class AgentStep(Protocol):
 
 
 def validate_output(
-    step: AgentStep,
+    step: OutputRules,
     inputs: dict[str, Any],
     output: Any,
     *,

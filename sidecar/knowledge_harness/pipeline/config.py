@@ -57,11 +57,12 @@ from __future__ import annotations
 import fnmatch
 import tomllib
 from pathlib import Path
-from typing import Any, Literal
+from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..core.urls import domain_of
 from ..errors import InputError
 from ..machine_config import MachineConfig, load_machine_config
 from ..trust.policy import refuse_machine_keys
@@ -166,17 +167,11 @@ class EvidenceSettings(_Strict):
     max_text_chars: int = Field(default=12_000, ge=200, le=200_000)
     stale_after_days: int = Field(default=730, ge=1, le=36_500)
 
-    def classify_host(self, host: str) -> str:
-        return self.classify_url(f"http://{host}/")
-
     def classify_url(self, url: str) -> str:
         """primary / secondary / community; the rules in order (docs/pipeline.md, "Source classes"):
         community_domains → community; primary_domains → primary; secondary_domains → secondary;
         a documentation path (primary_paths, e.g. /docs/) on any other host → primary; else secondary."""
-        parts = urlsplit(url)
-        host = (parts.hostname or "").lower().rstrip(".")
-        if host.startswith("www."):
-            host = host[4:]
+        host = domain_of(url)
 
         def hit(patterns: list[str]) -> bool:
             return any(host == p or fnmatch.fnmatch(host, p) for p in patterns)
@@ -187,7 +182,7 @@ class EvidenceSettings(_Strict):
             return "primary"
         if hit(self.secondary_domains):
             return "secondary"
-        path = (parts.path or "/").lower()
+        path = (urlsplit(url).path or "/").lower()
         if any(path.startswith(prefix) for prefix in self.primary_paths):
             return "primary"
         return "secondary"
@@ -261,9 +256,6 @@ class PipelineConfig(_Strict):
     blog: BlogSettings = Field(default_factory=BlogSettings)
     decision: DecisionSettings = Field(default_factory=DecisionSettings)
     drafts: DraftSettings = Field(default_factory=DraftSettings)
-
-    def digest_view(self) -> dict[str, Any]:
-        return self.model_dump(mode="json")
 
 
 # Endpoints and key variables of the pipeline come from the machine configuration only.

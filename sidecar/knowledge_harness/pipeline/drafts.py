@@ -45,7 +45,7 @@ from docutils.frontend import get_default_settings
 from docutils.parsers.rst import Directive, Parser, directives, roles
 from docutils.utils import column_width, new_document
 
-from .ops.o04_evidence import normalize_url
+from ..core.urls import normalize_url
 from .packets import packet_corpus, packet_items, packet_urls
 from .safety import (
     COMPANY,
@@ -656,43 +656,66 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
     """O-09's program checks. Pure: reads nothing but through `inputs.local_exists`."""
     cfg = inputs or CheckInputs()
     report = CheckReport()
-    errors, warnings = report.errors, report.warnings
-    lines = text.split("\n")
-    body_lines = lines[:-1] if text.endswith("\n") else lines
+    draft = _Draft.of(text)
+    for check in _DRAFT_CHECKS:
+        check(draft, cfg, report)
+    report.errors.sort(key=lambda f: (f.line, f.code))
+    report.warnings.sort(key=lambda f: (f.line, f.code))
+    return report
 
-    # whitespace, final newline, heading underlines (the fixable ones)
+
+@dataclass(frozen=True, slots=True)
+class _Draft:
+    """A draft as the checks read it: its text, its lines without the final newline, its layout."""
+
+    text: str
+    lines: list[str]
+    body_lines: list[str]
+    lay: Layout
+
+    @classmethod
+    def of(cls, text: str) -> _Draft:
+        lines = text.split("\n")
+        return cls(text, lines, lines[:-1] if text.endswith("\n") else lines, layout(text))
+
+
+def _check_whitespace_and_headings(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
+    """Trailing whitespace, the final newline, heading underlines (the fixable ones)."""
+    text, body_lines = draft.text, draft.body_lines
     for n, line in enumerate(body_lines, start=1):
         if line != line.rstrip(" \t"):
-            errors.append(Finding("TRAILING_WHITESPACE", n, "行末に空白があります。"))
+            report.errors.append(Finding("TRAILING_WHITESPACE", n, "行末に空白があります。"))
     if text and not text.endswith("\n"):
-        errors.append(Finding("NO_FINAL_NEWLINE", len(lines), "最終行に改行がありません。"))
+        report.errors.append(Finding("NO_FINAL_NEWLINE", len(draft.lines), "最終行に改行がありません。"))
     elif text.endswith("\n\n"):
-        errors.append(Finding("TRAILING_WHITESPACE", len(body_lines), "ファイル末尾に空行があります。"))
+        report.errors.append(Finding("TRAILING_WHITESPACE", len(body_lines), "ファイル末尾に空行があります。"))
     for title_idx, under_idx in find_headings(body_lines):
         want = column_width(body_lines[title_idx].rstrip())
         have = len(body_lines[under_idx].rstrip())
         if have < want:
-            errors.append(
+            report.errors.append(
                 Finding("HEADING_UNDERLINE", under_idx + 1, f"見出しの装飾が短すぎます（{have} < 幅{want}）。")
             )
         elif have > want:
-            warnings.append(
+            report.warnings.append(
                 Finding("HEADING_UNDERLINE", under_idx + 1, f"見出しの装飾が幅より長い（{have} > {want}）。")
             )
 
-    # directives and roles, as the configured blog reads them
+
+def _check_markup(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
+    """Directives and roles as the configured blog reads them, the draft's language, then what
+    docutils alone reports (not again what the directive, role and heading checks found)."""
+    errors = report.errors
     allowed_directives = frozenset(d.lower() for d in cfg.allowed_directives) - FORBIDDEN_DIRECTIVES
     allowed_roles = frozenset(r.lower() for r in cfg.allowed_roles) - FORBIDDEN_ROLES
-    directive_findings = _directive_findings(body_lines, cfg.draft_phase, allowed_directives)
+    directive_findings = _directive_findings(draft.body_lines, cfg.draft_phase, allowed_directives)
     errors.extend(directive_findings)
     directive_lines = {f.line for f in directive_findings}
-    role_findings = _role_findings(body_lines, allowed_roles)
+    role_findings = _role_findings(draft.body_lines, allowed_roles)
     errors.extend(role_findings)
     role_lines = {f.line for f in role_findings}
-    errors.extend(_language_findings(text, cfg.draft_language))
-
-    # docutils, alone
-    for level, msg_line, message in docutils_messages(text):
+    errors.extend(_language_findings(draft.text, cfg.draft_language))
+    for level, msg_line, message in docutils_messages(draft.text):
         if "Title underline too short" in message or "Title overline too short" in message:
             continue  # HEADING_UNDERLINE above
         near = any(abs(msg_line - d) <= 2 for d in directive_lines)
@@ -703,8 +726,10 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
         kind = {2: "WARNING", 3: "ERROR"}.get(level, "SEVERE")
         errors.append(Finding("RST_SYNTAX", msg_line, f"reStructuredText {kind}: {message}"))
 
-    lay = layout(text)
-    # metadata, the AI/human split, unknown values
+
+def _check_metadata(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
+    """The AI/human split before the first section, the metadata fields, values the packet lacks."""
+    errors, lay, body_lines = report.errors, draft.lay, draft.body_lines
     first_section = min([m[2] for m in lay.markers] or [0]) or None
     if first_section is None:
         heads = find_headings(body_lines)
@@ -742,59 +767,75 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
                 Finding("UNSUPPORTED_VALUE", line_no, f"対象バージョン「{value}」はPacketにありません（推測しない）。")
             )
     if corpus is not None:
-        meta_lines = {ln for _, ln in lay.metadata.values()}
-        for n, line in enumerate(body_lines, start=1):
-            if n in meta_lines:
-                continue
-            for match in _DATE.finditer(line):
-                if match.group(1) not in corpus:
-                    errors.append(
-                        Finding(
-                            "UNSUPPORTED_VALUE",
-                            n,
-                            f"日付「{match.group(1)}」はPacketにありません（推測せず 未確認 とする）。",
-                        )
+        _check_dates_in_packet(draft, corpus, report)
+
+
+def _check_dates_in_packet(draft: _Draft, corpus: str, report: CheckReport) -> None:
+    meta_lines = {ln for _, ln in draft.lay.metadata.values()}
+    for n, line in enumerate(draft.body_lines, start=1):
+        if n in meta_lines:
+            continue
+        for match in _DATE.finditer(line):
+            if match.group(1) not in corpus:
+                report.errors.append(
+                    Finding(
+                        "UNSUPPORTED_VALUE",
+                        n,
+                        f"日付「{match.group(1)}」はPacketにありません（推測せず 未確認 とする）。",
                     )
+                )
 
-    # manifest
+
+def _check_manifest_if_given(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
     if cfg.manifest is not None:
-        _check_manifest(text, lay, cfg, errors)
+        _check_manifest(draft.text, draft.lay, cfg, report.errors)
 
-    # external URLs
+
+def _check_urls(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
+    """Every external URL is a source of the evidence packet."""
     allowed = packet_urls(cfg.packet) if cfg.packet is not None else None
-    for n, url in external_urls(text):
+    for n, url in external_urls(draft.text):
         if allowed is None:
-            warnings.append(Finding("URL_UNCHECKED", n, f"Packetがないため {url} を照合できません。"))
+            report.warnings.append(Finding("URL_UNCHECKED", n, f"Packetがないため {url} を照合できません。"))
         elif normalize_url(url) not in allowed:
-            errors.append(Finding("URL_NOT_IN_PACKET", n, f"{url} はEvidence Packetの情報源にありません。"))
+            report.errors.append(Finding("URL_NOT_IN_PACKET", n, f"{url} はEvidence Packetの情報源にありません。"))
 
-    # local references
-    for n, target in _local_refs(body_lines):
+
+def _check_local_references(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
+    """Local references stay inside the blog repository and exist there."""
+    for n, target in _local_refs(draft.body_lines):
         norm, candidates = _resolve_local(target, cfg.draft_dir)
         shown = target.removesuffix("#doc")
         if norm is None:
-            errors.append(Finding("LOCAL_REF_OUTSIDE", n, f"ローカル参照 {shown} がリポジトリの外を指しています。"))
+            report.errors.append(
+                Finding("LOCAL_REF_OUTSIDE", n, f"ローカル参照 {shown} がリポジトリの外を指しています。")
+            )
         elif not candidates:
             continue
         elif cfg.local_exists is None:
-            warnings.append(Finding("LOCAL_REF_UNCHECKED", n, f"リポジトリがないため {shown} を照合できません。"))
+            report.warnings.append(
+                Finding("LOCAL_REF_UNCHECKED", n, f"リポジトリがないため {shown} を照合できません。")
+            )
         elif not any(cfg.local_exists(c) for c in candidates):
-            errors.append(Finding("LOCAL_REF_MISSING", n, f"ローカル参照 {shown} が存在しません。"))
+            report.errors.append(Finding("LOCAL_REF_MISSING", n, f"ローカル参照 {shown} が存在しません。"))
 
-    # duplicates against existing articles
+
+def _check_duplicates(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
+    """The same title as an existing article is an error; a similar body a candidate for the judge."""
+    lay = draft.lay
     if lay.title:
         key = normalize_title(lay.title)
         for post in cfg.past_posts:
             if post.title and normalize_title(post.title) == key:
-                errors.append(
+                report.errors.append(
                     Finding("TITLE_DUPLICATE", lay.title_line or 1, f"タイトルが既存記事 {post.path} と同じです。")
                 )
-    body = _body_for_similarity(text)
+    body = _body_for_similarity(draft.text)
     for post in cfg.past_posts:
         score = similarity(body, _body_for_similarity(post.text))
         if score >= cfg.similarity_threshold:
             report.duplicates.append({"path": post.path, "similarity": round(score, 4)})
-            warnings.append(
+            report.warnings.append(
                 Finding(
                     "DUPLICATE_CANDIDATE",
                     1,
@@ -802,8 +843,11 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
                 )
             )
 
-    # secrets, personal information, private markers (never the value in a message)
-    for finding in find_sensitive(text):
+
+def _check_sensitive(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
+    """Secrets, personal and company information, private markers (never the value in a message)."""
+    errors = report.errors
+    for finding in find_sensitive(draft.text):
         if finding.category == SECRET:
             errors.append(
                 Finding("SECRET_IN_DRAFT", finding.line, f"秘密情報らしき文字列（{finding.kind}）があります。")
@@ -821,7 +865,7 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
                 )
             )
     # the same reading as O-03: marker words in their technical sense are not errors
-    for line_no, line in enumerate(body_lines, start=1):
+    for line_no, line in enumerate(draft.body_lines, start=1):
         reading = read_private(line, None, cfg.private_words, cfg.technical_words)
         for marker in reading.private:
             errors.append(Finding("PRIVATE_MARKER_IN_DRAFT", line_no, f"明らかに非公開の内容（{marker}）があります。"))
@@ -834,9 +878,18 @@ def check_draft(text: str, inputs: CheckInputs | None = None) -> CheckReport:
                 )
             )
 
-    errors.sort(key=lambda f: (f.line, f.code))
-    warnings.sort(key=lambda f: (f.line, f.code))
-    return report
+
+# in this order: findings on one line keep it after the sort by (line, code)
+_DRAFT_CHECKS: tuple[Callable[[_Draft, CheckInputs, CheckReport], None], ...] = (
+    _check_whitespace_and_headings,
+    _check_markup,
+    _check_metadata,
+    _check_manifest_if_given,
+    _check_urls,
+    _check_local_references,
+    _check_duplicates,
+    _check_sensitive,
+)
 
 
 def _check_manifest(text: str, lay: Layout, cfg: CheckInputs, errors: list[Finding]) -> None:

@@ -31,7 +31,6 @@ from .contract import (
     HUMAN_BUDGET,
     OPERATIONS,
     OperationRecord,
-    Producer,
     Question,
     ReasonCode,
     RequestRef,
@@ -47,7 +46,17 @@ from .contract import (
     human_budget,
 )
 from .fetching import EvidenceFetcher, default_fetcher
-from .ops.base import AgentOperation, OpContext, Outcome, Prepared, ProgramOperation, Wait
+from .ops.base import (
+    AgentStep,
+    DecisionStep,
+    OpContext,
+    Operation,
+    Outcome,
+    Prepared,
+    ProgramStep,
+    QuestionSpec,
+    Wait,
+)
 from .ops.o01_capture import CaptureRequest, api_request_artifact
 from .ops.o02_authorize import AuthorizeRun
 from .ops.o03_screen import ScreenSafety
@@ -66,8 +75,6 @@ from .safety import mask_sensitive, read_private
 from .search import is_request_note
 from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
 
-Operation = ProgramOperation | AgentOperation
-
 OPERATION_REGISTRY: dict[str, Operation] = {
     "O-01": CaptureRequest(),
     "O-02": AuthorizeRun(),
@@ -83,7 +90,6 @@ OPERATION_REGISTRY: dict[str, Operation] = {
     "O-12": ApplyFeedback(),
     "O-13": RecordOutcome(),
 }
-AGENT_KINDS = ("agent", "ai_judge")
 
 # the operation that moves a run out of each state
 NEXT_BY_STATE: dict[State, str] = {
@@ -103,6 +109,9 @@ NEXT_BY_STATE: dict[State, str] = {
 IN_PLACE: dict[State, list[str]] = {State.CAPTURED: ["O-01"], State.EVIDENCE_READY: ["O-05"]}
 # an AI judge's operation → the operations that authored what it judges
 JUDGED_AUTHORS: dict[str, tuple[str, ...]] = {"O-06": ("O-05",), "O-09": ("O-08", "O-12")}
+# how many operations one call may run before it returns: far more than the thirteen operations
+# and their revision loops need, so it only stops a run that would otherwise cycle
+MAX_STEPS = 40
 
 
 class SubmissionRefused(HarnessError):
@@ -113,10 +122,6 @@ class SubmissionRefused(HarnessError):
 
 def _utc(now: dt.datetime) -> str:
     return now.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
-def is_agent_operation(op: Operation) -> bool:
-    return getattr(op, "kind", None) in AGENT_KINDS
 
 
 class Pipeline:
@@ -235,27 +240,7 @@ class Pipeline:
             run.artifacts[name] = sha
         waiting = outcome.waiting_for
         if outcome.question is not None:
-            spec = outcome.question
-            open_same = next((q for q in run.questions if q.kind == spec.kind and q.answer is None), None)
-            asked = sum(1 for q in run.questions if q.kind == spec.kind)
-            if open_same is None and asked >= HUMAN_BUDGET.get(spec.kind, 1):
-                raise Conflict(
-                    f"The human-decision budget allows {HUMAN_BUDGET.get(spec.kind, 1)} question(s) of kind "
-                    f"{spec.kind!r} per run; it was already asked {asked} time(s).",
-                    detail={"reason": ReasonCode.HUMAN_BUDGET_EXCEEDED.value},
-                )
-            if open_same is None:
-                open_same = Question(
-                    question_id=f"Q-{len(run.questions) + 1:02d}",
-                    operation=operation,
-                    kind=spec.kind,
-                    question_ja=spec.question_ja,
-                    question_en=spec.question_en,
-                    choices=spec.choices,
-                    asked_at=now,
-                )
-                run.questions.append(open_same)
-            waiting = f"human:{open_same.question_id} {spec.kind}"
+            waiting = _ask(run, operation, outcome.question, now)
         elif outcome.result == Result.RETRYABLE_ERROR:
             waiting = f"retry:{operation}"
         record = OperationRecord(
@@ -329,19 +314,23 @@ class Pipeline:
         if stored is not None:
             self._set_waiting(run, stored.waiting_for)
             return False
-        if is_agent_operation(op):
-            early = getattr(op, "program_outcome", None)
-            outcome_now = early(ctx, prepared) if early is not None else None
-            if outcome_now is not None:
-                record = self._apply(run, records, operation, prepared, outcome_now, digest)
-                return record.waiting_for is None and record.result != Result.RETRYABLE_ERROR
-            return self._agent_step(run, records, op, ctx, prepared, digest)  # type: ignore[arg-type]
-        outcome = op.run(ctx, prepared)  # type: ignore[union-attr]
+        if isinstance(op, AgentStep):
+            outcome = op.program_outcome(ctx, prepared)
+            if outcome is None:  # the step needs its agent or AI judge
+                return self._agent_step(run, records, op, ctx, prepared, digest)
+        else:
+            outcome = _program_step(op).run(ctx, prepared)
         record = self._apply(run, records, operation, prepared, outcome, digest)
         return record.waiting_for is None and record.result != Result.RETRYABLE_ERROR
 
+    def _run_steps(self, run: Run, records: list[OperationRecord], max_steps: int = MAX_STEPS) -> None:
+        """Step the run until it waits, ends, or `max_steps` operations ran."""
+        for _ in range(max_steps):
+            if not self._step(run, records):
+                break
+
     # -- agent steps -------------------------------------------------------------------------------
-    def _task(self, run: Run, op: AgentOperation, prepared: Prepared, digest: str, published_at: str) -> AgentTask:
+    def _task(self, run: Run, op: AgentStep, prepared: Prepared, digest: str, published_at: str) -> AgentTask:
         task_id = "T-" + hashlib.sha256(f"{run.run_id}|{op.operation}|{digest}".encode()).hexdigest()[:16]
         return AgentTask(
             task_id=task_id,
@@ -365,7 +354,7 @@ class Pipeline:
         self,
         run: Run,
         records: list[OperationRecord],
-        op: AgentOperation,
+        op: AgentStep,
         ctx: OpContext,
         prepared: Prepared,
         digest: str,
@@ -411,7 +400,7 @@ class Pipeline:
                 state,
                 [ReasonCode.AGENT_BACKEND_ERROR],
                 f"エージェントのバックエンドが失敗しました（{answer.message}）。再実行で再試行します。",
-                producer=Producer.AGENT if op.kind == "agent" else Producer.AI_JUDGE,
+                producer=op.producer,
             )
             self._apply(run, records, op.operation, prepared, outcome, digest)
             return False
@@ -427,7 +416,7 @@ class Pipeline:
                     Uncertainty(item=f"{r.code} {r.path}: {r.message}", impact="出力を採用しない")
                     for r in refusals[:10]
                 ],
-                producer=Producer.AGENT if op.kind == "agent" else Producer.AI_JUDGE,
+                producer=op.producer,
             )
             self._apply(run, records, op.operation, prepared, outcome, digest)
             return False
@@ -504,7 +493,7 @@ class Pipeline:
         return Run(run_id=run_id, state=None, created_at=_utc(now), updated_at=_utc(now), request=request)
 
     def _capture(self, run: Run, records: list[OperationRecord]) -> OperationRecord:
-        op = self.operations["O-01"]
+        op = _program_step(self.operations["O-01"])
         ctx = self._ctx(run, records)
         prepared = op.prepare(ctx)
         assert not isinstance(prepared, Wait)
@@ -512,7 +501,7 @@ class Pipeline:
         stored = self._stored(records, "O-01", digest, None)
         if stored is not None:
             return stored
-        outcome = op.run(ctx, prepared)  # type: ignore[union-attr]
+        outcome = op.run(ctx, prepared)
         return self._apply(run, records, "O-01", prepared, outcome, digest)
 
     def capture_note(self, path: str) -> RunStatus:
@@ -584,13 +573,11 @@ class Pipeline:
                 self._step(run, records)
             return self.status(run_id)
 
-    def advance(self, run_id: str, *, max_steps: int = 40) -> RunStatus:
+    def advance(self, run_id: str, *, max_steps: int = MAX_STEPS) -> RunStatus:
         """Run operations until the run waits (authorization, an agent, a person, a retry) or ends."""
         with self.store.lock():
             run, records = self._load(run_id)
-            for _ in range(max_steps):
-                if not self._step(run, records):
-                    break
+            self._run_steps(run, records, max_steps)
             return self.status(run_id)
 
     def run_operation(self, run_id: str, operation: str) -> OperationRecord:
@@ -719,7 +706,7 @@ class Pipeline:
         }
         with self.store.lock():
             run, records = self._load(run_id)
-            op = self.operations["O-11"]
+            op = self._decision_step()
             earlier = self._decisions_on(run, records, decision["review_packet_sha256"])
             for record, stored_decision in earlier:
                 if same_decision(stored_decision, decision):
@@ -733,12 +720,12 @@ class Pipeline:
                     detail={"operation": "O-11", "state": str(run.state)},
                 )
             ctx = self._ctx(run, records)
-            prepared = op.prepare_decision(ctx, decision)  # type: ignore[union-attr]
+            prepared = op.prepare_decision(ctx, decision)
             digest = self._digest("O-11", prepared)
             stored = self._stored(records, "O-11", digest, None)
             if stored is not None:
                 return self._decision_view(run_id, stored, self._stored_decision(run, stored))
-            outcome, _message = op.decide(ctx, prepared, self._now())  # type: ignore[union-attr]
+            outcome, _message = op.decide(ctx, prepared, self._now())
             question = next(
                 (q for q in reversed(run.questions) if q.kind == "publication_decision" and q.answer is None), None
             )
@@ -749,10 +736,14 @@ class Pipeline:
             self.store.append_history(
                 run_id, {"event": "decision", "at": record.created_at, "choice": choice, "by": decider, "via": via}
             )
-            for _ in range(40):
-                if not self._step(run, records):
-                    break
+            self._run_steps(run, records)
             return self._decision_view(run_id, record, self._stored_decision(run, record))
+
+    def _decision_step(self) -> DecisionStep:
+        op = self.operations["O-11"]
+        if not isinstance(op, DecisionStep):
+            raise TypeError(f"O-11 is a {type(op).__name__}, not a decision step.")
+        return op
 
     def _decisions_on(
         self, run: Run, records: list[OperationRecord], review_sha: str | None
@@ -770,7 +761,12 @@ class Pipeline:
         return found
 
     def _conflicting_decision(
-        self, run: Run, records: list[OperationRecord], op: Operation, first: dict[str, Any], decision: dict[str, Any]
+        self,
+        run: Run,
+        records: list[OperationRecord],
+        op: DecisionStep,
+        first: dict[str, Any],
+        decision: dict[str, Any],
     ) -> dict[str, Any]:
         """A second, different decision on an already decided Review Packet: HOLD with both recorded."""
         ctx = self._ctx(run, records)
@@ -789,15 +785,13 @@ class Pipeline:
             inputs={"conflict": {"first": first, "second": decision}},
             input_refs=[f"human:{decision['decider']} via {decision['via']}"],
         )
-        outcome = op.conflict(ctx, first, decision, now)  # type: ignore[union-attr]
+        outcome = op.conflict(ctx, first, decision, now)
         for task in run.tasks.values():
             if task.status == "open":
                 task.status = "stale"  # the held run's pending agent work is void
         record = self._apply(run, records, "O-11", prepared, outcome, self._digest("O-11", prepared))
         self.store.append_history(run.run_id, {**event, "recorded": True})
-        for _ in range(40):
-            if not self._step(run, records):
-                break
+        self._run_steps(run, records)
         return self._decision_view(run.run_id, record, self._stored_decision(run, record))
 
     def _stored_decision(self, run: Run, record: OperationRecord) -> dict[str, Any] | None:
@@ -862,13 +856,15 @@ class Pipeline:
             if entry.status != "open":
                 raise Conflict(f"Task {task_id} is {entry.status}.")
             op = self.operations[entry.operation]
+            if not isinstance(op, AgentStep):
+                raise Conflict(f"Task {task_id} names {entry.operation}, which is not an agent operation.")
             ctx = self._ctx(run, records)
             prepared = op.prepare(ctx) if self.next_operation(run, records) == entry.operation else Wait("stale")
             if isinstance(prepared, Wait) or self._digest(entry.operation, prepared) != entry.input_digest:
                 entry.status = "stale"
                 self._save(run)
                 raise Conflict(f"Task {task_id} is stale: the run moved on or its inputs changed.")
-            refusals = validate_output(op, prepared.inputs, output, **_screening_words(ctx.config))  # type: ignore[arg-type]
+            refusals = validate_output(op, prepared.inputs, output, **_screening_words(ctx.config))
             if refusals:
                 entry.refused_submissions += 1
                 self.store.append_history(
@@ -889,7 +885,7 @@ class Pipeline:
                     detail={"reasons": [r.as_dict() for r in refusals]},
                 )
             sub_name = f"{entry.operation}_submission"
-            outcome = op.finish(ctx, prepared, output)  # type: ignore[union-attr]
+            outcome = op.finish(ctx, prepared, output)
             outcome.artifacts[sub_name] = output
             outcome.input_refs.append(f"task:{task_id}")
             outcome = self._check_judge_independence(records, entry.operation, acted_by, outcome)
@@ -901,9 +897,7 @@ class Pipeline:
             entry.submission_sha256 = submission_sha
             entry.record_seq = record.seq
             self._save(run)
-            for _ in range(40):
-                if not self._step(run, records):
-                    break
+            self._run_steps(run, records)
             return {
                 "accepted": True,
                 "record": record.contract_view(),
@@ -938,6 +932,37 @@ class Pipeline:
                 "独立した判定を必須とする設定により保留(HOLD)とします。別のクライアントが判定すれば再開できます。"
             )
         return outcome
+
+
+def _ask(run: Run, operation: str, spec: QuestionSpec, now: str) -> str:
+    """Put the question to the person once (an open question of the same kind is asked again as it
+    is), within the human-decision budget; returns what the run waits for."""
+    open_same = next((q for q in run.questions if q.kind == spec.kind and q.answer is None), None)
+    asked = sum(1 for q in run.questions if q.kind == spec.kind)
+    if open_same is None and asked >= HUMAN_BUDGET.get(spec.kind, 1):
+        raise Conflict(
+            f"The human-decision budget allows {HUMAN_BUDGET.get(spec.kind, 1)} question(s) of kind "
+            f"{spec.kind!r} per run; it was already asked {asked} time(s).",
+            detail={"reason": ReasonCode.HUMAN_BUDGET_EXCEEDED.value},
+        )
+    if open_same is None:
+        open_same = Question(
+            question_id=f"Q-{len(run.questions) + 1:02d}",
+            operation=operation,
+            kind=spec.kind,
+            question_ja=spec.question_ja,
+            question_en=spec.question_en,
+            choices=spec.choices,
+            asked_at=now,
+        )
+        run.questions.append(open_same)
+    return f"human:{open_same.question_id} {spec.kind}"
+
+
+def _program_step(op: Operation) -> ProgramStep:
+    if not isinstance(op, ProgramStep):
+        raise TypeError(f"{op.operation} is a {type(op).__name__}, not a program step.")
+    return op
 
 
 def _screening_words(config: PipelineConfig) -> dict[str, list[str]]:

@@ -12,8 +12,8 @@ import json
 import re
 from typing import Any
 
+from ..core.urls import normalize_url
 from .contract import ReasonCode
-from .ops.o04_evidence import normalize_url
 
 CATEGORIES = ("facts", "inferences", "unknowns", "reactions", "contradictions")
 PAST_KEYS = ("known", "diff_candidates", "recheck")

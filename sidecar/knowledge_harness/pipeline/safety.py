@@ -273,12 +273,6 @@ def mask(text: str, findings: Iterable[Finding]) -> str:
     return "".join(out)
 
 
-def mask_secrets(text: str) -> tuple[str, list[Finding]]:
-    """Mask only secrets."""
-    findings = [f for f in find_sensitive(text) if f.category == SECRET]
-    return mask(text, findings), findings
-
-
 def mask_sensitive(text: str) -> tuple[str, list[Finding]]:
     """Mask secrets, personal and company information: what is stored of a request, an answer or an
     instruction before anything else looks at it (capture, answers, decisions)."""

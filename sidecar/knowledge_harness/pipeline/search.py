@@ -1,7 +1,8 @@
 """Search providers for O-04 behind one protocol, with a registry.
 
-- `vault`: BM25 over the vault's note text (titles weigh double); hits are the notes
-  themselves, read in full (source class secondary; `disputed` notes discovery_only).
+- `vault`: the reasoning index's search (index/search.py: whole notes, field weights, section
+  hits) over the vault's notes in memory; hits are the notes themselves, read in full (source
+  class secondary; `disputed` notes discovery_only), each with the lines of its best section.
 - `cited_urls`: the reference URLs of the notes the vault search found (fetched later).
 - `searxng`: a SearXNG instance's JSON API (`/search?q=…&format=json`); results are
   discovery-only snippets until their pages are fetched.
@@ -13,14 +14,18 @@ import re
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import httpx
 
+from ..core.text import tokenize
 from ..vault.catalog import NoteCatalog
 from ..vault.note import Note
 from ..vault.references import is_evidence_url
 from .config import EvidenceSettings
+
+if TYPE_CHECKING:
+    from ..index.search import SearchLayer
 
 
 class ProviderError(Exception):
@@ -49,23 +54,11 @@ class SearchProvider(Protocol):
     def search(self, query: str, *, limit: int, context: list[SearchHit]) -> list[SearchHit]: ...
 
 
-_WORD = re.compile(r"[A-Za-z][A-Za-z0-9_+.#-]*[A-Za-z0-9+#]|[A-Za-z]")
-_CJK_RUN = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\u30fc]+")
 _STOP_WORDS = (
     "the a an and or of to in on for with is are be was were how what why when which does do can i you it this "
     "that from by as at use using about"
 )
 _STOP = frozenset(_STOP_WORDS.split())
-
-
-def tokenize(text: str) -> list[str]:
-    """English words (lower case, stop words dropped) and CJK character bigrams."""
-    tokens = [w.lower() for w in _WORD.findall(text) if w.lower() not in _STOP and len(w) > 1]
-    for run in _CJK_RUN.findall(text):
-        if len(run) == 1:
-            continue
-        tokens.extend(run[i : i + 2] for i in range(len(run) - 1))
-    return tokens
 
 
 def key_terms(text: str, limit: int = 12) -> list[str]:
@@ -86,32 +79,22 @@ def is_request_note(note: Note) -> bool:
 
 
 class VaultSearch:
-    """BM25 (k1 1.2, b 0.75) over note title + body; the request notes themselves are skipped."""
+    """The index's search over the catalog's notes; the request notes themselves are skipped."""
 
     name = "vault"
 
     def __init__(self, catalog: NoteCatalog, *, exclude: set[str] | None = None) -> None:
         self.catalog = catalog
         self.exclude = exclude or set()
-        self._docs: list[tuple[Note, Counter[str], int]] | None = None
-
-    def _index(self) -> list[tuple[Note, Counter[str], int]]:
-        if self._docs is None:
-            docs = []
-            for _, note in self.catalog.notes():
-                if note.path in self.exclude or note.problem is not None or is_request_note(note):
-                    continue
-                tokens = tokenize(note.title) * 2 + tokenize(note.body)
-                docs.append((note, Counter(tokens), len(tokens)))
-            self._docs = docs
-        return self._docs
+        self._notes: dict[str, Note] = {}
+        self._layer: SearchLayer | None = None  # built on the first search
 
     def search(self, query: str, *, limit: int, context: list[SearchHit]) -> list[SearchHit]:
         """The index's search (index/search.py: whole notes, field weights, section hits) over the
         catalog's notes, in memory; each hit's passage is the original lines of its best section."""
         from ..index.search import documents_in_memory
 
-        if getattr(self, "_layer", None) is None:
+        if self._layer is None:
             notes = [
                 note
                 for _, note in self.catalog.notes()

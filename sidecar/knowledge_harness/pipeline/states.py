@@ -43,10 +43,6 @@ class IllegalTransition(Conflict):
     code = "illegal_transition"
 
 
-def allowed_sources(operation: str) -> list[State | None]:
-    return list(TRANSITIONS.get(operation, {}))
-
-
 def require_can_start(operation: str, state: State | None) -> None:
     """Refuse to run an operation from a state the machine does not allow."""
     table = TRANSITIONS.get(operation)

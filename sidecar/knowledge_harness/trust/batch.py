@@ -99,7 +99,6 @@ RUN_FORMAT = "kh-run/1"
 CHALLENGE_KEYWORD = "APPROVE_PRODUCTION"
 DIGEST_SHOWN = 12
 PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see the module docstring
-Stage = Literal["canary", "pilot", "progressive"]
 Reason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 

@@ -616,7 +616,3 @@ class Fetcher:
             return text  # extracted by _extract, in a worker process
         self._set_text(page, _tidy(text), None, None)
         return None
-
-
-async def fetch_urls(urls: Sequence[str], policy: EvidencePolicy) -> list[FetchedPage]:
-    return await Fetcher(policy).fetch_all(urls)

@@ -1,11 +1,13 @@
-"""What an operation is: a program step or an agent step, seen by the engine through OpContext."""
+"""What an operation is: one typed base (`Operation`) with a program step and an agent step, seen
+by the engine, and the OpContext they read the run through."""
 
 from __future__ import annotations
 
 import datetime as dt
+from abc import ABC, abstractmethod
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, ClassVar, Literal
 
 from ...vault.catalog import NoteCatalog
 from ...vault.note import Note, read_note
@@ -85,43 +87,76 @@ class OpContext:
         return None
 
 
-class ProgramOperation(Protocol):
-    operation: str
+AgentKind = Literal["agent", "ai_judge"]
 
+
+class Operation(ABC):
+    """One pipeline operation (O-01 … O-13). The engine sees every operation through this base.
+
+    `prepare` reads what the operation needs; a `Wait` means it cannot start yet (nothing is
+    recorded). Its `Prepared.inputs` are hashed into the record's input digest. What happens next
+    depends on the kind of step: a `ProgramStep` computes its outcome itself, an `AgentStep`
+    publishes a task and finishes from the agent's (or AI judge's) output.
+    """
+
+    operation: ClassVar[str]
+
+    @abstractmethod
     def prepare(self, ctx: OpContext) -> Prepared | Wait: ...
 
+
+class ProgramStep(Operation):
+    """An operation the program performs on its own."""
+
+    @abstractmethod
     def run(self, ctx: OpContext, prepared: Prepared) -> Outcome: ...
 
 
-class AgentOperation(Protocol):
-    operation: str
-    kind: str
-    instructions_ja: str
-    instructions_en: str
+class DecisionStep(ProgramStep):
+    """O-11: a program step that also records the person's publication decision (engine.decide)."""
 
-    def prepare(self, ctx: OpContext) -> Prepared | Wait: ...
+    @abstractmethod
+    def prepare_decision(self, ctx: OpContext, decision: dict[str, Any]) -> Prepared:
+        """The inputs of a decision as given: the decision itself, the reviewed packet and candidate."""
 
-    def output_schema(self) -> dict[str, Any]: ...
+    @abstractmethod
+    def decide(self, ctx: OpContext, prepared: Prepared, decided_at: str) -> tuple[Outcome, str]:
+        """The decision checked against the facts: its outcome and the message for the person."""
 
-    def check(self, inputs: dict[str, Any], output: dict[str, Any]) -> list[Refusal]: ...
+    @abstractmethod
+    def conflict(self, ctx: OpContext, first: dict[str, Any], second: dict[str, Any], decided_at: str) -> Outcome:
+        """A second, different decision on a Review Packet already decided."""
 
-    def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome: ...
 
+class AgentStep(Operation):
+    """An agent or AI-judge step: its identity, instructions and output schema.
 
-class AgentStep:
-    """The fixed part of an agent or AI-judge step: its identity, instructions and output schema.
-
-    Subclasses set the class attributes and implement prepare / check / finish.
+    Subclasses set the class attributes and implement prepare / check / finish; `program_outcome`
+    lets the program settle the step without a task (e.g. a HOLD on program errors).
     """
 
-    operation: str
-    kind: str = "agent"
-    instructions_ja: str
-    instructions_en: str
-    schema: dict[str, Any]
+    kind: ClassVar[AgentKind] = "agent"
+    instructions_ja: ClassVar[str]
+    instructions_en: ClassVar[str]
+    schema: ClassVar[dict[str, Any]]
+
+    @property
+    def producer(self) -> Producer:
+        return Producer.AGENT if self.kind == "agent" else Producer.AI_JUDGE
 
     def output_schema(self) -> dict[str, Any]:
         return self.schema
+
+    def program_outcome(self, ctx: OpContext, prepared: Prepared) -> Outcome | None:
+        """An outcome the program decides before any task is published; None: publish the task."""
+        return None
+
+    @abstractmethod
+    def check(self, inputs: dict[str, Any], output: dict[str, Any]) -> list[Refusal]:
+        """The operation's program rules on an output of valid shape (refusals, empty when accepted)."""
+
+    @abstractmethod
+    def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome: ...
 
 
 def truthy(value: Any) -> bool | None:

@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import InvalidNote
 from ..contract import ReasonCode, Result, State
 from ..safety import mask_sensitive
-from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait, truthy
+from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait, truthy
 
 OPERATION = "O-01"
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+.*$", re.M)
@@ -45,7 +45,7 @@ def api_request_artifact(title: str, question: str, publishable: bool | None) ->
     }
 
 
-class CaptureRequest:
+class CaptureRequest(ProgramStep):
     operation = OPERATION
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:

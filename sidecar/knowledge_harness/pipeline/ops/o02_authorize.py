@@ -7,12 +7,12 @@ agents and synced, so a file can never authorize a run."""
 from __future__ import annotations
 
 from ..contract import ReasonCode, Result, State
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
 
 OPERATION = "O-02"
 
 
-class AuthorizeRun:
+class AuthorizeRun(ProgramStep):
     operation = OPERATION
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:

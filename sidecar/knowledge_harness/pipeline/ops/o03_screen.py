@@ -10,17 +10,18 @@ No secret value is ever stored: findings keep kind and line only.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 from ..contract import ReasonCode, Result, State
 from ..safety import COMPANY, PERSONAL, SECRET, screen
-from .base import OpContext, Outcome, Prepared, QuestionSpec, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait
 from .o01_capture import question_text
 
 OPERATION = "O-03"
 
 
-class ScreenSafety:
+class ScreenSafety(ProgramStep):
     operation = OPERATION
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
@@ -62,105 +63,133 @@ class ScreenSafety:
 
     def run(self, ctx: OpContext, prepared: Prepared) -> Outcome:
         p = prepared.payload
-        cfg = ctx.config.screening
-        kwargs: dict[str, Any] = {
-            "private_words": cfg.private_markers,
-            "review_words": cfg.review_markers,
-            "technical_words": cfg.technical_sense_markers,
-            "max_masked_ratio": cfg.max_masked_ratio,
-        }
-        title_s = screen(p["title"], None, **kwargs)
-        body_s = screen(p["text"], p["properties"], prior_findings=p["prior"], **kwargs)
-        findings = [f.public() for f in title_s.findings] + [f.public() for f in body_s.findings]
-        private = sorted(set(title_s.private + body_s.private))
-        review = sorted(set(title_s.review + body_s.review))
-        technical = sorted(set(title_s.technical + body_s.technical))
-        decisions = {title_s.decision, body_s.decision}
+        reading = _read_request(ctx, p)
+        if "private" in reading.decisions:
+            return _rejected_as_private(reading)
+        codes = reading.codes
         answer = prepared.inputs["answer"]
-        screened = {
-            "title_masked": title_s.masked_text,
-            "question_masked": body_s.masked_text,
-            "findings": findings,
-            "private_markers": private,
-            "review_markers": review,
-            "technical_words": technical,
-            "masked_ratio": body_s.masked_ratio,
-        }
-        codes: list[ReasonCode] = []
-        categories = {f["category"] for f in findings} | set(p.get("prior_categories", []))
-        if SECRET in categories:
-            codes.append(ReasonCode.SECRET_MASKED)
-        if PERSONAL in categories:
-            codes.append(ReasonCode.PERSONAL_INFO_MASKED)
-        if COMPANY in categories:
-            codes.append(ReasonCode.COMPANY_INFO_MASKED)
-        metrics = {
-            "findings": len(findings) + p["prior"],
-            "private_markers": len(private),
-            "review_markers": len(review),
-        }
-        if technical:
-            codes.append(ReasonCode.PRIVATE_WORD_TECHNICAL)
-        if "private" in decisions:
-            private_codes: list[ReasonCode] = []
-            if any(m.split(":", 1)[0] in ("property", "tag", "label") for m in private):
-                private_codes.append(ReasonCode.PRIVATE_MARKER)
-            if any(m.startswith("context:") for m in private):
-                private_codes.append(ReasonCode.PRIVATE_IDENTIFIER_CONTEXT)
-            if "person_data" in private:
-                private_codes.append(ReasonCode.PERSON_DATA)
-            return Outcome(
-                Result.REJECTED,
-                State.REJECTED,
-                private_codes,
-                f"明らかに非公開の内容（{', '.join(private)}）があるため対象外として終了しました。",
-                artifacts={"screening": {**screened, "decision": "private", "question_masked": None}},
-                metrics=metrics,
-            )
         settled_by = prepared.inputs["publishability"]
-        if "undecidable" in decisions and answer is None and settled_by is not None:
+        if "undecidable" in reading.decisions and answer is None and settled_by is not None:
             # the person answered "publishable" at O-01: the same reason is not asked again
             codes.append(ReasonCode.PUBLISHABILITY_ALREADY_ANSWERED)
-        elif "undecidable" in decisions:
+        elif "undecidable" in reading.decisions:
             if answer is None:
-                return Outcome(
-                    Result.HOLD,
-                    State.AUTHORIZED,
-                    [*codes, ReasonCode.SCREEN_UNDECIDABLE],
-                    "公開可否を機械的に確定できないため、公開してよいかを人間へ確認します。",
-                    artifacts={"screening": {**screened, "decision": "undecidable", "question_masked": None}},
-                    metrics=metrics,
-                    question=QuestionSpec(
-                        kind="screening",
-                        question_ja=(
-                            "依頼に社内・顧客情報や個人情報の可能性がある記述があります"
-                            f"（{', '.join(review) or 'マスク対象が多い'}）。マスクした内容で公開前提の処理を続けてよいですか。"
-                        ),
-                        question_en=(
-                            "The request may contain company, customer or personal information "
-                            f"({', '.join(review) or 'much masked text'}). May processing continue on the masked text?"
-                        ),
-                        choices=["publishable", "private"],
-                    ),
-                )
+                return _ask_the_person(reading)
             if answer["answer"] == "private":
                 return Outcome(
                     Result.REJECTED,
                     State.REJECTED,
                     [ReasonCode.SCREEN_ANSWERED_PRIVATE],
                     "人間が非公開と回答したため対象外として終了しました。",
-                    artifacts={"screening": {**screened, "decision": "private", "question_masked": None}},
-                    metrics=metrics,
+                    artifacts={"screening": {**reading.screened, "decision": "private", "question_masked": None}},
+                    metrics=reading.metrics,
                 )
             codes.append(ReasonCode.SCREEN_ANSWERED_PUBLISHABLE)
         if not codes:
             codes.append(ReasonCode.SCREEN_CLEAN)
-        masked_note = "マスク後の参照だけを後段へ渡します。" if findings or p["prior"] else ""
+        masked_note = "マスク後の参照だけを後段へ渡します。" if reading.screened["findings"] or p["prior"] else ""
         return Outcome(
             Result.ADVANCE,
             State.SCREENED,
             codes,
-            f"安全性の確認を終えました（検出{metrics['findings']}件）。{masked_note}",
-            artifacts={"screened_request": {**screened, "decision": "publishable"}},
-            metrics=metrics,
+            f"安全性の確認を終えました（検出{reading.metrics['findings']}件）。{masked_note}",
+            artifacts={"screened_request": {**reading.screened, "decision": "publishable"}},
+            metrics=reading.metrics,
         )
+
+
+@dataclass
+class _Reading:
+    """The screened request (title and body masked) and what the screening found in it."""
+
+    screened: dict[str, Any]
+    decisions: set[str]  # publishable | private | undecidable, for the title and the body
+    private: list[str]
+    review: list[str]
+    codes: list[ReasonCode]  # what was masked, marker words read in their technical sense
+    metrics: dict[str, Any]
+
+
+def _read_request(ctx: OpContext, p: dict[str, Any]) -> _Reading:
+    cfg = ctx.config.screening
+    kwargs: dict[str, Any] = {
+        "private_words": cfg.private_markers,
+        "review_words": cfg.review_markers,
+        "technical_words": cfg.technical_sense_markers,
+        "max_masked_ratio": cfg.max_masked_ratio,
+    }
+    title_s = screen(p["title"], None, **kwargs)
+    body_s = screen(p["text"], p["properties"], prior_findings=p["prior"], **kwargs)
+    findings = [f.public() for f in title_s.findings] + [f.public() for f in body_s.findings]
+    private = sorted(set(title_s.private + body_s.private))
+    review = sorted(set(title_s.review + body_s.review))
+    technical = sorted(set(title_s.technical + body_s.technical))
+    screened = {
+        "title_masked": title_s.masked_text,
+        "question_masked": body_s.masked_text,
+        "findings": findings,
+        "private_markers": private,
+        "review_markers": review,
+        "technical_words": technical,
+        "masked_ratio": body_s.masked_ratio,
+    }
+    codes: list[ReasonCode] = []
+    categories = {f["category"] for f in findings} | set(p.get("prior_categories", []))
+    if SECRET in categories:
+        codes.append(ReasonCode.SECRET_MASKED)
+    if PERSONAL in categories:
+        codes.append(ReasonCode.PERSONAL_INFO_MASKED)
+    if COMPANY in categories:
+        codes.append(ReasonCode.COMPANY_INFO_MASKED)
+    if technical:
+        codes.append(ReasonCode.PRIVATE_WORD_TECHNICAL)
+    metrics = {
+        "findings": len(findings) + p["prior"],
+        "private_markers": len(private),
+        "review_markers": len(review),
+    }
+    return _Reading(screened, {title_s.decision, body_s.decision}, private, review, codes, metrics)
+
+
+def _rejected_as_private(reading: _Reading) -> Outcome:
+    private = reading.private
+    private_codes: list[ReasonCode] = []
+    if any(m.split(":", 1)[0] in ("property", "tag", "label") for m in private):
+        private_codes.append(ReasonCode.PRIVATE_MARKER)
+    if any(m.startswith("context:") for m in private):
+        private_codes.append(ReasonCode.PRIVATE_IDENTIFIER_CONTEXT)
+    if "person_data" in private:
+        private_codes.append(ReasonCode.PERSON_DATA)
+    return Outcome(
+        Result.REJECTED,
+        State.REJECTED,
+        private_codes,
+        f"明らかに非公開の内容（{', '.join(private)}）があるため対象外として終了しました。",
+        artifacts={"screening": {**reading.screened, "decision": "private", "question_masked": None}},
+        metrics=reading.metrics,
+    )
+
+
+def _ask_the_person(reading: _Reading) -> Outcome:
+    """The one screening question: may processing go on with the masked text?"""
+    review = reading.review
+    return Outcome(
+        Result.HOLD,
+        State.AUTHORIZED,
+        [*reading.codes, ReasonCode.SCREEN_UNDECIDABLE],
+        "公開可否を機械的に確定できないため、公開してよいかを人間へ確認します。",
+        artifacts={"screening": {**reading.screened, "decision": "undecidable", "question_masked": None}},
+        metrics=reading.metrics,
+        question=QuestionSpec(
+            kind="screening",
+            question_ja=(
+                "依頼に社内・顧客情報や個人情報の可能性がある記述があります"
+                f"（{', '.join(review) or 'マスク対象が多い'}）。マスクした内容で公開前提の処理を続けてよいですか。"
+            ),
+            question_en=(
+                "The request may contain company, customer or personal information "
+                f"({', '.join(review) or 'much masked text'}). May processing continue on the masked text?"
+            ),
+            choices=["publishable", "private"],
+        ),
+    )

@@ -17,16 +17,17 @@ import hashlib
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
-from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
+from ...core.urls import domain_of, normalize_url
 from ...errors import HarnessError
 from ...vault.note import Note
+from ..config import EvidenceSettings
 from ..contract import ReasonCode, Result, State, Uncertainty
 from ..fetching import Fetched
 from ..page_metadata import PageMetadata, normalize_date
 from ..safety import find_sensitive, mask
-from ..search import ProviderError, SearchHit, build_providers, key_terms
-from .base import OpContext, Outcome, Prepared, Wait
+from ..search import ProviderError, SearchHit, SearchProvider, build_providers, key_terms
+from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
 
 OPERATION = "O-04"
 CLASS_CONFIDENCE = {
@@ -35,23 +36,6 @@ CLASS_CONFIDENCE = {
     "community": (0.5, "コミュニティ情報（個人の意見・評価）"),
     "discovery_only": (0.2, "検索スニペットのみ。本文未取得のため発見専用"),
 }
-_TRACKING = ("utm_", "fbclid", "gclid", "ref_src")
-
-
-def normalize_url(url: str) -> str:
-    parts = urlsplit(url.strip())
-    host = (parts.hostname or "").lower()
-    if host.startswith("www."):
-        host = host[4:]
-    netloc = host + (f":{parts.port}" if parts.port and parts.port not in (80, 443) else "")
-    query = urlencode(sorted((k, v) for k, v in parse_qsl(parts.query) if not k.lower().startswith(_TRACKING)))
-    path = parts.path.rstrip("/") or "/"
-    return urlunsplit((parts.scheme.lower(), netloc, path, query, ""))
-
-
-def domain_of(url: str) -> str:
-    host = (urlsplit(url).hostname or "").lower()
-    return host[4:] if host.startswith("www.") else host
 
 
 def safe_text(text: str, limit: int) -> str:
@@ -85,7 +69,7 @@ class Candidate:
     expected_class: str = "secondary"  # by the URL's rules before fetching; notes are secondary
 
 
-class CollectEvidence:
+class CollectEvidence(ProgramStep):
     operation = OPERATION
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
@@ -97,225 +81,287 @@ class CollectEvidence:
         )
 
     def run(self, ctx: OpContext, prepared: Prepared) -> Outcome:
-        cfg = ctx.config.evidence
         started = time.monotonic()
         screened: dict[str, Any] = prepared.payload
         title, question = screened["title_masked"], screened["question_masked"]
-        exclude = {ctx.run.request.path} if ctx.run.request.path else set()
-        providers = build_providers(ctx.catalog, cfg, exclude)
-        codes: list[ReasonCode] = []
-        uncertainties: list[Uncertainty] = []
-        candidates: dict[str, Candidate] = {}
-        context: list[SearchHit] = []
-        searches = duplicates = 0
-        provider_failures: list[dict[str, Any]] = []
-        queries_run: list[dict[str, Any]] = []
-        learned: list[str] = []
-        timed_out = False
-        stop_reason = "rounds_done"
-        for round_no in range(1, cfg.rounds + 1):
-            new_in_round = 0
-            for query in make_queries(title, question, round_no, learned, cfg.queries_per_round):
-                if any(q["query"] == query for q in queries_run):
-                    continue
-                if time.monotonic() - started > cfg.time_limit_seconds:
-                    timed_out = True
-                    break
-                searches += 1
-                found = 0
-                for provider in providers:
-                    try:
-                        hits = provider.search(query, limit=max(10, 2 * cfg.max_fetches), context=context)
-                    except ProviderError as exc:
-                        provider_failures.append(
-                            {"provider": provider.name, "query": query, "error": str(exc), "transient": exc.transient}
-                        )
-                        continue
-                    for hit in hits:
-                        key = f"note:{hit.note_path}" if hit.note_path else normalize_url(hit.url or "")
-                        if key in candidates:
-                            duplicates += 1
-                            candidates[key].queries.append(query)
-                            continue
-                        candidates[key] = Candidate(key, hit, [query])
-                        context.append(hit)
-                        found += 1
-                        new_in_round += 1
-                        for term in key_terms(hit.title, 3):
-                            if term not in learned and term.lower() not in question.lower():
-                                learned.append(term)
-                queries_run.append({"round": round_no, "query": query, "new_hits": found})
-            if timed_out:
-                stop_reason = "time_limit"
-                break
-            if new_in_round == 0:
-                stop_reason = "only_duplicates"
-                break
-            if len(candidates) >= cfg.max_adopted * 2:
-                stop_reason = "enough_candidates"
-                break
-
-        # -- rank, fetch and adopt -------------------------------------------------------------------
+        search = _search_rounds(ctx, title, question, started)
         adoption = _Adoption(ctx, started)
-        for cand in candidates.values():
+        for cand in search.candidates.values():
             adoption.queue(cand)
         adoption.adopt()
-        sources, failures, ledger = adoption.sources, adoption.failures, adoption.ledger
-        duplicates += adoption.duplicates
-        timed_out = timed_out or adoption.timed_out
-        seconds = round(time.monotonic() - started, 3)
-        usable = [s for s in sources if s["source_class"] != "discovery_only"]
-        primary = sum(1 for s in usable if s["source_class"] == "primary")
-        reaction = len({s["publisher_key"] for s in usable if s["source_class"] in ("secondary", "community")})
-        not_fetched = [e for e in ledger if e["disposition"] == "not_fetched"]
-        today = ctx.clock().astimezone(dt.UTC).date()
-        stale = [s for s in usable if _is_stale(s, today, cfg.stale_after_days)]
+        tally = _Tally.of(adoption, search, ctx.clock().astimezone(dt.UTC).date(), ctx.config.evidence.stale_after_days)
+        return _outcome(ctx, title, question, search, adoption, tally, round(time.monotonic() - started, 3))
+
+
+@dataclass
+class _Search:
+    """What the search rounds found (candidates by URL or note key) and how the rounds went."""
+
+    candidates: dict[str, Candidate] = field(default_factory=dict)
+    searches: int = 0
+    duplicates: int = 0
+    provider_failures: list[dict[str, Any]] = field(default_factory=list)
+    queries_run: list[dict[str, Any]] = field(default_factory=list)
+    context: list[SearchHit] = field(default_factory=list)  # every new hit, for providers that follow others
+    learned: list[str] = field(default_factory=list)  # title terms of hits, for the next rounds' queries
+    timed_out: bool = False
+    stop_reason: str = "rounds_done"
+
+
+def _search_rounds(ctx: OpContext, title: str, question: str, started: float) -> _Search:
+    """Search rounds until the rounds are done, the time is up, a round finds nothing new, or
+    there are twice as many candidates as may be adopted."""
+    cfg = ctx.config.evidence
+    exclude = {ctx.run.request.path} if ctx.run.request.path else set()
+    providers = build_providers(ctx.catalog, cfg, exclude)
+    search = _Search()
+    for round_no in range(1, cfg.rounds + 1):
+        new_in_round = 0
+        for query in make_queries(title, question, round_no, search.learned, cfg.queries_per_round):
+            if any(q["query"] == query for q in search.queries_run):
+                continue
+            if time.monotonic() - started > cfg.time_limit_seconds:
+                search.timed_out = True
+                break
+            found = _run_query(search, providers, query, question, limit=max(10, 2 * cfg.max_fetches))
+            search.queries_run.append({"round": round_no, "query": query, "new_hits": found})
+            new_in_round += found
+        if search.timed_out:
+            search.stop_reason = "time_limit"
+            break
+        if new_in_round == 0:
+            search.stop_reason = "only_duplicates"
+            break
+        if len(search.candidates) >= cfg.max_adopted * 2:
+            search.stop_reason = "enough_candidates"
+            break
+    return search
+
+
+def _run_query(search: _Search, providers: list[SearchProvider], query: str, question: str, *, limit: int) -> int:
+    """One query through every provider; returns how many new candidates it found."""
+    search.searches += 1
+    found = 0
+    for provider in providers:
+        try:
+            hits = provider.search(query, limit=limit, context=search.context)
+        except ProviderError as exc:
+            search.provider_failures.append(
+                {"provider": provider.name, "query": query, "error": str(exc), "transient": exc.transient}
+            )
+            continue
+        for hit in hits:
+            key = f"note:{hit.note_path}" if hit.note_path else normalize_url(hit.url or "")
+            if key in search.candidates:
+                search.duplicates += 1
+                search.candidates[key].queries.append(query)
+                continue
+            search.candidates[key] = Candidate(key, hit, [query])
+            search.context.append(hit)
+            found += 1
+            for term in key_terms(hit.title, 3):
+                if term not in search.learned and term.lower() not in question.lower():
+                    search.learned.append(term)
+    return found
+
+
+@dataclass
+class _Tally:
+    """The adopted sources counted the ways the metrics, uncertainties and reason codes need."""
+
+    usable: list[dict[str, Any]]  # adopted and citable (not discovery-only)
+    primary: int
+    reaction: int  # publishers of adopted secondary and community sources
+    not_fetched: list[dict[str, Any]]  # ledger entries left unfetched by a limit
+    stale: list[dict[str, Any]]
+    versions: dict[str, list[str]]  # stated target version -> source ids
+    duplicates: int  # in the search and in the fetched content
+    timed_out: bool
+
+    @classmethod
+    def of(cls, adoption: _Adoption, search: _Search, today: dt.date, stale_after_days: int) -> _Tally:
+        usable = [s for s in adoption.sources if s["source_class"] != "discovery_only"]
         versions: dict[str, list[str]] = {}
         for s in usable:
             if s["target_version"] != UNKNOWN:
                 versions.setdefault(s["target_version"], []).append(s["source_id"])
-        missing_points = 1 if primary < cfg.primary_target else 0
-        metrics = {
-            "searches": searches,
-            "fetch_attempts": adoption.attempts,
-            "fetched_urls": adoption.fetched_urls,
-            "success_rate": round(adoption.successes / adoption.attempts, 4) if adoption.attempts else None,
-            "adopted": len(usable),
-            "primary": primary,
-            "primary_ratio": round(primary / len(usable), 4) if usable else 0.0,
-            "reaction_sources": reaction,
-            "discovery_only": len(sources) - len(usable),
-            "duplicates": duplicates,
-            "unreachable": len(failures),
-            "not_fetched": len(not_fetched),
-            # O-04 cannot judge meaning; contradictions are counted from the packet (O-05, O-13)
-            "contradictions": 0,
-            "scope_ambiguities": 1 if len(versions) > 1 else 0,
-            "stale_sources": len(stale),
-            "truncated": sum(1 for s in sources if s["text_truncated"]),
-            "missing_points": missing_points,
-            "seconds": seconds,
-            "provider_failures": len(provider_failures),
-        }
-        for failure in failures:
-            where = failure.get("url") or failure.get("note")
-            uncertainties.append(
-                Uncertainty(
-                    item=f"取得不能: {where}（{failure['error']}、試行{failure['attempts']}回）",
-                    impact="この出典に依存する記述は未確認のまま扱う",
-                    code=ReasonCode.FETCH_FAILED,
-                )
+        return cls(
+            usable=usable,
+            primary=sum(1 for s in usable if s["source_class"] == "primary"),
+            reaction=len({s["publisher_key"] for s in usable if s["source_class"] in ("secondary", "community")}),
+            not_fetched=[e for e in adoption.ledger if e["disposition"] == "not_fetched"],
+            stale=[s for s in usable if _is_stale(s, today, stale_after_days)],
+            versions=versions,
+            duplicates=search.duplicates + adoption.duplicates,
+            timed_out=search.timed_out or adoption.timed_out,
+        )
+
+
+def _metrics(
+    cfg: EvidenceSettings, search: _Search, adoption: _Adoption, tally: _Tally, seconds: float
+) -> dict[str, Any]:
+    usable, primary = tally.usable, tally.primary
+    return {
+        "searches": search.searches,
+        "fetch_attempts": adoption.attempts,
+        "fetched_urls": adoption.fetched_urls,
+        "success_rate": round(adoption.successes / adoption.attempts, 4) if adoption.attempts else None,
+        "adopted": len(usable),
+        "primary": primary,
+        "primary_ratio": round(primary / len(usable), 4) if usable else 0.0,
+        "reaction_sources": tally.reaction,
+        "discovery_only": len(adoption.sources) - len(usable),
+        "duplicates": tally.duplicates,
+        "unreachable": len(adoption.failures),
+        "not_fetched": len(tally.not_fetched),
+        # O-04 cannot judge meaning; contradictions are counted from the packet (O-05, O-13)
+        "contradictions": 0,
+        "scope_ambiguities": 1 if len(tally.versions) > 1 else 0,
+        "stale_sources": len(tally.stale),
+        "truncated": sum(1 for s in adoption.sources if s["text_truncated"]),
+        "missing_points": 1 if primary < cfg.primary_target else 0,
+        "seconds": seconds,
+        "provider_failures": len(search.provider_failures),
+    }
+
+
+def _uncertainties(cfg: EvidenceSettings, search: _Search, adoption: _Adoption, tally: _Tally) -> list[Uncertainty]:
+    """Every gap the evidence set has: failed fetches and searches, limits, targets, age, scope."""
+    uncertainties = [
+        Uncertainty(
+            item=f"取得不能: {failure.get('url') or failure.get('note')}（{failure['error']}、試行{failure['attempts']}回）",
+            impact="この出典に依存する記述は未確認のまま扱う",
+            code=ReasonCode.FETCH_FAILED,
+        )
+        for failure in adoption.failures
+    ]
+    if tally.not_fetched:
+        uncertainties.append(
+            Uncertainty(
+                item=f"上限のため本文を取得しなかった候補が{len(tally.not_fetched)}件ある（{tally.not_fetched[0]['reason']}）",
+                impact="検索で見つかったが読んでいない出典がある。記述はそれらに依存しない",
+                code=ReasonCode.LIMIT_REACHED,
             )
-        if not_fetched:
-            uncertainties.append(
-                Uncertainty(
-                    item=f"上限のため本文を取得しなかった候補が{len(not_fetched)}件ある（{not_fetched[0]['reason']}）",
-                    impact="検索で見つかったが読んでいない出典がある。記述はそれらに依存しない",
-                    code=ReasonCode.LIMIT_REACHED,
-                )
+        )
+    for failure in search.provider_failures:
+        uncertainties.append(
+            Uncertainty(
+                item=f"検索不能: {failure['provider']}（{failure['error']}）",
+                impact="検索範囲が狭い",
+                code=ReasonCode.SEARCH_PROVIDER_FAILED,
             )
-        for failure in provider_failures:
-            uncertainties.append(
-                Uncertainty(
-                    item=f"検索不能: {failure['provider']}（{failure['error']}）",
-                    impact="検索範囲が狭い",
-                    code=ReasonCode.SEARCH_PROVIDER_FAILED,
-                )
+        )
+    if tally.usable and tally.primary < cfg.primary_target:
+        uncertainties.append(
+            Uncertainty(
+                item=f"一次・公式情報が目標{cfg.primary_target}件に対し{tally.primary}件",
+                impact="核心事実の裏付けが弱い。件数合わせの補完はしない",
+                code=ReasonCode.PRIMARY_TARGET_UNMET,
             )
-        if usable and primary < cfg.primary_target:
-            uncertainties.append(
-                Uncertainty(
-                    item=f"一次・公式情報が目標{cfg.primary_target}件に対し{primary}件",
-                    impact="核心事実の裏付けが弱い。件数合わせの補完はしない",
-                    code=ReasonCode.PRIMARY_TARGET_UNMET,
-                )
+        )
+    for s in tally.stale:
+        uncertainties.append(
+            Uncertainty(
+                item=f"出典が古い: {s['title']}（{_source_date(s)}、{cfg.stale_after_days}日より前）",
+                impact="現在の仕様・挙動と異なる可能性がある。新しい出典で確認できない記述は限定する",
+                code=ReasonCode.SOURCE_STALE,
+                source_ids=[s["source_id"]],
             )
-        for s in stale:
-            uncertainties.append(
-                Uncertainty(
-                    item=f"出典が古い: {s['title']}（{_source_date(s)}、{cfg.stale_after_days}日より前）",
-                    impact="現在の仕様・挙動と異なる可能性がある。新しい出典で確認できない記述は限定する",
-                    code=ReasonCode.SOURCE_STALE,
-                    source_ids=[s["source_id"]],
-                )
+        )
+    if len(tally.versions) > 1:
+        listed = "、".join(sorted(tally.versions))
+        uncertainties.append(
+            Uncertainty(
+                item=f"対象バージョンが出典間で異なる（{listed}）",
+                impact="どのバージョンについての記述かを限定する必要がある",
+                code=ReasonCode.SCOPE_AMBIGUOUS,
+                source_ids=sorted(sid for ids in tally.versions.values() for sid in ids),
             )
-        if len(versions) > 1:
-            listed = "、".join(sorted(versions))
-            uncertainties.append(
-                Uncertainty(
-                    item=f"対象バージョンが出典間で異なる（{listed}）",
-                    impact="どのバージョンについての記述かを限定する必要がある",
-                    code=ReasonCode.SCOPE_AMBIGUOUS,
-                    source_ids=sorted(sid for ids in versions.values() for sid in ids),
-                )
-            )
-        if failures:
-            codes.append(ReasonCode.FETCH_FAILED)
-        if provider_failures:
-            codes.append(ReasonCode.SEARCH_PROVIDER_FAILED)
-        if duplicates:
-            codes.append(ReasonCode.DUPLICATES_REMOVED)
-        if adoption.domain_capped:
-            codes.append(ReasonCode.DOMAIN_CAP_APPLIED)
-        if adoption.limit_hit:
-            codes.append(ReasonCode.LIMIT_REACHED)
-        if timed_out:
-            codes.append(ReasonCode.TIME_LIMIT_REACHED)
-        if stop_reason == "only_duplicates" and candidates:
-            codes.append(ReasonCode.SEARCH_EXHAUSTED)
-        if stale:
-            codes.append(ReasonCode.SOURCE_STALE)
-        if len(versions) > 1:
-            codes.append(ReasonCode.SCOPE_AMBIGUOUS)
-        evidence_set = {
-            "question_masked": question,
-            "title_masked": title,
-            "sources": sources,
-            "candidates": ledger,
-            "unreachable": failures,
-            "provider_failures": provider_failures,
-            "queries": queries_run,
-            "stop_reason": stop_reason,
-            "targets": {"primary": cfg.primary_target, "reaction": cfg.reaction_target, "max_adopted": cfg.max_adopted},
-            "metrics": metrics,
-            "uncertainties": [u.model_dump(mode="json") for u in uncertainties],
-        }
-        if usable:
-            if primary < cfg.primary_target:
-                codes.append(ReasonCode.PRIMARY_TARGET_UNMET)
-            if reaction < cfg.reaction_target:
-                codes.append(ReasonCode.REACTION_TARGET_UNMET)
-            return Outcome(
-                Result.ADVANCE,
-                State.EVIDENCE_READY,
-                [ReasonCode.EVIDENCE_COLLECTED, *codes],
-                f"証拠を{len(usable)}件採用しました（一次情報{primary}件、二次・コミュニティ{len(usable) - primary}件、"
-                f"取得不能{len(failures)}件、重複{duplicates}件）。"
-                + ("不足・取得不能・古さ・範囲の食い違いは不確実性として記録しました。" if uncertainties else ""),
-                uncertainties=uncertainties,
-                artifacts={"evidence_set": evidence_set},
-                metrics=metrics,
-            )
-        transient_failures = [f for f in failures if f["transient"]] + [f for f in provider_failures if f["transient"]]
-        if transient_failures:
-            return Outcome(
-                Result.RETRYABLE_ERROR,
-                State.SCREENED,
-                [ReasonCode.EVIDENCE_TRANSIENT_FAILURE, *codes],
-                f"一時的な取得失敗（{len(transient_failures)}件）のため証拠を得られませんでした。再実行すると収集を再開します。",
-                uncertainties=uncertainties,
-                artifacts={"evidence_attempt": evidence_set},
-                metrics=metrics,
-            )
+        )
+    return uncertainties
+
+
+def _reason_codes(search: _Search, adoption: _Adoption, tally: _Tally) -> list[ReasonCode]:
+    """The codes of what happened while collecting, whatever the outcome."""
+    happened = [
+        (bool(adoption.failures), ReasonCode.FETCH_FAILED),
+        (bool(search.provider_failures), ReasonCode.SEARCH_PROVIDER_FAILED),
+        (bool(tally.duplicates), ReasonCode.DUPLICATES_REMOVED),
+        (adoption.domain_capped, ReasonCode.DOMAIN_CAP_APPLIED),
+        (adoption.limit_hit, ReasonCode.LIMIT_REACHED),
+        (tally.timed_out, ReasonCode.TIME_LIMIT_REACHED),
+        (search.stop_reason == "only_duplicates" and bool(search.candidates), ReasonCode.SEARCH_EXHAUSTED),
+        (bool(tally.stale), ReasonCode.SOURCE_STALE),
+        (len(tally.versions) > 1, ReasonCode.SCOPE_AMBIGUOUS),
+    ]
+    return [code for hit, code in happened if hit]
+
+
+def _outcome(
+    ctx: OpContext,
+    title: str,
+    question: str,
+    search: _Search,
+    adoption: _Adoption,
+    tally: _Tally,
+    seconds: float,
+) -> Outcome:
+    """Some evidence: EVIDENCE_READY; only transient failures: retry; nothing at all: HOLD."""
+    cfg = ctx.config.evidence
+    metrics = _metrics(cfg, search, adoption, tally, seconds)
+    uncertainties = _uncertainties(cfg, search, adoption, tally)
+    codes = _reason_codes(search, adoption, tally)
+    failures, provider_failures = adoption.failures, search.provider_failures
+    evidence_set = {
+        "question_masked": question,
+        "title_masked": title,
+        "sources": adoption.sources,
+        "candidates": adoption.ledger,
+        "unreachable": failures,
+        "provider_failures": provider_failures,
+        "queries": search.queries_run,
+        "stop_reason": search.stop_reason,
+        "targets": {"primary": cfg.primary_target, "reaction": cfg.reaction_target, "max_adopted": cfg.max_adopted},
+        "metrics": metrics,
+        "uncertainties": [u.model_dump(mode="json") for u in uncertainties],
+    }
+    usable, primary = tally.usable, tally.primary
+    if usable:
+        if primary < cfg.primary_target:
+            codes.append(ReasonCode.PRIMARY_TARGET_UNMET)
+        if tally.reaction < cfg.reaction_target:
+            codes.append(ReasonCode.REACTION_TARGET_UNMET)
         return Outcome(
-            Result.HOLD,
-            State.HOLD,
-            [ReasonCode.EVIDENCE_NONE, *codes],
-            "証拠を一件も取得できないためHOLDで終了します。再開条件: 検索範囲の変更、出典の到達性の回復、関連ノートの追加。",
+            Result.ADVANCE,
+            State.EVIDENCE_READY,
+            [ReasonCode.EVIDENCE_COLLECTED, *codes],
+            f"証拠を{len(usable)}件採用しました（一次情報{primary}件、二次・コミュニティ{len(usable) - primary}件、"
+            f"取得不能{len(failures)}件、重複{tally.duplicates}件）。"
+            + ("不足・取得不能・古さ・範囲の食い違いは不確実性として記録しました。" if uncertainties else ""),
             uncertainties=uncertainties,
             artifacts={"evidence_set": evidence_set},
             metrics=metrics,
         )
+    transient_failures = [f for f in failures if f["transient"]] + [f for f in provider_failures if f["transient"]]
+    if transient_failures:
+        return Outcome(
+            Result.RETRYABLE_ERROR,
+            State.SCREENED,
+            [ReasonCode.EVIDENCE_TRANSIENT_FAILURE, *codes],
+            f"一時的な取得失敗（{len(transient_failures)}件）のため証拠を得られませんでした。再実行すると収集を再開します。",
+            uncertainties=uncertainties,
+            artifacts={"evidence_attempt": evidence_set},
+            metrics=metrics,
+        )
+    return Outcome(
+        Result.HOLD,
+        State.HOLD,
+        [ReasonCode.EVIDENCE_NONE, *codes],
+        "証拠を一件も取得できないためHOLDで終了します。再開条件: 検索範囲の変更、出典の到達性の回復、関連ノートの追加。",
+        uncertainties=uncertainties,
+        artifacts={"evidence_set": evidence_set},
+        metrics=metrics,
+    )
 
 
 UNKNOWN = "未確認"

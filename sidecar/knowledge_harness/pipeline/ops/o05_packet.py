@@ -203,6 +203,103 @@ def _check_summaries(inputs: dict[str, Any], output: dict[str, Any], classes: di
     return refusals
 
 
+class _PacketChecker:
+    """The program's rules on a packet's items, visited in order: ids unique, every statement cites
+    sources of the evidence set (facts a primary or secondary one, contradictions two), no statement
+    in two categories, past-article items cite past articles."""
+
+    def __init__(self, classes: dict[str, str]) -> None:
+        self.classes = classes  # source_id -> source class
+        self.refusals: list[Refusal] = []
+        self.ids: set[str] = set()
+        self.statements: dict[str, str] = {}  # normalized statement -> its first category
+
+    def _unique(self, path: str, item_id: str) -> None:
+        if item_id in self.ids:
+            self.refusals.append(Refusal(ReasonCode.DUPLICATE_ITEM_ID, path, f"The id {item_id!r} is used twice."))
+        self.ids.add(item_id)
+
+    def visit(self, path: str, item: dict[str, Any], category: str) -> None:
+        classes, refusals = self.classes, self.refusals
+        self._unique(path, item["id"])
+        cited = item.get("source_ids", [])
+        if not cited:
+            refusals.append(Refusal(ReasonCode.MISSING_SOURCE_ID, path, "The statement cites no source_id."))
+        for sid in cited:
+            if sid not in classes:
+                refusals.append(
+                    Refusal(ReasonCode.UNKNOWN_SOURCE_ID, path, f"{sid!r} is not a source_id of the evidence set.")
+                )
+            elif classes[sid] == "discovery_only":
+                refusals.append(
+                    Refusal(
+                        ReasonCode.DISCOVERY_ONLY_CITED,
+                        path,
+                        f"{sid!r} is discovery-only (a snippet, not evidence).",
+                    )
+                )
+        if category == "facts" and cited and not any(classes.get(s) in ("primary", "secondary") for s in cited):
+            refusals.append(
+                Refusal(
+                    ReasonCode.FACT_WITHOUT_PRIMARY_OR_SECONDARY,
+                    path,
+                    "A fact must cite a primary or secondary source; opinions go to reactions.",
+                )
+            )
+        if category == "contradictions" and len(set(cited)) < 2:
+            refusals.append(
+                Refusal(ReasonCode.CONTRADICTION_NEEDS_TWO_SOURCES, path, "A contradiction cites at least two sources.")
+            )
+        if "statement" in item:
+            key = _norm(item["statement"])
+            if key in self.statements and self.statements[key] != category:
+                refusals.append(
+                    Refusal(
+                        ReasonCode.STATEMENT_IN_TWO_CATEGORIES,
+                        path,
+                        f"The same statement is also under {self.statements[key]}.",
+                    )
+                )
+            self.statements.setdefault(key, category)
+
+    def past_articles(self, given: list[dict[str, Any]] | None, past: dict[str, Any] | None) -> None:
+        """Without past-article references no difference is guessed; with them each item cites one."""
+        references = {p["ref_id"] for p in given or []}
+        if given is None and past and any(past.get(k) for k in ("known", "diff_candidates", "recheck")):
+            self.refusals.append(
+                Refusal(
+                    ReasonCode.PAST_ARTICLE_DIFF_WITHOUT_REFERENCE,
+                    "$.past_articles",
+                    "There are no past-article references: set past_articles to null and do not guess differences.",
+                )
+            )
+            return
+        if not past:
+            return
+        for key in ("known", "diff_candidates", "recheck"):
+            for j, item in enumerate(past.get(key) or []):
+                path = f"$.past_articles.{key}[{j}]"
+                self._unique(path, item["id"])
+                cited = item.get("source_ids", [])
+                if not any(sid in references for sid in cited):
+                    self.refusals.append(
+                        Refusal(
+                            ReasonCode.PAST_ARTICLE_DIFF_WITHOUT_REFERENCE,
+                            f"{path}.source_ids",
+                            "A past-article item cites at least one past article (its ref_id, e.g. 'P1').",
+                        )
+                    )
+                for sid in cited:
+                    if sid not in references and sid not in self.classes:
+                        self.refusals.append(
+                            Refusal(
+                                ReasonCode.UNKNOWN_SOURCE_ID,
+                                f"{path}.source_ids",
+                                f"{sid!r} is neither a past article (inputs.past_articles) nor a source_id.",
+                            )
+                        )
+
+
 class BuildEvidencePacket(AgentStep):
     operation = OPERATION
     instructions_ja = INSTRUCTIONS_JA
@@ -247,61 +344,11 @@ class BuildEvidencePacket(AgentStep):
         return Prepared(inputs=inputs, input_refs=refs)
 
     def check(self, inputs: dict[str, Any], output: dict[str, Any]) -> list[Refusal]:
-        classes = {s["source_id"]: s["source_class"] for s in inputs["sources"]}
-        refusals: list[Refusal] = []
-        ids: set[str] = set()
-        statements: dict[str, str] = {}
-
-        def visit(path: str, item: dict[str, Any], category: str) -> None:
-            if item["id"] in ids:
-                refusals.append(Refusal(ReasonCode.DUPLICATE_ITEM_ID, path, f"The id {item['id']!r} is used twice."))
-            ids.add(item["id"])
-            cited = item.get("source_ids", [])
-            if not cited:
-                refusals.append(Refusal(ReasonCode.MISSING_SOURCE_ID, path, "The statement cites no source_id."))
-            for sid in cited:
-                if sid not in classes:
-                    refusals.append(
-                        Refusal(ReasonCode.UNKNOWN_SOURCE_ID, path, f"{sid!r} is not a source_id of the evidence set.")
-                    )
-                elif classes[sid] == "discovery_only":
-                    refusals.append(
-                        Refusal(
-                            ReasonCode.DISCOVERY_ONLY_CITED,
-                            path,
-                            f"{sid!r} is discovery-only (a snippet, not evidence).",
-                        )
-                    )
-            if category == "facts" and cited and not any(classes.get(s) in ("primary", "secondary") for s in cited):
-                refusals.append(
-                    Refusal(
-                        ReasonCode.FACT_WITHOUT_PRIMARY_OR_SECONDARY,
-                        path,
-                        "A fact must cite a primary or secondary source; opinions go to reactions.",
-                    )
-                )
-            if category == "contradictions" and len(set(cited)) < 2:
-                refusals.append(
-                    Refusal(
-                        ReasonCode.CONTRADICTION_NEEDS_TWO_SOURCES, path, "A contradiction cites at least two sources."
-                    )
-                )
-            if "statement" in item:
-                key = _norm(item["statement"])
-                if key in statements and statements[key] != category:
-                    refusals.append(
-                        Refusal(
-                            ReasonCode.STATEMENT_IN_TWO_CATEGORIES,
-                            path,
-                            f"The same statement is also under {statements[key]}.",
-                        )
-                    )
-                statements.setdefault(key, category)
-
+        checker = _PacketChecker({s["source_id"]: s["source_class"] for s in inputs["sources"]})
         issue_ids: set[str] = set()
         for i, issue in enumerate(output["issues"]):
             if issue["issue_id"] in issue_ids:
-                refusals.append(
+                checker.refusals.append(
                     Refusal(
                         ReasonCode.DUPLICATE_ITEM_ID,
                         f"$.issues[{i}]",
@@ -311,52 +358,11 @@ class BuildEvidencePacket(AgentStep):
             issue_ids.add(issue["issue_id"])
             for category in CATEGORIES:
                 for j, item in enumerate(issue[category]):
-                    visit(f"$.issues[{i}].{category}[{j}]", item, category)
+                    checker.visit(f"$.issues[{i}].{category}[{j}]", item, category)
         for j, unc in enumerate(output.get("uncertainties", [])):
-            visit(f"$.uncertainties[{j}]", {"id": unc["id"], "source_ids": unc["source_ids"]}, "uncertainties")
-        past = output.get("past_articles")
-        references = {p["ref_id"] for p in inputs.get("past_articles") or []}
-        if (
-            inputs.get("past_articles") is None
-            and past
-            and any(past.get(k) for k in ("known", "diff_candidates", "recheck"))
-        ):
-            refusals.append(
-                Refusal(
-                    ReasonCode.PAST_ARTICLE_DIFF_WITHOUT_REFERENCE,
-                    "$.past_articles",
-                    "There are no past-article references: set past_articles to null and do not guess differences.",
-                )
-            )
-        elif past:
-            for key in ("known", "diff_candidates", "recheck"):
-                for j, item in enumerate(past.get(key) or []):
-                    path = f"$.past_articles.{key}[{j}]"
-                    if item["id"] in ids:
-                        refusals.append(
-                            Refusal(ReasonCode.DUPLICATE_ITEM_ID, path, f"The id {item['id']!r} is used twice.")
-                        )
-                    ids.add(item["id"])
-                    cited = item.get("source_ids", [])
-                    if not any(sid in references for sid in cited):
-                        refusals.append(
-                            Refusal(
-                                ReasonCode.PAST_ARTICLE_DIFF_WITHOUT_REFERENCE,
-                                f"{path}.source_ids",
-                                "A past-article item cites at least one past article (its ref_id, e.g. 'P1').",
-                            )
-                        )
-                    for sid in cited:
-                        if sid not in references and sid not in classes:
-                            refusals.append(
-                                Refusal(
-                                    ReasonCode.UNKNOWN_SOURCE_ID,
-                                    f"{path}.source_ids",
-                                    f"{sid!r} is neither a past article (inputs.past_articles) nor a source_id.",
-                                )
-                            )
-        refusals += _check_summaries(inputs, output, classes)
-        return refusals
+            checker.visit(f"$.uncertainties[{j}]", {"id": unc["id"], "source_ids": unc["source_ids"]}, "uncertainties")
+        checker.past_articles(inputs.get("past_articles"), output.get("past_articles"))
+        return checker.refusals + _check_summaries(inputs, output, checker.classes)
 
     def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome:
         carried = prepared.inputs["uncertainties"]

@@ -201,33 +201,23 @@ class JudgeCandidate(AgentStep):
             "uncertainty_impact": impact,
             "past_articles": len(prepared.inputs["past_articles"] or []),
         }
-        common = {
-            "uncertainties": uncertainties,
-            "artifacts": {"candidate_decision": decision},
-            "metrics": metrics,
-            "producer": Producer.AI_JUDGE,
-        }
         why = describe(verdict, LABELS)
         if verdict.decision == "FAIL":
-            return Outcome(
-                Result.NO_CANDIDATE,
-                State.NO_CANDIDATE,
-                codes,
-                f"公開候補なしとします（{why}）。人間への確認は行いません。",
-                **common,  # type: ignore[arg-type]
-            )
-        if verdict.decision == "HOLD":
-            return Outcome(
-                Result.HOLD,
-                State.HOLD,
-                codes,
-                f"候補判定を保留(HOLD)とします（{why}）。人間へ技術的事実は質問しません。再開条件: 根拠・過去記事参照の追加。",
-                **common,  # type: ignore[arg-type]
-            )
+            result, state = Result.NO_CANDIDATE, State.NO_CANDIDATE
+            summary = f"公開候補なしとします（{why}）。人間への確認は行いません。"
+        elif verdict.decision == "HOLD":
+            result, state = Result.HOLD, State.HOLD
+            summary = f"候補判定を保留(HOLD)とします（{why}）。人間へ技術的事実は質問しません。再開条件: 根拠・過去記事参照の追加。"
+        else:
+            result, state = Result.ADVANCE, State.CANDIDATE_ACCEPTED
+            summary = f"記事候補として採用しました（全必須軸が確信度0.70以上のPASS、不確実性の影響{impact}）。中心的な論点: {output['central_claim']}"
         return Outcome(
-            Result.ADVANCE,
-            State.CANDIDATE_ACCEPTED,
+            result,
+            state,
             codes,
-            f"記事候補として採用しました（全必須軸が確信度0.70以上のPASS、不確実性の影響{impact}）。中心的な論点: {output['central_claim']}",
-            **common,  # type: ignore[arg-type]
+            summary,
+            uncertainties=uncertainties,
+            artifacts={"candidate_decision": decision},
+            metrics=metrics,
+            producer=Producer.AI_JUDGE,
         )

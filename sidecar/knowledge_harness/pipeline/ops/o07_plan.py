@@ -17,13 +17,13 @@ import json
 import re
 from typing import Any
 
+from ...core.urls import normalize_url
 from ...errors import Conflict
 from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
 from ..drafts import external_urls
 from ..packets import packet_items, packet_urls, packet_view, uncertainty_ids
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
-from .o04_evidence import normalize_url
 
 OPERATION = "O-07"
 STRUCTURE_TYPES = ("TUTORIAL", "CONCEPT_EXPLANATION", "CHANGE_ANALYSIS", "TROUBLESHOOTING", "DECISION_RECORD")

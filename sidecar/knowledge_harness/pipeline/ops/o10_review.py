@@ -19,10 +19,11 @@ from typing import Any
 from zoneinfo import ZoneInfo
 
 from ...errors import HarnessError
-from ...vault.blog_repo import BlogRepoError, pr_number, pr_repository
+from ...vault.blog_repo import BlogRepo, BlogRepoError, pr_number, pr_repository
 from ...vault.run_store import RunStore
 from ..agents import Refusal
 from ..blog import blog_repo, run_branch
+from ..config import BlogSettings
 from ..contract import (
     DECISION_CHOICES,
     MAX_AI_REVISIONS,
@@ -195,16 +196,7 @@ class PrepareReview(AgentStep):
         assert repo is not None
         cfg = ctx.config.blog
         date = inputs["publication_date"]
-        header = [f".. post:: {date}"]
-        if output["tags"]:
-            header.append(f"   :tags: {', '.join(output['tags'])}")
-        if cfg.category:
-            header.append(f"   :category: {cfg.category}")
-        header += [f"   :author: {cfg.author}", "   :language: ja", "", ""]
-        body = replace_front(
-            inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": CANDIDATE_STATUS}
-        )
-        candidate = "\n".join(header) + body
+        candidate = _candidate_rst(cfg, inputs, output)
         rel = repo.post_path(f"{date}-{output['slug']}.rst")
         previous_path = (prepared.payload or {}).get("previous_path")
         remove = [previous_path] if previous_path and previous_path != rel else []
@@ -230,17 +222,7 @@ class PrepareReview(AgentStep):
             ctx, inputs, output, rel, result.commit, candidate_sha, packet, manifest, remove, offered
         )
         if cfg.pull_request == "gh":
-            try:
-                pr_url = repo.draft_pr(inputs["branch"], output["title"], review_md)
-                if pr_number(pr_url) is None:
-                    raise BlogRepoError(f"gh did not return a pull request URL ({pr_url!r}).")
-                codes.append(ReasonCode.PULL_REQUEST_PREPARED)
-            except BlogRepoError as exc:
-                pr_url = None
-                codes.append(ReasonCode.PULL_REQUEST_FAILED)
-                uncertainties.append(
-                    Uncertainty(item=f"Draft PRを作成できない: {exc.message}", impact="branchとReview Packetで確認する")
-                )
+            pr_url = _draft_pull_request(repo, inputs["branch"], output["title"], review_md, codes, uncertainties)
         review = {
             "markdown": review_md,
             "sha256": sha256_text(review_md),
@@ -296,6 +278,46 @@ class PrepareReview(AgentStep):
         )
 
 
+def _candidate_rst(cfg: BlogSettings, inputs: dict[str, Any], output: dict[str, Any]) -> str:
+    """The article as the blog publishes it: the post directive, then the draft with its title and
+    the candidate's metadata (publication date, status)."""
+    date = inputs["publication_date"]
+    header = [f".. post:: {date}"]
+    if output["tags"]:
+        header.append(f"   :tags: {', '.join(output['tags'])}")
+    if cfg.category:
+        header.append(f"   :category: {cfg.category}")
+    header += [f"   :author: {cfg.author}", "   :language: ja", "", ""]
+    body = replace_front(
+        inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": CANDIDATE_STATUS}
+    )
+    return "\n".join(header) + body
+
+
+def _draft_pull_request(
+    repo: BlogRepo,
+    branch: str,
+    title: str,
+    review_md: str,
+    codes: list[ReasonCode],
+    uncertainties: list[Uncertainty],
+) -> str | None:
+    """A draft PR through gh (its URL), or None with the failure as an uncertainty: the branch and
+    the Review Packet still carry the review."""
+    try:
+        pr_url = repo.draft_pr(branch, title, review_md)
+        if pr_number(pr_url) is None:
+            raise BlogRepoError(f"gh did not return a pull request URL ({pr_url!r}).")
+        codes.append(ReasonCode.PULL_REQUEST_PREPARED)
+        return pr_url
+    except BlogRepoError as exc:
+        codes.append(ReasonCode.PULL_REQUEST_FAILED)
+        uncertainties.append(
+            Uncertainty(item=f"Draft PRを作成できない: {exc.message}", impact="branchとReview Packetで確認する")
+        )
+        return None
+
+
 def build_review_packet(
     ctx: OpContext,
     inputs: dict[str, Any],
@@ -309,15 +331,6 @@ def build_review_packet(
     offered: list[str],
 ) -> str:
     plan = ctx.artifact("article_plan")
-    validation = ctx.artifact("validation_report")
-    items = packet_items(packet)
-    sources = {s["source_id"]: s for s in packet.get("sources") or []}
-    cited: list[str] = []
-    for block in manifest.get("blocks", []):
-        for ref in block.get("packet_refs", []):
-            for sid in items.get(ref, {}).get("source_ids", []):
-                if sid not in cited:
-                    cited.append(sid)
     lines = [
         f"# 公開候補の確認待ち — {output['title']}",
         "",
@@ -332,24 +345,15 @@ def build_review_packet(
         "",
         "## 主要根拠",
         "",
-    ]
-    for sid in cited:
-        s = sources.get(sid, {})
-        where = s.get("url") or s.get("repository_ref") or ""
-        lines.append(f"- `{sid}` {s.get('title', '')}（{s.get('source_class', '')}） {where}".rstrip())
-        if s.get("summary_ja") and s["summary_ja"] != "未確認":
-            lines.append(f"  - 要約（AI）: {s['summary_ja']}")
-    lines += ["", "## 不確実性と扱い", ""]
-    for entry in plan.get("uncertainty_handling", []):
-        lines.append(f"- `{entry['uncertainty_id']}` {entry['treatment']}: {entry['reason']}")
-    lines += ["", "## 検証結果", ""]
-    lines.append(
-        f"- Program: エラー{len(validation.get('errors', []))}件、警告{len(validation.get('warnings', []))}件、"
-        f"自動修正{len(validation.get('autofix', []))}件（末尾空白・最終改行・見出し装飾長のみ）"
-    )
-    for key, axis in (validation.get("axes") or {}).items():
-        lines.append(f"- {key}: {axis['verdict']}（確信度{float(axis['confidence']):.2f}）{axis['reasons'][:200]}")
-    lines += [
+        *_cited_sources(packet, manifest),
+        "",
+        "## 不確実性と扱い",
+        "",
+        *(f"- `{e['uncertainty_id']}` {e['treatment']}: {e['reason']}" for e in plan.get("uncertainty_handling", [])),
+        "",
+        "## 検証結果",
+        "",
+        *_validation_lines(ctx.artifact("validation_report")),
         "",
         "## AIが担当した範囲",
         "",
@@ -366,47 +370,15 @@ def build_review_packet(
         "## 変更ファイル",
         "",
         f"- `{rel}` sha256 `{candidate_sha}`",
-    ]
-    for old in removed:
-        lines.append(f"- `{old}` （前回の公開候補、削除）")
-    wait_days = ctx.config.decision.wait_days
-    waiting = (
-        f"{wait_days:g}日以内に判断がなければ、公開せず保留（HOLD）として終了します（再開条件を記録します）。"
-        if wait_days
-        else "判断があるまで待ちます。"
-    )
-    lines += ["", "## 判断の選択肢と影響", ""]
-    for code in offered:
-        label, effect, _ = DECISION_CHOICES[code]
-        lines.append(f"- **{label}**（`{code}`）: {effect}")
-    if "revise" not in offered:
-        lines.append(
-            f"- 「{DECISION_CHOICES['revise'][0]}」は選べません: AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
-        )
-    lines += [
+        *(f"- `{old}` （前回の公開候補、削除）" for old in removed),
         "",
-        "**無回答の場合は公開せず、HOLD（未公開）を維持します。**" + waiting,
+        "## 判断の選択肢と影響",
+        "",
+        *_choice_lines(offered, ctx.config.decision.wait_days),
         "",
         "## 判断の方法",
         "",
-        "どの判断にも、このReview PacketのSHA-256（`REVIEW_PACKET.md` のSHA-256、`kh pipeline review` や REST の "
-        "`review_packet_sha256` でも表示）を添えます。SHA-256のない判断は受け付けません。"
-        "承認は、branch（PR）をbaseへmergeしたあとに、commitも添えて行います"
-        "（squash・rebaseによるmergeも、公開候補と同じ内容がbaseにあれば認めます）:",
-        "",
-        f"    kh pipeline decide VAULT {inputs['run_id']} --choice approve --commit {commit} --review-sha256 <SHA-256>",
-        *(
-            [
-                f'    kh pipeline decide VAULT {inputs["run_id"]} --choice revise --instructions "…" --blocks B1 --review-sha256 <SHA-256>'
-            ]
-            if "revise" in offered
-            else []
-        ),
-        f'    kh pipeline decide VAULT {inputs["run_id"]} --choice 公開しない --instructions "理由" --review-sha256 <SHA-256>',
-        "",
-        "`--choice` には選択肢の日本語ラベル（例: 公開しない）かコード（例: reject）を指定します。"
-        "受け付けられない判断（SHA-256の誤り、日本語でない修正指示など）は理由を示して拒否され、実行は確認待ちのままです。"
-        "同じ公開候補への二つ目の異なる判断は、両方を記録して保留（HOLD）とします。",
+        *_how_to_decide(inputs["run_id"], commit, offered),
         "",
         "## SHA-256",
         "",
@@ -424,3 +396,75 @@ def build_review_packet(
         "",
     ]
     return "\n".join(lines)
+
+
+def _cited_sources(packet: dict[str, Any], manifest: dict[str, Any]) -> list[str]:
+    """The sources the draft's blocks cite, in first-cited order, each with the agent's summary."""
+    items = packet_items(packet)
+    sources = {s["source_id"]: s for s in packet.get("sources") or []}
+    cited: list[str] = []
+    for block in manifest.get("blocks", []):
+        for ref in block.get("packet_refs", []):
+            for sid in items.get(ref, {}).get("source_ids", []):
+                if sid not in cited:
+                    cited.append(sid)
+    lines = []
+    for sid in cited:
+        s = sources.get(sid, {})
+        where = s.get("url") or s.get("repository_ref") or ""
+        lines.append(f"- `{sid}` {s.get('title', '')}（{s.get('source_class', '')}） {where}".rstrip())
+        if s.get("summary_ja") and s["summary_ja"] != "未確認":
+            lines.append(f"  - 要約（AI）: {s['summary_ja']}")
+    return lines
+
+
+def _validation_lines(validation: dict[str, Any]) -> list[str]:
+    lines = [
+        f"- Program: エラー{len(validation.get('errors', []))}件、警告{len(validation.get('warnings', []))}件、"
+        f"自動修正{len(validation.get('autofix', []))}件（末尾空白・最終改行・見出し装飾長のみ）"
+    ]
+    for key, axis in (validation.get("axes") or {}).items():
+        lines.append(f"- {key}: {axis['verdict']}（確信度{float(axis['confidence']):.2f}）{axis['reasons'][:200]}")
+    return lines
+
+
+def _choice_lines(offered: list[str], wait_days: float) -> list[str]:
+    """The choices still offered with their effects, and what happens without an answer."""
+    lines = []
+    for code in offered:
+        label, effect, _ = DECISION_CHOICES[code]
+        lines.append(f"- **{label}**（`{code}`）: {effect}")
+    if "revise" not in offered:
+        lines.append(
+            f"- 「{DECISION_CHOICES['revise'][0]}」は選べません: AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
+        )
+    waiting = (
+        f"{wait_days:g}日以内に判断がなければ、公開せず保留（HOLD）として終了します（再開条件を記録します）。"
+        if wait_days
+        else "判断があるまで待ちます。"
+    )
+    return [*lines, "", "**無回答の場合は公開せず、HOLD（未公開）を維持します。**" + waiting]
+
+
+def _how_to_decide(run_id: str, commit: str, offered: list[str]) -> list[str]:
+    revise = (
+        [
+            f'    kh pipeline decide VAULT {run_id} --choice revise --instructions "…" --blocks B1 --review-sha256 <SHA-256>'
+        ]
+        if "revise" in offered
+        else []
+    )
+    return [
+        "どの判断にも、このReview PacketのSHA-256（`REVIEW_PACKET.md` のSHA-256、`kh pipeline review` や REST の "
+        "`review_packet_sha256` でも表示）を添えます。SHA-256のない判断は受け付けません。"
+        "承認は、branch（PR）をbaseへmergeしたあとに、commitも添えて行います"
+        "（squash・rebaseによるmergeも、公開候補と同じ内容がbaseにあれば認めます）:",
+        "",
+        f"    kh pipeline decide VAULT {run_id} --choice approve --commit {commit} --review-sha256 <SHA-256>",
+        *revise,
+        f'    kh pipeline decide VAULT {run_id} --choice 公開しない --instructions "理由" --review-sha256 <SHA-256>',
+        "",
+        "`--choice` には選択肢の日本語ラベル（例: 公開しない）かコード（例: reject）を指定します。"
+        "受け付けられない判断（SHA-256の誤り、日本語でない修正指示など）は理由を示して拒否され、実行は確認待ちのままです。"
+        "同じ公開候補への二つ目の異なる判断は、両方を記録して保留（HOLD）とします。",
+    ]

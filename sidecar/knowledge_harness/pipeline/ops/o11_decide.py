@@ -28,12 +28,21 @@ import re
 from typing import Any
 
 from ...errors import Conflict, HarnessError, Refused
-from ...vault.blog_repo import BlogRepo, BlogRepoError, MergeFact, pr_number
+from ...vault.blog_repo import BlogRepo, BlogRepoError, MergeFact, PullRequest, pr_number
 from ..blog import blog_repo
-from ..contract import DECISION_CHOICES, MAX_AI_REVISIONS, Producer, ReasonCode, Result, State, offered_choices
+from ..contract import (
+    DECISION_CHOICES,
+    HUMAN_DECISION,
+    MAX_AI_REVISIONS,
+    Producer,
+    ReasonCode,
+    Result,
+    State,
+    offered_choices,
+)
 from ..drafts import sha256_text
 from ..proposals import ProposalSpec
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import DecisionStep, OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-11"
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
@@ -134,7 +143,7 @@ def check_form(ctx: OpContext, d: dict[str, Any]) -> list[str]:
     return offered
 
 
-class DecidePublication:
+class DecidePublication(DecisionStep):
     operation = OPERATION
 
     def _open_question(self, ctx: OpContext) -> Any:
@@ -144,7 +153,7 @@ class DecidePublication:
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         question = self._open_question(ctx)
-        waiting = Wait(f"human:{question.question_id} publication_decision" if question else "human:HUMAN_DECISION")
+        waiting = Wait(f"human:{question.question_id} publication_decision" if question else f"human:{HUMAN_DECISION}")
         wait_days = ctx.config.decision.wait_days
         if question is None or not wait_days:
             return waiting
@@ -245,123 +254,17 @@ class DecidePublication:
         )
 
     def decide(self, ctx: OpContext, prepared: Prepared, decided_at: str) -> tuple[Outcome, str]:
-        d: dict[str, Any] = prepared.inputs["decision"]
-        cand: dict[str, Any] = prepared.inputs["candidate"]
-        want_sha = prepared.inputs["review_packet_sha256"]
-        choice = d.get("choice")
-        blocks = d.get("blocks") or []
-        instructions = (d.get("instructions") or "").strip()
-        facts: dict[str, Any] = {
-            "review_packet_sha256": want_sha,
-            "candidate_commit": cand["commit"],
-            "pr_url": cand.get("pr_url"),
-        }
-
-        def outcome(
-            result: Result,
-            state: State,
-            codes: list[ReasonCode],
-            summary: str,
-            message: str,
-            resume: str | None = None,
-        ) -> tuple[Outcome, str]:
-            record = {
-                **d,
-                "decided_at": decided_at,
-                "choice_label_ja": DECISION_CHOICES[choice][0] if choice in DECISION_CHOICES else None,
-                "result": str(result),
-                "reason_code": str(codes[0]),
-                "message_ja": message,
-                "verified": facts,
-                "resume_condition_ja": resume,
-            }
-            proposals: list[tuple[str, str] | ProposalSpec] = []
-            if codes[0] == ReasonCode.DECISION_POLICY:
-                options = list(d.get("policy_options") or DEFAULT_POLICY_OPTIONS)[:3]
-                listed = "\n".join(f"  ({i}) {o}" for i, o in enumerate(options, start=1))
-                proposals.append(
-                    ProposalSpec(
-                        f"policy-{ctx.run.run_id}-o11-{sha256_text(instructions)[:8]}",
-                        f"## 提案: 公開判断で示された方針候補（run {ctx.run.run_id}）\n\n- 問題: {instructions or '（記載なし）'}\n"
-                        f"- 選択肢:\n{listed}\n- 影響: 採用すると同種の記事の公開判断が変わる。今回の記事は公開せずHOLD。\n"
-                        f"- 判断者: {d.get('decider')}（{decided_at}）。自動採用しない。",
-                        kind="policy",
-                        title_ja=f"公開判断で示された方針候補: {instructions[:80] or '（記載なし）'}",
-                        options=options,
-                        source_runs=[ctx.run.run_id],
-                    )
-                )
-            return (
-                Outcome(
-                    result,
-                    state,
-                    codes,
-                    f"{message}。{summary}" + (resume or ""),
-                    artifacts={"publication_decision": record},
-                    metrics={"choice": choice, "decider": d.get("decider")},
-                    producer=Producer.HUMAN,
-                    proposals=proposals,
-                ),
-                message,
-            )
-
-        offered = check_form(ctx, d)
-        if choice not in offered:
-            raise refuse(
-                ReasonCode.REVISION_LIMIT_REACHED,
-                f"AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
-                "「今回だけ修正を求める」は選べません。公開を承認する・公開しない・今後の方針として検討する から選んでください。",
-                offered=offered,
-            )
-        given_sha = (d.get("review_packet_sha256") or "").lower()
-        given_commit = (d.get("commit") or "").lower()
-        if given_sha != want_sha:
-            raise refuse(
-                ReasonCode.DECISION_SHA_MISMATCH,
-                "示されたReview PacketのSHA-256が準備したものと一致しません（`kh pipeline review` の表示を確認してください）。",
-            )
-        if given_commit and (len(given_commit) < 7 or not cand["commit"].startswith(given_commit)):
-            raise refuse(
-                ReasonCode.DECISION_COMMIT_MISMATCH,
-                f"示されたcommitが公開候補のcommit {cand['commit'][:12]} と一致しません（7桁以上で指定）。",
-            )
-        given_pr = (d.get("pr_url") or "").strip().rstrip("/")
-        prepared_pr = (cand.get("pr_url") or "").strip().rstrip("/")
-        if given_pr and (pr_number(given_pr) is None or (prepared_pr and given_pr != prepared_pr)):
-            raise refuse(
-                ReasonCode.DECISION_PR_MISMATCH,
-                f"示されたPR URL {given_pr} は公開候補のPR {prepared_pr or '（なし）'} ではありません。",
-            )
-        pr_url = given_pr or prepared_pr or None
-        facts["pr_url"] = pr_url
-        if choice == "approve" and (instructions or blocks):
-            raise refuse(ReasonCode.DECISION_CONTRADICTORY, "承認に修正指示・対象ブロックが付いており矛盾しています。")
-        if choice in ("reject", "policy") and blocks:
-            raise refuse(
-                ReasonCode.DECISION_CONTRADICTORY,
-                "公開しない・方針検討の判断に対象ブロックが付いており矛盾しています。",
-            )
-        if choice == "revise":
-            if not concrete_japanese(instructions) or not blocks:
-                raise refuse(
-                    ReasonCode.DECISION_INCOMPLETE,
-                    "修正要求には具体的な日本語の指示（5文字以上、--instructions）と対象ブロック（--blocks B1,B2）が必要です。",
-                )
-            manifest_blocks = {b["block_id"] for b in ctx.artifact("draft_manifest")["blocks"]}
-            unknown = [b for b in blocks if b not in manifest_blocks]
-            if unknown:
-                raise refuse(
-                    ReasonCode.UNKNOWN_TARGET_BLOCK,
-                    f"対象ブロック {unknown} は存在しません（ある: {', '.join(sorted(manifest_blocks))}）。",
-                )
+        decision = _Decision(ctx, prepared, decided_at)
+        pr_url = _refuse_unacceptable(decision)
         repo = blog_repo(ctx)
         if repo is None:
             raise refuse(
                 ReasonCode.BLOG_REPO_NOT_CONFIGURED, "ブログリポジトリが設定されていないためmerge事実を確認できません。"
             )
+        cand = decision.cand
         fact = _merge_fact(repo, cand)
         head = repo.branch_head(cand["branch"])
-        facts.update(
+        decision.facts.update(
             {
                 "merged": fact.merged,
                 "merged_how": fact.how,
@@ -372,108 +275,267 @@ class DecidePublication:
         )
         merged = fact.merged
         if ctx.config.blog.pull_request == "gh" and pr_url:
-            try:
-                pr = repo.pr_view(pr_url)
-            except BlogRepoError as exc:
-                raise refuse(
-                    ReasonCode.PR_UNVERIFIED,
-                    f"PR {pr_url} をghで確認できません（{exc.message}）。後で再試行してください。",
-                ) from exc
-            facts["pull_request"] = {
-                "number": pr.number,
-                "url": pr.url,
-                "base": pr.base,
-                "head": pr.head,
-                "head_commit": pr.head_commit,
-                "state": pr.state,
-                "merged_at": pr.merged_at,
-            }
-            expected = {
-                "number": pr_number(pr_url),
-                "base": cand["base_branch"],
-                "head": cand["branch"],
-                "head_commit": cand["commit"],
-            }
-            found = {"number": pr.number, "base": pr.base, "head": pr.head, "head_commit": pr.head_commit}
-            differs = [k for k in expected if expected[k] != found[k]]
-            if differs:
-                facts["pull_request_mismatch"] = {k: {"prepared": expected[k], "github": found[k]} for k in differs}
-                shown = "、".join(f"{k}: 準備 {expected[k]} / GitHub {found[k]}" for k in differs)
-                return outcome(
+            pr = _pull_request(decision, repo, pr_url)
+            mismatch = _pull_request_mismatch(decision, pr, pr_url)
+            if mismatch:
+                return decision.outcome(
                     Result.HOLD,
                     State.HOLD,
                     [ReasonCode.PR_MISMATCH],
-                    f"PRがReview Packetの準備情報と一致しないため、判断を記録して公開せず保留(HOLD)とします（{shown}）。",
+                    f"PRがReview Packetの準備情報と一致しないため、判断を記録して公開せず保留(HOLD)とします（{mismatch}）。",
                     "公開しません",
                     RESUME_PR,
                 )
             # GitHub's record of the PR is the merge fact's other half: an approval needs both, and
             # a PR merged on GitHub rules out every other choice
             pr_merged = pr.state == "MERGED"
-            merged = (merged and pr_merged) if choice == "approve" else (merged or pr_merged)
-        if choice == "approve":
-            if head is not None and head != cand["commit"]:
-                raise refuse(
-                    ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW,
-                    f"レビュー後に公開候補のbranch {cand['branch']} へ別のcommitが加わりました。",
-                )
-            if not merged:
-                raise Conflict(
-                    f"公開候補のcommit {cand['commit'][:12]} はまだ {cand['base_branch']} へmergeされていません"
-                    f"（{fact.base_ref} を確認）。mergeしてから承認してください。",
-                    detail={
-                        "reason": ReasonCode.MERGE_NOT_FOUND.value,
-                        "commit": cand["commit"],
-                        "branch": cand["branch"],
-                        "base_ref": fact.base_ref,
-                    },
-                )
-            facts["published_sha256"] = fact.published_sha256
-            if fact.published_sha256 != cand["sha256"]:
-                raise refuse(
-                    ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW,
-                    f"{cand['base_branch']} にある {cand['path']} の内容がレビューしたものと一致しません。",
-                )
-            codes = [ReasonCode.DECISION_APPROVED]
-            how = "merge"
-            if fact.how == "content":
-                codes.append(ReasonCode.MERGED_BY_CONTENT)
-                how = "squashまたはrebaseによるmerge（baseに同じ内容）"
-            return outcome(
-                Result.ADVANCE,
-                State.APPROVED,
-                codes,
-                f"merge事実を確認しました（{how}、{cand['branch']} → {fact.base_ref}、commit {cand['commit'][:12]}）。判断者 {d.get('decider')}。",
-                MESSAGES["approve"],
-            )
+            merged = (merged and pr_merged) if decision.choice == "approve" else (merged or pr_merged)
+        if decision.choice == "approve":
+            return _approve(decision, fact, head, merged)
         if merged:
             raise refuse(
                 ReasonCode.DECISION_CONTRADICTORY,
                 f"公開候補は既に {cand['base_branch']} へmergeされています。承認するか、mergeを取り消してから判断してください。",
                 merged=True,
             )
-        if choice == "revise":
-            return outcome(
-                Result.ADVANCE,
-                State.REVISION,
-                [ReasonCode.DECISION_REVISION_REQUESTED],
-                f"対象ブロック {', '.join(blocks)} への修正指示を保存しました。",
-                MESSAGES["revise"],
-            )
-        if choice == "reject":
-            return outcome(
-                Result.HOLD,
-                State.HOLD,
-                [ReasonCode.DECISION_REJECTED],
-                f"理由: {instructions or '（記載なし）'}。",
-                MESSAGES["reject"],
-                RESUME_REJECT,
-            )
-        return outcome(
+        return _not_approved(decision)
+
+
+class _Decision:
+    """A decision being checked: what the person gave, the candidate O-10 prepared, the facts found."""
+
+    def __init__(self, ctx: OpContext, prepared: Prepared, decided_at: str) -> None:
+        self.ctx = ctx
+        self.given: dict[str, Any] = prepared.inputs["decision"]
+        self.cand: dict[str, Any] = prepared.inputs["candidate"]
+        self.want_sha: str = prepared.inputs["review_packet_sha256"]
+        self.decided_at = decided_at
+        self.choice = self.given.get("choice")
+        self.blocks: list[str] = self.given.get("blocks") or []
+        self.instructions: str = (self.given.get("instructions") or "").strip()
+        self.facts: dict[str, Any] = {
+            "review_packet_sha256": self.want_sha,
+            "candidate_commit": self.cand["commit"],
+            "pr_url": self.cand.get("pr_url"),
+        }
+
+    def outcome(
+        self,
+        result: Result,
+        state: State,
+        codes: list[ReasonCode],
+        summary: str,
+        message: str,
+        resume: str | None = None,
+    ) -> tuple[Outcome, str]:
+        """The recorded decision (with the verified facts) and the message for the person."""
+        record = {
+            **self.given,
+            "decided_at": self.decided_at,
+            "choice_label_ja": DECISION_CHOICES[self.choice][0] if self.choice in DECISION_CHOICES else None,
+            "result": str(result),
+            "reason_code": str(codes[0]),
+            "message_ja": message,
+            "verified": self.facts,
+            "resume_condition_ja": resume,
+        }
+        proposals: list[tuple[str, str] | ProposalSpec] = []
+        if codes[0] == ReasonCode.DECISION_POLICY:
+            proposals.append(self._policy_proposal())
+        return (
+            Outcome(
+                result,
+                state,
+                codes,
+                f"{message}。{summary}" + (resume or ""),
+                artifacts={"publication_decision": record},
+                metrics={"choice": self.choice, "decider": self.given.get("decider")},
+                producer=Producer.HUMAN,
+                proposals=proposals,
+            ),
+            message,
+        )
+
+    def _policy_proposal(self) -> ProposalSpec:
+        run_id, instructions = self.ctx.run.run_id, self.instructions
+        options = list(self.given.get("policy_options") or DEFAULT_POLICY_OPTIONS)[:3]
+        listed = "\n".join(f"  ({i}) {o}" for i, o in enumerate(options, start=1))
+        return ProposalSpec(
+            f"policy-{run_id}-o11-{sha256_text(instructions)[:8]}",
+            f"## 提案: 公開判断で示された方針候補（run {run_id}）\n\n- 問題: {instructions or '（記載なし）'}\n"
+            f"- 選択肢:\n{listed}\n- 影響: 採用すると同種の記事の公開判断が変わる。今回の記事は公開せずHOLD。\n"
+            f"- 判断者: {self.given.get('decider')}（{self.decided_at}）。自動採用しない。",
+            kind="policy",
+            title_ja=f"公開判断で示された方針候補: {instructions[:80] or '（記載なし）'}",
+            options=options,
+            source_runs=[run_id],
+        )
+
+
+def _refuse_unacceptable(decision: _Decision) -> str | None:
+    """Refuse a decision that cannot be accepted as given (before any repository is asked); returns
+    the pull request it is about (given or prepared), also kept in the verified facts."""
+    d, cand, choice, blocks = decision.given, decision.cand, decision.choice, decision.blocks
+    offered = check_form(decision.ctx, d)
+    if choice not in offered:
+        raise refuse(
+            ReasonCode.REVISION_LIMIT_REACHED,
+            f"AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
+            "「今回だけ修正を求める」は選べません。公開を承認する・公開しない・今後の方針として検討する から選んでください。",
+            offered=offered,
+        )
+    given_sha = (d.get("review_packet_sha256") or "").lower()
+    given_commit = (d.get("commit") or "").lower()
+    if given_sha != decision.want_sha:
+        raise refuse(
+            ReasonCode.DECISION_SHA_MISMATCH,
+            "示されたReview PacketのSHA-256が準備したものと一致しません（`kh pipeline review` の表示を確認してください）。",
+        )
+    if given_commit and (len(given_commit) < 7 or not cand["commit"].startswith(given_commit)):
+        raise refuse(
+            ReasonCode.DECISION_COMMIT_MISMATCH,
+            f"示されたcommitが公開候補のcommit {cand['commit'][:12]} と一致しません（7桁以上で指定）。",
+        )
+    given_pr = (d.get("pr_url") or "").strip().rstrip("/")
+    prepared_pr = (cand.get("pr_url") or "").strip().rstrip("/")
+    if given_pr and (pr_number(given_pr) is None or (prepared_pr and given_pr != prepared_pr)):
+        raise refuse(
+            ReasonCode.DECISION_PR_MISMATCH,
+            f"示されたPR URL {given_pr} は公開候補のPR {prepared_pr or '（なし）'} ではありません。",
+        )
+    pr_url = given_pr or prepared_pr or None
+    decision.facts["pr_url"] = pr_url
+    if choice == "approve" and (decision.instructions or blocks):
+        raise refuse(ReasonCode.DECISION_CONTRADICTORY, "承認に修正指示・対象ブロックが付いており矛盾しています。")
+    if choice in ("reject", "policy") and blocks:
+        raise refuse(
+            ReasonCode.DECISION_CONTRADICTORY,
+            "公開しない・方針検討の判断に対象ブロックが付いており矛盾しています。",
+        )
+    if choice == "revise":
+        _refuse_unclear_revision(decision)
+    return pr_url
+
+
+def _refuse_unclear_revision(decision: _Decision) -> None:
+    """A revision needs concrete Japanese instructions and target blocks the draft has."""
+    blocks = decision.blocks
+    if not concrete_japanese(decision.instructions) or not blocks:
+        raise refuse(
+            ReasonCode.DECISION_INCOMPLETE,
+            "修正要求には具体的な日本語の指示（5文字以上、--instructions）と対象ブロック（--blocks B1,B2）が必要です。",
+        )
+    manifest_blocks = {b["block_id"] for b in decision.ctx.artifact("draft_manifest")["blocks"]}
+    unknown = [b for b in blocks if b not in manifest_blocks]
+    if unknown:
+        raise refuse(
+            ReasonCode.UNKNOWN_TARGET_BLOCK,
+            f"対象ブロック {unknown} は存在しません（ある: {', '.join(sorted(manifest_blocks))}）。",
+        )
+
+
+def _pull_request(decision: _Decision, repo: BlogRepo, pr_url: str) -> PullRequest:
+    """The pull request as GitHub records it (`gh pr view`), kept in the verified facts."""
+    try:
+        pr = repo.pr_view(pr_url)
+    except BlogRepoError as exc:
+        raise refuse(
+            ReasonCode.PR_UNVERIFIED,
+            f"PR {pr_url} をghで確認できません（{exc.message}）。後で再試行してください。",
+        ) from exc
+    decision.facts["pull_request"] = {
+        "number": pr.number,
+        "url": pr.url,
+        "base": pr.base,
+        "head": pr.head,
+        "head_commit": pr.head_commit,
+        "state": pr.state,
+        "merged_at": pr.merged_at,
+    }
+    return pr
+
+
+def _pull_request_mismatch(decision: _Decision, pr: PullRequest, pr_url: str) -> str:
+    """How the PR differs from what O-10 prepared (number, base, head, head commit); "" when it does not."""
+    cand = decision.cand
+    expected = {
+        "number": pr_number(pr_url),
+        "base": cand["base_branch"],
+        "head": cand["branch"],
+        "head_commit": cand["commit"],
+    }
+    found = {"number": pr.number, "base": pr.base, "head": pr.head, "head_commit": pr.head_commit}
+    differs = [k for k in expected if expected[k] != found[k]]
+    if not differs:
+        return ""
+    decision.facts["pull_request_mismatch"] = {k: {"prepared": expected[k], "github": found[k]} for k in differs}
+    return "、".join(f"{k}: 準備 {expected[k]} / GitHub {found[k]}" for k in differs)
+
+
+def _approve(decision: _Decision, fact: MergeFact, head: str | None, merged: bool) -> tuple[Outcome, str]:
+    """An approval stands on the merge fact: the reviewed commit merged, the reviewed bytes on the base."""
+    cand = decision.cand
+    if head is not None and head != cand["commit"]:
+        raise refuse(
+            ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW,
+            f"レビュー後に公開候補のbranch {cand['branch']} へ別のcommitが加わりました。",
+        )
+    if not merged:
+        raise Conflict(
+            f"公開候補のcommit {cand['commit'][:12]} はまだ {cand['base_branch']} へmergeされていません"
+            f"（{fact.base_ref} を確認）。mergeしてから承認してください。",
+            detail={
+                "reason": ReasonCode.MERGE_NOT_FOUND.value,
+                "commit": cand["commit"],
+                "branch": cand["branch"],
+                "base_ref": fact.base_ref,
+            },
+        )
+    decision.facts["published_sha256"] = fact.published_sha256
+    if fact.published_sha256 != cand["sha256"]:
+        raise refuse(
+            ReasonCode.CANDIDATE_CHANGED_AFTER_REVIEW,
+            f"{cand['base_branch']} にある {cand['path']} の内容がレビューしたものと一致しません。",
+        )
+    codes = [ReasonCode.DECISION_APPROVED]
+    how = "merge"
+    if fact.how == "content":
+        codes.append(ReasonCode.MERGED_BY_CONTENT)
+        how = "squashまたはrebaseによるmerge（baseに同じ内容）"
+    return decision.outcome(
+        Result.ADVANCE,
+        State.APPROVED,
+        codes,
+        f"merge事実を確認しました（{how}、{cand['branch']} → {fact.base_ref}、commit {cand['commit'][:12]}）。"
+        f"判断者 {decision.given.get('decider')}。",
+        MESSAGES["approve"],
+    )
+
+
+def _not_approved(decision: _Decision) -> tuple[Outcome, str]:
+    """Revise (the run goes to REVISION), reject or policy (HOLD, each with its resume condition)."""
+    if decision.choice == "revise":
+        return decision.outcome(
+            Result.ADVANCE,
+            State.REVISION,
+            [ReasonCode.DECISION_REVISION_REQUESTED],
+            f"対象ブロック {', '.join(decision.blocks)} への修正指示を保存しました。",
+            MESSAGES["revise"],
+        )
+    if decision.choice == "reject":
+        return decision.outcome(
             Result.HOLD,
             State.HOLD,
-            [ReasonCode.DECISION_POLICY],
-            "方針候補をDECISIONS.mdへ記録しました（自動採用しない）。",
-            MESSAGES["policy"],
-            RESUME_POLICY,
+            [ReasonCode.DECISION_REJECTED],
+            f"理由: {decision.instructions or '（記載なし）'}。",
+            MESSAGES["reject"],
+            RESUME_REJECT,
         )
+    return decision.outcome(
+        Result.HOLD,
+        State.HOLD,
+        [ReasonCode.DECISION_POLICY],
+        "方針候補をDECISIONS.mdへ記録しました（自動採用しない）。",
+        MESSAGES["policy"],
+        RESUME_POLICY,
+    )

@@ -21,6 +21,7 @@ import json
 import re
 from typing import Any
 
+from ...core.urls import normalize_url
 from ...errors import HarnessError
 from ...vault.blog_repo import pr_number, pr_repository
 from ..agents import Refusal
@@ -29,7 +30,6 @@ from ..contract import MAX_AI_REVISIONS, Producer, ReasonCode, Result, State
 from ..drafts import CheckInputs, block_problems, check_draft, layout, refresh_manifest, replace_blocks, sha256_text
 from ..packets import packet_items, packet_urls, packet_view, urls_in
 from .base import AgentStep, OpContext, Outcome, Prepared, Wait
-from .o04_evidence import normalize_url
 
 OPERATION = "O-12"
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,40}$"}

@@ -22,7 +22,7 @@ from ..blog import blog_repo
 from ..config import EvidenceSettings
 from ..contract import BUDGET_EXCEPTIONS, OPERATIONS, REASONS, OperationRecord, ReasonCode, Result, State, Uncertainty
 from ..proposals import ProposalSpec
-from .base import OpContext, Outcome, Prepared, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
 from .o11_decide import RESUME_CONFLICT, RESUME_POLICY, RESUME_PR, RESUME_REJECT, RESUME_TIMEOUT
 from .o12_feedback import RESUME_REFERENCES
 
@@ -95,7 +95,7 @@ RESULT_OF = {
 }
 
 
-class RecordOutcome:
+class RecordOutcome(ProgramStep):
     operation = OPERATION
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
@@ -110,61 +110,14 @@ class RecordOutcome:
         state = run.state
         assert state is not None
         final = ctx.records[-1] if ctx.records else None
-        codes: list[str] = []
-        for record in ctx.records:
-            for code in record.reason_codes:
-                if code not in codes:
-                    codes.append(code)
-        metrics: dict[str, Any] = {"records": len(ctx.records), "human_questions": len(run.questions)}
-        for record in ctx.records:
-            if record.operation == "O-04":
-                metrics["evidence"] = dict(record.metrics)
-            # O-04 cannot judge meaning: the packet's counts of contradictions, scope ambiguity and
-            # stale sources (which include those O-04 carried over) complete the evidence metrics
-            if record.operation == "O-05" and "evidence" in metrics:
-                for key in ("contradictions", "scope_ambiguities", "stale_sources", "secondary_explanations"):
-                    if key in record.metrics:
-                        metrics["evidence"][key] = record.metrics[key]
-        # repeated human questions across runs: only those that could have been avoided (the
-        # exceptions of the budget); the final publication decision is required in every run
-        kinds: Counter[str] = Counter()
-        for other in ctx.all_runs():
-            for kind in {q.kind for q in other.questions if q.kind in AVOIDABLE}:
-                kinds[kind] += 1
-        for q in run.questions:
-            if q.kind in AVOIDABLE:
-                kinds.setdefault(q.kind, 1)
-        proposals: list[ProposalSpec] = []
-        out_codes = [ReasonCode.OUTCOME_RECORDED]
-        repeated = {k: n for k, n in kinds.items() if n >= REPEAT_THRESHOLD and any(q.kind == k for q in run.questions)}
-        for kind, count in sorted(repeated.items()):
-            out_codes.append(ReasonCode.HUMAN_QUESTION_REPEATED)
-            pid = f"repeated-question-{kind}-{count}"
-            asked_in = sorted(o.run_id for o in ctx.all_runs() if any(q.kind == kind for q in o.questions))
-            options = [
-                "現行方針を維持する",
-                "依頼ノートの既定値（例: `publishable`）をテンプレートへ入れる",
-                "判定規則（pipeline.toml の markers）を見直す",
-            ]
-            proposals.append(
-                ProposalSpec(
-                    pid,
-                    f"## 提案: 繰り返される人間への質問「{kind}」（{count}実行）\n\n"
-                    f"- 問題: 同じ理由（{kind}）で人間への質問が{count}回の実行で発生した。\n"
-                    "- 選択肢: (1) 現行方針を維持する (2) 依頼ノートの既定値（例: `publishable`）をテンプレートへ入れる "
-                    "(3) 判定規則（pipeline.toml の markers）を見直す\n"
-                    "- 影響: (2)(3)は質問を減らすが、誤判定時は公開側へ倒れる可能性がある。\n"
-                    f"- 根拠: run {', '.join(asked_in)}。自動採用しない。",
-                    kind="repeated_question",
-                    title_ja=f"繰り返される人間への質問「{kind}」（{count}実行）",
-                    options=options,
-                    figures={"question_kind": kind, "runs_asked": count, "runs": asked_in},
-                    source_runs=asked_in,
-                )
-            )
+        codes = _reason_codes_of_the_run(ctx.records)
+        metrics = _run_metrics(ctx)
+        repeated = _repeated_question_proposals(ctx)
+        proposals = list(repeated)
         limits = evidence_limits_proposal(ctx)
         if limits is not None:
             proposals.append(limits)
+        out_codes = [ReasonCode.OUTCOME_RECORDED, *(ReasonCode.HUMAN_QUESTION_REPEATED for _ in repeated)]
         if proposals:
             out_codes.append(ReasonCode.POLICY_PROPOSAL_RECORDED)
         # the merge fact, checked again: a HOLD never hides a candidate that was merged meanwhile
@@ -211,6 +164,72 @@ class RecordOutcome:
             text_files={"HANDOFF.md": handoff},
             proposals=[*proposals],
         )
+
+
+def _reason_codes_of_the_run(records: list[OperationRecord]) -> list[str]:
+    """Every reason code of the run's records, once, in the order they first appeared."""
+    codes: list[str] = []
+    for record in records:
+        for code in record.reason_codes:
+            if code not in codes:
+                codes.append(code)
+    return codes
+
+
+def _run_metrics(ctx: OpContext) -> dict[str, Any]:
+    metrics: dict[str, Any] = {"records": len(ctx.records), "human_questions": len(ctx.run.questions)}
+    for record in ctx.records:
+        if record.operation == "O-04":
+            metrics["evidence"] = dict(record.metrics)
+        # O-04 cannot judge meaning: the packet's counts of contradictions, scope ambiguity and
+        # stale sources (which include those O-04 carried over) complete the evidence metrics
+        if record.operation == "O-05" and "evidence" in metrics:
+            for key in ("contradictions", "scope_ambiguities", "stale_sources", "secondary_explanations"):
+                if key in record.metrics:
+                    metrics["evidence"][key] = record.metrics[key]
+    return metrics
+
+
+def _repeated_question_proposals(ctx: OpContext) -> list[ProposalSpec]:
+    """One proposal per question kind this run asked that was asked in REPEAT_THRESHOLD runs or more.
+
+    Only the avoidable questions (the budget's exceptions) count; the final publication decision is
+    required in every run."""
+    run = ctx.run
+    kinds: Counter[str] = Counter()
+    for other in ctx.all_runs():
+        for kind in {q.kind for q in other.questions if q.kind in AVOIDABLE}:
+            kinds[kind] += 1
+    for q in run.questions:
+        if q.kind in AVOIDABLE:
+            kinds.setdefault(q.kind, 1)
+    proposals: list[ProposalSpec] = []
+    repeated = {k: n for k, n in kinds.items() if n >= REPEAT_THRESHOLD and any(q.kind == k for q in run.questions)}
+    for kind, count in sorted(repeated.items()):
+        pid = f"repeated-question-{kind}-{count}"
+        asked_in = sorted(o.run_id for o in ctx.all_runs() if any(q.kind == kind for q in o.questions))
+        options = [
+            "現行方針を維持する",
+            "依頼ノートの既定値（例: `publishable`）をテンプレートへ入れる",
+            "判定規則（pipeline.toml の markers）を見直す",
+        ]
+        proposals.append(
+            ProposalSpec(
+                pid,
+                f"## 提案: 繰り返される人間への質問「{kind}」（{count}実行）\n\n"
+                f"- 問題: 同じ理由（{kind}）で人間への質問が{count}回の実行で発生した。\n"
+                "- 選択肢: (1) 現行方針を維持する (2) 依頼ノートの既定値（例: `publishable`）をテンプレートへ入れる "
+                "(3) 判定規則（pipeline.toml の markers）を見直す\n"
+                "- 影響: (2)(3)は質問を減らすが、誤判定時は公開側へ倒れる可能性がある。\n"
+                f"- 根拠: run {', '.join(asked_in)}。自動採用しない。",
+                kind="repeated_question",
+                title_ja=f"繰り返される人間への質問「{kind}」（{count}実行）",
+                options=options,
+                figures={"question_kind": kind, "runs_asked": count, "runs": asked_in},
+                source_runs=asked_in,
+            )
+        )
+    return proposals
 
 
 def _candidate_merged(ctx: OpContext) -> bool | None:
