@@ -8,7 +8,6 @@ one-URL entry point, else the guarded httpx fetcher below, which honours the vau
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 import html
 import ipaddress
@@ -21,6 +20,7 @@ from urllib.parse import urljoin, urlsplit
 
 import httpx
 
+from ..core.clock import now_utc_z
 from ..trust.policy import EvidencePolicy, load_policy
 from .page_metadata import PageMetadata, extract_page_metadata
 
@@ -50,12 +50,8 @@ class EvidenceFetcher(Protocol):
     def fetch(self, url: str) -> Fetched: ...
 
 
-def now_iso() -> str:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 def _fail(url: str, error: str, *, transient: bool, status: int | None = None) -> Fetched:
-    return Fetched(url, url, False, transient, status, "", "", "", error, now_iso())
+    return Fetched(url, url, False, transient, status, "", "", "", error, now_utc_z())
 
 
 _TAG = re.compile(r"<[^>]+>")
@@ -145,7 +141,7 @@ class GuardedHttpFetcher:
                         if not text:
                             return _fail(url, "the page has no text", transient=False, status=resp.status_code)
                         return Fetched(
-                            url, current, True, False, resp.status_code, title, text, ctype, None, now_iso(), metadata
+                            url, current, True, False, resp.status_code, title, text, ctype, None, now_utc_z(), metadata
                         )
                 return _fail(url, "too many redirects", transient=False)
         except (httpx.TimeoutException, httpx.NetworkError, httpx.RemoteProtocolError) as exc:
@@ -183,7 +179,7 @@ class TrustFetcher:
                 page.text,
                 page.content_type or "",
                 None,
-                page.fetched_at or now_iso(),
+                page.fetched_at or now_utc_z(),
                 extract_page_metadata(page.markup_head) if page.markup_head else None,
             )
         code = page.error or "error"
@@ -198,7 +194,7 @@ class TrustFetcher:
             "",
             page.content_type or "",
             f"{code}: {page.message or ''}".strip(),
-            page.fetched_at or now_iso(),
+            page.fetched_at or now_utc_z(),
         )
 
 
