@@ -4,9 +4,9 @@ Every module cache is one object, the module's `MEMORY` (api/context.py's `Runti
 
 The cyclic garbage collector's full collections walk every tracked object. A sidecar holds two
 large sets that live as long as the process: the objects its imports leave (FastAPI, pydantic,
-MCP: ~139,000) and the parsed notes an audit keeps. Measured in one process (median of 7 full
-collections, CPU time, load ~9 on 2 cores): after the imports 95-125 ms unfrozen, 0.0 ms frozen;
-after auditing a 10,000-note vault 163-230 ms unfrozen, 0.2 ms frozen. Those pauses land on
+MCP: ~139,000) and the parsed notes an audit keeps. `python -m bench gc_pause` measures a full
+collection (median of 7, CPU time): after start-up ~100 ms unfrozen, 0.0 ms frozen; after
+auditing a 10,000-note vault ~180 ms unfrozen, 0.2 ms frozen. Those pauses land on
 whichever request triggers a collection, so both moments freeze (the serve lifespan after start,
 the audit after parsing many notes), and both call `freeze_long_lived` here. Frozen objects are
 still freed by reference counting; only cycles among them would outlive their use.
