@@ -6,12 +6,15 @@ reports the sizes, and after clear() the next audit recomputes the same answer.
 
 from __future__ import annotations
 
+import importlib
 import logging
+import pkgutil
 from pathlib import Path
 
 import pytest
 from fastapi.testclient import TestClient
 
+import knowledge_harness
 from knowledge_harness import machine_config
 from knowledge_harness.api.app import create_app
 from knowledge_harness.api.context import AppContext
@@ -34,9 +37,22 @@ def client(tmp_path: Path) -> tuple[TestClient, AppContext]:
     return TestClient(app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {TOKEN}"}), ctx
 
 
+def _module_memories() -> dict[str, object]:
+    """Every module-level `MEMORY` in the sidecar package, by module name."""
+    found: dict[str, object] = {}
+    for info in pkgutil.walk_packages(knowledge_harness.__path__, "knowledge_harness."):
+        module = importlib.import_module(info.name)
+        if hasattr(module, "MEMORY"):
+            found[info.name] = module.MEMORY
+    return found
+
+
 def test_the_runtime_lists_every_module_memory(client: tuple[TestClient, AppContext]) -> None:
     _, ctx = client
-    assert ctx.runtime.memories() == {"audit": audit.MEMORY, "machine_config": machine_config.MEMORY}
+    assert ctx.runtime.memories()["audit"] is audit.MEMORY
+    assert ctx.runtime.memories()["machine_config"] is machine_config.MEMORY
+    listed = [id(memory) for memory in ctx.runtime.memories().values()]
+    assert sorted(id(memory) for memory in _module_memories().values()) == sorted(listed)
     for name in ctx.runtime.memories():
         assert name in (type(ctx.runtime).__doc__ or ""), name  # the docstring states its invalidation rule
 
