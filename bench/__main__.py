@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-ORDER = ["startup", "index_bench", "retrieval_eval", "audit", "judge_eval", "load", "hostile"]
+ORDER = ["startup", "index_bench", "retrieval_eval", "audit", "judge_eval", "load", "hostile", "gc_pause"]
 
 
 def machine() -> str:

@@ -1,9 +1,56 @@
-"""One error tree for the whole sidecar.
+"""One error tree for every failure that crosses a door (REST, MCP, CLI).
 
-Modelled on httpx's exception hierarchy: every failure the sidecar reports is a
-`HarnessError` with a stable machine `code`, an HTTP status for the REST edge, a CLI
-exit code, a one-sentence message and optional structured detail. The doors (REST,
-MCP, CLI) map it once at the edge; services just raise.
+Modelled on httpx's exception hierarchy: every failure the sidecar reports is a `HarnessError`
+with a stable machine `code`, an HTTP status for the REST edge, a CLI exit code, a one-sentence
+message and optional structured detail. Services just raise; the doors render the one envelope
+`{"error": {"code", "message", "detail"}}` from here (api/app.py's exception handlers, api/mcp.py's
+tool and resource results, cli's `main`). The codes are a public contract: the plugin and agents
+branch on them, so a code string or status never changes.
+
+    code                     HTTP  exit
+    HarnessError             error                    500   2
+    ├── InputError           invalid_input            400   2
+    │   ├── TomlInvalid      invalid_input            400   2   (a settings file; line and column)
+    │   ├── PathRejected     path_rejected            400   2
+    │   ├── NotFound         not_found                404   2
+    │   │   └── IndexMissing index_missing            404   2
+    │   ├── MethodNotAllowed method_not_allowed       405   2   (REST only)
+    │   ├── PayloadTooLarge  payload_too_large        413   2
+    │   ├── InvalidRequest   invalid_request          422   2   (a body or arguments off the schema)
+    │   └── InvalidNote      invalid_note             422   2
+    │       └── EvidenceTooLarge evidence_too_large   422   2
+    ├── Unauthorized         unauthorized             401   2
+    ├── Forbidden            forbidden                403   1
+    │   └── PersonRequired   person_required          403   1
+    ├── MisdirectedRequest   bad_host                 421   2
+    ├── Refused              refused                  409   1
+    │   ├── PreconditionFailed precondition_failed    412   1
+    │   ├── Conflict         conflict                 409   1
+    │   │   └── IllegalTransition illegal_transition  409   1   (a pipeline run's state machine)
+    │   ├── Busy             busy                     423   1
+    │   ├── SpliceRefused    write_refused            409   1   (no byte-exact metadata write)
+    │   ├── DecisionRefused  decision_refused         422   1   (O-11 review decision)
+    │   ├── ChallengeRefused challenge_refused        409   1   (batch approval gate)
+    │   ├── PlanExpired      plan_expired             409   1
+    │   └── PlanTampered     plan_tampered            409   1
+    ├── SubmissionRefused    submission_refused       422   1   (an agent's task output)
+    ├── NotWritable          not_writable             507   1
+    ├── WriteFailed          write_failed             507   1
+    ├── ExternalError        external_error           502   1
+    │   └── BlogRepoError    blog_repo_error          502   1
+    ├── HttpError            http_error               any   2   (REST only: another HTTP status)
+    └── InternalError        internal_error           500   2   (an unexpected crash; the log has it)
+
+Not in the tree, on purpose: exceptions that never leave their module or service, because the
+failure becomes data there (a finding, an evidence record, a note problem) or picks another path:
+`ChatError` (trust/llm_client.py), `JudgeFailed` and `UnknownJudge` (trust/judges/),
+`FetchFailure` (trust/evidence.py), `ExtractionFailed` (trust/extraction.py), `ProviderError`
+(pipeline/search.py), `YamlRejected` and `DuplicateKey` (vault/yamlsafe.py), `LayerOutOfOrder`
+(index/layer_stream.py), and private control flow such as index/parse.py's `_GiveUp` and
+index/build.py's `_NotLite`. One that escaped would reach a door as `internal_error`.
+
+This module is the lowest layer (import-linter): it imports nothing from the package, so every
+layer, `core/` included, may raise these.
 """
 
 from __future__ import annotations
@@ -32,6 +79,16 @@ class InputError(HarnessError):
     http_status = 400
 
 
+class TomlInvalid(InputError):
+    """A TOML settings file that is not UTF-8 TOML; `line` and `column` (1-based) locate the problem."""
+
+    def __init__(self, what: str, reason: str, line: int, column: int) -> None:
+        super().__init__(f"{what[:1].upper()}{what[1:]} is not valid TOML: {reason} (at line {line}, column {column}).")
+        self.reason = reason
+        self.line = line
+        self.column = column
+
+
 class PathRejected(InputError):
     """A path that is not a plain vault-relative note path (traversal, absolute, NUL, ...)."""
 
@@ -55,6 +112,18 @@ class IndexMissing(NotFound):
             f"{problem}: build it with `{command}` (or POST /v1/index/build), then ask again.",
             detail={"build": {"cli": command, "http": "POST /v1/index/build"}},
         )
+
+
+class MethodNotAllowed(InputError):
+    code = "method_not_allowed"
+    http_status = 405
+
+
+class InvalidRequest(InputError):
+    """A REST body or MCP arguments off the schema; `detail` lists field locations and messages."""
+
+    code = "invalid_request"
+    http_status = 422
 
 
 class PayloadTooLarge(InputError):
@@ -119,11 +188,48 @@ class Conflict(Refused):
     http_status = 409
 
 
+class IllegalTransition(Conflict):
+    code = "illegal_transition"
+
+
 class Busy(Refused):
     """Another process holds the vault's advisory lock."""
 
     code = "busy"
     http_status = 423
+
+
+class SpliceRefused(Refused):
+    """The metadata-only writer cannot be sure of a byte-exact result; nothing is written."""
+
+    code = "write_refused"
+
+
+class DecisionRefused(Refused):
+    """A decision that cannot be accepted as given: nothing is recorded, the run stays where it was."""
+
+    code = "decision_refused"
+    http_status = 422
+
+
+class ChallengeRefused(Refused):
+    code = "challenge_refused"
+
+
+class PlanExpired(Refused):
+    code = "plan_expired"
+
+
+class PlanTampered(Refused):
+    code = "plan_tampered"
+
+
+class SubmissionRefused(HarnessError):
+    """An agent's task output breaks the contract; `detail["reasons"]` says where and why."""
+
+    code = "submission_refused"
+    http_status = 422
+    exit_code = 1
 
 
 class NotWritable(HarnessError):
@@ -135,8 +241,37 @@ class NotWritable(HarnessError):
     exit_code = 1
 
 
+class WriteFailed(HarnessError):
+    """The operating system refused the write (disk full, read-only, quota); the note is untouched."""
+
+    code = "write_failed"
+    http_status = 507
+    exit_code = 1
+
+
 # -- the outside world ----------------------------------------------------------------------
 class ExternalError(HarnessError):
     code = "external_error"
     http_status = 502
     exit_code = 1
+
+
+class BlogRepoError(ExternalError):
+    code = "blog_repo_error"
+
+
+# -- the doors' own ----------------------------------------------------------------------------
+class HttpError(HarnessError):
+    """An HTTP status the framework answered that has no code of its own (REST only)."""
+
+    code = "http_error"
+
+    def __init__(self, status: int, message: str) -> None:
+        super().__init__(message)
+        self.http_status = status
+
+
+class InternalError(HarnessError):
+    """An unexpected exception: only its type is told; the traceback stays in the log."""
+
+    code = "internal_error"

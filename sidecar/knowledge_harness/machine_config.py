@@ -33,13 +33,15 @@ import ipaddress
 import os
 import secrets
 import stat
-import tomllib
+import threading
+from dataclasses import dataclass, field
 from pathlib import Path
 from urllib.parse import urlsplit
 
 import platformdirs
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from .core.tomlfile import read_toml
 from .errors import InputError
 
 CONFIG_ENV = "KH_CONFIG"
@@ -160,8 +162,43 @@ def _config_path_for(override: str, xdg_config_home: str | None) -> Path:
     return Path(override).expanduser() if override else _config_dir_for(xdg_config_home) / CONFIG_FILE
 
 
-_cache: dict[Path, tuple[tuple[int, int], MachineConfig]] = {}
 _EMPTY = MachineConfig()
+MAX_CACHED_CONFIGS = 8
+
+
+@dataclass(eq=False)
+class MachineConfigMemory:
+    """The parsed machine configuration, per file path (KH_CONFIG or the user's config directory).
+
+    Key: the path. An entry is valid while the file's (mtime_ns, size) is unchanged (one stat per
+    call), so an edit is seen on the next request. Bound: 8 paths, cleared whole when full (a
+    process normally reads one). `load_machine_config` hands out the same object while the entry
+    is valid: callers (trust/audit.py's policy cache) rely on that identity.
+    """
+
+    configs: dict[Path, tuple[tuple[int, int], MachineConfig]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def get(self, path: Path, key: tuple[int, int]) -> MachineConfig | None:
+        with self.lock:
+            cached = self.configs.get(path)
+        return cached[1] if cached is not None and cached[0] == key else None
+
+    def put(self, path: Path, key: tuple[int, int], config: MachineConfig) -> None:
+        with self.lock:
+            if len(self.configs) >= MAX_CACHED_CONFIGS:
+                self.configs.clear()
+            self.configs[path] = (key, config)
+
+    def sizes(self) -> dict[str, int]:
+        return {"machine_configs": len(self.configs)}
+
+    def clear(self) -> None:
+        with self.lock:
+            self.configs.clear()
+
+
+MEMORY = MachineConfigMemory()
 
 
 def load_machine_config() -> MachineConfig:
@@ -174,20 +211,19 @@ def load_machine_config() -> MachineConfig:
     except OSError as exc:
         raise InputError(f"Cannot read the machine configuration {path}: {exc.strerror}.") from exc
     key = (st.st_mtime_ns, st.st_size)
-    cached = _cache.get(path)
-    if cached is not None and cached[0] == key:
-        return cached[1]
-    try:
-        data = tomllib.loads(path.read_bytes().decode("utf-8"))
-    except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"The machine configuration {path} is not valid TOML: {exc}.") from exc
+    cached = MEMORY.get(path, key)
+    if cached is not None:
+        return cached
+    data = read_toml(path, what=f"the machine configuration {path}")
+    if data is None:  # removed since the stat above
+        return _EMPTY
     try:
         config = MachineConfig.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InputError(f"Invalid key {where!r} in the machine configuration {path}: {first['msg']}.") from exc
-    _cache[path] = (key, config)
+    MEMORY.put(path, key, config)
     return config
 
 

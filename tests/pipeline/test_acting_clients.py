@@ -14,9 +14,9 @@ from mcp.client.streamable_http import streamable_http_client
 from mcp_types import Implementation
 
 from knowledge_harness import actors
-from knowledge_harness.errors import NotFound
+from knowledge_harness.errors import NotFound, SubmissionRefused
 from knowledge_harness.pipeline.contract import State
-from knowledge_harness.pipeline.engine import Pipeline, SubmissionRefused
+from knowledge_harness.pipeline.engine import Pipeline
 
 from ..conftest import Sidecar, start_sidecar, stop_sidecar
 from ..support.people import PERSON

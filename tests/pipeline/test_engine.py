@@ -8,10 +8,10 @@ from typing import Any
 
 import pytest
 
-from knowledge_harness.errors import Conflict, PersonRequired
+from knowledge_harness.errors import Conflict, IllegalTransition, PersonRequired, SubmissionRefused
 from knowledge_harness.pipeline.contract import RECORD_KEYS, Result, State
-from knowledge_harness.pipeline.engine import Pipeline, SubmissionRefused
-from knowledge_harness.pipeline.states import IllegalTransition, check_transition
+from knowledge_harness.pipeline.engine import Pipeline
+from knowledge_harness.pipeline.states import check_transition
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import AGENT, PERSON

@@ -10,8 +10,9 @@ from typing import Any
 
 import pytest
 
+from knowledge_harness.errors import SubmissionRefused
 from knowledge_harness.pipeline.contract import State
-from knowledge_harness.pipeline.engine import Pipeline, SubmissionRefused
+from knowledge_harness.pipeline.engine import Pipeline
 
 from .helpers import LocalServer, html_page, local_server, packet_for, write_configs, write_note
 from .part2_support import judge_output, make_blog, pipeline, plan_output, task_of

@@ -12,10 +12,8 @@ from pathlib import Path
 import pytest
 
 from knowledge_harness.actors import os_account_name
-from knowledge_harness.errors import Conflict
+from knowledge_harness.errors import Conflict, DecisionRefused, SubmissionRefused
 from knowledge_harness.pipeline.contract import RECORD_KEYS, State
-from knowledge_harness.pipeline.engine import SubmissionRefused
-from knowledge_harness.pipeline.ops.o11_decide import DecisionRefused
 
 from ..conftest import KH, start_sidecar, stop_sidecar
 from ..support.people import PERSON

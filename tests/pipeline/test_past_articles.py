@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_harness.errors import SubmissionRefused
 from knowledge_harness.pipeline.contract import State
-from knowledge_harness.pipeline.engine import SubmissionRefused
 
 from ..support.people import PERSON
 from .helpers import packet_for, request_note, write_note

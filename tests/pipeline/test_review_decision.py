@@ -18,11 +18,11 @@ from typing import Any
 
 import pytest
 
-from knowledge_harness.errors import Conflict, InputError, PersonRequired
+from knowledge_harness.errors import Conflict, DecisionRefused, InputError, PersonRequired
 from knowledge_harness.pipeline.agents import AgentTask
 from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
-from knowledge_harness.pipeline.ops.o11_decide import RESUME_CONFLICT, RESUME_TIMEOUT, DecisionRefused
+from knowledge_harness.pipeline.ops.o11_decide import RESUME_CONFLICT, RESUME_TIMEOUT
 from knowledge_harness.pipeline.ops.o12_feedback import comment_ref_problem
 from knowledge_harness.pipeline.ops.o13_record import RESUME, resume_condition
 from knowledge_harness.pipeline.proposals import ProposalBook

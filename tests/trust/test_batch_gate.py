@@ -19,8 +19,9 @@ from typing import Any
 
 import pytest
 
+from knowledge_harness.core.clock import now_utc
+from knowledge_harness.errors import ChallengeRefused, PlanExpired
 from knowledge_harness.trust import batch
-from knowledge_harness.trust.batch import ChallengeRefused, PlanExpired
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault
 
@@ -187,9 +188,7 @@ def test_anything_but_the_exact_challenge_writes_nothing(tmp_path: Path) -> None
         with pytest.raises(ChallengeRefused, match="nothing was written"):
             batch.approve(handle, plan["plan_id"], template.format(**values), actor=PERSON)
     with pytest.raises(PlanExpired, match="expired"):  # an expired plan, even with the exact challenge
-        batch.approve(
-            handle, plan["plan_id"], challenge(plan), actor=PERSON, now=batch.utcnow() + dt.timedelta(hours=25)
-        )
+        batch.approve(handle, plan["plan_id"], challenge(plan), actor=PERSON, now=now_utc() + dt.timedelta(hours=25))
     assert tree_bytes(vault) == before
     assert sorted((vault / ".harness" / "runs").glob("run-*.json")) == runs_before
     shown = json.loads(kh("batch", "show", str(vault), plan["plan_id"], "--json", check=True).stdout)

@@ -10,7 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from knowledge_harness.errors import InputError
+from knowledge_harness.core.clock import parse_utc_z
+from knowledge_harness.errors import InputError, PlanTampered
 from knowledge_harness.trust import batch
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
@@ -54,8 +55,8 @@ def test_the_digest_is_the_sha256_of_the_plans_canonical_json(example_vault: Pat
     assert stored["digest"] == hashlib.sha256(canonical).hexdigest()
     view = batch.plan_view(vault, stored)
     assert view["digest"] == stored["digest"][:12]
-    created = batch.parse_iso(view["created_at"])
-    assert batch.parse_iso(view["expires_at"]) - created == dt.timedelta(hours=24)
+    created = parse_utc_z(view["created_at"])
+    assert parse_utc_z(view["expires_at"]) - created == dt.timedelta(hours=24)
     for target in stored["targets"]:
         assert target["sha256_before"] == hashlib.sha256((example_vault / target["path"]).read_bytes()).hexdigest()
         assert set(target["proposed"]) == {"verification", "evidence"}
@@ -66,7 +67,7 @@ def test_the_digest_is_the_sha256_of_the_plans_canonical_json(example_vault: Pat
     path = example_vault / ".harness" / "plans" / f"{plan['plan_id']}.json"
     path.write_text(json.dumps(stored), encoding="utf-8")
     before = tree_bytes(example_vault)
-    with pytest.raises(batch.PlanTampered):
+    with pytest.raises(PlanTampered):
         batch.approve(vault, plan["plan_id"], batch.expected_challenge(plan), actor=PERSON)
     assert tree_bytes(example_vault) == before
 

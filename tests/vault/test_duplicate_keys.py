@@ -12,12 +12,13 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_harness.errors import SpliceRefused
 from knowledge_harness.trust.audit import badge_of, run_audit
 from knowledge_harness.trust.policy import Policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.trust_splice import SpliceRefused, replace_trust_blocks
+from knowledge_harness.vault.trust_splice import replace_trust_blocks
 from knowledge_harness.vault.yamlsafe import YamlRejected, _fast_mapping, load_mapping
 
 TWO_BLOCKS = (

@@ -7,9 +7,10 @@ from pathlib import Path
 
 import pytest
 
+from knowledge_harness.errors import SpliceRefused
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault, list_note_files
-from knowledge_harness.vault.trust_splice import SpliceRefused, replace_trust_blocks
+from knowledge_harness.vault.trust_splice import replace_trust_blocks
 from tests.conftest import copy_example_vault
 
 REPO = Path(__file__).resolve().parents[2]

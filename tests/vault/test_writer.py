@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_harness.errors import PreconditionFailed
+from knowledge_harness.errors import PreconditionFailed, SpliceRefused
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.trust_splice import SpliceRefused
 from knowledge_harness.vault.writer import write_if_unchanged, write_trust_blocks
 
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import contextlib
-import gc
 import logging
 from collections.abc import AsyncIterator
 from typing import Any
@@ -15,7 +14,8 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
-from ..errors import HarnessError
+from ..core.memory import freeze_long_lived
+from ..errors import HarnessError, HttpError, InternalError, InvalidRequest, MethodNotAllowed, NotFound
 from ..settings import Settings
 from .context import AppContext
 from .mcp import build_mcp
@@ -26,8 +26,9 @@ from .security import PortRef, SecurityMiddleware
 log = logging.getLogger(__name__)
 
 
-def _error(status: int, code: str, message: str, detail: Any = None) -> JSONResponse:
-    return JSONResponse({"error": {"code": code, "message": message, "detail": detail}}, status_code=status)
+def _render(error: HarnessError) -> JSONResponse:
+    """The one REST rendering of the error tree (errors.py): its envelope, at its HTTP status."""
+    return JSONResponse(error.to_body(), status_code=error.http_status)
 
 
 def _only_mcp_path(mcp_app: Any) -> Any:
@@ -35,7 +36,7 @@ def _only_mcp_path(mcp_app: Any) -> Any:
 
     async def asgi(scope: Any, receive: Any, send: Any) -> None:
         if scope["type"] == "http" and scope.get("path") not in ("/mcp", "/mcp/"):
-            response = _error(404, "not_found", f"No route {scope.get('path')}.")
+            response = _render(NotFound(f"No route {scope.get('path')}."))
             await response(scope, receive, send)
             return
         await mcp_app(scope, receive, send)
@@ -61,10 +62,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
-        # The imports (FastAPI, pydantic, MCP) leave hundreds of thousands of long-lived objects;
-        # freezing them keeps the cyclic GC's full collections short while serving.
-        gc.collect()
-        gc.freeze()
+        freeze_long_lived(collect_first=True)  # the imports' objects: core/memory.py says why
         async with mcp.session_manager.run():
             yield
 
@@ -80,26 +78,25 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
 
     @app.exception_handler(HarnessError)
     async def harness_error(_: Request, exc: HarnessError) -> JSONResponse:
-        return JSONResponse(exc.to_body(), status_code=exc.http_status)
+        return _render(exc)
 
     @app.exception_handler(RequestValidationError)
     async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
         detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()[:20]]
-        return _error(422, "invalid_request", "The request does not match the expected schema.", detail)
+        return _render(InvalidRequest("The request does not match the expected schema.", detail=detail))
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
-        code = {404: "not_found", 405: "method_not_allowed"}.get(exc.status_code, "http_error")
-        message = {
-            404: f"No route matches {request.url.path!r}.",
-            405: f"{request.method} is not allowed on {request.url.path!r}.",
-        }.get(exc.status_code, f"{exc.detail}.")
-        return _error(exc.status_code, code, message)
+        if exc.status_code == 404:
+            return _render(NotFound(f"No route matches {request.url.path!r}."))
+        if exc.status_code == 405:
+            return _render(MethodNotAllowed(f"{request.method} is not allowed on {request.url.path!r}."))
+        return _render(HttpError(exc.status_code, f"{exc.detail}."))
 
     @app.exception_handler(Exception)
     async def unexpected(_: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")
-        return _error(500, "internal_error", f"Unexpected error: {type(exc).__name__}.")
+        return _render(InternalError(f"Unexpected error: {type(exc).__name__}."))
 
     for router in ROUTERS:
         app.include_router(router)

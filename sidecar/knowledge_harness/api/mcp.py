@@ -24,7 +24,7 @@ from pydantic import ValidationError
 from pydantic.networks import AnyUrl
 
 from .. import __version__
-from ..errors import HarnessError
+from ..errors import HarnessError, InternalError, InvalidRequest
 from .context import AppContext
 from .mcp_tools import ANNOTATIONS
 from .mcp_tools import index as index_tools
@@ -61,14 +61,6 @@ def harness_cause(exc: BaseException) -> HarnessError | None:
 def error_text(error: HarnessError) -> str:
     """The same envelope as REST: {"error": {"code", "message", "detail"}}."""
     return json.dumps(error.to_body(), ensure_ascii=False, default=str)
-
-
-class _InvalidArguments(HarnessError):
-    code = "invalid_request"  # as REST's 422 for a body off the schema
-
-
-class _Crashed(HarnessError):
-    code = "internal_error"  # as REST's 500
 
 
 def _untitled(schema: Any, *, names: bool = False) -> Any:
@@ -135,10 +127,10 @@ class HarnessMCP(MCPServer[Any]):
             elif isinstance(exc.__cause__, ValidationError):
                 # As REST's 422: field locations and messages, never the rejected values.
                 detail = [{"loc": list(e["loc"]), "msg": e["msg"]} for e in exc.__cause__.errors()[:20]]
-                error = _InvalidArguments("The arguments do not match the tool's input schema.", detail=detail)
+                error = InvalidRequest("The arguments do not match the tool's input schema.", detail=detail)
             elif isinstance(exc, UnexpectedToolError):
                 log.error("tool %s failed", name, exc_info=exc.__cause__)
-                error = _Crashed(f"Unexpected error: {type(exc.__cause__).__name__}.")
+                error = InternalError(f"Unexpected error: {type(exc.__cause__).__name__}.")
             else:
                 raise  # an unknown tool name: the SDK's own answer
             return CallToolResult(content=[TextContent(type="text", text=error_text(error))], is_error=True)

@@ -2,27 +2,18 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
+from ..core.dates import parse_day
 from ..errors import InputError
 from ..trust.audit import audit_json, record_audit, render_text, run_audit, stale_report
 from ..trust.policy import load_policy
 from ..vault.catalog import NoteCatalog
 from ..vault.paths import Vault
-
-
-def _parse_day(value: str | None) -> dt.date | None:
-    if value is None:
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError as exc:
-        raise InputError(f"--today must be a date like 2026-09-20, got {value!r}.") from exc
 
 
 def _fraction(name: str, value: float | None) -> float | None:
@@ -46,7 +37,7 @@ def audit(
     ] = False,
 ) -> None:
     """Read-only trust audit: Fresh L2 coverage, stale notes, windows, disputes, metadata errors."""
-    day = _parse_day(today)
+    day = parse_day(today, name="--today")
     _fraction("--threshold", threshold)
     _fraction("--fail-under", fail_under)
     handle = Vault.open(vault)

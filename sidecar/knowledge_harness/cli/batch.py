@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import shlex
 from collections.abc import Callable
@@ -12,7 +11,8 @@ from typing import Annotated, Any
 import anyio
 import typer
 
-from ..errors import InputError, PersonRequired, Refused
+from ..core.dates import parse_day
+from ..errors import PersonRequired, Refused
 from ..trust.batch import (
     CHALLENGE_KEYWORD,
     approve,
@@ -27,15 +27,6 @@ from .progress import progress_reporter
 from .terminal import ask, confirm, person_at_terminal
 
 batch_app = typer.Typer(help="Batch plans and the typed approval gate.", no_args_is_help=True)
-
-
-def _day(value: str | None) -> dt.date | None:
-    if value is None:
-        return None
-    try:
-        return dt.date.fromisoformat(value)
-    except ValueError as exc:
-        raise InputError(f"--today must be a date like 2026-12-02, got {value!r}.") from exc
 
 
 def _short(text: str, n: int = 110) -> str:
@@ -108,7 +99,7 @@ def plan_cmd(
     handle = Vault.open(vault)
     recover_interrupted_runs(handle)
     listed = [n for n in (notes or "").split(",") if n.strip()] or None
-    day = _day(today)
+    day = parse_day(today, name="--today")
     preview = preview_plan(handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order)
     typer.echo(preview.describe(), err=True)
     # A model costs money: a person says yes at the terminal, or the command says --yes.

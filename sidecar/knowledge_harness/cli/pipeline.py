@@ -8,7 +8,6 @@ pipeline's policy proposals).
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import subprocess
 from pathlib import Path
@@ -17,11 +16,12 @@ from typing import Annotated, Any
 import typer
 
 from ..actors import agent
-from ..errors import InputError, NotFound, PersonRequired
+from ..core.clock import now_utc_z
+from ..errors import InputError, NotFound, PersonRequired, SubmissionRefused
 from ..pipeline.config import PipelineConfig, load_config
 from ..pipeline.contract import DECISION_CHOICES, RunStatus, choice_code
 from ..pipeline.drafts import CheckInputs, blog_rules, check_draft
-from ..pipeline.engine import Pipeline, SubmissionRefused
+from ..pipeline.engine import Pipeline
 from ..pipeline.proposals import Proposal, ProposalBook
 from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
@@ -415,7 +415,7 @@ def _decide_proposal(vault: Path, proposal_id: str, *, accept: bool, option: int
     verb = "Accept" if accept else "Decline"
     if not confirm(f"{verb} policy proposal {proposal_id}{chosen} as {person.name}?"):
         raise PersonRequired("Nothing recorded: the answer was not yes.")
-    now = dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    now = now_utc_z()
     return book.decide(proposal_id, accept=accept, actor=person, now=now, option=option, note=note)
 
 

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from ..errors import InputError
+from ..core.dates import parse_day
 from ..trust.batch import recover_interrupted_runs, show_run
 from ..trust.discovery import discover, render_text
 from ..trust.prov import export_prov
@@ -68,13 +67,7 @@ def discover_cmd(
     today: Annotated[str | None, typer.Option("--today", help="As of this date (YYYY-MM-DD).")] = None,
 ) -> None:
     """Read-only discovery for cron: candidates by window and counts; writes only .harness/discovery.json."""
-    day = None
-    if today is not None:
-        try:
-            day = dt.date.fromisoformat(today)
-        except ValueError as exc:
-            raise InputError(f"--today must be a date like 2026-12-02, got {today!r}.") from exc
-    report = discover(Vault.open(vault), today=day)
+    report = discover(Vault.open(vault), today=parse_day(today, name="--today"))
     typer.echo(json.dumps(report, ensure_ascii=False, indent=2) if as_json else render_text(report), nl=as_json)
 
 

@@ -14,6 +14,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
+from ..core.dates import parse_moment
 from ..errors import IndexMissing, InputError
 from ..vault.harness_files import index_read_lock
 from ..vault.note import markdown_lines
@@ -183,12 +184,7 @@ def note_links(vault: Vault, path: str, *, limit: int = DEFAULT_LINKS) -> LinksR
 
 
 def _since_ns(since: str) -> int:
-    try:
-        when = dt.datetime.fromisoformat(since.strip())
-    except ValueError as exc:
-        raise InputError(f"since must be an ISO time like 2026-09-20T10:00:00Z, got {since!r}.") from exc
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=dt.UTC)
+    when = parse_moment(since, name="since")
     return int(when.timestamp() * 1_000_000_000)
 
 

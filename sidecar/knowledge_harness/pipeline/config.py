@@ -55,13 +55,13 @@ draft_language = "ja"           # ja | en | "" (not checked)
 from __future__ import annotations
 
 import fnmatch
-import tomllib
 from pathlib import Path
 from typing import Literal
 from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..core.tomlfile import read_toml
 from ..core.urls import domain_of
 from ..errors import InputError
 from ..machine_config import MachineConfig, load_machine_config
@@ -282,16 +282,9 @@ def with_machine(config: PipelineConfig, machine: MachineConfig) -> PipelineConf
 def load_config(harness_dir: Path) -> PipelineConfig:
     """The effective pipeline settings: VAULT/.harness/pipeline.toml plus the machine configuration."""
     path = harness_dir / CONFIG_FILE
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    data = read_toml(path, what=str(path))
+    if data is None:
         return with_machine(PipelineConfig(), load_machine_config())
-    except OSError as exc:
-        raise InputError(f"Cannot read {path}: {exc.strerror}.") from exc
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"{path} is not valid TOML: {exc}.") from exc
     refuse_machine_keys(data, MACHINE_ONLY_KEYS, str(path))
     agents = data.get("agents")
     if isinstance(agents, dict):

@@ -19,11 +19,13 @@ from collections.abc import Callable
 from typing import Any
 
 from ..actors import Actor
-from ..errors import Conflict, HarnessError, InputError, NotFound, PersonRequired
+from ..core.clock import utc_z
+from ..core.jsonutil import canonical_json
+from ..errors import Conflict, IllegalTransition, InputError, NotFound, PersonRequired, SubmissionRefused
 from ..vault.catalog import NoteCatalog
 from ..vault.note import read_note
 from ..vault.paths import Vault, require_note_path
-from ..vault.run_store import RunStore, canonical_json
+from ..vault.run_store import RunStore
 from .agents import AgentTask, Failed, Pending, Produced, Unavailable, backend_for, validate_output
 from .config import PipelineConfig, load_config
 from .contract import (
@@ -73,7 +75,7 @@ from .ops.o13_record import RecordOutcome
 from .proposals import ProposalBook
 from .safety import mask_sensitive, read_private
 from .search import is_request_note
-from .states import TERMINAL, IllegalTransition, check_transition, require_can_start
+from .states import TERMINAL, check_transition, require_can_start
 
 OPERATION_REGISTRY: dict[str, Operation] = {
     "O-01": CaptureRequest(),
@@ -114,16 +116,6 @@ JUDGED_AUTHORS: dict[str, tuple[str, ...]] = {"O-06": ("O-05",), "O-09": ("O-08"
 MAX_STEPS = 40
 
 
-class SubmissionRefused(HarnessError):
-    code = "submission_refused"
-    http_status = 422
-    exit_code = 1
-
-
-def _utc(now: dt.datetime) -> str:
-    return now.astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 class Pipeline:
     def __init__(
         self,
@@ -147,7 +139,7 @@ class Pipeline:
         return load_config(self.vault.harness_dir)
 
     def _now(self) -> str:
-        return _utc(self.clock())
+        return utc_z(self.clock())
 
     def _load(self, run_id: str) -> tuple[Run, list[OperationRecord]]:
         run = Run.model_validate(self.store.read_head(run_id))
@@ -490,7 +482,7 @@ class Pipeline:
     def _new_run(self, request: RequestRef) -> Run:
         now = self.clock()
         run_id = f"{now.astimezone(dt.UTC):%Y%m%d-%H%M%S}-{secrets.token_hex(3)}"
-        return Run(run_id=run_id, state=None, created_at=_utc(now), updated_at=_utc(now), request=request)
+        return Run(run_id=run_id, state=None, created_at=utc_z(now), updated_at=utc_z(now), request=request)
 
     def _capture(self, run: Run, records: list[OperationRecord]) -> OperationRecord:
         op = _program_step(self.operations["O-01"])

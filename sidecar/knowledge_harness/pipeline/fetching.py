@@ -8,12 +8,12 @@ by the vault policy's `[evidence]` section and the machine configuration's allow
 
 from __future__ import annotations
 
-import datetime as dt
 import hashlib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
 
+from ..core.clock import now_utc_z
 from ..trust.policy import EvidencePolicy, load_policy
 from .page_metadata import PageMetadata, extract_page_metadata
 
@@ -39,10 +39,6 @@ class Fetched:
 
 class EvidenceFetcher(Protocol):
     def fetch(self, url: str) -> Fetched: ...
-
-
-def now_iso() -> str:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 TRANSIENT_CODES = frozenset({"connect_error", "timeout", "read_error", "http_429"})
@@ -74,7 +70,7 @@ class TrustFetcher:
                 page.text,
                 page.content_type or "",
                 None,
-                page.fetched_at or now_iso(),
+                page.fetched_at or now_utc_z(),
                 extract_page_metadata(page.markup_head) if page.markup_head else None,
             )
         code = page.error or "error"
@@ -89,7 +85,7 @@ class TrustFetcher:
             "",
             page.content_type or "",
             f"{code}: {page.message or ''}".strip(),
-            page.fetched_at or now_iso(),
+            page.fetched_at or now_utc_z(),
         )
 
 

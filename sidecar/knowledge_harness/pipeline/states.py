@@ -8,7 +8,7 @@ O-13 on a terminal state).
 
 from __future__ import annotations
 
-from ..errors import Conflict
+from ..errors import IllegalTransition
 from .contract import Result, State
 
 S = State
@@ -37,10 +37,6 @@ TRANSITIONS: dict[str, dict[State | None, frozenset[State]]] = {
     "O-12": {S.REVISION: frozenset({S.REVISED, S.DRAFT_READY, S.HOLD})},
     "O-13": {t: frozenset({t}) for t in TERMINAL},
 }
-
-
-class IllegalTransition(Conflict):
-    code = "illegal_transition"
 
 
 def require_can_start(operation: str, state: State | None) -> None:

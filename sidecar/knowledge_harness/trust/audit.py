@@ -22,21 +22,21 @@ to `.harness/audits.jsonl`.
 from __future__ import annotations
 
 import datetime as dt
-import functools
-import gc
 import math
 import os
 import re
 import threading
 import time
 import weakref
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..core.clock import now_utc_z
+from ..core.memory import freeze_long_lived
 from ..errors import InputError
 from ..machine_config import MachineConfig, load_machine_config
 from ..vault.catalog import NoteCatalog
@@ -118,27 +118,32 @@ class _FactsCache:
             self.misses += 1
         return facts
 
+    def __len__(self) -> int:
+        return len(self._facts)
+
     def prune(self, live: set[str]) -> None:
         with self._lock:
             for gone in set(self._facts) - live:
                 del self._facts[gone]
 
 
-_CACHES: weakref.WeakKeyDictionary[NoteCatalog, _FactsCache] = weakref.WeakKeyDictionary()
-_CACHES_LOCK = threading.Lock()
-
-
 def _cache_for(catalog: NoteCatalog) -> _FactsCache:
-    with _CACHES_LOCK:
-        cache = _CACHES.get(catalog)
+    with MEMORY.lock:
+        cache = MEMORY.facts.get(catalog)
         if cache is None:
-            cache = _CACHES[catalog] = _FactsCache()
+            cache = MEMORY.facts[catalog] = _FactsCache()
         return cache
 
 
-_POLICIES: dict[str, tuple[bytes | None, MachineConfig, Policy]] = {}
-_POLICIES_LOCK = threading.Lock()
-_MAX_CACHED_POLICIES = 64
+MAX_CACHED_POLICIES = 64
+
+
+@dataclass(frozen=True, slots=True)
+class _CachedPolicy:
+    path: str  # VAULT/.harness/policy.toml
+    raw: bytes | None  # its bytes when parsed (None: no file)
+    machine: MachineConfig  # the machine configuration object it was combined with
+    policy: Policy
 
 
 def _policy_bytes(path: str) -> bytes | None:
@@ -155,37 +160,32 @@ def _policy_bytes(path: str) -> bytes | None:
         os.close(fd)
 
 
-@functools.lru_cache(maxsize=_MAX_CACHED_POLICIES)
-def _policy_file(vault_root: Path) -> str:
-    return str(Path(vault_root) / ".harness" / POLICY_FILE)
-
-
 def current_policy(vault_root: Path) -> Policy:
     """`load_policy`, parsed again only when policy.toml's bytes change (the per-request doors).
 
     The file is read on every call (a small read), so an edit is seen at once; a policy is cached
     only when the file read the same before and after parsing it.
     """
-    path = _policy_file(vault_root)
+    with MEMORY.lock:
+        hit = MEMORY.policies.get(vault_root)
+    path = hit.path if hit is not None else str(Path(vault_root) / ".harness" / POLICY_FILE)
     try:
         raw = _policy_bytes(path)
     except OSError:
         return load_policy(vault_root)  # raises the usual InputError
     machine = load_machine_config()  # cached by the file's mtime: the same object while unchanged
-    with _POLICIES_LOCK:
-        hit = _POLICIES.get(path)
-    if hit is not None and hit[0] == raw and hit[1] is machine:
-        return hit[2]
+    if hit is not None and hit.raw == raw and hit.machine is machine:
+        return hit.policy
     policy = load_policy(vault_root)
     try:
         again = _policy_bytes(path)
     except OSError:
         return policy
     if again == raw:
-        with _POLICIES_LOCK:
-            if len(_POLICIES) >= _MAX_CACHED_POLICIES:
-                _POLICIES.clear()
-            _POLICIES[path] = (raw, machine, policy)
+        with MEMORY.lock:
+            if len(MEMORY.policies) >= MAX_CACHED_POLICIES:
+                MEMORY.policies.clear()
+            MEMORY.policies[vault_root] = _CachedPolicy(path, raw, machine, policy)
     return policy
 
 
@@ -355,10 +355,8 @@ def _states(
     outcomes = cache.outcomes_for(catalog)
     states = [evaluate(cache.get(note), policy, today, outcomes) for _, note in pairs]
     if cache.misses - misses >= FREEZE_AFTER_NEW_NOTES:
-        # Many notes were just parsed into the long-lived caches: move them out of the cyclic
-        # GC's reach, or every full collection walks them all (measured: ~110 ms pauses at
-        # 10,000 notes, the badge's p99 under load). Frozen objects are still freed by refcount.
-        gc.freeze()
+        # Many notes were just parsed into the long-lived caches (core/memory.py says why).
+        freeze_long_lived(collect_first=False)
     return states
 
 
@@ -401,15 +399,87 @@ def _same_notes(a: tuple[Note, ...], b: tuple[Note, ...]) -> bool:
     return len(a) == len(b) and all(x is y for x, y in zip(a, b, strict=True))
 
 
-_FLIGHTS: weakref.WeakKeyDictionary[NoteCatalog, _AuditFlight] = weakref.WeakKeyDictionary()
-
-
 def _flight_for(catalog: NoteCatalog) -> _AuditFlight:
-    with _CACHES_LOCK:
-        flight = _FLIGHTS.get(catalog)
+    with MEMORY.lock:
+        flight = MEMORY.flights.get(catalog)
         if flight is None:
-            flight = _FLIGHTS[catalog] = _AuditFlight()
+            flight = MEMORY.flights[catalog] = _AuditFlight()
         return flight
+
+
+class _LastBody:
+    """The JSON of the last audit report; run_audit hands out the same report while nothing changed."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.report: AuditReport | None = None
+        self.body = b""
+
+    def body_of(self, report: AuditReport) -> bytes:
+        with self.lock:
+            if report is self.report:
+                return self.body
+        body = report.model_dump_json().encode("utf-8")
+        with self.lock:
+            self.report, self.body = report, body
+        return body
+
+    def clear(self) -> None:
+        with self.lock:
+            self.report, self.body = None, b""
+
+
+def audit_body(report: AuditReport) -> bytes:
+    """The report as JSON bytes, serialized once per report object (the REST audit's answer)."""
+    return MEMORY.last_body.body_of(report)
+
+
+@dataclass(eq=False)
+class AuditMemory:
+    """What the trust audit keeps in memory between calls (the badge and the audit are per request).
+
+    - `facts`: per catalog (a weak key: dropped with the catalog), a `_FactsCache` of the facts of
+      each note path. An entry is valid while the catalog hands out the very same Note object for
+      the path, i.e. while the file's (size, mtime_ns) is unchanged; each audit prunes it to the
+      notes on disk. Bound: the notes of the vault.
+    - `flights`: per catalog (weak key), the last audit report. Reused while the policy, the day,
+      the threshold, the mtime of `.harness/runs/` and the very same Note objects (same order) are
+      unchanged, or for a request that arrived before that report's computation started. Bound:
+      one report per catalog.
+    - `policies`: per vault root, the parsed `.harness/policy.toml`. Valid while the file's bytes
+      (read on every call) are the same and `load_machine_config()` returns the same object
+      (its own cache: the machine file's mtime and size). Bound: 64 vaults, cleared whole when full.
+    - `last_body`: the JSON bytes of the last report served. Valid while `run_audit` hands out the
+      same report object. Bound: one report.
+    """
+
+    facts: weakref.WeakKeyDictionary[NoteCatalog, _FactsCache] = field(default_factory=weakref.WeakKeyDictionary)
+    flights: weakref.WeakKeyDictionary[NoteCatalog, _AuditFlight] = field(default_factory=weakref.WeakKeyDictionary)
+    policies: dict[Path, _CachedPolicy] = field(default_factory=dict)
+    last_body: _LastBody = field(default_factory=_LastBody)
+    lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def sizes(self) -> dict[str, int]:
+        with self.lock:
+            facts = sum(len(cache) for cache in self.facts.values())
+            reports = sum(1 for flight in self.flights.values() if flight.last is not None)
+            policies = len(self.policies)
+        return {
+            "note_facts": facts,
+            "audit_reports": reports,
+            "policies": policies,
+            "audit_bodies": int(bool(self.last_body.body)),
+        }
+
+    def clear(self) -> None:
+        with self.lock:
+            self.facts.clear()
+            self.flights.clear()
+            self.policies.clear()
+        self.last_body.clear()
+
+
+MEMORY = AuditMemory()
 
 
 def run_audit(
@@ -645,7 +715,7 @@ def audit_json(report: AuditReport) -> dict[str, Any]:
 def record_audit(catalog: NoteCatalog, report: AuditReport) -> str:
     """Append the audit's one-line summary to VAULT/.harness/audits.jsonl (only when asked)."""
     summary = {
-        "recorded_at": dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z"),
+        "recorded_at": now_utc_z(),
         "today": report.today.isoformat(),
         "raw": report.raw,
         "evidence_capable": report.evidence_capable,

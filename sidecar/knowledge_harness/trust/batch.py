@@ -53,7 +53,6 @@ recorded, so tests can kill the process (or edit a file) between writes. Never s
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 import json
 import logging
 import math
@@ -67,12 +66,27 @@ from decimal import Decimal
 from typing import Any, Literal
 
 from ..actors import Actor
-from ..errors import Busy, Conflict, HarnessError, InputError, NotFound, NotWritable, PersonRequired, Refused
-from ..vault.catalog import NoteCatalog, jsonable
+from ..core.clock import compact_utc_z, now_utc, parse_utc_z, utc_z
+from ..core.hashing import sha256_hex
+from ..core.jsonutil import canonical_json, jsonable
+from ..errors import (
+    Busy,
+    ChallengeRefused,
+    Conflict,
+    HarnessError,
+    InputError,
+    NotFound,
+    NotWritable,
+    PersonRequired,
+    PlanExpired,
+    PlanTampered,
+    Refused,
+    SpliceRefused,
+)
+from ..vault.catalog import NoteCatalog
 from ..vault.lock import ensure_writable, vault_lock
 from ..vault.note import parse_note
 from ..vault.paths import Vault, require_note_path
-from ..vault.run_store import canonical_json
 from ..vault.scope import OBSIDIAN_SELF_WRITTEN, git_changed_paths, is_git_repository, snapshot, verify_scope
 from ..vault.trust_records import (
     check_id,
@@ -85,7 +99,7 @@ from ..vault.trust_records import (
     write_plan,
     write_run,
 )
-from ..vault.trust_splice import SpliceRefused, replace_trust_blocks
+from ..vault.trust_splice import replace_trust_blocks
 from ..vault.writer import write_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
 from .freshness import is_validated
@@ -103,40 +117,12 @@ Reason = Literal["next_batch", "stale", "provisional", "never_validated", "reque
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
-class ChallengeRefused(Refused):
-    code = "challenge_refused"
-
-
-class PlanExpired(Refused):
-    code = "plan_expired"
-
-
-class PlanTampered(Refused):
-    code = "plan_tampered"
-
-
-# -- time and ids ------------------------------------------------------------------------------
-def utcnow() -> dt.datetime:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0)
-
-
-def iso(moment: dt.datetime) -> str:
-    return moment.astimezone(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
-
-
-def parse_iso(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
-
-
+# -- ids ---------------------------------------------------------------------------------------
 def new_ids(now: dt.datetime) -> tuple[str, str]:
     """A plan id and the id of the one run that may apply it (same stamp and suffix)."""
-    stamp = now.astimezone(dt.UTC).strftime("%Y%m%dT%H%M%SZ")
+    stamp = compact_utc_z(now)
     suffix = secrets.token_hex(4)
     return f"plan-{stamp}-{suffix}", f"run-{stamp}-{suffix}"
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 # -- candidates --------------------------------------------------------------------------------
@@ -353,7 +339,7 @@ def preview_plan(
     out_of_order: bool = False,
 ) -> PlanPreview:
     """The targets a plan would take and what validating them costs; fetches and judges nothing."""
-    day = today or utcnow().date()
+    day = today or now_utc().date()
     require_stage_order(vault, stage, out_of_order=out_of_order)
     policy = load_policy(vault.root)
     chosen, _ = _resolve_targets(NoteCatalog(vault), policy, stage, notes, day)
@@ -389,7 +375,7 @@ async def build_plan(
 
     Stages go in order (canary, pilot, progressive) unless `out_of_order`, which the plan records.
     `progress(done, total, path)` is called before each note's dry run (the CLI draws it)."""
-    moment = now or utcnow()
+    moment = now or now_utc()
     day = today or moment.date()
     require_stage_order(vault, stage, out_of_order=out_of_order)
     policy = load_policy(vault.root)
@@ -494,8 +480,8 @@ async def build_plan(
         "out_of_order": out_of_order,
         "selection": "notes" if notes else "candidates",
         "candidates_total": total,
-        "created_at": iso(moment),
-        "expires_at": iso(expires),
+        "created_at": utc_z(moment),
+        "expires_at": utc_z(expires),
         "today": day.isoformat(),
         "policy": {"ttl_days": policy.ttl_days, "plan_ttl_hours": policy.plan_ttl_hours, "judge": policy.judge.backend},
         "targets": targets,
@@ -515,7 +501,7 @@ def _provenance_of(path: str, raw: bytes) -> dict[str, Any] | None:
 
 def plan_status(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None = None) -> dict[str, Any]:
     consumed_by = plan_claimed_by(vault, str(plan["plan_id"]))
-    expired = (now or utcnow()) >= parse_iso(str(plan["expires_at"]))
+    expired = (now or now_utc()) >= parse_utc_z(str(plan["expires_at"]))
     status = "consumed" if consumed_by else ("expired" if expired else "open")
     return {"status": status, "consumed_by_run": consumed_by, "expired": expired}
 
@@ -689,8 +675,8 @@ def _approve_locked(
             f"The plan {plan_id} was already approved (run {claimed}); a plan is approved once. Make a new plan.",
             detail={"plan_id": plan_id, "run_id": claimed},
         )
-    moment = now or utcnow()
-    if moment >= parse_iso(str(plan["expires_at"])):
+    moment = now or now_utc()
+    if moment >= parse_utc_z(str(plan["expires_at"])):
         raise PlanExpired(
             f"The plan {plan_id} expired at {plan['expires_at']}; nothing was written. Make a new plan.",
             detail={"plan_id": plan_id, "expires_at": plan["expires_at"]},
@@ -713,9 +699,9 @@ def _approve_locked(
         "challenge": challenge,
         "approved_by": actor.name,
         "approved_via": actor.via,
-        "approved_at": iso(moment),
-        "started_at": iso(utcnow()),
-        "updated_at": iso(utcnow()),
+        "approved_at": utc_z(moment),
+        "started_at": utc_z(now_utc()),
+        "updated_at": utc_z(now_utc()),
         "finished_at": None,
         "run_status": "IN_PROGRESS",
         "consumption": "CONSUMED",  # claim_plan() above spent the plan's one approval
@@ -779,7 +765,7 @@ def _approve_locked(
             ignore=_scope_ignore(vault),
         ).model_dump()
     _finish(record, failed=failure["reason"] if failure else None, failure=failure)
-    record["finished_at"] = iso(utcnow())
+    record["finished_at"] = utc_z(now_utc())
     _save(vault, record)
     return record
 
@@ -798,7 +784,7 @@ def _validator_label(info: Mapping[str, Any]) -> str:
 
 
 def _save(vault: Vault, record: dict[str, Any]) -> None:
-    record["updated_at"] = iso(utcnow())
+    record["updated_at"] = utc_z(now_utc())
     write_run(vault, str(record["run_id"]), record)
 
 
@@ -852,7 +838,7 @@ def _reconcile_interrupted(vault: Vault, record: dict[str, Any]) -> dict[str, An
                 entry["sha256_after"] or journal.get(entry["path"], {}).get("sha256_after") or planned
             )
             entry["written_at"] = entry["written_at"] or journal.get(entry["path"], {}).get("written_at")
-    moment = iso(utcnow())
+    moment = utc_z(now_utc())
     failure = {
         "reason": "interrupted",
         "message": (

@@ -14,18 +14,19 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
+from ..core.clock import now_utc, utc_z
 from ..vault.catalog import NoteCatalog
 from ..vault.paths import Vault
 from ..vault.trust_records import write_discovery
 from .audit import run_audit, stale_report
-from .batch import find_candidates, iso, utcnow
+from .batch import find_candidates
 from .policy import Policy, load_policy
 
 DISCOVERY_FORMAT = "kh-discovery/1"
 
 
 def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | None = None) -> dict[str, Any]:
-    moment = now or utcnow()
+    moment = now or now_utc()
     day = today or moment.date()
     policy = load_policy(vault.root)
     catalog = NoteCatalog(vault)
@@ -44,7 +45,7 @@ def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | N
     }
     report: dict[str, Any] = {
         "format": DISCOVERY_FORMAT,
-        "generated_at": iso(moment),
+        "generated_at": utc_z(moment),
         "today": day.isoformat(),
         "read_only": True,
         "counts": {

@@ -21,7 +21,6 @@ This module returns data; snapshots are written by `vault/snapshots.py`.
 from __future__ import annotations
 
 import codecs
-import datetime as dt
 import hashlib
 import ipaddress
 import re
@@ -36,6 +35,7 @@ import anyio
 import httpx
 
 from .. import __version__
+from ..core.clock import now_utc_z
 from .extraction import ExtractionFailed, acquire_worker, extract_in_worker
 from .policy import EvidencePolicy
 
@@ -99,10 +99,6 @@ class FetchedPage:
         data.pop("reused")
         data.pop("markup_head")
         return data
-
-
-def utc_now() -> str:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 # -- the SSRF guard ------------------------------------------------------------------------------
@@ -469,7 +465,7 @@ class Fetcher:
         page = FetchedPage(url=url)
         async with self._global, self._host_limit(url):
             for attempt in range(self.policy.retries + 1):
-                page = FetchedPage(url=url, fetched_at=utc_now(), attempts=attempt + 1)
+                page = FetchedPage(url=url, fetched_at=now_utc_z(), attempts=attempt + 1)
                 try:
                     started = anyio.current_time()
                     with anyio.fail_after(self.policy.timeout_seconds):

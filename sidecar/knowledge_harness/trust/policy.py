@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
-import tomllib
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -16,6 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ..core.tomlfile import read_toml
 from ..errors import InputError
 from ..machine_config import Endpoint, MachineConfig, config_path, load_machine_config
 
@@ -235,16 +235,9 @@ def load_policy(vault_root: Path) -> Policy:
     """The effective policy: VAULT/.harness/policy.toml (missing → defaults; invalid or naming a
     machine-only key → InputError naming the key) with the machine configuration's settings."""
     path = Path(vault_root) / ".harness" / POLICY_FILE
-    try:
-        raw = path.read_bytes()
-    except FileNotFoundError:
+    data = read_toml(path, what=f"the policy file {path}")
+    if data is None:
         return with_machine(Policy(), load_machine_config())
-    except OSError as exc:
-        raise InputError(f"Cannot read the policy file {path}: {exc.strerror}.") from exc
-    try:
-        data = tomllib.loads(raw.decode("utf-8"))
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(f"The policy file {path} is not valid TOML: {exc}.") from exc
     return with_machine(parse_policy(data, source=str(path)), load_machine_config())
 
 

@@ -18,8 +18,8 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
+from ..core.jsonutil import jsonable
 from ..errors import EvidenceTooLarge, InputError, InvalidNote
-from ..vault.catalog import jsonable
 from ..vault.lock import not_writable
 from ..vault.note import Note, read_note
 from ..vault.paths import Vault

@@ -30,7 +30,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..errors import ExternalError, InputError, PathRejected
+from ..errors import BlogRepoError, InputError, PathRejected
 from .paths import nfc
 
 GIT_TIMEOUT = 60
@@ -38,10 +38,6 @@ ZERO = "0" * 40
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.(rst|md)$")
 _POST_DATE = re.compile(r"^\.\.\s+post::\s*(\d{4}-\d{2}-\d{2})", re.M)
 _ADORN = re.compile(r"^([=\-~^\"'`#*+:._])\1+\s*$")
-
-
-class BlogRepoError(ExternalError):
-    code = "blog_repo_error"
 
 
 @dataclass(frozen=True, slots=True)

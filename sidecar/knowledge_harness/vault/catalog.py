@@ -6,29 +6,16 @@ re-read only files that changed on disk.
 
 from __future__ import annotations
 
-import datetime as dt
 import threading
 from dataclasses import dataclass
 from typing import Any
 
 from pydantic import BaseModel
 
+from ..core.jsonutil import jsonable
 from ..errors import InvalidNote
 from .note import MAX_NOTE_BYTES, Note, NoteProblem, read_note, read_note_file
 from .paths import NoteFile, ScanProblem, Vault, list_note_files
-
-
-def jsonable(value: Any) -> Any:
-    """Property values as JSON: dates become ISO strings, keys strings, sets lists."""
-    if isinstance(value, dt.datetime | dt.date):
-        return value.isoformat()
-    if isinstance(value, dict):
-        return {str(k): jsonable(v) for k, v in value.items()}
-    if isinstance(value, list | tuple | set):
-        return [jsonable(v) for v in value]
-    if isinstance(value, bytes):
-        return value.decode("utf-8", errors="replace")
-    return value
 
 
 class NoteError(BaseModel):

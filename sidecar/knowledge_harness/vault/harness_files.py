@@ -20,11 +20,12 @@ import fcntl
 import os
 import shutil
 import tempfile
-import tomllib
 from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import Any, BinaryIO
 
+from ..core.tomlfile import read_toml
+from ..errors import InputError
 from .atomic import atomic_write
 from .paths import Vault
 
@@ -190,7 +191,6 @@ def list_index_files(vault: Vault, sub: str) -> list[str]:
 def read_harness_toml(vault: Vault, name: str) -> dict[str, Any]:
     """A TOML settings file in `.harness/` (e.g. index.toml); {} when missing or invalid."""
     try:
-        with (vault.harness_dir / name).open("rb") as handle:
-            return tomllib.load(handle)
-    except (OSError, tomllib.TOMLDecodeError):
+        return read_toml(vault.harness_dir / name, what=name) or {}
+    except InputError:
         return {}

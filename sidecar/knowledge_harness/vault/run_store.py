@@ -15,7 +15,6 @@ JSON is written with sorted keys so it diffs cleanly in git.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import json
 import os
 import re
@@ -23,6 +22,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from ..core.hashing import sha256_hex
+from ..core.jsonutil import canonical_json
 from ..errors import NotFound, PathRejected
 from .atomic import atomic_write, pretty_json
 from .lock import vault_lock
@@ -31,15 +32,6 @@ from .paths import Vault
 RUNS_SUBDIR = ("runs", "pipeline")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{2,80}$")
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,160}$")
-
-
-def canonical_json(value: Any) -> bytes:
-    """Canonical JSON bytes: sorted keys, UTF-8, no insignificant whitespace."""
-    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode("utf-8")
-
-
-def sha256_hex(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
 
 
 class RunStore:

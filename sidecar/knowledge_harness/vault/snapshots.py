@@ -20,6 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from ..core.clock import parse_utc_z
 from .atomic import atomic_write
 from .paths import Vault
 
@@ -70,7 +71,7 @@ class EvidenceStore:
         try:
             record = json.loads(url_path.read_text(encoding="utf-8"))
             sha = str(record["sha256"])
-            fetched = dt.datetime.fromisoformat(str(record["fetched_at"]).replace("Z", "+00:00"))
+            fetched = parse_utc_z(str(record["fetched_at"]))
         except (OSError, ValueError, KeyError, TypeError):
             return None
         if not _HEX64.match(sha) or record.get("url") != url:

@@ -32,19 +32,13 @@ from ruamel.yaml.events import (
 )
 from ruamel.yaml.representer import RoundTripRepresenter
 
-from ..errors import InputError, Refused
+from ..errors import InputError, SpliceRefused
 from .frontmatter import BOM, find_frontmatter
 from .yamlsafe import YamlRejected, load_mapping
 
 WRITABLE_BLOCKS = ("verification", "evidence")
 _ODD_BREAKS = ("\x85", "\u2028", "\u2029")
 _KEEP_CHOMP = re.compile(r"[|>][1-9]?\+|[|>]\+[1-9]?")
-
-
-class SpliceRefused(Refused):
-    """The metadata-only writer cannot be sure of a byte-exact result; nothing is written."""
-
-    code = "write_refused"
 
 
 @dataclass(frozen=True, slots=True)

@@ -8,8 +8,6 @@ and after) to `VAULT/.harness/runs/journal.jsonl`.
 
 from __future__ import annotations
 
-import datetime as dt
-import hashlib
 import json
 import os
 import stat
@@ -19,20 +17,14 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from ..errors import HarnessError, InputError, PreconditionFailed
+from ..core.clock import now_utc_z
+from ..core.hashing import sha256_hex
+from ..errors import InputError, PreconditionFailed, WriteFailed
 from .atomic import fsync_dir
 from .paths import Vault
 from .trust_splice import replace_trust_blocks
 
 JOURNAL_FILE = "journal.jsonl"
-
-
-class WriteFailed(HarnessError):
-    """The operating system refused the write (disk full, read-only, quota); the note is untouched."""
-
-    code = "write_failed"
-    http_status = 507
-    exit_code = 1
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,14 +39,6 @@ class WriteReceipt:
 
     def as_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-def _sha256(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()
-
-
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).isoformat(timespec="seconds").replace("+00:00", "Z")
 
 
 def _harness_path(vault: Vault, target: Path) -> Path:
@@ -99,7 +83,7 @@ def write_if_unchanged(
 
     def check(stage: str) -> bytes:
         current = target.read_bytes()
-        actual = _sha256(current)
+        actual = sha256_hex(current)
         if actual != expected:
             raise PreconditionFailed(
                 f"{rel} changed since its hash was taken ({stage}); nothing was written.",
@@ -137,10 +121,10 @@ def write_if_unchanged(
     journal_folder = journal_dir if journal_dir is not None else vault.harness_dir / "runs"
     receipt = WriteReceipt(
         path=rel,
-        sha256_before=_sha256(before),
-        sha256_after=_sha256(new_bytes),
+        sha256_before=sha256_hex(before),
+        sha256_after=sha256_hex(new_bytes),
         bytes_written=len(new_bytes),
-        written_at=_now(),
+        written_at=now_utc_z(),
         journal="",
         run_id=run_id,
     )
@@ -167,10 +151,10 @@ def write_trust_blocks(
     disk = vault.resolve_note(rel_path)
     rel = vault.rel(disk)
     current = disk.read_bytes()
-    if _sha256(current) != expected_sha256.strip().lower():
+    if sha256_hex(current) != expected_sha256.strip().lower():
         raise PreconditionFailed(
             f"{rel} changed since its hash was taken; nothing was written.",
-            detail={"path": rel, "expected_sha256": expected_sha256, "actual_sha256": _sha256(current)},
+            detail={"path": rel, "expected_sha256": expected_sha256, "actual_sha256": sha256_hex(current)},
         )
     new_bytes = replace_trust_blocks(current, verification, evidence, path=rel)
     return write_if_unchanged(vault, rel, new_bytes, expected_sha256, journal_dir, run_id=run_id)

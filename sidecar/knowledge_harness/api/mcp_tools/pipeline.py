@@ -14,8 +14,8 @@ from mcp.server.mcpserver.context import Context
 
 from ... import actors
 from ...actors import Actor, Via
-from ...errors import InputError
-from ...pipeline.engine import Pipeline, SubmissionRefused
+from ...errors import InputError, SubmissionRefused
+from ...pipeline.engine import Pipeline
 from ..context import AppContext
 
 PERSON_STEPS = (

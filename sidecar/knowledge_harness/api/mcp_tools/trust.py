@@ -2,23 +2,13 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
 
-from ...errors import InputError
+from ...core.dates import parse_day
 from ...trust.audit import current_policy, note_badge, run_audit, stale_report
 from ..context import AppContext
-
-
-def _day(today: str | None) -> dt.date | None:
-    if not today:
-        return None
-    try:
-        return dt.date.fromisoformat(today)
-    except ValueError as exc:
-        raise InputError(f"today must be a date like 2026-09-20, got {today!r}.") from exc
 
 
 def register(mcp: MCPServer, ctx: AppContext) -> None:
@@ -30,7 +20,12 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         ),
     )
     def trust_audit(today: str | None = None, threshold: float | None = None) -> dict[str, Any]:
-        report = run_audit(ctx.catalog, current_policy(ctx.vault.root), today=_day(today), threshold=threshold)
+        report = run_audit(
+            ctx.catalog,
+            current_policy(ctx.vault.root),
+            today=parse_day(today or None, name="today"),
+            threshold=threshold,
+        )
         return report.model_dump(mode="json")
 
     @mcp.tool(
@@ -41,11 +36,15 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         ),
     )
     def trust_badge(path: str, today: str | None = None) -> dict[str, Any]:
-        return note_badge(ctx.catalog, current_policy(ctx.vault.root), path, today=_day(today)).model_dump(mode="json")
+        return note_badge(
+            ctx.catalog, current_policy(ctx.vault.root), path, today=parse_day(today or None, name="today")
+        ).model_dump(mode="json")
 
     @mcp.tool(
         name="trust_stale",
         description="Stale notes with their triggers, and Fresh L2 notes due for revalidation soon.",
     )
     def trust_stale(today: str | None = None) -> dict[str, Any]:
-        return stale_report(ctx.catalog, current_policy(ctx.vault.root), today=_day(today)).model_dump(mode="json")
+        return stale_report(
+            ctx.catalog, current_policy(ctx.vault.root), today=parse_day(today or None, name="today")
+        ).model_dump(mode="json")

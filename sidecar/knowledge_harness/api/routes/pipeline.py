@@ -7,7 +7,6 @@ Every answer is typed (pipeline/rest_models.py); operation records sent here car
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Query, Request
@@ -15,6 +14,7 @@ from pydantic import BaseModel, Field
 
 from ... import actors
 from ...actors import Actor
+from ...core.clock import now_utc_z
 from ...errors import InputError
 from ...pipeline.agents import AgentTask
 from ...pipeline.contract import DECISION_CHOICES, RunSummary
@@ -234,10 +234,6 @@ class ProposalDecisionBody(BaseModel):
     via: Literal["api", "plugin"] = "api"
 
 
-def _now() -> str:
-    return dt.datetime.now(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
-
-
 @router.get("/policy-proposals", response_model=ProposalList)
 def list_policy_proposals(ctx: Ctx, status: ProposalStatus | None = None) -> ProposalList:
     """Policy proposals of the pipeline (open, accepted, declined); never adopted automatically."""
@@ -251,7 +247,7 @@ def accept_policy_proposal(
     """The person accepts a proposal (with `option` when it has numbered options). Person token only."""
     b = body or ProposalDecisionBody()
     return ProposalBook(ctx.vault).decide(
-        proposal_id, accept=True, actor=_as_seen(person, b.via), now=_now(), option=b.option, note=b.note
+        proposal_id, accept=True, actor=_as_seen(person, b.via), now=now_utc_z(), option=b.option, note=b.note
     )
 
 
@@ -262,7 +258,7 @@ def decline_policy_proposal(
     """The person declines a proposal; the current policy stays. Person token only."""
     b = body or ProposalDecisionBody()
     return ProposalBook(ctx.vault).decide(
-        proposal_id, accept=False, actor=_as_seen(person, b.via), now=_now(), option=b.option, note=b.note
+        proposal_id, accept=False, actor=_as_seen(person, b.via), now=now_utc_z(), option=b.option, note=b.note
     )
 
 

@@ -9,6 +9,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, ClassVar, Literal
 
+from ...core.clock import utc_z
 from ...vault.catalog import NoteCatalog
 from ...vault.note import Note, read_note
 from ...vault.paths import Vault
@@ -73,7 +74,7 @@ class OpContext:
     clock: Callable[[], dt.datetime]
 
     def now_iso(self) -> str:
-        return self.clock().astimezone(dt.UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+        return utc_z(self.clock())
 
     def request_note(self) -> Note | None:
         if self.run.request.source != "note" or not self.run.request.path:

@@ -15,10 +15,10 @@ split is missing, or an unknown date or version is not written 未確認 / 未�
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 from zoneinfo import ZoneInfo
 
+from ...core.clock import parse_utc_z
 from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State
 from ..drafts import DRAFT_STATUS, CheckInputs, assemble, block_problems, check_draft, manifest_for, sha256_text
@@ -95,7 +95,7 @@ def information_date(ctx: OpContext) -> str:
     """The evidence collection date (Asia/Tokyo) of the run: the draft's 情報基準日."""
     for record in reversed(ctx.records):
         if record.operation == "O-04" and record.result.value == "ADVANCE":
-            when = dt.datetime.fromisoformat(record.created_at.replace("Z", "+00:00"))
+            when = parse_utc_z(record.created_at)
             return when.astimezone(TOKYO).date().isoformat()
     return "未確認"
 

@@ -18,8 +18,8 @@ import re
 from typing import Any
 from zoneinfo import ZoneInfo
 
-from ...errors import HarnessError
-from ...vault.blog_repo import BlogRepo, BlogRepoError, pr_number, pr_repository
+from ...errors import BlogRepoError, HarnessError
+from ...vault.blog_repo import BlogRepo, pr_number, pr_repository
 from ...vault.run_store import RunStore
 from ..agents import Refusal
 from ..blog import blog_repo, run_branch

@@ -27,8 +27,9 @@ import datetime as dt
 import re
 from typing import Any
 
-from ...errors import Conflict, HarnessError, Refused
-from ...vault.blog_repo import BlogRepo, BlogRepoError, MergeFact, PullRequest, pr_number
+from ...core.clock import parse_utc_z, utc_z
+from ...errors import BlogRepoError, Conflict, DecisionRefused, HarnessError
+from ...vault.blog_repo import BlogRepo, MergeFact, PullRequest, pr_number
 from ..blog import blog_repo
 from ..contract import (
     DECISION_CHOICES,
@@ -77,14 +78,6 @@ RESUME_TIMEOUT = (
 )
 
 
-class DecisionRefused(Refused):
-    """A decision that cannot be accepted as given: nothing is recorded, the run stays where it was."""
-
-    code = "decision_refused"
-    http_status = 422
-    exit_code = 1
-
-
 def refuse(reason: ReasonCode, message_ja: str, **detail: Any) -> DecisionRefused:
     return DecisionRefused(
         f"{REFUSED_MESSAGE}（{reason.value}）: {message_ja}",
@@ -100,10 +93,6 @@ def same_decision(a: dict[str, Any], b: dict[str, Any]) -> bool:
     """The same decision again. The commit does not tell decisions apart: one named on a Review Packet
     was checked to be (a prefix of) that packet's candidate commit, so any two agree."""
     return all((a.get(k) or None) == (b.get(k) or None) for k in DECISION_KEYS)
-
-
-def _parse_time(text: str) -> dt.datetime:
-    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))
 
 
 def _merge_fact(repo: BlogRepo, cand: dict[str, Any]) -> MergeFact:
@@ -157,7 +146,7 @@ class DecidePublication(DecisionStep):
         wait_days = ctx.config.decision.wait_days
         if question is None or not wait_days:
             return waiting
-        deadline = _parse_time(question.asked_at) + dt.timedelta(days=wait_days)
+        deadline = parse_utc_z(question.asked_at) + dt.timedelta(days=wait_days)
         if ctx.clock() < deadline:
             return waiting
         merged: bool | None = None
@@ -177,7 +166,7 @@ class DecidePublication(DecisionStep):
                     "question_id": question.question_id,
                     "asked_at": question.asked_at,
                     "wait_days": wait_days,
-                    "deadline": deadline.astimezone(dt.UTC).isoformat().replace("+00:00", "Z"),
+                    "deadline": utc_z(deadline),
                     "merged": merged,
                 }
             },
