@@ -2,15 +2,21 @@
 
 from __future__ import annotations
 
+import errno
+import functools
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -42,7 +48,7 @@ def pytest_configure(config: pytest.Config) -> None:
             sys.executable,
             "-m",
             "http.server",
-            "8731",
+            str(PORT),
             "--bind",
             "127.0.0.1",
             "--directory",
@@ -55,7 +61,7 @@ def pytest_configure(config: pytest.Config) -> None:
     deadline = time.monotonic() + 10
     while time.monotonic() < deadline:
         try:
-            httpx.get("http://127.0.0.1:8731/freshness.html", timeout=1)
+            httpx.get(f"http://{HOST}:{PORT}/freshness.html", timeout=1)
             return
         except httpx.HTTPError:
             time.sleep(0.1)
@@ -129,6 +135,56 @@ def _generated_harness_files(folder: str, names: list[str]) -> set[str]:
     if Path(folder).name == ".harness":
         return {name for name in names if name != "policy.toml"}
     return set()
+
+
+# The example vault's notes cite http://127.0.0.1:8731/… and its policy allow-lists that host, so
+# plans validate for real only when examples/evidence-site is served there: the address is part of the
+# committed notes (and of their references hashes), so this one port cannot be picked free. The
+# `evidence_site` fixture serves it once per test process (threaded http.server); when the port is
+# already taken by a server that serves the very same files (the xdist controller below, `make run`,
+# another test session) it is used as is; any other occupant fails the tests with a clear message.
+SITE = REPO / "examples" / "evidence-site"
+HOST, PORT = "127.0.0.1", 8731
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+def _serves_our_site() -> bool:
+    expected = hashlib.sha256((SITE / "freshness.html").read_bytes()).hexdigest()
+    try:
+        response = httpx.get(f"http://{HOST}:{PORT}/freshness.html", timeout=5)
+    except httpx.HTTPError:
+        return False
+    return response.status_code == 200 and hashlib.sha256(response.content).hexdigest() == expected
+
+
+@pytest.fixture(scope="session")
+def evidence_site() -> Iterator[str]:
+    handler = functools.partial(_QuietHandler, directory=str(SITE))
+    try:
+        server = ThreadingHTTPServer((HOST, PORT), handler)
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        if _serves_our_site():
+            yield f"http://{HOST}:{PORT}/"
+            return
+        pytest.fail(
+            f"Port {PORT} on {HOST} is taken by something that is not examples/evidence-site; "
+            "stop it (the example vault's notes cite that address) and rerun.",
+            pytrace=False,
+        )
+    server.daemon_threads = True
+    thread = threading.Thread(target=server.serve_forever, daemon=True, name="evidence-site")
+    thread.start()
+    try:
+        yield f"http://{HOST}:{PORT}/"
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @dataclass
