@@ -2,15 +2,20 @@
 
 from __future__ import annotations
 
+import errno
+import functools
+import hashlib
 import json
 import os
 import shutil
 import subprocess
 import sys
-import time
+import threading
 from collections.abc import Iterator
 from dataclasses import dataclass
+from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -37,38 +42,19 @@ def pytest_configure(config: pytest.Config) -> None:
     (a worker's own server would vanish when that worker finishes first)."""
     if os.environ.get("PYTEST_XDIST_WORKER") or not getattr(config.option, "numprocesses", None):
         return
-    site = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "http.server",
-            "8731",
-            "--bind",
-            "127.0.0.1",
-            "--directory",
-            str(REPO / "examples" / "evidence-site"),
-        ],
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
-    config.stash[_SITE] = site
-    deadline = time.monotonic() + 10
-    while time.monotonic() < deadline:
-        try:
-            httpx.get("http://127.0.0.1:8731/freshness.html", timeout=1)
-            return
-        except httpx.HTTPError:
-            time.sleep(0.1)
+    server = _serve_site()
+    if server is not None:
+        config.stash[_SITE] = server
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    site = config.stash.get(_SITE, None)
-    if site is not None:
-        site.terminate()
-        site.wait(timeout=10)
+    server = config.stash.get(_SITE, None)
+    if server is not None:
+        server.shutdown()
+        server.server_close()
 
 
-_SITE = pytest.StashKey[subprocess.Popen[bytes]]()
+_SITE = pytest.StashKey["_SiteServer"]()
 
 
 @pytest.fixture(autouse=True, scope="session")
@@ -129,6 +115,70 @@ def _generated_harness_files(folder: str, names: list[str]) -> set[str]:
     if Path(folder).name == ".harness":
         return {name for name in names if name != "policy.toml"}
     return set()
+
+
+# The example vault's notes cite http://127.0.0.1:8731/… and its policy allow-lists that host, so
+# plans validate for real only when examples/evidence-site is served there: the address is part of the
+# committed notes (and of their references hashes), so this one port cannot be picked free. Instead
+# every test session listens on it with SO_REUSEPORT: two sessions on one machine (two worktrees,
+# two helpers) each keep their own listener, the kernel spreads connections over the live ones, and
+# one session ending never takes the site away from another. Under xdist the controller holds the
+# listener for the whole run (a worker's would close when that worker finishes first). A server on
+# the port without SO_REUSEPORT (`make run`) is used as is when it serves the very same files; any
+# other occupant fails the tests with a clear message.
+SITE = REPO / "examples" / "evidence-site"
+HOST, PORT = "127.0.0.1", 8731
+
+
+class _QuietHandler(SimpleHTTPRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+
+class _SiteServer(ThreadingHTTPServer):
+    allow_reuse_port = True
+    daemon_threads = True
+
+
+def _serve_site() -> _SiteServer | None:
+    """Listen on HOST:PORT in a daemon thread; None when a server without SO_REUSEPORT holds the port."""
+    try:
+        server = _SiteServer((HOST, PORT), functools.partial(_QuietHandler, directory=str(SITE)))
+    except OSError as exc:
+        if exc.errno != errno.EADDRINUSE:
+            raise
+        return None
+    threading.Thread(target=server.serve_forever, daemon=True, name="evidence-site").start()
+    return server
+
+
+def _serves_our_site() -> bool:
+    expected = hashlib.sha256((SITE / "freshness.html").read_bytes()).hexdigest()
+    try:
+        response = httpx.get(f"http://{HOST}:{PORT}/freshness.html", timeout=5)
+    except httpx.HTTPError:
+        return False
+    return response.status_code == 200 and hashlib.sha256(response.content).hexdigest() == expected
+
+
+@pytest.fixture(scope="session")
+def evidence_site() -> Iterator[str]:
+    url = f"http://{HOST}:{PORT}/"
+    server = None if os.environ.get("PYTEST_XDIST_WORKER") else _serve_site()  # a worker uses the controller's
+    if server is None:
+        if not _serves_our_site():
+            pytest.fail(
+                f"Port {PORT} on {HOST} is not serving examples/evidence-site (something else holds it); "
+                "stop it (the example vault's notes cite that address) and rerun.",
+                pytrace=False,
+            )
+        yield url
+        return
+    try:
+        yield url
+    finally:
+        server.shutdown()
+        server.server_close()
 
 
 @dataclass

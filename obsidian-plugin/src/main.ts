@@ -215,6 +215,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			port: this.settings.port,
 			restartPolicy: this.settings.restartPolicy,
 			maxRestarts: MAX_RESTARTS,
+			logLevel: this.settings.sidecarLogLevel,
 		};
 	}
 

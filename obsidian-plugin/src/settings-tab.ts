@@ -12,6 +12,7 @@ import {
 	parsePort,
 	RESTART_POLICIES,
 	SETTING_NAMES,
+	SIDECAR_LOG_LEVELS,
 	type SettingKey,
 } from "./settings";
 
@@ -31,6 +32,7 @@ function options<T extends string>(values: readonly T[], prefix: string): Record
 
 const badgeScopeOptions = () => options(BADGE_SCOPES, "settings.badgeScope");
 const restartPolicyOptions = () => options(RESTART_POLICIES, "settings.restartPolicy");
+const logLevelOptions = () => options(SIDECAR_LOG_LEVELS, "settings.logLevel");
 
 /**
  * Settings of the plugin. `display()` renders them on Obsidian before 1.13;
@@ -84,6 +86,11 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 				name: t(SETTING_NAMES.restartPolicy),
 				desc: t("settings.restartPolicy.desc", { count: MAX_RESTARTS }),
 				control: { type: "dropdown", key: "restartPolicy", options: restartPolicyOptions() },
+			},
+			{
+				name: t(SETTING_NAMES.sidecarLogLevel),
+				desc: t("settings.logLevel.desc"),
+				control: { type: "dropdown", key: "sidecarLogLevel", options: logLevelOptions() },
 			},
 			{
 				name: t(SETTING_NAMES.badgeScope),
@@ -194,6 +201,18 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 					.setValue(settings.restartPolicy)
 					.onChange(async (value) => {
 						await this.apply("restartPolicy", value);
+					}),
+			);
+
+		new Setting(containerEl)
+			.setName(t(SETTING_NAMES.sidecarLogLevel))
+			.setDesc(t("settings.logLevel.desc"))
+			.addDropdown((dropdown) =>
+				dropdown
+					.addOptions(logLevelOptions())
+					.setValue(settings.sidecarLogLevel)
+					.onChange(async (value) => {
+						await this.apply("sidecarLogLevel", value);
 					}),
 			);
 

@@ -24,6 +24,12 @@ export const BADGE_SCOPES: readonly BadgeScope[] = ["relevant", "all", "none"];
  */
 export type RestartPolicy = "limited" | "always" | "never";
 export const RESTART_POLICIES: readonly RestartPolicy[] = ["limited", "always", "never"];
+/**
+ * How much the sidecar writes to its log (`kh serve --log-level`): uvicorn's lines and the
+ * package's own (knowledge_harness.*). "warning" is the sidecar's default.
+ */
+export type SidecarLogLevel = "error" | "warning" | "info" | "debug";
+export const SIDECAR_LOG_LEVELS: readonly SidecarLogLevel[] = ["error", "warning", "info", "debug"];
 /** Failed restarts in a row before the crash-loop notice (and, for "limited", before giving up). */
 export const MAX_RESTARTS = 5;
 
@@ -37,6 +43,7 @@ export interface SyncedSettings {
 	explorerMarkers: boolean;
 	badgeScope: BadgeScope;
 	restartPolicy: RestartPolicy;
+	sidecarLogLevel: SidecarLogLevel;
 }
 
 /** What the plugin stores in this device's local storage. */
@@ -57,6 +64,7 @@ export const DEFAULT_SYNCED: Readonly<SyncedSettings> = Object.freeze({
 	explorerMarkers: true,
 	badgeScope: "relevant",
 	restartPolicy: "limited",
+	sidecarLogLevel: "warning",
 });
 
 export const DEFAULT_DEVICE: Readonly<DeviceSettings> = Object.freeze({
@@ -67,7 +75,14 @@ export const DEFAULT_DEVICE: Readonly<DeviceSettings> = Object.freeze({
 
 export const DEFAULT_SETTINGS: Readonly<KnowledgeHarnessSettings> = Object.freeze({ ...DEFAULT_SYNCED, ...DEFAULT_DEVICE });
 
-export const SYNCED_KEYS: readonly (keyof SyncedSettings)[] = ["port", "autoStart", "explorerMarkers", "badgeScope", "restartPolicy"];
+export const SYNCED_KEYS: readonly (keyof SyncedSettings)[] = [
+	"port",
+	"autoStart",
+	"explorerMarkers",
+	"badgeScope",
+	"restartPolicy",
+	"sidecarLogLevel",
+];
 export const DEVICE_KEYS: readonly (keyof DeviceSettings)[] = ["sidecarCommand", "sidecarArgs", "pathAdditions"];
 
 /** The local-storage key of this device's settings (Obsidian scopes it to the vault). */
@@ -119,6 +134,9 @@ export function normalizeSynced(raw: unknown): SyncedSettings {
 		restartPolicy: RESTART_POLICIES.includes(data.restartPolicy as RestartPolicy)
 			? (data.restartPolicy as RestartPolicy)
 			: DEFAULT_SYNCED.restartPolicy,
+		sidecarLogLevel: SIDECAR_LOG_LEVELS.includes(data.sidecarLogLevel as SidecarLogLevel)
+			? (data.sidecarLogLevel as SidecarLogLevel)
+			: DEFAULT_SYNCED.sidecarLogLevel,
 	};
 }
 
@@ -198,6 +216,7 @@ export const SETTING_NAMES: Readonly<Record<SettingKey, MessageKey>> = Object.fr
 	restartPolicy: "settings.restartPolicy.name",
 	badgeScope: "settings.badgeScope.name",
 	explorerMarkers: "settings.explorerMarkers.name",
+	sidecarLogLevel: "settings.logLevel.name",
 });
 
 export function isDeviceKey(key: string): key is keyof DeviceSettings {
@@ -205,7 +224,7 @@ export function isDeviceKey(key: string): key is keyof DeviceSettings {
 }
 
 /** Keys whose change only takes effect when the sidecar is (re)started. */
-export const RESTART_KEYS: readonly SettingKey[] = ["sidecarCommand", "sidecarArgs", "pathAdditions", "port", "restartPolicy"];
+export const RESTART_KEYS: readonly SettingKey[] = ["sidecarCommand", "sidecarArgs", "pathAdditions", "port", "restartPolicy", "sidecarLogLevel"];
 
 /** The value a settings control shows for a key (lists as one item per line). */
 export function controlValue(settings: KnowledgeHarnessSettings, key: string): unknown {
@@ -219,6 +238,7 @@ export function controlValue(settings: KnowledgeHarnessSettings, key: string): u
 		case "explorerMarkers":
 		case "badgeScope":
 		case "restartPolicy":
+		case "sidecarLogLevel":
 			return settings[key];
 		default:
 			return undefined;
@@ -271,6 +291,11 @@ export function applyControlValue(settings: KnowledgeHarnessSettings, key: strin
 		case "restartPolicy": {
 			if (!RESTART_POLICIES.includes(value as RestartPolicy)) return false;
 			settings.restartPolicy = value as RestartPolicy;
+			return true;
+		}
+		case "sidecarLogLevel": {
+			if (!SIDECAR_LOG_LEVELS.includes(value as SidecarLogLevel)) return false;
+			settings.sidecarLogLevel = value as SidecarLogLevel;
 			return true;
 		}
 		default:

@@ -151,7 +151,7 @@ describe("per-device settings", () => {
 		plugin.settings.port = 8765;
 		await plugin.saveSettings("port");
 		expect(app.loadLocalStorage(DEVICE_STORAGE_KEY)).toMatchObject({ sidecarCommand: "/usr/local/bin/kh" });
-		expect(mock.data).toEqual({ port: 8765, autoStart: true, explorerMarkers: true, badgeScope: "relevant", restartPolicy: "limited" });
+		expect(mock.data).toEqual({ port: 8765, autoStart: true, explorerMarkers: true, badgeScope: "relevant", restartPolicy: "limited", sidecarLogLevel: "warning" });
 	});
 });
 

@@ -83,6 +83,7 @@ describe("KnowledgeHarnessPlugin", () => {
 			port: 0,
 			restartPolicy: "limited",
 			maxRestarts: 5,
+			logLevel: "warning",
 		});
 
 		plugin.children[0].listening(45678);

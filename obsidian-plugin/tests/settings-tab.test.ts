@@ -38,6 +38,7 @@ describe("settings tab", () => {
 			"Port",
 			"Start automatically",
 			"When the sidecar stops",
+			"Sidecar log level",
 			"Show trust badges on",
 			"Mark notes in the file explorer",
 			"Restart sidecar",
@@ -50,7 +51,7 @@ describe("settings tab", () => {
 	it("saves valid edits and ignores an invalid port", async () => {
 		const { tab, host, saved } = makeTab();
 		tab.renderSettings();
-		const [command, args, pathAdditions, port, autoStart, restartPolicy, badgeScope] = settingsIn(tab.containerEl).map((s) => s.components[0]);
+		const [command, args, pathAdditions, port, autoStart, restartPolicy, logLevel, badgeScope] = settingsIn(tab.containerEl).map((s) => s.components[0]);
 		await (command as TextComponent).simulateChange("/opt/kh/bin/kh");
 		await (args as TextAreaComponent).simulateChange("-m\nknowledge_harness");
 		await (pathAdditions as TextAreaComponent).simulateChange("/opt/uv/bin");
@@ -59,6 +60,8 @@ describe("settings tab", () => {
 		await (port as TextComponent).simulateChange("8765");
 		await (autoStart as ToggleComponent).simulateChange(false);
 		await (restartPolicy as DropdownComponent).simulateChange("never");
+		await (logLevel as DropdownComponent).simulateChange("debug");
+		expect(Object.keys((logLevel as DropdownComponent).options)).toEqual(["error", "warning", "info", "debug"]);
 		await (badgeScope as DropdownComponent).simulateChange("all");
 		expect(Object.keys((badgeScope as DropdownComponent).options)).toEqual(["relevant", "all", "none"]);
 
@@ -69,9 +72,10 @@ describe("settings tab", () => {
 			port: 8765,
 			autoStart: false,
 			restartPolicy: "never",
+			sidecarLogLevel: "debug",
 			badgeScope: "all",
 		});
-		expect(saved).toEqual(["sidecarCommand", "sidecarArgs", "pathAdditions", "port", "autoStart", "restartPolicy", "badgeScope"]);
+		expect(saved).toEqual(["sidecarCommand", "sidecarArgs", "pathAdditions", "port", "autoStart", "restartPolicy", "sidecarLogLevel", "badgeScope"]);
 	});
 
 	it("offers the same settings declaratively for Obsidian 1.13+", async () => {
@@ -85,6 +89,7 @@ describe("settings tab", () => {
 			"port",
 			"autoStart",
 			"restartPolicy",
+			"sidecarLogLevel",
 			"badgeScope",
 			"explorerMarkers",
 			null,

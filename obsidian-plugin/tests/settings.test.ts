@@ -25,6 +25,7 @@ describe("settings", () => {
 			explorerMarkers: true,
 			badgeScope: "relevant",
 			restartPolicy: "limited",
+			sidecarLogLevel: "warning",
 		});
 		expect(Object.isFrozen(DEFAULT_SETTINGS)).toBe(true);
 		expect(Object.keys(DEFAULT_SETTINGS)).not.toContain("language");
@@ -42,7 +43,7 @@ describe("settings", () => {
 		expect(normalizeSettings(null)).toEqual(DEFAULT_SETTINGS);
 		expect(normalizeSettings("nonsense", 7)).toEqual(DEFAULT_SETTINGS);
 		const loaded = normalizeSettings(
-			{ port: 70000, autoStart: "yes", language: "ja", explorerMarkers: false, badgeScope: "some", restartPolicy: "always", token: "must-not-survive" },
+			{ port: 70000, autoStart: "yes", language: "ja", explorerMarkers: false, badgeScope: "some", restartPolicy: "always", sidecarLogLevel: "loud", token: "must-not-survive" },
 			{ sidecarCommand: "  /opt/kh/bin/kh ", sidecarArgs: ["-v", 3, "--x"], pathAdditions: "nope" },
 		);
 		expect(loaded).toEqual({
@@ -54,6 +55,7 @@ describe("settings", () => {
 			explorerMarkers: false,
 			badgeScope: "relevant",
 			restartPolicy: "always",
+			sidecarLogLevel: "warning",
 		});
 		expect(loaded).not.toHaveProperty("token");
 		expect(loaded).not.toHaveProperty("language");
@@ -95,6 +97,9 @@ describe("settings", () => {
 		expect(settings.badgeScope).toBe("none");
 		expect(applyControlValue(settings, "restartPolicy", "never")).toBe(true);
 		expect(applyControlValue(settings, "restartPolicy", "sometimes")).toBe(false);
+		expect(applyControlValue(settings, "sidecarLogLevel", "info")).toBe(true);
+		expect(settings.sidecarLogLevel).toBe("info");
+		expect(applyControlValue(settings, "sidecarLogLevel", "trace")).toBe(false);
 		expect(applyControlValue(settings, "language", "ja")).toBe(false);
 		expect(applyControlValue(settings, "autoStart", false)).toBe(true);
 		expect(applyControlValue(settings, "token", "x")).toBe(false);

@@ -133,6 +133,13 @@ describe("pure helpers", () => {
 		]);
 	});
 
+	it("passes the sidecar log level as kh serve --log-level", () => {
+		const args = buildServeArgs({ command: "kh", args: [], vaultPath: "/v", port: 8765, logLevel: "debug" });
+		expect(args.slice(args.indexOf("--log-level"))).toEqual(["--log-level", "debug"]);
+		expect(args.indexOf("serve")).toBeLessThan(args.indexOf("--log-level"));
+		expect(buildServeArgs({ command: "kh", args: [], vaultPath: "/v", port: 8765 })).not.toContain("--log-level");
+	});
+
 	it("splits lines across chunks, bytes included", () => {
 		const lines: string[] = [];
 		const splitter = new LineSplitter((line) => lines.push(line));

@@ -8,8 +8,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import start_sidecar, stop_sidecar
-from ..trust.batch_support import (  # noqa: F401
-    evidence_site,
+from ..trust.batch_support import (
     git_vault,
     plan_json,
     run_record,

@@ -34,7 +34,7 @@ from knowledge_harness.vault.trust_records import read_run, write_run
 from ..conftest import KH, start_sidecar, stop_sidecar
 from ..pipeline.part2_support import make_blog, make_vault, pipeline, to_review_ready
 from ..support.people import PERSON
-from ..trust.batch_support import TODAY, evidence_site, git_vault  # noqa: F401
+from ..trust.batch_support import TODAY, git_vault
 
 
 def dumps(value: Any) -> str:

@@ -14,7 +14,7 @@ from knowledge_harness.actors import os_account_name
 
 from ..conftest import KH
 from ..support.terminal import run_at_terminal
-from ..trust.batch_support import TODAY, evidence_site, git_vault, plan_json, run_record, tree_bytes  # noqa: F401
+from ..trust.batch_support import git_vault, plan_json, run_record, tree_bytes
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
 

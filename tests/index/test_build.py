@@ -14,6 +14,7 @@ import jsonschema
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.support.examples import examples
 from tests.support.index_vaults import index_layers, write_note
 
 from knowledge_harness.index.build import build_index, note_id
@@ -243,7 +244,8 @@ _REF_BODIES = [
 ]
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(1), deadline=None)
 @given(
     st.lists(
         st.sampled_from(
@@ -262,7 +264,8 @@ def test_references_digest_shortcut_matches_the_vault_layer(parts: list[str], pr
     assert _references_sha(note) == note.references_sha256
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(1), deadline=None)
 @given(
     st.lists(st.sampled_from(["a", "b.md", ".md", "x.", "..", ".", "", "日本.md", "a.b.md", " t .md"]), max_size=4),
     st.sampled_from(["", "title: T\n", "title: '  '\n", "title: 3\n"]),

@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.support.examples import examples
 
 from knowledge_harness.index.parse import (
     decode_text,
@@ -166,7 +167,8 @@ _FAST_PATH_FRAGMENTS = [
 ]
 
 
-@settings(max_examples=600, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(2), deadline=None)
 @given(st.lists(st.sampled_from(_FAST_PATH_FRAGMENTS), max_size=16), st.booleans())
 def test_fast_path_lines_get_the_same_headings_as_markdown_it(lines: list[str], final: bool) -> None:
     text = "\n".join(lines) + ("\n" if final else "")

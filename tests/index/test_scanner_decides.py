@@ -10,6 +10,7 @@ from __future__ import annotations
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
+from tests.support.examples import examples
 
 from knowledge_harness.index.parse import (
     block_structure,
@@ -201,7 +202,8 @@ _PIECES = [
 ]
 
 
-@settings(max_examples=500, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(2), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=14), st.booleans())
 def test_tabs_html_lazy_lines_and_references_agree_with_markdown_it(pieces: list[str], final: bool) -> None:
     text = "\n".join(pieces) + ("\n" if final else "")
@@ -213,7 +215,8 @@ def test_tabs_html_lazy_lines_and_references_agree_with_markdown_it(pieces: list
         assert got.code_lines == expected.code_lines, repr(text)
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(1), deadline=None)
 @given(st.lists(st.sampled_from(_PIECES), max_size=14), st.booleans())
 def test_the_block_only_fallback_gives_the_full_parse_answer(pieces: list[str], final: bool) -> None:
     text = "\n".join(pieces) + ("\n" if final else "")

@@ -25,12 +25,13 @@ from knowledge_harness.pipeline.safety import (
     my_number_check_digit,
 )
 from knowledge_harness.vault.paths import Vault
+from tests.support.examples import examples
 
 from ..support.people import PERSON
 from .helpers import harness_text, request_note, write_note
 from .part2_support import judge_output, make_blog, make_vault, pipeline, plan_output, start_run, task_of
 
-FAST = settings(max_examples=60, deadline=None)
+FAST = settings(max_examples=examples(0.6), deadline=None)
 
 
 def my_number(base: str) -> str:

@@ -1,77 +1,22 @@
-"""Helpers of the approval-gate tests: the example evidence site on 127.0.0.1:8731, git vaults, kh.
+"""Helpers of the approval-gate tests: git vaults, kh at a terminal, plans and run records.
 
-The example vault's notes cite http://127.0.0.1:8731/… and its policy allow-lists that host,
-so plans validate for real only when examples/evidence-site is served there. The fixture
-serves it (threaded http.server). When the port is already taken by a server that serves the
-very same files (e.g. `make run` or another test session), it is used as is; any other
-occupant fails the tests with a clear message.
+The example evidence site these tests need is the session fixture `evidence_site` of tests/conftest.py.
 """
 
 from __future__ import annotations
 
 import contextlib
-import errno
-import functools
-import hashlib
 import json
 import os
 import subprocess
-import threading
 import time
-from collections.abc import Iterator
-from http.server import SimpleHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
-import httpx
-import pytest
-
-from ..conftest import KH, REPO, copy_example_vault
+from ..conftest import KH, copy_example_vault
 from ..support.terminal import TerminalProcess, run_at_terminal, spawn_at_terminal
 
-SITE = REPO / "examples" / "evidence-site"
-HOST, PORT = "127.0.0.1", 8731
 TODAY = "2026-12-02"  # the fixture's "today" (examples/README.md)
-
-
-class _QuietHandler(SimpleHTTPRequestHandler):
-    def log_message(self, format: str, *args: Any) -> None:
-        pass
-
-
-def _serves_our_site() -> bool:
-    expected = hashlib.sha256((SITE / "freshness.html").read_bytes()).hexdigest()
-    try:
-        response = httpx.get(f"http://{HOST}:{PORT}/freshness.html", timeout=5)
-    except httpx.HTTPError:
-        return False
-    return response.status_code == 200 and hashlib.sha256(response.content).hexdigest() == expected
-
-
-@pytest.fixture(scope="session")
-def evidence_site() -> Iterator[str]:
-    handler = functools.partial(_QuietHandler, directory=str(SITE))
-    try:
-        server = ThreadingHTTPServer((HOST, PORT), handler)
-    except OSError as exc:
-        if exc.errno != errno.EADDRINUSE:
-            raise
-        if _serves_our_site():
-            yield f"http://{HOST}:{PORT}/"
-            return
-        pytest.fail(
-            f"Port {PORT} on {HOST} is taken by something that is not examples/evidence-site; "
-            "stop it (the example vault's notes cite that address) and rerun.",
-            pytrace=False,
-        )
-    server.daemon_threads = True
-    thread = threading.Thread(target=server.serve_forever, daemon=True, name="evidence-site")
-    thread.start()
-    try:
-        yield f"http://{HOST}:{PORT}/"
-    finally:
-        server.shutdown()
-        server.server_close()
 
 
 def git(repo: Path, *args: str) -> str:

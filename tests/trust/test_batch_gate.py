@@ -30,7 +30,6 @@ from ..support.terminal import TerminalProcess
 from .batch_support import (
     TODAY,
     approve_at_terminal,
-    evidence_site,  # noqa: F401  (session fixture)
     git,
     git_vault,
     kh,

@@ -18,7 +18,7 @@ from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import PERSON
-from .batch_support import TODAY, evidence_site, kh, tree_bytes  # noqa: F401
+from .batch_support import TODAY, kh, tree_bytes
 
 DAY = dt.date.fromisoformat(TODAY)
 

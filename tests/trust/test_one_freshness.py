@@ -20,6 +20,7 @@ from knowledge_harness.trust.policy import Policy
 from knowledge_harness.trust_view import live_trust
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
+from tests.support.examples import examples
 
 from ..conftest import KH, copy_example_vault
 
@@ -66,7 +67,7 @@ def test_an_edited_fresh_note_leaves_the_fresh_search_without_a_rebuild(tmp_path
     assert "Keywords/鮮度管理.md" not in _fresh_by_search(handle, TODAY + dt.timedelta(days=30))
 
 
-@settings(max_examples=12, deadline=None)
+@settings(max_examples=examples(0.12), deadline=None)
 @given(
     edits=st.sets(st.sampled_from(["PageIndex.md", "冪等性.md", "鮮度管理.md", "GitHub Actions.md", "RAG.md"])),
     days=st.integers(min_value=-400, max_value=200),

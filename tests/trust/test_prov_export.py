@@ -21,7 +21,7 @@ from prov.model import (
 
 from knowledge_harness.actors import os_account_name
 
-from .batch_support import approve_at_terminal, evidence_site, git_vault, kh, plan_json  # noqa: F401
+from .batch_support import approve_at_terminal, git_vault, kh, plan_json
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
 

@@ -15,6 +15,7 @@ from knowledge_harness.trust.audit import run_audit
 from knowledge_harness.trust.policy import Policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
+from tests.support.examples import examples
 
 from ..conftest import EXAMPLE_VAULT, copy_example_vault
 
@@ -41,7 +42,7 @@ def test_the_demo_counts_its_broken_note_and_reports_its_true_coverage(tmp_path:
     assert "Keywords/Stage F.md" in {e.path for e in report.errors}
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=examples(0.25), deadline=None)
 @given(name=st.sampled_from(KEYWORD_NOTES), breakage=st.sampled_from(BREAKAGES))
 def test_breaking_a_notes_yaml_never_raises_coverage(
     tmp_path_factory: pytest.TempPathFactory, name: str, breakage: str

@@ -25,9 +25,8 @@ from ..conftest import use_machine_config
 from ..pipeline.helpers import LocalServer, html_page, local_server
 from ..support.llm_standin import LLMStandIn
 from ..support.people import PERSON
-from .batch_support import (  # noqa: F401
+from .batch_support import (
     TODAY,
-    evidence_site,
     git_vault,
     kh,
     plan_json,

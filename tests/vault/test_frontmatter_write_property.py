@@ -14,12 +14,14 @@ import datetime as dt
 import string
 from typing import Any
 
+import pytest
 from hypothesis import HealthCheck, given, note, settings
 from hypothesis import strategies as st
 
 from knowledge_harness.vault.frontmatter import BOM, find_frontmatter
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.trust_splice import emit_block, replace_trust_blocks
+from tests.support.examples import examples
 
 WORDS = ["alpha", "beta", "日本語", "知識", "ノート", "yes", "on", "12:30", "2026-01-01", "v1.2", "a b", "x-y"]
 KEYS = ["title", "tags", "aliases", "created", "source", "type", "status", "rating", "概要", "provenance", "references"]
@@ -231,7 +233,10 @@ def assemble(case: dict[str, Any], replace: dict[str, bytes] | None = None) -> b
     return out + b"---" + nl + case["body"].encode()
 
 
-@settings(max_examples=2000, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@pytest.mark.fuzz
+@settings(
+    max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much]
+)
 @given(note_case())
 def test_splice_changes_only_the_two_blocks_and_reads_back_exactly(case: dict[str, Any]) -> None:
     old = assemble(case)
@@ -264,7 +269,8 @@ def test_splice_changes_only_the_two_blocks_and_reads_back_exactly(case: dict[st
         assert b"\n" not in new.replace(b"\r\n", b"")  # CRLF stays CRLF, no stray LF or \r\r\n
 
 
-@settings(max_examples=300, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(1), deadline=None)
 @given(note_case())
 def test_writing_the_same_blocks_twice_is_idempotent(case: dict[str, Any]) -> None:
     once = replace_trust_blocks(assemble(case), case["verification"], case["evidence"])

@@ -20,6 +20,7 @@ from hypothesis import strategies as st
 from knowledge_harness.vault import yamlsafe
 from knowledge_harness.vault.frontmatter import find_frontmatter
 from knowledge_harness.vault.yamlsafe import YamlRejected, _fast_mapping, load_mapping
+from tests.support.examples import examples
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -319,13 +320,15 @@ def _frontmatter(draw: st.DrawFn) -> str:
     return "\n".join(line + trailing for line in lines) + draw(st.sampled_from(["\n", "", "\n\n"]))
 
 
-@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@pytest.mark.fuzz
+@settings(max_examples=examples(3), deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(_frontmatter())
 def test_generated_frontmatter_agrees(text: str) -> None:
     _check(text)
 
 
-@settings(max_examples=500, deadline=None)
+@pytest.mark.fuzz
+@settings(max_examples=examples(2), deadline=None)
 @given(st.text(alphabet=st.sampled_from(list("ab1-: \n'\"[],#.~&*!|>{}?\t\u3042")), max_size=40))
 def test_random_text_agrees(text: str) -> None:
     _check(text)

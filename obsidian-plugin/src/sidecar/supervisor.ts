@@ -117,6 +117,8 @@ export interface SupervisorConfig {
 	restartPolicy?: RestartPolicy;
 	/** Failures in a row after which "limited" gives up. Default 5. */
 	maxRestarts?: number;
+	/** `kh serve --log-level`: uvicorn's and the package's loggers; omitted, the sidecar's default. */
+	logLevel?: string;
 }
 
 export interface SupervisorTimings {
@@ -203,6 +205,7 @@ export function buildServeArgs(config: SupervisorConfig): string[] {
 		"--port",
 		String(config.port),
 		"--exit-on-stdin-close",
+		...(config.logLevel ? ["--log-level", config.logLevel] : []),
 	];
 }
 

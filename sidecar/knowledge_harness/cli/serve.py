@@ -3,8 +3,10 @@
 from __future__ import annotations
 
 import json
+import logging
 import os
 import threading
+from enum import StrEnum
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
@@ -22,6 +24,42 @@ from ..settings import (
 
 if TYPE_CHECKING:
     import uvicorn
+
+log = logging.getLogger(__name__)
+
+
+class LogLevel(StrEnum):
+    """uvicorn's level names; `trace` is below DEBUG (uvicorn's own detail)."""
+
+    CRITICAL = "critical"
+    ERROR = "error"
+    WARNING = "warning"
+    INFO = "info"
+    DEBUG = "debug"
+    TRACE = "trace"
+
+
+_STDLIB_LEVEL = {
+    LogLevel.CRITICAL: logging.CRITICAL,
+    LogLevel.ERROR: logging.ERROR,
+    LogLevel.WARNING: logging.WARNING,
+    LogLevel.INFO: logging.INFO,
+    LogLevel.DEBUG: logging.DEBUG,
+    LogLevel.TRACE: logging.DEBUG,
+}
+
+
+def configure_package_logging(level: LogLevel) -> None:
+    """The package's own loggers (knowledge_harness.*) follow `--log-level` too, not only uvicorn's.
+
+    `kh -v serve` and `--log-level` together: the more verbose of the two wins. The HTTP client's
+    request lines (httpx) stay at WARNING below debug, as with `kh -vv`."""
+    package = logging.getLogger("knowledge_harness")
+    wanted = min(_STDLIB_LEVEL[level], package.getEffectiveLevel())
+    package.setLevel(wanted)
+    if wanted > logging.DEBUG:
+        logging.getLogger("httpx").setLevel(max(wanted, logging.WARNING))
+
 
 # uvicorn, the app and /mcp are imported when `kh serve` runs: every other `kh` command would
 # otherwise pay for them at start-up (about half of `kh index build`'s import time)
@@ -67,7 +105,10 @@ def serve(
     exit_on_stdin_close: Annotated[
         bool, typer.Option("--exit-on-stdin-close", help="Exit when standard input closes.")
     ] = False,
-    log_level: Annotated[str, typer.Option(help="uvicorn log level.")] = "warning",
+    log_level: Annotated[
+        LogLevel,
+        typer.Option(help="Log level of the server (uvicorn) and of the package's own loggers, on stderr."),
+    ] = LogLevel.WARNING,
 ) -> None:
     """Serve the HTTP API and /mcp for one vault on loopback.
 
@@ -80,6 +121,7 @@ def serve(
     from ..api.context import AppContext
     from ..trust.batch import recover_quietly
 
+    configure_package_logging(log_level)
     bind = require_loopback(host)
     token = load_token(token_file)
     if token_file is not None and token_from_env(TOKEN_ENV):
@@ -97,6 +139,7 @@ def serve(
         app.state.port_ref.port = actual
         line = {"event": "listening", "host": bind, "port": actual, "pid": os.getpid()}
         print(json.dumps(line), flush=True)
+        log.info("serving %s on %s:%d", vault, bind, actual)
 
     # loop/http "auto": uvloop and httptools (uvicorn[standard]) when installed, else asyncio and h11.
     # No proxy in front of a loopback sidecar: X-Forwarded-* are never trusted.
@@ -104,7 +147,7 @@ def serve(
         app,
         host=bind,
         port=port,
-        log_level=log_level,
+        log_level=log_level.value,
         lifespan="on",
         access_log=False,
         loop="auto",

@@ -3,7 +3,7 @@
 Every operation hands over at least: run_id, input_refs, state_before, state_after, result,
 reason_codes, summary_ja, uncertainties, created_at, producer. The names below are spelled
 exactly as in the seed; reason codes are one enum, explained in Japanese and English here and
-in docs/pipeline.md.
+in docs/pipeline.md. See docs/design/pipeline.md.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 The table is data so that part 2 (O-06 … O-12) only fills in its rows. A record whose
 state_after equals state_before is a wait (HOLD with a question, RETRYABLE_ERROR) or a
 program step that adds an artifact without a state change (O-01 re-capture, O-05 packet,
-O-13 on a terminal state).
+O-13 on a terminal state). See docs/design/pipeline.md, "The transition table".
 """
 
 from __future__ import annotations

@@ -1,7 +1,8 @@
 """The vault's trust policy: level rules, the verdict mapping, TTL, threshold, stage limits.
 
 The policy lives in `VAULT/.harness/policy.toml`; every key is optional (defaults below), unknown
-keys are refused so that a typo never silently falls back to a default. See docs/trust-policy.md.
+keys are refused so that a typo never silently falls back to a default. See docs/trust-policy.md;
+the levels and the verdict mapping: docs/design/trust.md.
 """
 
 from __future__ import annotations
