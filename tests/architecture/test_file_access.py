@@ -32,6 +32,9 @@ ALLOWED: dict[str, str] = {
     "its manifest and packet, the blog's posts folder) — files outside the vault",
     "knowledge_harness.cli.terminal": "opens the controlling terminal (/dev/tty) for a typed approval",
     "knowledge_harness.cli.serve": "reads standard input to exit when it closes (--exit-on-stdin-close)",
+    # below vault/: the one TOML reader every settings file goes through
+    "knowledge_harness.core.tomlfile": "reads one TOML settings file its caller names (.harness/policy.toml, "
+    ".harness/pipeline.toml, the machine configuration)",
     # package data shipped inside the wheel
     "knowledge_harness.trust.judges.lexical_model": "the lexical judge's fitted weights (package data)",
     "knowledge_harness.trust.judges.openai_compat": "the judge prompt (package data)",
@@ -46,8 +49,6 @@ ALLOWED: dict[str, str] = {
     "knowledge_harness.trust.audit": "reads .harness/policy.toml (cached by its bytes) and .harness/audits.jsonl",
     "knowledge_harness.trust.batch": "re-reads target notes to compare their hashes with the plan's "
     "(precondition and scope checks); writes go through vault/",
-    "knowledge_harness.trust.policy": "reads .harness/policy.toml",
-    "knowledge_harness.pipeline.config": "reads .harness/pipeline.toml",
     "knowledge_harness.pipeline.engine": "creates a run's folder under .harness/runs/ (files in it are written "
     "through vault/run_store.py)",
     "knowledge_harness.pipeline.proposals": "lists and reads .harness/proposals/ (writes go through vault/atomic.py)",
