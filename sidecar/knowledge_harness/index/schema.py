@@ -93,6 +93,12 @@ class TreeResult(Staleness):
     tree: dict[str, Any]
 
 
+# one headings answer holds at most MAX_HEADINGS headings and MAX_LINKS links (~1 MB of JSON):
+# a 20 MB note with 383,000 headings once made one answer of 80 MB
+DEFAULT_HEADINGS = 1000
+MAX_HEADINGS = 5000
+
+
 class HeadingsResult(Staleness):
     path: str
     id: str
