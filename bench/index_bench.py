@@ -4,9 +4,10 @@ PageIndex and markdown-it comparisons, and the same full-build figures on a real
 Each measurement runs in a fresh subprocess so peak RSS (getrusage, self + forked workers)
 belongs to that build alone. Figures: notes/s and MB/s of the full build (`kh index build`'s
 service with one parser process per core) and the share of notes the scanner left to
-markdown-it (fallback), incremental rebuild after touching 1 and 100 notes (cold: a new
-process that loads the previous build from disk; warm: the same process, as in the sidecar),
-PageIndex 0.4.7's Markdown mode (no LLM, one JSON per note, one process) on the same files,
+markdown-it (fallback), incremental rebuilds after editing 1 and 100 notes (warm: in the
+process that built before, as in the sidecar; `kh index build` as a new process, start-up
+included, with its CPU time; the one-shot path alone; a new process after an edit that changes
+the link graph), the peak RSS of each, PageIndex 0.4.7's Markdown mode (no LLM, one JSON per note, one process) on the same files,
 and structure-parsing throughput of our scanner vs markdown-it-py on a sample.
 
 The generated vault is bench/make_vault.py's with `realistic=True`. The real vault is

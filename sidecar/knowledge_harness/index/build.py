@@ -19,7 +19,9 @@ from __future__ import annotations
 
 import gc
 import hashlib
+import os
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -47,11 +49,11 @@ from .schema import BuildReport
 from .serialize import (
     GITIGNORE,
     GITIGNORE_DIGEST,
-    INDEX_FORMAT,
     SORTED_KEYS,
     build_json_bytes,
-    encode,
     file_entry,
+    manifest_bytes,
+    manifest_line,
     note_layer_bytes,
     tree_of,
 )
@@ -96,147 +98,185 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
     workers: 1 parses in this process (the server's choice); 0 uses every core through forked
     worker processes when many notes need parsing (the CLI's choice); n uses n processes.
     """
-    started = time.perf_counter()
-    state = state_for(vault, full)
-    problems: list[ScanProblem] = []
-    files = list_note_files(vault, problems)
-    errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
-    notes: dict[str, IndexedNote] = {}
-    reparsed = 0
-    to_read: list[NoteFile] = []
-    old_notes = state.notes
-    for fs in files:
-        old = old_notes.get(fs.path)
-        if old is not None and old.size == fs.size and old.mtime_ns == fs.mtime_ns:
-            notes[fs.path] = old
-        else:
-            to_read.append(fs)
+    run = _Run(vault, full, state_for(vault, full), time.perf_counter())
+    files, to_read = run.scan()
+    run.parse_changed(files, to_read, workers, stagings)
+    run.resolve_links()
+    run.derive_graph()
+    rows, new_layers, tree_changed = run.lay_out_rows()
+    manifest, tree = run.layer_files(rows, new_layers, tree_changed)
+    pending = run.cache_files()
+    generation = os.urandom(8).hex()
+    run.out_files["build.json"] = run.build_json(generation, rows, new_layers)
+    written = write_index_files(vault, run.out_files, run.delete, staging=run.staging, staged=run.staged)
+    MEMORY.put(str(vault.root), run.next_state(generation, rows, new_layers, manifest, tree, pending))
+    return BuildReport(
+        notes=len(run.paths),
+        headings=rows.headings,
+        links=run.total_links,
+        errors=run.errors,
+        seconds=round(time.perf_counter() - run.started, 4),
+        reparsed=run.reparsed,
+        removed=len([r for r in run.delete if r.startswith("notes/")]),
+        files_written=written,
+        fallback_notes=rows.fallback,
+    )
 
-    # the paths of this scan; a note that cannot be read drops out below (and links are re-resolved)
-    scanned = tuple(fs.path for fs in files)
-    if scanned == state.paths_key:
-        scanned = state.paths_key
-    scan_resolver = state.resolver if scanned is state.paths_key and state.resolver is not None else None
-    scan_fp = state.paths_fp if scanned is state.paths_key else ""
-    parsed_notes: list[Parsed] = []
+
+@dataclass
+class _Run:
+    """One build in progress: the previous build's state, and what each step leaves for the next."""
+
+    vault: Vault
+    full: bool
+    state: BuildState
+    started: float
+    errors: list[dict[str, Any]] = field(default_factory=list)
+    notes: dict[str, IndexedNote] = field(default_factory=dict)  # path order
+    touched: list[str] = field(default_factory=list)  # notes whose object is not the previous build's
+    reparsed: int = 0
+    paths: list[str] = field(default_factory=list)
+    paths_key: tuple[str, ...] = ()  # the previous build's tuple itself when the paths are the same
+    paths_fp: str = ""
+    resolver: Resolver | None = None
+    settings: dict[str, list[str]] = field(default_factory=dict)
+    changed: int = 0  # notes whose manifest or cache line may differ
+    total_links: int = 0
+    links_out: dict[str, list[str]] = field(default_factory=dict)
+    same_graph: bool = False
+    links_in: dict[str, list[str]] = field(default_factory=dict)
+    index_notes: list[str] = field(default_factory=list)
+    categories: dict[str, list[list[str]]] = field(default_factory=dict)
+    out_files: dict[str, bytes] = field(default_factory=dict)
+    staged: list[str] = field(default_factory=list)  # files a worker already wrote into `staging`
+    delete: list[str] = field(default_factory=list)
     staging: Path | None = None
-    cache_parts: list[str] = []
+    cache_parts: list[str] = field(default_factory=list)
     staged_lines: StagedLines | None = None
-    if to_read:
-        scan_resolver = scan_resolver or Resolver(scanned)
-        scan_fp = scan_fp or paths_fingerprint(scanned)
-        job = ParseJob(scan_resolver, scanned, scan_fp)
-        try:
-            parsed_notes = read_and_parse(vault, to_read, state, workers, job)
-        finally:
-            staging, cache_parts, staged_lines = job.staging, job.cache_parts, job.lines
-            if staging is not None:
-                stagings.append(staging)
-    read_fail = False
-    touched: list[str] = []  # notes whose object is not the previous build's
-    for fs, _size, sha, problem, parsed in parsed_notes:
-        if problem is not None:
-            errors.append({"path": fs.path, "message": problem, "line": None})
-            read_fail = True
-            continue
-        old = old_notes.get(fs.path)
-        if parsed is None:
-            assert old is not None and old.sha256 == sha
-            notes[fs.path] = old.restamp(fs.size, fs.mtime_ns)
-            touched.append(fs.path)
-            continue
-        reparsed += 1
-        notes[fs.path] = parsed
-        touched.append(fs.path)
-    if read_fail or to_read:
-        notes = {p: notes[p] for p in scanned if p in notes}
-    paths = list(notes)
-    paths_key = scanned if not read_fail else tuple(paths)
-    if paths_key == state.paths_key:
-        paths_key = state.paths_key
-    if paths_key is scanned and scan_resolver is not None:
-        resolver = scan_resolver
-    elif paths_key is state.paths_key and state.resolver is not None:
-        resolver = state.resolver
-    else:
-        resolver = Resolver(paths)
-    if paths_key is state.paths_key:
-        paths_fp = state.paths_fp
-    else:
-        paths_fp = scan_fp if paths_key is scanned and scan_fp else paths_fingerprint(paths_key)
-    settings = index_settings(vault)
 
-    # links: resolved again only for notes whose resolution is not for this set of paths
-    total_links = 0
-    links_out: dict[str, list[str]] = {}
-    changed = len(touched) + (0 if paths_key is state.paths_key else abs(len(old_notes) - len(notes)) + 1)
-    for p in paths:
-        note = notes[p]
-        if note.res_key is not paths_key:
-            resolved, out = resolve_links(p, note.raw_links(), resolver)
-            note.set_resolution(paths_key, paths_fp, resolved, out)
-            changed += 1
-        links_out[p] = note.links_out
-        total_links += note.link_count
-    # backlinks and categories: derived again only when a link or an index note changed
-    same_graph = state.in_memory and paths_key is state.paths_key and settings == state.settings
-    for p in touched if same_graph else ():
-        old = old_notes[p]
-        if notes[p].links_out != old.links_out or is_index_note(p, notes[p], settings) != is_index_note(
-            p, old, settings
-        ):
-            same_graph = False
-            break
-    if same_graph:
-        links_in, index_notes, categories = state.links_in, state.index_notes, state.categories
-    else:
-        links_in = {p: [] for p in paths}
-        for p in paths:
-            for t in links_out[p]:
-                links_in[t].append(p)
-        index_notes = [p for p in paths if is_index_note(p, notes[p], settings)]
-        categories = category_chains(index_notes, links_out)
-
-    # layers
-    out_files: dict[str, bytes] = {}
-    staged: list[str] = []  # note layers a worker already wrote into `staging`
-    old_layers = state.layers
-    index_set = set(index_notes)
-
-    def lay_out(p: str, note: IndexedNote) -> tuple[bytes, str]:
-        """The note's manifest line and build.json layers entry; its layer goes out if it changed."""
-        rel = f"notes/{note.id}.json"
-        if old_layers.get(rel) != note.digest:
-            if note.staged:
-                staged.append(rel)
+    def scan(self) -> tuple[list[NoteFile], list[NoteFile]]:
+        """The vault's note files, and those whose size or mtime changed (the others are kept)."""
+        problems: list[ScanProblem] = []
+        files = list_note_files(self.vault, problems)
+        self.errors = [{"path": p.path, "message": p.message, "line": None} for p in problems]
+        to_read: list[NoteFile] = []
+        old_notes = self.state.notes
+        for fs in files:
+            old = old_notes.get(fs.path)
+            if old is not None and old.size == fs.size and old.mtime_ns == fs.mtime_ns:
+                self.notes[fs.path] = old
             else:
-                if note.layer is None:
-                    record = note.record()
-                    note.layer = note_layer_bytes(p, note.id, note.sha256, record, note.resolved)
-                out_files[rel] = note.layer
-        chains = categories.get(p, [])
-        is_index = p in index_set
-        key = (chains, is_index, links_in[p], note.links_out)
-        if note.m_key != key:
-            note.m_line = b"".join(
-                (
-                    note.m_head,
-                    encode(chains) if chains else b"[]",
-                    note.m_mid,
-                    b"true" if is_index else b"false",
-                    b',"links_in":',
-                    encode(links_in[p]) if links_in[p] else b"[]",
-                    b',"links_out":',
-                    encode(note.links_out) if note.links_out else b"[]",
-                    note.m_tail,
-                )
-            )
-            note.m_key = key
-        return note.m_line, f'"{rel}":"{note.digest}"'
+                to_read.append(fs)
+        return files, to_read
 
-    old_rows = state.rows
-    if same_graph and old_rows is not None and changed == len(touched):
-        # the same paths and links: only the touched notes' rows can differ
+    def parse_changed(self, files: list[NoteFile], to_read: list[NoteFile], workers: int, stagings: list[Path]) -> None:
+        """Read and parse the changed notes; settle the paths, their resolver and fingerprint."""
+        state = self.state
+        # the paths of this scan; a note that cannot be read drops out below (and links are re-resolved)
+        scanned = tuple(fs.path for fs in files)
+        if scanned == state.paths_key:
+            scanned = state.paths_key
+        scan_resolver = state.resolver if scanned is state.paths_key and state.resolver is not None else None
+        scan_fp = state.paths_fp if scanned is state.paths_key else ""
+        parsed_notes: list[Parsed] = []
+        if to_read:
+            scan_resolver = scan_resolver or Resolver(scanned)
+            scan_fp = scan_fp or paths_fingerprint(scanned)
+            job = ParseJob(scan_resolver, scanned, scan_fp)
+            try:
+                parsed_notes = read_and_parse(self.vault, to_read, state, workers, job)
+            finally:
+                self.staging, self.cache_parts, self.staged_lines = job.staging, job.cache_parts, job.lines
+                if self.staging is not None:
+                    stagings.append(self.staging)
+        read_fail = False
+        for fs, _size, sha, problem, parsed in parsed_notes:
+            if problem is not None:
+                self.errors.append({"path": fs.path, "message": problem, "line": None})
+                read_fail = True
+                continue
+            if parsed is None:
+                old = state.notes.get(fs.path)
+                assert old is not None and old.sha256 == sha
+                self.notes[fs.path] = old.restamp(fs.size, fs.mtime_ns)
+            else:
+                self.reparsed += 1
+                self.notes[fs.path] = parsed
+            self.touched.append(fs.path)
+        if read_fail or to_read:
+            self.notes = {p: self.notes[p] for p in scanned if p in self.notes}
+        self.paths = list(self.notes)
+        paths_key = scanned if not read_fail else tuple(self.paths)
+        if paths_key == state.paths_key:
+            paths_key = state.paths_key
+        if paths_key is scanned and scan_resolver is not None:
+            self.resolver = scan_resolver
+        elif paths_key is state.paths_key and state.resolver is not None:
+            self.resolver = state.resolver
+        else:
+            self.resolver = Resolver(self.paths)
+        if paths_key is state.paths_key:
+            self.paths_fp = state.paths_fp
+        else:
+            self.paths_fp = scan_fp if paths_key is scanned and scan_fp else paths_fingerprint(paths_key)
+        self.paths_key = paths_key
+        self.settings = index_settings(self.vault)
+
+    def resolve_links(self) -> None:
+        """Links resolved again only for notes whose resolution is not for this set of paths."""
+        assert self.resolver is not None
+        same_paths = self.paths_key is self.state.paths_key
+        self.changed = len(self.touched) + (0 if same_paths else abs(len(self.state.notes) - len(self.notes)) + 1)
+        for p in self.paths:
+            note = self.notes[p]
+            if note.res_key is not self.paths_key:
+                resolved, out = resolve_links(p, note.raw_links(), self.resolver)
+                note.set_resolution(self.paths_key, self.paths_fp, resolved, out)
+                self.changed += 1
+            self.links_out[p] = note.links_out
+            self.total_links += note.link_count
+
+    def derive_graph(self) -> None:
+        """Backlinks, index notes and categories: derived again only when a link or an index note changed."""
+        state, notes, settings = self.state, self.notes, self.settings
+        same = state.in_memory and self.paths_key is state.paths_key and settings == state.settings
+        for p in self.touched if same else ():
+            old = state.notes[p]
+            if notes[p].links_out != old.links_out or is_index_note(p, notes[p], settings) != is_index_note(
+                p, old, settings
+            ):
+                same = False
+                break
+        self.same_graph = same
+        if same:
+            self.links_in, self.index_notes, self.categories = state.links_in, state.index_notes, state.categories
+            return
+        self.links_in = {p: [] for p in self.paths}
+        for p in self.paths:
+            for t in self.links_out[p]:
+                self.links_in[t].append(p)
+        self.index_notes = [p for p in self.paths if is_index_note(p, notes[p], settings)]
+        self.categories = category_chains(self.index_notes, self.links_out)
+
+    def lay_out_rows(self) -> tuple[BuildRows, dict[str, str], bool]:
+        """Every note's manifest line and build.json entries (only the touched notes' when the paths
+        and the link graph are the previous build's); the new layer digests; whether the tree changed."""
+        old_rows, old_notes, notes = self.state.rows, self.state.notes, self.notes
+        index_set = set(self.index_notes)
+        if not (self.same_graph and old_rows is not None and self.changed == len(self.touched)):
+            rows = BuildRows({p: i for i, p in enumerate(self.paths)}, [], [], [], 0, 0, [])
+            for p in self.paths:
+                note = notes[p]
+                line, entry = self._lay_out(p, note, p in index_set)
+                rows.manifest_lines.append(line)
+                rows.layer_entries.append(entry)
+                rows.file_entries.append(file_entry(note))
+                rows.headings += note.heading_count
+                rows.fallback += note.parser == "markdown-it"
+                if note.error is not None:
+                    rows.errors.append((p, note.error))
+            self._report_errors(rows)
+            return rows, {f"notes/{notes[p].id}.json": notes[p].digest for p in self.paths}, True
         rows = BuildRows(
             old_rows.position,
             list(old_rows.manifest_lines),
@@ -246,134 +286,148 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
             old_rows.fallback,
             [],
         )
-        for p in touched:
+        for p in self.touched:
             i, note, old = rows.position[p], notes[p], old_notes[p]
-            rows.manifest_lines[i], rows.layer_entries[i] = lay_out(p, note)
+            rows.manifest_lines[i], rows.layer_entries[i] = self._lay_out(p, note, p in index_set)
             rows.file_entries[i] = file_entry(note)
             rows.headings += note.heading_count - old.heading_count
             rows.fallback += (note.parser == "markdown-it") - (old.parser == "markdown-it")
-        touched_set = set(touched)
+        touched_set = set(self.touched)
         rows.errors = [(p, e) for p, e in old_rows.errors if p not in touched_set]
-        rows.errors += [(p, notes[p].error) for p in touched if notes[p].error is not None]  # type: ignore[misc]
+        rows.errors += [(p, notes[p].error) for p in self.touched if notes[p].error is not None]  # type: ignore[misc]
         rows.errors.sort(key=lambda pe: pe[0])
-        new_layers = dict(old_layers)
-        for p in touched:
+        self._report_errors(rows)
+        new_layers = dict(self.state.layers)
+        for p in self.touched:
             new_layers[f"notes/{notes[p].id}.json"] = notes[p].digest
         tree_changed = any(
             (notes[p].title, notes[p].heading_count) != (old_notes[p].title, old_notes[p].heading_count)
-            for p in touched
+            for p in self.touched
         )
-    else:
-        rows = BuildRows({p: i for i, p in enumerate(paths)}, [], [], [], 0, 0, [])
-        for p in paths:
-            note = notes[p]
-            line, entry = lay_out(p, note)
-            rows.manifest_lines.append(line)
-            rows.layer_entries.append(entry)
-            rows.file_entries.append(file_entry(note))
-            rows.headings += note.heading_count
-            rows.fallback += note.parser == "markdown-it"
-            if note.error is not None:
-                rows.errors.append((p, note.error))
-        new_layers = {f"notes/{notes[p].id}.json": notes[p].digest for p in paths}
-        tree_changed = True
-    errors.extend({"path": p, "message": e["message"], "line": e["line"]} for p, e in rows.errors)
-    manifest_lines = rows.manifest_lines
-    total_headings = rows.headings
-    manifest = b"".join(
-        (
-            b'{"format":' + str(INDEX_FORMAT).encode() + b',"notes":[\n',
-            b",\n".join(manifest_lines),
-            b'\n],"settings":' + encode(settings) + b"}\n",
-        )
-    )
-    # In the sidecar the previous manifest is in memory and on disk: comparing bytes decides; its
-    # digest (8 MB: ~15 ms) is left empty, which makes the next build from disk rewrite it.
-    if state.manifest is not None:
-        manifest_digest = state.manifest[1] if state.manifest[0] == manifest else ""
-        if state.manifest[0] != manifest:
-            out_files["manifest.json"] = manifest
-    else:
-        manifest_digest = hashlib.sha256(manifest).hexdigest()
-        if old_layers.get("manifest.json") != manifest_digest:
-            out_files["manifest.json"] = manifest
-    new_layers["manifest.json"] = manifest_digest
-    if state.tree is not None and paths_key is state.paths_key and not tree_changed:
-        tree, tree_digest = state.tree
-    else:
-        tree = orjson.dumps(tree_of(paths, notes), option=SORTED_KEYS | orjson.OPT_APPEND_NEWLINE)
-        tree_digest = hashlib.sha256(tree).hexdigest()
-    for rel, data, digest in (("tree.json", tree, tree_digest), (".gitignore", GITIGNORE, GITIGNORE_DIGEST)):
-        new_layers[rel] = digest
-        if old_layers.get(rel) != digest:
-            out_files[rel] = data
-    delete = [] if new_layers.keys() == old_layers.keys() else sorted(r for r in old_layers if r not in new_layers)
-    if full:
-        delete = sorted(set(delete) | {r for r in list_index_files(vault, "notes") if r not in new_layers})
+        return rows, new_layers, tree_changed
 
-    # non-layer files: the parse cache and the build metadata (generation first: see build_stamp)
-    # cache/ (~25 MB for 10,000 notes) is a cache: its lines check themselves (size, mtime,
-    # sha256, paths fingerprint), so a process that keeps its state in memory rewrites it only
-    # after _CACHE_SLACK changed notes; a process that loaded it from disk rewrites it at once;
-    # a parallel build staged a part per chunk and adds the lines of every other note
-    pending = state.cache_pending + changed
-    if full or not state.in_memory or pending > _CACHE_SLACK or cache_parts:
-        rest = [notes[p].cache_line() for p in paths if not notes[p].c_staged]
-        out_files[REST_PART] = b"\n".join(rest) + b"\n" if rest else b""
-        staged.extend(cache_parts)
-        keep = {REST_PART, *cache_parts}
-        delete = [*delete, *(r for r in list_index_files(vault, "cache") if r not in keep), LEGACY_CACHE]
-        pending = 0
-    generation = hashlib.sha256(f"{time.time_ns()}-{id(state)}".encode()).hexdigest()[:16]
-    files_json = ",".join(rows.file_entries)
-    layers_json = ",".join(
-        [*rows.layer_entries, *(f'"{rel}":"{new_layers[rel]}"' for rel in ("manifest.json", "tree.json", ".gitignore"))]
-    )
-    fallback = rows.fallback
-    out_files["build.json"] = build_json_bytes(
-        generation,
-        len(paths),
-        reparsed,
-        time.perf_counter() - started,
-        (fallback, total_headings, total_links),
-        [[p, e["message"], e["line"]] for p, e in rows.errors],
-        layers_json,
-        files_json,
-    )
-    written = write_index_files(vault, out_files, delete, staging=staging, staged=staged)
-    for p in paths:
-        note = notes[p]
-        note.layer = None  # written; rebuilt from the record if ever needed again
-        note.staged = note.c_staged = False  # "in this build's staging folder"
-    if staged_lines is not None:
-        staged_lines.folder = index_dir(vault)
-    new_state = BuildState(
-        notes=notes,
-        layers=new_layers,
-        paths_key=paths_key,
-        resolver=resolver,
-        generation=generation,
-        build_stat=build_stamp(vault)[0],
-        manifest=(manifest, manifest_digest),
-        tree=(tree, tree_digest),
-        rows=rows,
-        paths_fp=paths_fp,
-        settings=settings,
-        in_memory=True,
-        cache_pending=pending,
-        links_in=links_in,
-        index_notes=index_notes,
-        categories=categories,
-    )
-    MEMORY.put(str(vault.root), new_state)
-    return BuildReport(
-        notes=len(paths),
-        headings=total_headings,
-        links=total_links,
-        errors=errors,
-        seconds=round(time.perf_counter() - started, 4),
-        reparsed=reparsed,
-        removed=len([r for r in delete if r.startswith("notes/")]),
-        files_written=written,
-        fallback_notes=fallback,
-    )
+    def _report_errors(self, rows: BuildRows) -> None:
+        self.errors.extend({"path": p, "message": e["message"], "line": e["line"]} for p, e in rows.errors)
+
+    def _lay_out(self, p: str, note: IndexedNote, is_index: bool) -> tuple[bytes, str]:
+        """The note's manifest line and build.json layers entry; its layer goes out if it changed."""
+        rel = f"notes/{note.id}.json"
+        if self.state.layers.get(rel) != note.digest:
+            if note.staged:
+                self.staged.append(rel)
+            else:
+                if note.layer is None:
+                    note.layer = note_layer_bytes(p, note.id, note.sha256, note.record(), note.resolved)
+                self.out_files[rel] = note.layer
+        chains = self.categories.get(p, [])
+        links_in = self.links_in[p]
+        key = (chains, is_index, links_in, note.links_out)
+        if note.m_key != key:
+            parts = (note.m_head, note.m_mid, note.m_tail)
+            note.m_line = manifest_line(parts, chains, is_index, links_in, note.links_out)
+            note.m_key = key
+        return note.m_line, f'"{rel}":"{note.digest}"'
+
+    def layer_files(
+        self, rows: BuildRows, new_layers: dict[str, str], tree_changed: bool
+    ) -> tuple[tuple[bytes, str], tuple[bytes, str]]:
+        """manifest.json, tree.json and .gitignore (each written if its bytes changed), and the
+        layers to delete; returns the manifest's and the tree's (bytes, digest)."""
+        state, old_layers = self.state, self.state.layers
+        manifest = manifest_bytes(rows.manifest_lines, self.settings)
+        # In the sidecar the previous manifest is in memory and on disk: comparing bytes decides; its
+        # digest (8 MB: ~15 ms) is left empty, which makes the next build from disk rewrite it.
+        if state.manifest is not None:
+            manifest_digest = state.manifest[1] if state.manifest[0] == manifest else ""
+            if state.manifest[0] != manifest:
+                self.out_files["manifest.json"] = manifest
+        else:
+            manifest_digest = hashlib.sha256(manifest).hexdigest()
+            if old_layers.get("manifest.json") != manifest_digest:
+                self.out_files["manifest.json"] = manifest
+        new_layers["manifest.json"] = manifest_digest
+        if state.tree is not None and self.paths_key is state.paths_key and not tree_changed:
+            tree, tree_digest = state.tree
+        else:
+            tree = orjson.dumps(tree_of(self.paths, self.notes), option=SORTED_KEYS | orjson.OPT_APPEND_NEWLINE)
+            tree_digest = hashlib.sha256(tree).hexdigest()
+        for rel, data, digest in (("tree.json", tree, tree_digest), (".gitignore", GITIGNORE, GITIGNORE_DIGEST)):
+            new_layers[rel] = digest
+            if old_layers.get(rel) != digest:
+                self.out_files[rel] = data
+        if new_layers.keys() != old_layers.keys():
+            self.delete = sorted(r for r in old_layers if r not in new_layers)
+        if self.full:
+            stale = {r for r in list_index_files(self.vault, "notes") if r not in new_layers}
+            self.delete = sorted(set(self.delete) | stale)
+        return (manifest, manifest_digest), (tree, tree_digest)
+
+    def cache_files(self) -> int:
+        """The parse cache's parts to write and delete; returns the notes changed since it was written.
+
+        cache/ (~25 MB for 10,000 notes) is a cache: its lines check themselves (size, mtime,
+        sha256, paths fingerprint), so a process that keeps its state in memory rewrites it only
+        after _CACHE_SLACK changed notes; a process that loaded it from disk rewrites it at once;
+        a parallel build staged a part per chunk and adds the lines of every other note.
+        """
+        pending = self.state.cache_pending + self.changed
+        if not (self.full or not self.state.in_memory or pending > _CACHE_SLACK or self.cache_parts):
+            return pending
+        rest = [self.notes[p].cache_line() for p in self.paths if not self.notes[p].c_staged]
+        self.out_files[REST_PART] = b"\n".join(rest) + b"\n" if rest else b""
+        self.staged.extend(self.cache_parts)
+        keep = {REST_PART, *self.cache_parts}
+        old_parts = [r for r in list_index_files(self.vault, "cache") if r not in keep]
+        self.delete = [*self.delete, *old_parts, LEGACY_CACHE]
+        return 0
+
+    def build_json(self, generation: str, rows: BuildRows, new_layers: dict[str, str]) -> bytes:
+        """build.json (not a layer: generation first, see build_stamp; timings, stats, digests)."""
+        files_json = ",".join(rows.file_entries)
+        tail = (f'"{rel}":"{new_layers[rel]}"' for rel in ("manifest.json", "tree.json", ".gitignore"))
+        layers_json = ",".join([*rows.layer_entries, *tail])
+        return build_json_bytes(
+            generation,
+            len(self.paths),
+            self.reparsed,
+            time.perf_counter() - self.started,
+            (rows.fallback, rows.headings, self.total_links),
+            [[p, e["message"], e["line"]] for p, e in rows.errors],
+            layers_json,
+            files_json,
+        )
+
+    def next_state(
+        self,
+        generation: str,
+        rows: BuildRows,
+        new_layers: dict[str, str],
+        manifest: tuple[bytes, str],
+        tree: tuple[bytes, str],
+        pending: int,
+    ) -> BuildState:
+        """What this process keeps for the next build, once the files are written."""
+        for p in self.paths:
+            note = self.notes[p]
+            note.layer = None  # written; rebuilt from the record if ever needed again
+            note.staged = note.c_staged = False  # "in this build's staging folder"
+        if self.staged_lines is not None:
+            self.staged_lines.folder = index_dir(self.vault)
+        return BuildState(
+            notes=self.notes,
+            layers=new_layers,
+            paths_key=self.paths_key,
+            resolver=self.resolver,
+            generation=generation,
+            build_stat=build_stamp(self.vault)[0],
+            manifest=manifest,
+            tree=tree,
+            rows=rows,
+            paths_fp=self.paths_fp,
+            settings=self.settings,
+            in_memory=True,
+            cache_pending=pending,
+            links_in=self.links_in,
+            index_notes=self.index_notes,
+            categories=self.categories,
+        )

@@ -47,38 +47,53 @@ class StagedLines:
 
 
 class IndexedNote:
-    """One indexed note: stat, hash, the few record fields the build needs, serialized parts."""
+    """One indexed note between builds: its stat and hash, the few record fields a build needs, and
+    its three serialized forms, each kept so that a rebuild re-serializes only what changed:
 
-    __slots__ = (
+    1. the note layer, `notes/<id>.json`: `layer` (its bytes until written) and `digest`, made by
+       `set_resolution` from the record and the links resolved against the vault's paths;
+    2. the manifest line: `m_head`, `m_mid`, `m_tail` hold what depends on this note alone
+       (serialize.manifest_parts); `m_line` frames the values other notes give it (categories,
+       index note, links in and out), and `m_key` is those values, to tell when to remake it;
+    3. the cache line, `cache/*.jsonl` (`c_line`, see `cache_line`): header, record and the three
+       manifest parts, from which a later process restores this object (`from_cache_line`).
+    """
+
+    __slots__ = (  # noqa: RUF023 - grouped by what they serve, as the docstring tells
+        # the file and its parse
+        "path",
+        "id",
+        "size",
+        "mtime_ns",
+        "sha256",
+        "title",
+        "type",
+        "tags",
+        "heading_count",
+        "error",
+        "links",
+        "parser",
+        "rec_json",
+        # links resolved against a set of paths
+        "res_key",
+        "res_fp",
+        "resolved",
+        "link_count",
+        "links_out",
+        # 1. the note layer
+        "digest",
+        "layer",
+        "staged",
+        # 2. the manifest line
+        "m_head",
+        "m_mid",
+        "m_tail",
+        "m_key",
+        "m_line",
+        # 3. the cache line
         "c_line",
         "c_ref",
         "c_staged",
-        "digest",
-        "error",
-        "heading_count",
-        "id",
-        "layer",
-        "link_count",
-        "links",
-        "links_out",
-        "m_head",
-        "m_key",
-        "m_line",
-        "m_mid",
-        "m_tail",
-        "mtime_ns",
-        "parser",
-        "path",
-        "rec_json",
-        "res_fp",
-        "res_key",
-        "resolved",
-        "sha256",
-        "size",
-        "staged",
-        "tags",
-        "title",
-        "type",
     )
 
     def __init__(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 import re
 import time
 from typing import Any
@@ -10,7 +11,7 @@ from typing import Any
 import orjson
 
 from ..vault.harness_files import list_index_files, read_index_file, write_index_files
-from ..vault.paths import ScanProblem, Vault, list_note_files
+from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
 from .build_state import new_note, paths_fingerprint
 from .categories import index_settings, is_index_note
 from .links import Resolver
@@ -25,6 +26,7 @@ from .serialize import (
     SORTED_KEYS,
     build_json_bytes,
     encode,
+    manifest_line,
 )
 
 #
@@ -54,148 +56,156 @@ def _verified(vault: Vault, rel: str, digest: str) -> bytes:
 
 
 def build_one_shot(vault: Vault) -> BuildReport | None:
+    """The one-shot build's report, or None when it does not apply (nothing was written then)."""
     try:
-        return _lite(vault)
+        return _OneShot(vault).run()
     except (NotOneShot, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError, OSError):
         return None
 
 
-def _lite(vault: Vault) -> BuildReport:
-    started = time.perf_counter()
-    build_raw = read_index_file(vault, "build.json")
-    if build_raw is None:
-        raise NotOneShot
-    build = orjson.loads(build_raw)
-    if build.get("format") != INDEX_FORMAT or build.get("cache_format") != CACHE_FORMAT or "errors" not in build:
-        raise NotOneShot
-    old_files: dict[str, list[int]] = build["files"]
-    layers: dict[str, str] = build["layers"]
-    problems: list[ScanProblem] = []
-    files = list_note_files(vault, problems)
-    if len(files) != len(old_files) or any(fs.path != p for fs, p in zip(files, old_files, strict=True)):
-        raise NotOneShot  # notes added, removed or renamed: links resolve differently
-    changed = [(i, fs) for i, fs in enumerate(files) if old_files[fs.path] != [fs.size, fs.mtime_ns]]
-    parts = list_index_files(vault, "cache")
-    lite_parts = [int(m.group(1)) for r in parts if (m := _LITE_PART.fullmatch(r))]
-    if len(changed) > LITE_MAX_CHANGED or len(lite_parts) >= LITE_MAX_PARTS:
-        raise NotOneShot
-    manifest = _verified(vault, "manifest.json", layers.get("manifest.json", ""))
-    settings = index_settings(vault)
-    settings_at = manifest.rfind(MANIFEST_SETTINGS)
-    if not manifest.startswith(MANIFEST_HEAD) or manifest[settings_at + len(MANIFEST_SETTINGS) :] != (
-        encode(settings) + b"}\n"
-    ):
-        raise NotOneShot
-    body = manifest[len(MANIFEST_HEAD) : settings_at]
-    lines = body.split(b",\n") if body else []
-    if len(lines) != len(files):
-        raise NotOneShot
+class _OneShot:
+    """One one-shot build: the previous build's build.json and manifest lines, patched per changed note."""
 
-    paths = [fs.path for fs in files]
-    resolver: Resolver | None = None
-    paths_fp = ""
-    tree_patch: dict[str, tuple[str, int]] = {}  # path -> (title, heading_count)
-    out_files: dict[str, bytes] = {}
-    cache_lines: list[bytes] = []
-    counts = [build["fallback_notes"], build["headings"], build["links"]]
-    note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
-    reparsed = 0
-    for i, fs in changed:
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.started = time.perf_counter()
+        self.out_files: dict[str, bytes] = {}
+        self.cache_lines: list[bytes] = []
+        self.tree_patch: dict[str, tuple[str, int]] = {}  # path -> (title, heading_count)
+        self.resolver: Resolver | None = None
+        self.paths_fp = ""
+        self.reparsed = 0
+
+    def run(self) -> BuildReport:
+        build_raw = read_index_file(self.vault, "build.json")
+        if build_raw is None:
+            raise NotOneShot
+        build = orjson.loads(build_raw)
+        if build.get("format") != INDEX_FORMAT or build.get("cache_format") != CACHE_FORMAT or "errors" not in build:
+            raise NotOneShot
+        self.files: dict[str, list[int]] = build["files"]  # path -> [size, mtime_ns]
+        self.layers: dict[str, str] = build["layers"]  # rel -> digest
+        self.counts = [build["fallback_notes"], build["headings"], build["links"]]
+        self.note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
+        problems: list[ScanProblem] = []
+        scan = list_note_files(self.vault, problems)
+        if len(scan) != len(self.files) or any(fs.path != p for fs, p in zip(scan, self.files, strict=True)):
+            raise NotOneShot  # notes added, removed or renamed: links resolve differently
+        self.paths = [fs.path for fs in scan]
+        changed = [(i, fs) for i, fs in enumerate(scan) if self.files[fs.path] != [fs.size, fs.mtime_ns]]
+        lite_parts = [int(m.group(1)) for r in list_index_files(self.vault, "cache") if (m := _LITE_PART.fullmatch(r))]
+        if len(changed) > LITE_MAX_CHANGED or len(lite_parts) >= LITE_MAX_PARTS:
+            raise NotOneShot
+        self.settings = index_settings(self.vault)
+        head, lines, tail = self._manifest_lines(len(scan))
+        for i, fs in changed:
+            lines[i] = self._patch(fs, lines[i])
+        manifest = b"".join((head, b",\n".join(lines), tail))
+        digest = hashlib.sha256(manifest).hexdigest()
+        if digest != self.layers["manifest.json"]:
+            self.layers["manifest.json"] = digest
+            self.out_files["manifest.json"] = manifest
+        if self.tree_patch:
+            self._patch_tree()
+        if self.cache_lines:
+            part = f"cache/u{max(lite_parts, default=0) + 1:05}.jsonl"
+            self.out_files[part] = b"\n".join(self.cache_lines) + b"\n"
+        errors_list = [self.note_errors[p] for p in self.paths if p in self.note_errors]
+        self.out_files["build.json"] = self._build_json(errors_list)
+        written = write_index_files(self.vault, self.out_files)
+        errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
+        errors += [{"path": p, "message": m, "line": line} for p, m, line in errors_list]
+        return BuildReport(
+            notes=len(self.paths),
+            headings=self.counts[1],
+            links=self.counts[2],
+            errors=errors,
+            seconds=round(time.perf_counter() - self.started, 4),
+            reparsed=self.reparsed,
+            removed=0,
+            files_written=written,
+            fallback_notes=self.counts[0],
+        )
+
+    def _manifest_lines(self, count: int) -> tuple[bytes, list[bytes], bytes]:
+        """The previous manifest (checked against its digest and the settings) as head, note lines, tail."""
+        manifest = _verified(self.vault, "manifest.json", self.layers.get("manifest.json", ""))
+        settings_at = manifest.rfind(MANIFEST_SETTINGS)
+        tail = manifest[settings_at:]
+        if not manifest.startswith(MANIFEST_HEAD) or tail != MANIFEST_SETTINGS + encode(self.settings) + b"}\n":
+            raise NotOneShot
+        body = manifest[len(MANIFEST_HEAD) : settings_at]
+        lines = body.split(b",\n") if body else []
+        if len(lines) != count:
+            raise NotOneShot
+        return MANIFEST_HEAD, lines, tail
+
+    def _patch(self, fs: NoteFile, line: bytes) -> bytes:
+        """A changed note: parsed again, its layer, totals, error and cache line updated; its new
+        manifest line. NotOneShot when its links or its being an index note changed."""
         path = fs.path
-        old = orjson.loads(lines[i])
+        old = orjson.loads(line)
         if old["path"] != path:
             raise NotOneShot
         raw, sha = read_note_bytes(fs)
-        old_files[path] = [fs.size, fs.mtime_ns]
+        self.files[path] = [fs.size, fs.mtime_ns]
         if sha == old["sha256"]:
-            continue  # touched, same bytes: only its stat changes (size too is the same)
+            return line  # touched, same bytes: only its stat changes (size too is the same)
         record = unreadable_record(path, TOO_LARGE) if raw is None else parse_record(path, raw)
         note = new_note(path, fs.size if raw is None else len(raw), fs.mtime_ns, sha, record)
-        if is_index_note(path, note, settings) != old["index_note"]:
+        if is_index_note(path, note, self.settings) != old["index_note"]:
             raise NotOneShot
-        if resolver is None:
-            resolver, paths_fp = Resolver(paths), paths_fingerprint(tuple(paths))
-        resolved, links_out = resolve_links(path, record["links"], resolver)
+        if self.resolver is None:
+            self.resolver, self.paths_fp = Resolver(self.paths), paths_fingerprint(tuple(self.paths))
+        resolved, links_out = resolve_links(path, record["links"], self.resolver)
         if links_out != old["links_out"]:
             raise NotOneShot  # the link graph changed: backlinks and categories are derived again
         rel = f"notes/{note.id}.json"
-        old_layer = orjson.loads(_verified(vault, rel, layers.get(rel, "")))
-        note.set_resolution(None, paths_fp, resolved, links_out)
+        old_layer = orjson.loads(_verified(self.vault, rel, self.layers.get(rel, "")))
+        note.set_resolution(None, self.paths_fp, resolved, links_out)
         assert note.layer is not None
-        if note.digest != layers[rel]:
-            out_files[rel] = note.layer
-            layers[rel] = note.digest
-        chains = old["categories"]
-        lines[i] = b"".join(
-            (
-                note.m_head,
-                encode(chains) if chains else b"[]",
-                note.m_mid,
-                b"true" if old["index_note"] else b"false",
-                b',"links_in":',
-                encode(old["links_in"]) if old["links_in"] else b"[]",
-                b',"links_out":',
-                encode(links_out) if links_out else b"[]",
-                note.m_tail,
-            )
-        )
+        if note.digest != self.layers[rel]:
+            self.out_files[rel] = note.layer
+            self.layers[rel] = note.digest
         if (note.title, note.heading_count) != (old["title"], old["heading_count"]):
-            tree_patch[path] = (note.title, note.heading_count)
-        counts[0] += (note.parser == "markdown-it") - (old_layer["parser"] == "markdown-it")
-        counts[1] += note.heading_count - old["heading_count"]
-        counts[2] += note.link_count - len(old_layer["links"])
+            self.tree_patch[path] = (note.title, note.heading_count)
+        self.counts[0] += (note.parser == "markdown-it") - (old_layer["parser"] == "markdown-it")
+        self.counts[1] += note.heading_count - old["heading_count"]
+        self.counts[2] += note.link_count - len(old_layer["links"])
         if note.error is not None:
-            note_errors[path] = [path, note.error["message"], note.error["line"]]
+            self.note_errors[path] = [path, note.error["message"], note.error["line"]]
         else:
-            note_errors.pop(path, None)
-        cache_lines.append(note.cache_line())
-        reparsed += 1
+            self.note_errors.pop(path, None)
+        self.cache_lines.append(note.cache_line())
+        self.reparsed += 1
+        parts = (note.m_head, note.m_mid, note.m_tail)
+        return manifest_line(parts, old["categories"], old["index_note"], old["links_in"], links_out)
 
-    manifest = b"".join((MANIFEST_HEAD, b",\n".join(lines), manifest[settings_at:]))
-    digest = hashlib.sha256(manifest).hexdigest()
-    if digest != layers["manifest.json"]:
-        layers["manifest.json"] = digest
-        out_files["manifest.json"] = manifest
-    if tree_patch:
-        tree = orjson.loads(_verified(vault, "tree.json", layers.get("tree.json", "")))
+    def _patch_tree(self) -> None:
+        tree = orjson.loads(_verified(self.vault, "tree.json", self.layers.get("tree.json", "")))
         stack = [tree]
         while stack:
             node = stack.pop()
             if node["kind"] == "folder":
                 stack.extend(node["children"])
-            elif node["path"] in tree_patch:
-                node["title"], node["heading_count"] = tree_patch[node["path"]]
+            elif node["path"] in self.tree_patch:
+                node["title"], node["heading_count"] = self.tree_patch[node["path"]]
         tree_bytes = orjson.dumps(tree, option=SORTED_KEYS | orjson.OPT_APPEND_NEWLINE)
-        layers["tree.json"] = hashlib.sha256(tree_bytes).hexdigest()
-        out_files["tree.json"] = tree_bytes
-    if cache_lines:
-        out_files[f"cache/u{max(lite_parts, default=0) + 1:05}.jsonl"] = b"\n".join(cache_lines) + b"\n"
-    errors_list = [note_errors[p] for p in paths if p in note_errors]
-    generation = hashlib.sha256(f"{time.time_ns()}-lite".encode()).hexdigest()[:16]
-    # orjson writes a dict in its order, as `_build` joins its entries: "key":value, no spaces
-    layers_json = orjson.dumps(layers)[1:-1].decode("utf-8")
-    files_json = orjson.dumps(old_files)[1:-1].decode("utf-8")
-    out_files["build.json"] = build_json_bytes(
-        generation,
-        len(paths),
-        reparsed,
-        time.perf_counter() - started,
-        (counts[0], counts[1], counts[2]),
-        errors_list,
-        layers_json,
-        files_json,
-    )
-    written = write_index_files(vault, out_files)
-    errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
-    errors += [{"path": p, "message": m, "line": line} for p, m, line in errors_list]
-    return BuildReport(
-        notes=len(paths),
-        headings=counts[1],
-        links=counts[2],
-        errors=errors,
-        seconds=round(time.perf_counter() - started, 4),
-        reparsed=reparsed,
-        removed=0,
-        files_written=written,
-        fallback_notes=counts[0],
-    )
+        self.layers["tree.json"] = hashlib.sha256(tree_bytes).hexdigest()
+        self.out_files["tree.json"] = tree_bytes
+
+    def _build_json(self, errors_list: list[list[Any]]) -> bytes:
+        generation = os.urandom(8).hex()
+        # orjson writes a dict in its order, as `_build` joins its entries: "key":value, no spaces
+        layers_json = orjson.dumps(self.layers)[1:-1].decode("utf-8")
+        files_json = orjson.dumps(self.files)[1:-1].decode("utf-8")
+        return build_json_bytes(
+            generation,
+            len(self.paths),
+            self.reparsed,
+            time.perf_counter() - self.started,
+            (self.counts[0], self.counts[1], self.counts[2]),
+            errors_list,
+            layers_json,
+            files_json,
+        )
