@@ -70,7 +70,7 @@ def test_a_state_in_memory_is_not_used_after_another_writer_rebuilt(tmp_path: Pa
     assert index_layers(root) == fresh_layers(root, tmp_path, "fresh")
 
 
-def test_kh_index_build_does_not_import_the_query_side_the_parser_or_multiprocessing(tmp_path: Path) -> None:
+def test_kh_index_build_imports_neither_the_query_side_nor_the_parser_nor_multiprocessing(tmp_path: Path) -> None:
     root = _vault(tmp_path / "v")
     build_index(Vault.open(root), full=True)
     write_note(root, "A.md", "# A\n\n[[Home]]\n\nOne more line.\n")
@@ -79,7 +79,8 @@ def test_kh_index_build_does_not_import_the_query_side_the_parser_or_multiproces
         "from knowledge_harness.cli import main\n"
         "sys.argv = ['kh', 'index', 'build', sys.argv[1]]\n"
         "try:\n    main()\nexcept SystemExit:\n    pass\n"
-        "names = ('knowledge_harness.index.query', 'knowledge_harness.index.search', 'markdown_it', 'multiprocessing')\n"
+        "names = ('knowledge_harness.index.query', 'knowledge_harness.index.search', 'knowledge_harness.index.schema',"
+        " 'markdown_it', 'multiprocessing')\n"
         "print(sorted(n for n in names if n in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True).stdout

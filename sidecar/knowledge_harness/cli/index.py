@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..index.schema import DEFAULT_HEADINGS, MAX_HEADINGS, SearchResult
+from ..index.answer import DEFAULT_HEADINGS, MAX_HEADINGS
 from ..vault.paths import Vault
+
+if TYPE_CHECKING:
+    from ..index.schema import SearchResult
 
 # The query side (index/query.py, index/search.py) is imported by the commands that use it:
 # `kh index build` after a one-line edit should cost about as much as the build itself.

@@ -29,6 +29,7 @@ import orjson
 
 from ..vault.harness_files import discard_staging, index_dir, list_index_files, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
+from .answer import BuildReport
 from .build_state import (
     LEGACY_CACHE,
     MEMORY,
@@ -45,7 +46,6 @@ from .categories import category_chains, index_settings, is_index_note
 from .links import Resolver
 from .reading import Parsed, ParseJob, read_and_parse
 from .record import heading_tree, note_id, parse_record, resolve_links
-from .schema import BuildReport
 from .serialize import (
     GITIGNORE,
     GITIGNORE_DIGEST,
@@ -75,7 +75,11 @@ def build_index(vault: Vault, *, full: bool = False, workers: int = 1, resident:
     (`build_one_shot`) instead of loading the whole state.
     """
     enabled = gc.isenabled()
-    gc.disable()  # the build allocates many small containers and frees nothing cyclic
+    # The build allocates many small containers and frees nothing cyclic; with the collector on,
+    # its full collections walk the whole kept state (~100 MB for 10,000 notes). Measured on the
+    # realistic 10k vault (load ~8): a warm 1-note rebuild 105 ms CPU median, 121 ms p90 with it
+    # paused vs 112 / 175 ms with it on; a full build 7.6-9.3 vs 9.1-9.9 s CPU.
+    gc.disable()
     stagings: list[Path] = []  # gone after the commit; removed here if the build fails before it
     try:
         if not full and not resident and not MEMORY.holds(str(vault.root)):

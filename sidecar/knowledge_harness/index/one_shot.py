@@ -12,12 +12,12 @@ import orjson
 
 from ..vault.harness_files import list_index_files, read_index_file, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
+from .answer import BuildReport
 from .build_state import new_note, paths_fingerprint
 from .categories import index_settings, is_index_note
 from .links import Resolver
 from .reading import read_note_bytes
 from .record import TOO_LARGE, parse_record, resolve_links, unreadable_record
-from .schema import BuildReport
 from .serialize import (
     CACHE_FORMAT,
     INDEX_FORMAT,
