@@ -256,7 +256,7 @@ _REF_BODIES = [
     st.sampled_from(["", "references: [https://p.example/]\n", "references:\n- url: https://q.example/\n"]),
 )
 def test_references_digest_shortcut_matches_the_vault_layer(parts: list[str], props: str) -> None:
-    from knowledge_harness.index.build import _references_sha
+    from knowledge_harness.index.record import _references_sha
     from knowledge_harness.vault.note import parse_note
 
     raw = (("---\n" + props + "---\n") if props else "").encode() + "".join(parts).encode()
@@ -271,7 +271,7 @@ def test_references_digest_shortcut_matches_the_vault_layer(parts: list[str], pr
     st.sampled_from(["", "title: T\n", "title: '  '\n", "title: 3\n"]),
 )
 def test_title_shortcut_matches_the_vault_layer(parts: list[str], props: str) -> None:
-    from knowledge_harness.index.build import _title
+    from knowledge_harness.index.record import _title
     from knowledge_harness.vault.note import parse_note
 
     path = "/".join(parts)
@@ -327,7 +327,7 @@ def test_one_shot_incremental_builds_equal_a_full_rebuild(small_vault: Path, tmp
                 handle.write(f"\nedited {step}\n")
         else:
             write_note(small_vault, name, rng.choice(bodies))
-        build_module._STATES.clear()  # a new process
+        build_module.MEMORY.clear()  # a new process
         parts = {p.name for p in (small_vault / ".harness" / "index" / "cache").iterdir()}
         report = build_index(vault, resident=False)
         used_lite += any(
@@ -344,7 +344,7 @@ def test_one_shot_incremental_builds_equal_a_full_rebuild(small_vault: Path, tmp
         for key in ("notes", "fallback_notes", "headings", "links", "errors", "layers", "files"):
             assert ours[key] == theirs[key] or key == "files", (step, key)
         assert list(ours["files"]) == list(theirs["files"])
-        build_module._STATES.clear()
+        build_module.MEMORY.clear()
         assert check_index(vault).fresh
         assert build_index(vault).reparsed == 0  # the cache (with the one-shot parts) is complete
     assert used_lite >= 3

@@ -97,7 +97,7 @@ def test_a_touched_note_with_the_same_bytes_is_not_reparsed(vault: Path) -> None
     os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns + 5_000_000_000))
     report = build_index(v)
     assert report.reparsed == 0 and index_layers(vault) == before
-    build_module._STATES.clear()  # a new process: the stamps come from build.json
+    build_module.MEMORY.clear()  # a new process: the stamps come from build.json
     assert build_index(v).reparsed == 0 and index_layers(vault) == before
 
 
@@ -116,12 +116,12 @@ def test_a_new_process_after_deferred_cache_writes_gives_the_same_layers(
     assert (vault / ".harness/index/cache/r.jsonl").read_bytes() == cache_before  # deferred
     expected = fresh_layers(vault, tmp_path, "f1")
     assert index_layers(vault) == expected
-    build_module._STATES.clear()
+    build_module.MEMORY.clear()
     report = build_index(v)
     assert index_layers(vault) == expected
     assert report.reparsed == 2  # B.md and New.md were not in the old cache
     assert (vault / ".harness/index/cache/r.jsonl").read_bytes() != cache_before  # written by a process from disk
-    build_module._STATES.clear()
+    build_module.MEMORY.clear()
     assert build_index(v).reparsed == 0 and index_layers(vault) == expected
 
 
@@ -130,19 +130,20 @@ def test_a_corrupt_cache_falls_back_to_a_full_parse(vault: Path) -> None:
     build_index(v)
     before = index_layers(vault)
     (vault / ".harness/index/cache/r.jsonl").write_text("[broken\n")
-    build_module._STATES.clear()
+    build_module.MEMORY.clear()
     assert build_index(v).reparsed == 4 and index_layers(vault) == before
 
 
 def test_a_build_json_written_by_another_process_invalidates_the_state_in_memory(vault: Path) -> None:
     v = Vault.open(vault)
     build_index(v)
-    state = build_module._STATES[str(v.root)]
+    state = build_module.MEMORY.get(str(v.root))
+    assert state is not None
     write_note(vault, "B.md", "# B other\n")
     # another process rebuilds (simulated: forget the state, build, then restore the stale one)
-    build_module._STATES.clear()
+    build_module.MEMORY.clear()
     build_index(v)
-    build_module._STATES[str(v.root)] = state
+    build_module.MEMORY.put(str(v.root), state)
     write_note(vault, "B.md", "# B third\n")
     build_index(v)
     assert _manifest(vault)["B.md"]["top_headings"] == ["B third"]
@@ -182,7 +183,7 @@ def test_the_cache_file_of_earlier_versions_is_removed(vault: Path) -> None:
     build_index(v)
     legacy = vault / ".harness/index/cache.json"
     legacy.write_text('{"format":2,"notes":[\n]}\n')
-    build_module._STATES.clear()
+    build_module.MEMORY.clear()
     assert build_index(v).reparsed == 0  # the cache/ parts are read; cache.json is not
     assert not legacy.exists()
     assert (vault / ".harness/index/.gitignore").read_text() == "build.json\ncache/\n"

@@ -15,6 +15,7 @@ import pytest
 from tests.support.index_vaults import fresh_layers, index_layers, write_note
 
 import knowledge_harness.index.build as build_module
+import knowledge_harness.index.reading as reading_module
 from knowledge_harness.index.build import build_index, note_id
 from knowledge_harness.index.query import check_index
 from knowledge_harness.vault.paths import NoteFile, Vault
@@ -24,7 +25,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def parallel_for_small_vaults(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(build_module, "PARALLEL_MIN_NOTES", 2)
+    monkeypatch.setattr(reading_module, "PARALLEL_MIN_NOTES", 2)
 
 
 @pytest.fixture
@@ -60,7 +61,7 @@ def test_a_parallel_rebuild_over_an_existing_index_moves_only_changed_layers(vau
     for i in range(0, 40, 2):
         write_note(vault, f"gen/ノート{i:02}.md", f"# 改訂 {i}\n\n[[ホーム]]\n")
     (vault / "gen" / "ノート39.md").unlink()
-    build_module._STATES.clear()  # a new process: the previous build comes from disk
+    build_module.MEMORY.clear()  # a new process: the previous build comes from disk
     report = build_index(v, workers=2)
     assert report.reparsed == 20 and report.removed == 1
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "one")
@@ -68,7 +69,7 @@ def test_a_parallel_rebuild_over_an_existing_index_moves_only_changed_layers(vau
     assert _stagings(vault) == []
     cache = sorted(p.name for p in (vault / ".harness" / "index" / "cache").iterdir())
     assert cache[-1] == "r.jsonl" and all(name.startswith("c") for name in cache[:-1])
-    build_module._STATES.clear()  # the chunk parts and the rest part hold every note's line
+    build_module.MEMORY.clear()  # the chunk parts and the rest part hold every note's line
     assert build_index(v, workers=1).reparsed == 0
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "two")
 
@@ -90,7 +91,7 @@ def test_the_same_process_keeps_building_incrementally_after_a_parallel_build(va
     (vault / "gen" / "ノート10.md").unlink()  # links to it become unresolved
     build_index(v, workers=1)
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "one")
-    build_module._STATES.clear()
+    build_module.MEMORY.clear()
     build_index(v, workers=1)  # and from the cache parts the parallel build wrote
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "two")
 
@@ -103,7 +104,7 @@ def test_a_small_edit_after_a_parallel_build_defers_the_cache_and_a_new_process_
     write_note(vault, "gen/ノート12.md", "# 十二\n\n[[ノート13]]\n")
     assert build_index(v, workers=1).reparsed == 1  # in memory: the cache parts are left as they are
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "one")
-    build_module._STATES.clear()
+    build_module.MEMORY.clear()
     assert build_index(v, workers=1).reparsed == 1  # its stale cache line is caught by its hash
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "two")
 
@@ -111,14 +112,14 @@ def test_a_small_edit_after_a_parallel_build_defers_the_cache_and_a_new_process_
 def test_a_note_that_cannot_be_read_in_a_worker_is_reported_and_links_re_resolve(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    real_read = build_module._read
+    real_read = reading_module.read_note_bytes
 
     def failing_read(fs: NoteFile) -> tuple[bytes | None, str]:
         if fs.path == "gen/ノート10.md":
             raise PermissionError(13, "Permission denied")
         return real_read(fs)
 
-    monkeypatch.setattr(build_module, "_read", failing_read)  # workers are forked: they inherit it
+    monkeypatch.setattr(reading_module, "read_note_bytes", failing_read)  # workers are forked: they inherit it
     report = build_index(Vault.open(vault), full=True, workers=2)
     assert [e["path"] for e in report.errors if "Cannot read" in e["message"]] == ["gen/ノート10.md"]
     parallel = index_layers(vault)
@@ -137,7 +138,7 @@ def test_a_parallel_build_that_fails_leaves_the_previous_index_and_no_staging(
     v = Vault.open(vault)
     build_index(v, workers=1)
     before = index_layers(vault)
-    real_parse = build_module.parse_record
+    real_parse = reading_module.parse_record
 
     def crashing_parse(path: str, raw: bytes) -> dict[str, object]:
         if path == "gen/ノート20.md":
@@ -148,10 +149,10 @@ def test_a_parallel_build_that_fails_leaves_the_previous_index_and_no_staging(
         raise RuntimeError("parser bug")
 
     if stage == "parsing in a worker":
-        monkeypatch.setattr(build_module, "parse_record", crashing_parse)
+        monkeypatch.setattr(reading_module, "parse_record", crashing_parse)
     else:
-        monkeypatch.setattr(build_module, "_categories", crashing_categories)
-    build_module._STATES.clear()
+        monkeypatch.setattr(build_module, "category_chains", crashing_categories)
+    build_module.MEMORY.clear()
     with pytest.raises(RuntimeError, match="parser bug"):
         build_index(v, full=True, workers=2)
     assert index_layers(vault) == before

@@ -4,23 +4,18 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from ..index.build import build_index
-from ..index.query import (
-    DEFAULT_HEADINGS,
-    MAX_HEADINGS,
-    check_index,
-    get_tree,
-    note_headings,
-    read_section,
-    search,
-)
-from ..index.schema import SearchResult
-from ..vault.lock import vault_lock
+from ..index.answer import DEFAULT_HEADINGS, MAX_HEADINGS
 from ..vault.paths import Vault
+
+if TYPE_CHECKING:
+    from ..index.schema import SearchResult
+
+# The query side (index/query.py, index/search.py) is imported by the commands that use it:
+# `kh index build` after a one-line edit should cost about as much as the build itself.
 
 index_app = typer.Typer(help="The reasoning index: build, check, tree, search, headings, read.", no_args_is_help=True)
 
@@ -47,6 +42,9 @@ def build(
     workers: Annotated[int, typer.Option(help="Parser processes; 0 = one per core (used for large builds).")] = 0,
 ) -> None:
     """Write the index to VAULT/.harness/index/ (incremental unless --full)."""
+    from ..index.build import build_index
+    from ..vault.lock import vault_lock
+
     opened = Vault.open(vault)
     with vault_lock(opened, "kh index build"):  # one writer of .harness/ at a time (Busy → exit 1)
         report = build_index(opened, full=full, workers=workers, resident=False)
@@ -76,6 +74,8 @@ def check(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Exit 0 when the index matches the vault, 1 when stale (lists the notes), 2 when there is none."""
+    from ..index.query import check_index
+
     report = check_index(Vault.open(vault))
     if as_json:
         _print(report.model_dump())
@@ -100,6 +100,8 @@ def tree(
     depth: Annotated[int | None, typer.Option(help="Folder levels to expand.")] = None,
 ) -> None:
     """The vault's folders and notes with heading counts (JSON)."""
+    from ..index.query import get_tree
+
     _print(get_tree(Vault.open(vault), folder, depth).model_dump())
 
 
@@ -120,6 +122,8 @@ def search_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the HTTP answer as JSON.")] = False,
 ) -> None:
     """Ranked notes with their best sections (a table; --json for the JSON answer)."""
+    from ..index.query import search
+
     handle = Vault.open(vault)
     result = search(
         handle,
@@ -168,6 +172,8 @@ def headings(
     ] = DEFAULT_HEADINGS,
 ) -> None:
     """A note's heading tree with line ranges (JSON), one page of headings at a time."""
+    from ..index.query import note_headings
+
     _print(note_headings(Vault.open(vault), note, offset=offset, limit=limit).model_dump())
 
 
@@ -182,6 +188,8 @@ def read(
     as_json: Annotated[bool, typer.Option("--json")] = False,
 ) -> None:
     """Print the original Markdown of a heading's range or of a line range."""
+    from ..index.query import read_section
+
     result = read_section(Vault.open(vault), note, heading=heading, line=line, end_line=end_line, max_chars=max_chars)
     if as_json:
         _print(result.model_dump())

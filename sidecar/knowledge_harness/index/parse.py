@@ -22,15 +22,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any, NamedTuple
-
-from markdown_it import MarkdownIt
-from markdown_it.common.utils import mdTrim, normalizeReference
-from markdown_it.rules_block.html_block import HTML_SEQUENCES
-from markdown_it.token import Token
-from mdit_py_plugins.front_matter import front_matter_plugin
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..vault.note import markdown_lines
+from .commonmark import HTML_SEQUENCES, md_trim, normalize_reference
+
+if TYPE_CHECKING:
+    from markdown_it import MarkdownIt
+    from markdown_it.token import Token
 
 MAX_CONTAINER_DEPTH = 6  # markdown-it stops parsing at nesting level 20 (two levels per list item)
 
@@ -52,13 +51,21 @@ class Structure:
     scanner: str = "scan"  # "scan" or "markdown-it"
 
 
+@lru_cache(maxsize=1)
+def markdown_it_parsers() -> tuple[MarkdownIt, MarkdownIt]:
+    """markdown-it-py (CommonMark + front_matter), and the same parser without the inline pass
+    (block structure only; inline tokens keep their content). Made on first use: most notes
+    never need it, and a one-note rebuild in a new process should not import it."""
+    from markdown_it import MarkdownIt
+    from mdit_py_plugins.front_matter import front_matter_plugin
+
+    full = MarkdownIt("commonmark").use(front_matter_plugin)
+    blocks = MarkdownIt("commonmark").use(front_matter_plugin).disable(["inline", "text_join"])
+    return full, blocks
+
+
 def _md() -> MarkdownIt:
-    return MarkdownIt("commonmark").use(front_matter_plugin)
-
-
-_MD = _md()
-# the same parser without the inline pass: block structure only (inline tokens keep their content)
-_MD_BLOCKS = _md().disable(["inline", "text_join"])
+    return markdown_it_parsers()[0]
 
 
 def decode_text(raw: bytes) -> str | None:
@@ -94,7 +101,7 @@ def inline_text(content: str) -> str:
     """A heading's inline markup reduced to its text (emphasis, code, links and escapes removed)."""
     if not _INLINE_SPECIAL.search(content):
         return content.strip()
-    tokens = _MD.parseInline(content)
+    tokens = _md().parseInline(content)
     return reduce_inline(tokens[0].children if tokens else None)
 
 
@@ -206,7 +213,7 @@ def _atx_title(rest: str) -> tuple[int, str]:
         end = tmp
     elif tmp == level:  # only closing '#'s after the marker, e.g. "## ##"
         end = level
-    return level, mdTrim(rest[level:end])
+    return level, md_trim(rest[level:end])
 
 
 # -- link reference definitions, exactly as markdown-it's `reference` block rule reads them ----
@@ -289,17 +296,17 @@ def _definition(lines: list[str], first: int, newline_at_end: bool, open_end: bo
         return pos
 
     pos = skip_space(label_end + 2)
-    dest = _MD.helpers.parseLinkDestination(string, pos, maximum)
+    dest = _md().helpers.parseLinkDestination(string, pos, maximum)
     if not dest.ok:
         return None
-    href = _MD.normalizeLink(dest.str)
-    if not _MD.validateLink(href):
+    href = _md().normalizeLink(dest.str)
+    if not _md().validateLink(href):
         return None
     pos = dest_end = dest.pos
     dest_end_index = next_index
     start = pos
     pos = skip_space(pos)
-    title_res = _MD.helpers.parseLinkTitle(string, pos, maximum, None)
+    title_res = _md().helpers.parseLinkTitle(string, pos, maximum, None)
     while title_res.can_continue:
         more = next_line(next_index)
         if more is None:
@@ -308,7 +315,7 @@ def _definition(lines: list[str], first: int, newline_at_end: bool, open_end: bo
         pos = maximum
         maximum = len(string)
         next_index += 1
-        title_res = _MD.helpers.parseLinkTitle(string, pos, maximum, title_res)
+        title_res = _md().helpers.parseLinkTitle(string, pos, maximum, title_res)
     if pos < maximum and start != pos and title_res.ok:
         title = title_res.str
         pos = title_res.pos
@@ -326,7 +333,7 @@ def _definition(lines: list[str], first: int, newline_at_end: bool, open_end: bo
             pos += 1
     if pos < maximum and string[pos] != "\n":
         return None
-    label = normalizeReference(string[1:label_end])
+    label = normalize_reference(string[1:label_end])
     if not label:
         return None
     return next_index, label, {"title": title, "href": href, "map": None}
@@ -649,7 +656,7 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                     raise _GiveUp  # definitions take lines: markdown-it parses the rest again
                 para_ref = False
                 if para_depth == 0:
-                    content = mdTrim("\n".join(para_lines))
+                    content = md_trim("\n".join(para_lines))
                     if "[" in content:
                         raw_titles.append((len(headings), content))
                     headings.append(FlatHeading(2 if ch == "-" else 1, inline_text(content), para_start + 1))
@@ -739,7 +746,7 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
     if refs and raw_titles:
         env = {"references": refs}
         for i, content in raw_titles:
-            tokens = _MD.parseInline(content, env)
+            tokens = _md().parseInline(content, env)
             headings[i] = headings[i]._replace(title=reduce_inline(tokens[0].children if tokens else None))
     return Structure(len(lines), body_start + 1, headings, code)
 
@@ -758,7 +765,7 @@ def _close_leaf_code(code: list[tuple[int, int]], leaf: int, code_start: int, id
 
 def oracle_structure(text: str) -> Structure:
     """markdown-it-py's answer (CommonMark + front_matter) in the same shape as the scanner's."""
-    return _structure(text, _MD.parse(text), None)
+    return _structure(text, _md().parse(text), None)
 
 
 def block_structure(text: str) -> Structure:
@@ -768,7 +775,7 @@ def block_structure(text: str) -> Structure:
     inline content parsed with the document's link reference definitions, as the full parse does.
     """
     env: dict[str, Any] = {}
-    return _structure(text, _MD_BLOCKS.parse(text, env), env)
+    return _structure(text, markdown_it_parsers()[1].parse(text, env), env)
 
 
 def _structure(text: str, tokens: list[Token], env: dict[str, Any] | None) -> Structure:
@@ -784,7 +791,7 @@ def _structure(text: str, tokens: list[Token], env: dict[str, Any] | None) -> St
             if env is None:
                 children = inline.children
             else:
-                parsed = _MD.parseInline(inline.content, env)
+                parsed = _md().parseInline(inline.content, env)
                 children = parsed[0].children if parsed else None
             headings.append(FlatHeading(int(tok.tag[1]), reduce_inline(children), tok.map[0] + 1))
         elif tok.type in ("fence", "code_block") and tok.map:

@@ -28,6 +28,8 @@ from ..vault.paths import Vault, list_note_files, require_note_path
 from .build import _index_settings, heading_tree, note_id, parse_record
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
 from .schema import (
+    DEFAULT_HEADINGS,
+    MAX_HEADINGS,
     CheckReport,
     HeadingsResult,
     SearchHit,
@@ -41,10 +43,6 @@ from .schema import (
 from .search import MAX_QUERY_CHARS, vault_layer
 
 MAX_SECTION_CHARS = 200_000
-# one headings answer holds at most MAX_HEADINGS headings and MAX_LINKS links (~1 MB of JSON):
-# a 20 MB note with 383,000 headings once made one answer of 80 MB
-DEFAULT_HEADINGS = 1000
-MAX_HEADINGS = 5000
 MAX_LINKS = 5000
 DEFAULT_SECTION_CHARS = 20_000
 FRESH_STATUSES = frozenset({"verified", "reviewed"})

@@ -6,25 +6,27 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .answer import DEFAULT_HEADINGS, MAX_HEADINGS, BuildReport
+
+__all__ = [
+    "DEFAULT_HEADINGS",
+    "MAX_HEADINGS",
+    "BuildReport",
+    "CheckReport",
+    "HeadingsResult",
+    "SearchHit",
+    "SearchResult",
+    "SearchSection",
+    "SectionResult",
+    "Staleness",
+    "TreeResult",
+    "TrustSummary",
+]
+
 
 class _Answer(BaseModel):
-    # Pydantic builds a model's validator on first use, not at import: `kh index build` needs one
-    # of these models, once, and a new process should not pay for all of them.
+    # as answer.Answer: each model's validator is built on first use, not at import
     model_config = ConfigDict(defer_build=True)
-
-
-class BuildReport(_Answer):
-    notes: int
-    headings: int
-    links: int
-    errors: list[dict[str, Any]]
-    seconds: float
-    reparsed: int = 0
-    removed: int = 0
-    files_written: int = 0
-    fallback_notes: int = Field(
-        default=0, description="Notes whose structure the scanner left to markdown-it-py (block parse)."
-    )
 
 
 class CheckReport(_Answer):

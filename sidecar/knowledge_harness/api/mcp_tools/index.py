@@ -11,14 +11,13 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from ...index.query import (
-    DEFAULT_HEADINGS,
-    MAX_HEADINGS,
     check_index,
     get_tree,
     note_headings,
     read_section,
     search,
 )
+from ...index.schema import DEFAULT_HEADINGS, MAX_HEADINGS
 from ...trust_view import live_trust
 from ..context import AppContext
 

@@ -8,15 +8,22 @@ from fastapi import APIRouter, Query
 
 from ...index.build import build_index
 from ...index.query import (
-    DEFAULT_HEADINGS,
-    MAX_HEADINGS,
     check_index,
     get_tree,
     note_headings,
     read_section,
     search,
 )
-from ...index.schema import BuildReport, CheckReport, HeadingsResult, SearchResult, SectionResult, TreeResult
+from ...index.schema import (
+    DEFAULT_HEADINGS,
+    MAX_HEADINGS,
+    BuildReport,
+    CheckReport,
+    HeadingsResult,
+    SearchResult,
+    SectionResult,
+    TreeResult,
+)
 from ...trust_view import live_trust
 from ...vault.lock import vault_lock
 from ..deps import Ctx

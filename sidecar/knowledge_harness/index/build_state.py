@@ -1,0 +1,362 @@
+"""What a build keeps between builds: every note's state (IndexedNote), the build's rows and
+digests (BuildState), the parse cache on disk (cache/*.jsonl) and the states kept in memory
+(MEMORY, for the sidecar)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..vault.harness_files import index_dir, list_index_files, read_index_file
+from ..vault.paths import Vault
+from .links import Resolver
+from .record import ResolvedLink, note_id
+from .serialize import CACHE_FORMAT, INDEX_FORMAT, encode, manifest_parts, note_layer_bytes
+
+# cache/ holds one part per chunk of a parallel build (c00000.jsonl, …), written by whichever
+# process parsed the chunk, and REST_PART with every other line; parts are read in name order
+# and a later line for a path wins.
+REST_PART = "cache/r.jsonl"
+LEGACY_CACHE = "cache.json"  # the single-file cache of earlier versions: removed when the cache is written
+
+
+class StagedLines:
+    """Cache lines of the chunk parts, each part read once, for notes a helper parsed.
+
+    `folder` is the staging folder until the commit, then the index folder, where the parts
+    stay until a later build rewrites the cache (it reads every line it needs first).
+    """
+
+    def __init__(self, folder: Path) -> None:
+        self.folder = folder
+        self._parts: dict[str, list[bytes]] = {}
+
+    def line(self, part: str, index: int) -> bytes:
+        lines = self._parts.get(part)
+        if lines is None:
+            lines = self._parts[part] = (self.folder / part).read_bytes().split(b"\n")
+        return lines[index]
+
+
+class IndexedNote:
+    """One indexed note between builds: its stat and hash, the few record fields a build needs, and
+    its three serialized forms, each kept so that a rebuild re-serializes only what changed:
+
+    1. the note layer, `notes/<id>.json`: `layer` (its bytes until written) and `digest`, made by
+       `set_resolution` from the record and the links resolved against the vault's paths;
+    2. the manifest line: `m_head`, `m_mid`, `m_tail` hold what depends on this note alone
+       (serialize.manifest_parts); `m_line` frames the values other notes give it (categories,
+       index note, links in and out), and `m_key` is those values, to tell when to remake it;
+    3. the cache line, `cache/*.jsonl` (`c_line`, see `cache_line`): header, record and the three
+       manifest parts, from which a later process restores this object (`from_cache_line`).
+    """
+
+    __slots__ = (  # noqa: RUF023 - grouped by what they serve, as the docstring tells
+        # the file and its parse
+        "path",
+        "id",
+        "size",
+        "mtime_ns",
+        "sha256",
+        "title",
+        "type",
+        "tags",
+        "heading_count",
+        "error",
+        "links",
+        "parser",
+        "rec_json",
+        # links resolved against a set of paths
+        "res_key",
+        "res_fp",
+        "resolved",
+        "link_count",
+        "links_out",
+        # 1. the note layer
+        "digest",
+        "layer",
+        "staged",
+        # 2. the manifest line
+        "m_head",
+        "m_mid",
+        "m_tail",
+        "m_key",
+        "m_line",
+        # 3. the cache line
+        "c_line",
+        "c_ref",
+        "c_staged",
+    )
+
+    def __init__(
+        self,
+        path: str,
+        nid: str,
+        size: int,
+        mtime_ns: int,
+        sha256: str,
+        lite: tuple[str, str | None, list[str], int, dict[str, Any] | None, list[list[Any]], str],
+        rec_json: bytes | None,
+        parts: tuple[bytes, bytes, bytes],
+    ) -> None:
+        self.path = path
+        self.id = nid
+        self.size = size
+        self.mtime_ns = mtime_ns
+        self.sha256 = sha256
+        self.title, self.type, self.tags, self.heading_count, self.error, self.links, self.parser = lite
+        # None for a note a helper process parsed: `_materialize` unpacks it from its cache line
+        self.rec_json = rec_json
+        self.m_head, self.m_mid, self.m_tail = parts
+        self.res_key: object = None  # the paths tuple `resolved` was computed against
+        self.res_fp = ""  # its fingerprint (paths_fingerprint), kept in the cache line
+        self.resolved: list[ResolvedLink] = []
+        self.link_count = 0  # len(resolved)
+        self.links_out: list[str] = []
+        self.digest = ""  # SHA-256 of the note layer for `resolved`
+        self.layer: bytes | None = None  # its bytes, until written
+        self.staged = False  # its bytes are in the build's staging folder (written by a worker)
+        self.m_key: tuple[Any, ...] | None = None
+        self.m_line = b""
+        self.c_line = b""
+        self.c_ref: tuple[StagedLines, str, int] | None = None  # where a helper's note has its line
+        self.c_staged = False  # its current cache line is in a staged chunk part
+
+    def _materialize(self) -> None:
+        """A note a helper parsed arrives light; unpack the rest from its cache line on first use."""
+        if self.rec_json is None:
+            if not self.c_line:
+                assert self.c_ref is not None
+                source, part, index = self.c_ref
+                self.c_line = source.line(part, index)
+            header, self.rec_json, _ = self.c_line.split(b"\t", 2)
+            fields = orjson.loads(header)
+            self.resolved = [tuple(r) for r in fields[7]]
+            self.links = fields[8][5]
+
+    def raw_links(self) -> list[list[Any]]:
+        self._materialize()
+        return self.links
+
+    def record(self) -> dict[str, Any]:
+        self._materialize()
+        rec: dict[str, Any] = orjson.loads(self.rec_json)  # type: ignore[arg-type]
+        return rec
+
+    def set_resolution(self, key: object, fp: str, resolved: list[ResolvedLink], links_out: list[str]) -> None:
+        """Adopt links resolved against the paths `key`; the note layer is rebuilt if they changed."""
+        self._materialize()
+        if fp != self.res_fp:
+            self.res_fp, self.c_line, self.c_staged = fp, b"", False
+        if self.res_key is not None and resolved == self.resolved and self.digest:
+            self.res_key = key
+            return
+        self.res_key = key
+        self.resolved = resolved
+        self.link_count = len(resolved)
+        self.links_out = links_out
+        self.layer = note_layer_bytes(self.path, self.id, self.sha256, self.record(), resolved)
+        self.digest = hashlib.sha256(self.layer).hexdigest()
+        self.staged = False  # a staged copy would be of the old resolution
+        self.c_line, self.c_staged = b"", False
+
+    def restamp(self, size: int, mtime_ns: int) -> IndexedNote:
+        """The same bytes under a new stat (a touched file): a copy, the old state stays intact."""
+        self._materialize()
+        twin = IndexedNote.__new__(IndexedNote)
+        for name in IndexedNote.__slots__:
+            setattr(twin, name, getattr(self, name))
+        if size != self.size:
+            twin.m_head, twin.m_mid, twin.m_tail = manifest_parts(self.path, self.id, self.sha256, size, self.record())
+            twin.m_key = None
+        twin.size, twin.mtime_ns, twin.c_line, twin.c_staged = size, mtime_ns, b"", False
+        return twin
+
+    def cache_line(self) -> bytes:
+        if not self.c_line and self.rec_json is None:
+            self._materialize()  # a helper's note: its line is in a chunk part
+        if not self.c_line:
+            assert self.rec_json is not None  # c_line is cleared only after _materialize
+            header = [
+                self.path,
+                self.size,
+                self.mtime_ns,
+                self.sha256,
+                self.digest,
+                self.res_fp,
+                self.links_out,
+                self.resolved,
+                [self.title, self.type, self.tags, self.heading_count, self.error, self.links, self.parser],
+            ]
+            self.c_line = b"\t".join((encode(header), self.rec_json, self.m_head, self.m_mid, self.m_tail))
+        return self.c_line
+
+    @classmethod
+    def from_cache_line(cls, line: bytes) -> IndexedNote:
+        """A note as the cache line has it, light: the line itself is kept (it is the note's cache
+        line while nothing changes) and the record and links are unpacked from it on first use,
+        so a loaded state holds each note's parsed links at most once, and only where needed."""
+        i1 = line.index(b"\t")
+        i2 = line.index(b"\t", i1 + 1)
+        i3 = line.index(b"\t", i2 + 1)
+        i4 = line.index(b"\t", i3 + 1)
+        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = orjson.loads(line[:i1])
+        lite[5] = []  # the raw links: see _materialize
+        parts = (line[i2 + 1 : i3], line[i3 + 1 : i4], line[i4 + 1 :])
+        note = cls(path, note_id(path), size, mtime_ns, sha, tuple(lite), None, parts)
+        note.digest = digest
+        note.res_fp = res_fp
+        note.links_out = links_out
+        note.link_count = len(resolved)
+        note.c_line = line
+        return note
+
+
+def new_note(path: str, size: int, mtime_ns: int, sha: str, rec: dict[str, Any]) -> IndexedNote:
+    nid = note_id(path)
+    lite = (rec["title"], rec["type"], rec["tags"], rec["heading_count"], rec["error"], rec["links"], rec["parser"])
+    return IndexedNote(path, nid, size, mtime_ns, sha, lite, encode(rec), manifest_parts(path, nid, sha, size, rec))
+
+
+@dataclass
+class BuildState:
+    notes: dict[str, IndexedNote] = field(default_factory=dict)
+    layers: dict[str, str] = field(default_factory=dict)  # index-relative path -> sha256 of its bytes on disk
+    paths_key: tuple[str, ...] = ()
+    resolver: Resolver | None = None
+    generation: str = ""
+    build_stat: tuple[int, int, int] | None = None
+    manifest: tuple[bytes, str] | None = None  # bytes and digest
+    tree: tuple[bytes, str] | None = None  # bytes and digest
+    rows: BuildRows | None = None  # per-note pieces of the last build, in path order
+    paths_fp: str = ""
+    settings: dict[str, list[str]] = field(default_factory=dict)
+    in_memory: bool = False  # kept by this process since its last build (else loaded from disk)
+    cache_pending: int = 0  # notes changed since the cache was last written
+    links_in: dict[str, list[str]] = field(default_factory=dict)
+    index_notes: list[str] = field(default_factory=list)
+    categories: dict[str, list[list[str]]] = field(default_factory=dict)
+
+
+@dataclass
+class BuildRows:
+    """What the last build wrote for each note, aligned with its paths: a rebuild in which only
+    some notes changed and the link graph did not replaces just their rows."""
+
+    position: dict[str, int]
+    manifest_lines: list[bytes]
+    layer_entries: list[str]  # '"notes/<id>.json":"<digest>"' of build.json's layers
+    file_entries: list[str]  # '"<path>":[size,mtime_ns]' of build.json's files
+    headings: int
+    fallback: int  # notes parsed by markdown-it
+    errors: list[tuple[str, dict[str, Any]]]  # (path, error) of notes with one
+
+
+@dataclass
+class BuildMemory:
+    """The build states this process keeps, so that the next build of a vault starts from them.
+
+    Holds: one BuildState per vault (every note's IndexedNote, the last build's rows, digests,
+    link graph and resolver: about 100 MB for 10,000 notes).
+    Key: the vault's root folder as a string.
+    Bound: at most `max_vaults` states; putting one more drops the least recently built.
+    Invalidation: a state is used only while build.json on disk is still the one it wrote (same
+    generation, inode, size and mtime: see `state_for`); any other writer makes the next build
+    load from disk instead. `clear()` forgets everything (as a new process would).
+    """
+
+    max_vaults: int = 4
+    _states: OrderedDict[str, BuildState] = field(default_factory=OrderedDict)
+    _lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def get(self, root: str) -> BuildState | None:
+        with self._lock:
+            return self._states.get(root)
+
+    def holds(self, root: str) -> bool:
+        with self._lock:
+            return root in self._states
+
+    def put(self, root: str, state: BuildState) -> None:
+        with self._lock:
+            self._states[root] = state
+            self._states.move_to_end(root)
+            while len(self._states) > self.max_vaults:
+                self._states.popitem(last=False)
+
+    def clear(self) -> None:
+        with self._lock:
+            self._states.clear()
+
+
+MEMORY = BuildMemory()
+
+
+def load_state(vault: Vault) -> BuildState:
+    state = BuildState()
+    build_raw = read_index_file(vault, "build.json")
+    parts = list_index_files(vault, "cache")
+    if build_raw is None or not parts:
+        return state
+    try:
+        build = json.loads(build_raw)
+        if build.get("format") != INDEX_FORMAT or build.get("cache_format") != CACHE_FORMAT:
+            return state
+        files = build.get("files", {})
+        state.paths_key = tuple(sorted(files))
+        fp = paths_fingerprint(state.paths_key)
+        for part in parts:
+            for line in (read_index_file(vault, part) or b"").split(b"\n"):
+                if line.startswith(b"["):
+                    note = IndexedNote.from_cache_line(line)
+                    if note.path in files:  # the cache may be older than build.json (see _CACHE_SLACK)
+                        note.res_key = state.paths_key if note.res_fp == fp else None
+                        state.notes[note.path] = note
+        state.paths_fp = fp
+        state.layers = dict(build.get("layers", {}))
+        state.generation = str(build.get("generation", ""))
+    except (ValueError, TypeError, UnicodeDecodeError):
+        return BuildState()
+    return state
+
+
+_GENERATION_PREFIX = b'{"generation":"'
+
+
+def paths_fingerprint(paths: tuple[str, ...]) -> str:
+    return hashlib.sha256("\n".join(paths).encode("utf-8", "surrogatepass")).hexdigest()[:16]
+
+
+def build_stamp(vault: Vault) -> tuple[tuple[int, int, int] | None, str]:
+    """(inode, size, mtime) and generation of build.json, reading only its first bytes."""
+    path = index_dir(vault) / "build.json"
+    try:
+        with open(path, "rb") as handle:
+            st = os.fstat(handle.fileno())
+            head = handle.read(64)
+    except OSError:
+        return None, ""
+    generation = ""
+    if head.startswith(_GENERATION_PREFIX):
+        end = head.find(b'"', len(_GENERATION_PREFIX))
+        if end > 0:
+            generation = head[len(_GENERATION_PREFIX) : end].decode("ascii", "replace")
+    return (st.st_ino, st.st_size, st.st_mtime_ns), generation
+
+
+def state_for(vault: Vault, full: bool) -> BuildState:
+    if full:
+        return BuildState()
+    stamp, generation = build_stamp(vault)
+    cached = MEMORY.get(str(vault.root))
+    if cached is not None and cached.generation and cached.generation == generation and cached.build_stat == stamp:
+        return cached
+    return load_state(vault)

@@ -1,0 +1,93 @@
+"""Index notes (MOCs) and the category chains they give every note."""
+
+from __future__ import annotations
+
+from collections import deque
+from typing import TYPE_CHECKING
+
+from ..vault.harness_files import read_harness_toml
+from ..vault.paths import Vault
+
+if TYPE_CHECKING:
+    from .build_state import IndexedNote
+
+MAX_CATEGORY_CHAINS = 8
+INDEX_TYPES = frozenset({"moc", "index"})
+
+
+def index_settings(vault: Vault) -> dict[str, list[str]]:
+    conf = read_harness_toml(vault, "index.toml")
+    section = conf.get("index", conf)
+    folders = [str(f).strip("/") for f in section.get("moc_folders", []) if str(f).strip("/")]
+    tags = [str(t).lstrip("#").lower() for t in section.get("moc_tags", []) if str(t).strip()]
+    return {"moc_folders": sorted(set(folders)), "moc_tags": sorted(set(tags))}
+
+
+def is_index_note(path: str, note: IndexedNote, settings: dict[str, list[str]]) -> bool:
+    if isinstance(note.type, str) and note.type.lower() in INDEX_TYPES:
+        return True
+    if settings["moc_folders"] and any(path.startswith(folder + "/") for folder in settings["moc_folders"]):
+        return True
+    if not settings["moc_tags"]:
+        return False
+    tags = {t.lower() for t in note.tags}
+    return any(t in tags for t in settings["moc_tags"])
+
+
+def category_chains(index_notes: list[str], links_out: dict[str, list[str]]) -> dict[str, list[list[str]]]:
+    """Shortest chains of index notes from root index notes to every reachable note."""
+    index_set = set(index_notes)
+    outside_in: dict[str, int] = {}
+    for src, targets in links_out.items():
+        if src not in index_set:
+            for t in targets:
+                if t in index_set:
+                    outside_in[t] = outside_in.get(t, 0) + 1
+    linked_from_index: set[str] = set()
+    for m in index_notes:
+        linked_from_index.update(t for t in links_out.get(m, []) if t != m)
+    dist: dict[str, int] = {}
+    chains: dict[str, list[list[str]]] = {}
+    roots = [m for m in index_notes if m not in linked_from_index]
+    pending = sorted(index_set)
+    while True:
+        queue: deque[str] = deque()
+        for r in roots:
+            if r not in dist:
+                dist[r] = 0
+                chains[r] = []
+                queue.append(r)
+        while queue:
+            m = queue.popleft()
+            if m not in index_set:
+                continue
+            base = chains[m] if chains[m] else [[]]
+            via = [[*c, m] for c in base]
+            for t in links_out.get(m, []):
+                if t == m:
+                    continue
+                if t not in dist:
+                    dist[t] = dist[m] + 1
+                    chains[t] = []
+                    queue.append(t)
+                if dist[t] == dist[m] + 1:
+                    merged = chains[t] + [c for c in via if c not in chains[t]]
+                    chains[t] = sorted(merged)[:MAX_CATEGORY_CHAINS]
+        unreached = [m for m in pending if m not in dist]
+        if not unreached:
+            break
+        # index notes that only link to each other (a MOC linking back "up"): enter the cycle at the
+        # index note linking to the most unreached index notes, then the most linked from other
+        # notes (a home page), then by path
+        unreached_set = set(unreached)
+        roots = [
+            min(
+                unreached,
+                key=lambda m: (
+                    -len(unreached_set.intersection(links_out.get(m, []))),
+                    -outside_in.get(m, 0),
+                    m,
+                ),
+            )
+        ]
+    return chains

@@ -1,0 +1,211 @@
+"""A one-shot incremental build: what a new `kh index build` process does after a few edits."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import time
+from typing import Any
+
+import orjson
+
+from ..vault.harness_files import list_index_files, read_index_file, write_index_files
+from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
+from .answer import BuildReport
+from .build_state import new_note, paths_fingerprint
+from .categories import index_settings, is_index_note
+from .links import Resolver
+from .reading import read_note_bytes
+from .record import TOO_LARGE, parse_record, resolve_links, unreadable_record
+from .serialize import (
+    CACHE_FORMAT,
+    INDEX_FORMAT,
+    MANIFEST_HEAD,
+    MANIFEST_SETTINGS,
+    SORTED_KEYS,
+    build_json_bytes,
+    encode,
+    manifest_line,
+)
+
+#
+# A new process that finds a few notes changed reads build.json (every note's stat and layer
+# digest, the report's totals), manifest.json (one line per note: its sha256, links and what
+# other notes contribute to it) and the changed notes' old layers, and nothing else: it keeps no
+# state of the other notes. It applies while the set of paths, the settings and the link graph
+# (every note's links_out and whether it is an index note) stay the same; otherwise, or when
+# anything it reads does not match build.json's digests, the full incremental build runs.
+# Changed notes' cache lines go to a new cache part; the full build reads the parts in name
+# order (a later line for a path wins) and rewrites them into one.
+
+LITE_MAX_CHANGED = 2000
+LITE_MAX_PARTS = 64
+_LITE_PART = re.compile(r"cache/u(\d{5})\.jsonl")
+
+
+class NotOneShot(Exception):
+    """The one-shot path does not apply: the full incremental build runs instead."""
+
+
+def _verified(vault: Vault, rel: str, digest: str) -> bytes:
+    data = read_index_file(vault, rel)
+    if data is None or not digest or hashlib.sha256(data).hexdigest() != digest:
+        raise NotOneShot
+    return data
+
+
+def build_one_shot(vault: Vault) -> BuildReport | None:
+    """The one-shot build's report, or None when it does not apply (nothing was written then)."""
+    try:
+        return _OneShot(vault).run()
+    except (NotOneShot, ValueError, TypeError, KeyError, IndexError, UnicodeDecodeError, OSError):
+        return None
+
+
+class _OneShot:
+    """One one-shot build: the previous build's build.json and manifest lines, patched per changed note."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.started = time.perf_counter()
+        self.out_files: dict[str, bytes] = {}
+        self.cache_lines: list[bytes] = []
+        self.tree_patch: dict[str, tuple[str, int]] = {}  # path -> (title, heading_count)
+        self.resolver: Resolver | None = None
+        self.paths_fp = ""
+        self.reparsed = 0
+
+    def run(self) -> BuildReport:
+        build_raw = read_index_file(self.vault, "build.json")
+        if build_raw is None:
+            raise NotOneShot
+        build = orjson.loads(build_raw)
+        if build.get("format") != INDEX_FORMAT or build.get("cache_format") != CACHE_FORMAT or "errors" not in build:
+            raise NotOneShot
+        self.files: dict[str, list[int]] = build["files"]  # path -> [size, mtime_ns]
+        self.layers: dict[str, str] = build["layers"]  # rel -> digest
+        self.counts = [build["fallback_notes"], build["headings"], build["links"]]
+        self.note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
+        problems: list[ScanProblem] = []
+        scan = list_note_files(self.vault, problems)
+        if len(scan) != len(self.files) or any(fs.path != p for fs, p in zip(scan, self.files, strict=True)):
+            raise NotOneShot  # notes added, removed or renamed: links resolve differently
+        self.paths = [fs.path for fs in scan]
+        changed = [(i, fs) for i, fs in enumerate(scan) if self.files[fs.path] != [fs.size, fs.mtime_ns]]
+        lite_parts = [int(m.group(1)) for r in list_index_files(self.vault, "cache") if (m := _LITE_PART.fullmatch(r))]
+        if len(changed) > LITE_MAX_CHANGED or len(lite_parts) >= LITE_MAX_PARTS:
+            raise NotOneShot
+        self.settings = index_settings(self.vault)
+        head, lines, tail = self._manifest_lines(len(scan))
+        for i, fs in changed:
+            lines[i] = self._patch(fs, lines[i])
+        manifest = b"".join((head, b",\n".join(lines), tail))
+        digest = hashlib.sha256(manifest).hexdigest()
+        if digest != self.layers["manifest.json"]:
+            self.layers["manifest.json"] = digest
+            self.out_files["manifest.json"] = manifest
+        if self.tree_patch:
+            self._patch_tree()
+        if self.cache_lines:
+            part = f"cache/u{max(lite_parts, default=0) + 1:05}.jsonl"
+            self.out_files[part] = b"\n".join(self.cache_lines) + b"\n"
+        errors_list = [self.note_errors[p] for p in self.paths if p in self.note_errors]
+        self.out_files["build.json"] = self._build_json(errors_list)
+        written = write_index_files(self.vault, self.out_files)
+        errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
+        errors += [{"path": p, "message": m, "line": line} for p, m, line in errors_list]
+        return BuildReport(
+            notes=len(self.paths),
+            headings=self.counts[1],
+            links=self.counts[2],
+            errors=errors,
+            seconds=round(time.perf_counter() - self.started, 4),
+            reparsed=self.reparsed,
+            removed=0,
+            files_written=written,
+            fallback_notes=self.counts[0],
+        )
+
+    def _manifest_lines(self, count: int) -> tuple[bytes, list[bytes], bytes]:
+        """The previous manifest (checked against its digest and the settings) as head, note lines, tail."""
+        manifest = _verified(self.vault, "manifest.json", self.layers.get("manifest.json", ""))
+        settings_at = manifest.rfind(MANIFEST_SETTINGS)
+        tail = manifest[settings_at:]
+        if not manifest.startswith(MANIFEST_HEAD) or tail != MANIFEST_SETTINGS + encode(self.settings) + b"}\n":
+            raise NotOneShot
+        body = manifest[len(MANIFEST_HEAD) : settings_at]
+        lines = body.split(b",\n") if body else []
+        if len(lines) != count:
+            raise NotOneShot
+        return MANIFEST_HEAD, lines, tail
+
+    def _patch(self, fs: NoteFile, line: bytes) -> bytes:
+        """A changed note: parsed again, its layer, totals, error and cache line updated; its new
+        manifest line. NotOneShot when its links or its being an index note changed."""
+        path = fs.path
+        old = orjson.loads(line)
+        if old["path"] != path:
+            raise NotOneShot
+        raw, sha = read_note_bytes(fs)
+        self.files[path] = [fs.size, fs.mtime_ns]
+        if sha == old["sha256"]:
+            return line  # touched, same bytes: only its stat changes (size too is the same)
+        record = unreadable_record(path, TOO_LARGE) if raw is None else parse_record(path, raw)
+        note = new_note(path, fs.size if raw is None else len(raw), fs.mtime_ns, sha, record)
+        if is_index_note(path, note, self.settings) != old["index_note"]:
+            raise NotOneShot
+        if self.resolver is None:
+            self.resolver, self.paths_fp = Resolver(self.paths), paths_fingerprint(tuple(self.paths))
+        resolved, links_out = resolve_links(path, record["links"], self.resolver)
+        if links_out != old["links_out"]:
+            raise NotOneShot  # the link graph changed: backlinks and categories are derived again
+        rel = f"notes/{note.id}.json"
+        old_layer = orjson.loads(_verified(self.vault, rel, self.layers.get(rel, "")))
+        note.set_resolution(None, self.paths_fp, resolved, links_out)
+        assert note.layer is not None
+        if note.digest != self.layers[rel]:
+            self.out_files[rel] = note.layer
+            self.layers[rel] = note.digest
+        if (note.title, note.heading_count) != (old["title"], old["heading_count"]):
+            self.tree_patch[path] = (note.title, note.heading_count)
+        self.counts[0] += (note.parser == "markdown-it") - (old_layer["parser"] == "markdown-it")
+        self.counts[1] += note.heading_count - old["heading_count"]
+        self.counts[2] += note.link_count - len(old_layer["links"])
+        if note.error is not None:
+            self.note_errors[path] = [path, note.error["message"], note.error["line"]]
+        else:
+            self.note_errors.pop(path, None)
+        self.cache_lines.append(note.cache_line())
+        self.reparsed += 1
+        parts = (note.m_head, note.m_mid, note.m_tail)
+        return manifest_line(parts, old["categories"], old["index_note"], old["links_in"], links_out)
+
+    def _patch_tree(self) -> None:
+        tree = orjson.loads(_verified(self.vault, "tree.json", self.layers.get("tree.json", "")))
+        stack = [tree]
+        while stack:
+            node = stack.pop()
+            if node["kind"] == "folder":
+                stack.extend(node["children"])
+            elif node["path"] in self.tree_patch:
+                node["title"], node["heading_count"] = self.tree_patch[node["path"]]
+        tree_bytes = orjson.dumps(tree, option=SORTED_KEYS | orjson.OPT_APPEND_NEWLINE)
+        self.layers["tree.json"] = hashlib.sha256(tree_bytes).hexdigest()
+        self.out_files["tree.json"] = tree_bytes
+
+    def _build_json(self, errors_list: list[list[Any]]) -> bytes:
+        generation = os.urandom(8).hex()
+        # orjson writes a dict in its order, as `_build` joins its entries: "key":value, no spaces
+        layers_json = orjson.dumps(self.layers)[1:-1].decode("utf-8")
+        files_json = orjson.dumps(self.files)[1:-1].decode("utf-8")
+        return build_json_bytes(
+            generation,
+            len(self.paths),
+            self.reparsed,
+            time.perf_counter() - self.started,
+            (self.counts[0], self.counts[1], self.counts[2]),
+            errors_list,
+            layers_json,
+            files_json,
+        )

@@ -1,0 +1,202 @@
+"""A parallel parse: this process and forked helper processes claim chunks of notes in turn."""
+
+from __future__ import annotations
+
+import multiprocessing as mp
+import os
+import pickle
+from collections.abc import Iterator
+from typing import Any
+
+from ..vault.harness_files import discard_staging, write_staged
+from ..vault.paths import NoteFile
+from .build_state import IndexedNote, StagedLines
+from .parse import markdown_it_parsers
+from .reading import Parsed, ParseJob, read_one
+
+
+def available() -> bool:
+    return "fork" in mp.get_all_start_methods()
+
+
+def _chunk_part(i: int) -> str:
+    return f"cache/c{i:05}.jsonl"
+
+
+def _stage_cache_part(job: ParseJob, i: int, lines: list[bytes]) -> None:
+    assert job.staging is not None
+    write_staged(job.staging, _chunk_part(i), b"\n".join(lines) + b"\n")
+
+
+_WORKER_JOB: ParseJob | None = None  # set before forking the pool; workers inherit it
+
+
+# A note parsed in a helper process crosses the process boundary as a flat tuple and the index of
+# its line in the chunk's staged cache part (which holds the record and resolved links); the
+# parent reads that line back only if it needs more (see IndexedNote._materialize).
+_LIGHT = (
+    "id",
+    "digest",
+    "title",
+    "type",
+    "tags",
+    "heading_count",
+    "error",
+    "parser",
+    "m_head",
+    "m_mid",
+    "m_tail",
+    "links_out",
+    "link_count",
+    "staged",
+    "sha256",
+    "size",
+    "mtime_ns",
+    "path",
+    "res_fp",
+)
+
+
+def _parse_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: ParseJob) -> list[tuple[Any, ...]]:
+    """A helper's work on one chunk: notes as light tuples, their cache lines staged as a part."""
+    out: list[tuple[Any, ...]] = []
+    lines: list[bytes] = []
+    for fs, known in chunk:
+        fs, size, sha, problem, note = read_one(fs, known, job)
+        light = None
+        if note is not None:
+            light = (*(getattr(note, name) for name in _LIGHT), len(lines))
+            lines.append(note.cache_line())
+        out.append((fs, size, sha, problem, light))
+    _stage_cache_part(job, i, lines)
+    return out
+
+
+def _parse_own_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: ParseJob) -> list[Parsed]:
+    """The parent's work on one chunk: whole notes, their cache lines staged as a part."""
+    parsed = [read_one(fs, known, job) for fs, known in chunk]
+    lines: list[bytes] = []
+    for *_, note in parsed:
+        if note is not None:
+            lines.append(note.cache_line())
+            note.c_staged = True
+    _stage_cache_part(job, i, lines)
+    return parsed
+
+
+def _claim(counter: Any, total: int) -> Iterator[int]:
+    """Chunk numbers taken in turn from a counter shared by the parent and its helpers."""
+    while True:
+        with counter.get_lock():
+            i = counter.value
+            counter.value = i + 1
+        if i >= total:
+            return
+        yield i
+
+
+_RESULTS = "results"  # a folder of the staging folder: one pickle per chunk a helper parsed
+
+
+def _helper(chunks: list[list[tuple[NoteFile, str | None]]], counter: Any, parent: int) -> None:
+    """A forked helper process: parse claimed chunks and leave each result in the staging folder.
+
+    It stops at the next chunk when its parent is gone (a killed build), so it never outlives
+    the build by more than a chunk (nor holds the inherited vault lock longer). An exception
+    is left there too, for the parent to raise.
+    """
+    job = _WORKER_JOB
+    assert job is not None and job.staging is not None
+    try:
+        for i in _claim(counter, len(chunks)):
+            if os.getppid() != parent:
+                os._exit(1)
+            payload = pickle.dumps(_parse_chunk(i, chunks[i], job), protocol=pickle.HIGHEST_PROTOCOL)
+            write_staged(job.staging, f"{_RESULTS}/{i:05}.pickle", payload)
+    except BaseException as exc:
+        try:
+            error = pickle.dumps(exc)
+        except Exception:
+            error = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+        write_staged(job.staging, f"{_RESULTS}/error-{os.getpid()}.pickle", error)
+        raise
+
+
+def _note_from_light(
+    values: tuple[Any, ...], paths_key: tuple[str, ...], source: StagedLines, part: str
+) -> IndexedNote:
+    note = IndexedNote.__new__(IndexedNote)
+    for name, value in zip(_LIGHT, values, strict=False):
+        setattr(note, name, value)
+    note.c_line, note.c_ref, note.c_staged = b"", (source, part, values[-1]), True
+    note.rec_json = None
+    note.links, note.resolved = [], []
+    note.res_key = paths_key
+    note.layer, note.m_key, note.m_line = None, None, b""
+    return note
+
+
+def parse_with_helpers(chunks: list[list[tuple[NoteFile, str | None]]], helpers: int, job: ParseJob) -> list[Parsed]:
+    """`_parse_in_parallel` with `job` where the forked helpers find it."""
+    global _WORKER_JOB
+    _WORKER_JOB = job
+    try:
+        # markdown-it is made on first use (index/parse.py): once here, not once per helper
+        markdown_it_parsers()
+        return _parse_in_parallel(chunks, helpers, job)
+    finally:
+        _WORKER_JOB = None
+
+
+def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers: int, job: ParseJob) -> list[Parsed]:
+    """This process and `helpers` forked processes parse the chunks, each claiming the next free one.
+
+    The parent keeps its own notes whole; a helper's notes come back light (see _LIGHT), as a
+    pickle per chunk in the staging folder, read once the helper has exited. (Files rather
+    than a pipe: a helper never blocks on a parent that is busy, or dead.)
+    """
+    assert job.staging is not None
+    source = job.lines = StagedLines(job.staging)
+    results = job.staging / _RESULTS
+    results.mkdir()
+    ctx = mp.get_context("fork")
+    counter = ctx.Value("i", 0)
+    procs = [ctx.Process(target=_helper, args=(chunks, counter, os.getpid()), daemon=True) for _ in range(helpers)]
+    for proc in procs:
+        proc.start()
+    finished = False
+    try:
+        by_chunk: dict[int, list[Parsed]] = {}
+        for i in _claim(counter, len(chunks)):
+            by_chunk[i] = _parse_own_chunk(i, chunks[i], job)
+        for proc in procs:
+            proc.join()
+        for error in sorted(results.glob("error-*.pickle")):
+            raise pickle.loads(error.read_bytes())  # noqa: S301 - written by our own helper
+        if any(proc.exitcode != 0 for proc in procs):
+            codes = [proc.exitcode for proc in procs]
+            raise RuntimeError(f"An index parser process ended unexpectedly (exit codes {codes}).")
+        for i in range(len(chunks)):
+            if i in by_chunk:
+                continue
+            part = _chunk_part(i)
+            payload = pickle.loads((results / f"{i:05}.pickle").read_bytes())  # noqa: S301 - ours
+            by_chunk[i] = [
+                (
+                    fs,
+                    size,
+                    sha,
+                    problem,
+                    None if light is None else _note_from_light(light, job.paths_key, source, part),
+                )
+                for fs, size, sha, problem, light in payload
+            ]
+        job.cache_parts = [_chunk_part(i) for i in range(len(chunks))]
+        finished = True
+        return [parsed for i in range(len(chunks)) for parsed in by_chunk[i]]
+    finally:
+        for proc in procs:
+            if not finished and proc.is_alive():
+                proc.kill()  # its results are not wanted
+            proc.join()
+        discard_staging(results)

@@ -1,0 +1,111 @@
+"""Reading, hashing and parsing the notes a build needs, in this process or with forked helpers
+(index/parallel.py, imported only when a build has many notes to parse)."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from ..vault.harness_files import new_index_staging, write_staged
+from ..vault.note import MAX_NOTE_BYTES
+from ..vault.paths import NoteFile, Vault
+from .build_state import BuildState, IndexedNote, StagedLines, new_note
+from .links import Resolver
+from .record import TOO_LARGE, parse_record, resolve_links, unreadable_record
+from .serialize import note_layer_bytes
+
+# (file, bytes read, sha256, problem, the parsed note or None when its bytes are known)
+Parsed = tuple[NoteFile, int, str, str | None, IndexedNote | None]
+PARALLEL_MIN_NOTES = 1500
+
+
+@dataclass
+class ParseJob:
+    """What every parse needs besides the file: the scan's paths, and where layers may go."""
+
+    resolver: Resolver
+    paths_key: tuple[str, ...]
+    paths_fp: str
+    staging: Path | None = None  # parallel builds write note layers and cache parts here
+    old_layers: dict[str, str] = field(default_factory=dict)  # rel -> digest already on disk
+    cache_parts: list[str] = field(default_factory=list)  # staged cache parts, one per chunk
+    lines: StagedLines | None = None  # where the parent finds a helper's note's cache line
+
+
+def read_note_bytes(fs: NoteFile) -> tuple[bytes | None, str]:
+    if fs.size > MAX_NOTE_BYTES:
+        h = hashlib.sha256()
+        with open(fs.disk, "rb") as handle:
+            while chunk := handle.read(1 << 20):
+                h.update(chunk)
+        return None, h.hexdigest()
+    fd = os.open(fs.disk, os.O_RDONLY)  # unbuffered: no fstat, ioctl or lseek per note
+    try:
+        raw = os.read(fd, fs.size + 1)
+        if len(raw) > fs.size:  # the file grew since the walk's stat: read the rest
+            chunks = [raw]
+            while chunk := os.read(fd, 1 << 20):
+                chunks.append(chunk)
+            raw = b"".join(chunks)
+    finally:
+        os.close(fd)
+    digest = hashlib.sha256(raw).hexdigest()
+    return (None if len(raw) > MAX_NOTE_BYTES else raw), digest
+
+
+def read_one(fs: NoteFile, known_sha: str | None, job: ParseJob) -> Parsed:
+    """Read, hash and (unless the hash is known) parse one note, resolve its links, lay it out."""
+    try:
+        raw, sha = read_note_bytes(fs)
+    except OSError as exc:
+        return (fs, fs.size, "", f"Cannot read the note: {exc.strerror}.", None)
+    if known_sha == sha:
+        return (fs, fs.size, sha, None, None)
+    if raw is None:
+        size = fs.size
+        record = unreadable_record(fs.path, TOO_LARGE)
+    else:
+        size = len(raw)
+        record = parse_record(fs.path, raw)
+    note = new_note(fs.path, size, fs.mtime_ns, sha, record)
+    resolved, links_out = resolve_links(fs.path, record["links"], job.resolver)
+    note.res_key = job.paths_key
+    note.res_fp = job.paths_fp
+    note.resolved, note.link_count, note.links_out = resolved, len(resolved), links_out
+    layer = note_layer_bytes(fs.path, note.id, sha, record, resolved)
+    note.digest = hashlib.sha256(layer).hexdigest()
+    if job.staging is None:
+        note.layer = layer
+    else:
+        rel = f"notes/{note.id}.json"
+        if job.old_layers.get(rel) != note.digest:
+            write_staged(job.staging, rel, layer)
+            note.staged = True
+    return (fs, size, sha, None, note)
+
+
+def read_and_parse(
+    vault: Vault, to_read: list[NoteFile], state: BuildState, workers: int, job: ParseJob
+) -> list[Parsed]:
+    """Read, hash and parse notes; with forked helpers when there are many and workers allow.
+
+    Every process resolves links against the scan's paths and writes changed note layers into
+    `job.staging` (created here; build_index removes it if the build fails).
+    """
+    jobs = []
+    for fs in to_read:
+        old = state.notes.get(fs.path)
+        jobs.append((fs, old.sha256 if old is not None else None))
+    count = workers if workers > 0 else (os.cpu_count() or 1)
+    if count > 1 and len(to_read) >= PARALLEL_MIN_NOTES:
+        from . import parallel  # multiprocessing and pickle: only for builds that use them
+
+        if parallel.available():
+            size = max(50, len(jobs) // (count * 16))  # small chunks: little idle time at the end
+            chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
+            job.staging = new_index_staging(vault)
+            job.old_layers = state.layers
+            return parallel.parse_with_helpers(chunks, count - 1, job)
+    return [read_one(fs, known, job) for fs, known in jobs]

@@ -1,0 +1,184 @@
+"""One note as the index keeps it: its record, a pure function of its path and bytes, and its links
+resolved against the vault's paths."""
+
+from __future__ import annotations
+
+import hashlib
+import posixpath
+import re
+import unicodedata
+from typing import Any
+
+from ..vault.note import MAX_NOTE_BYTES, Note, markdown_lines, parse_note
+from ..vault.references import note_references, references_sha256
+from .links import RawLink, Resolver, alias_list, extract, mask_code, property_list
+from .parse import decode_text, parse_structure
+
+MAX_TOP_HEADINGS = 20
+TOO_LARGE = f"The note is larger than {MAX_NOTE_BYTES} bytes; not indexed."
+
+
+def note_id(path: str) -> str:
+    """Stable id of a note: the first 16 hex digits of the SHA-256 of its NFC path."""
+    return hashlib.sha256(unicodedata.normalize("NFC", path).encode("utf-8")).hexdigest()[:16]
+
+
+def heading_tree(flat: list[tuple[int, str, int]], line_count: int) -> list[dict[str, Any]]:
+    """Nest flat (level, title, line) headings; end_line = line before the next same-or-higher heading."""
+    roots: list[dict[str, Any]] = []
+    stack: list[dict[str, Any]] = []
+    for level, title, line in flat:
+        while stack and stack[-1]["level"] >= level:
+            stack.pop()["end_line"] = line - 1
+        node: dict[str, Any] = {"level": level, "title": title, "line": line, "end_line": line_count, "children": []}
+        (stack[-1]["children"] if stack else roots).append(node)
+        stack.append(node)
+    return roots
+
+
+def _trust(properties: dict[str, Any], content_sha: str, refs: Any) -> dict[str, Any] | None:
+    ver = properties.get("verification")
+    if not isinstance(ver, dict):
+        return None
+    level = ver.get("level")
+    status = ver.get("status")
+    stored_content = ver.get("content_sha256")
+    stored_refs = ver.get("references_sha256")
+    revalidate = ver.get("revalidate_after")
+    return {
+        "level": level if isinstance(level, int) and not isinstance(level, bool) else None,
+        "status": status if isinstance(status, str) else None,
+        "content_match": (stored_content == content_sha) if isinstance(stored_content, str) else None,
+        "references_match": (stored_refs == refs()) if isinstance(stored_refs, str) else None,
+        "revalidate_after": str(revalidate) if revalidate is not None else None,
+    }
+
+
+def _heading_titles(headings: list[dict[str, Any]]) -> list[str]:
+    out: list[str] = []
+    stack = list(reversed(headings))
+    while stack and len(out) < 200:
+        h = stack.pop()
+        out.append(h["title"])
+        stack.extend(reversed(h["children"]))
+    return out
+
+
+# A heading that opens a references section (vault/references.py: `#`s, blanks, then a title that
+# is one of REFERENCE_HEADINGS after strip/strip("*_")/lower) contains this; re.I matches every
+# character whose lower() does, so a body without a match has no references section.
+_REF_SECTION_HINT = re.compile(r"#[ \t]+[\s*_]*(?:references|sources|参考資料|参考文献|出典)", re.IGNORECASE)
+
+
+def _references_sha(note: Note) -> str:
+    """note.references_sha256, without scanning the body line by line when it has no references section."""
+    body = note.body
+    if _REF_SECTION_HINT.search(body) is None:
+        return references_sha256(note_references(note.properties, ""))
+    return references_sha256(note_references(note.properties, body))
+
+
+def _title(note: Note) -> str:
+    """note.title without building a pathlib.Path for the common case (PurePosixPath.stem's rule)."""
+    value = note.properties.get("title")
+    if isinstance(value, str) and value.strip():
+        return value.strip()
+    path = note.path
+    if "//" in path or "/." in path or path.startswith(".") or path.endswith("/") or not path:
+        return note.title
+    name = path.rpartition("/")[2]
+    i = name.rfind(".")
+    return name[:i] if 0 < i < len(name) - 1 else name
+
+
+def parse_record(path: str, raw: bytes) -> dict[str, Any]:
+    """Everything the index keeps about one note; a pure function of its path and bytes."""
+    note = parse_note(path, raw)
+    props = note.properties
+    # parse_note decoded the text already ("" when it is not UTF-8 or holds NUL, as decode_text's None)
+    text = note.text if note.text else decode_text(raw)
+    error = note.problem.as_dict() if note.problem else None
+    flat: list[tuple[int, str, int]] = []
+    links: list[RawLink] = []
+    inline_tags: list[str] = []
+    external: list[str] = []
+    line_count = 0
+    body_start = 1
+    parser = "none"
+    lines: list[str] = []
+    if text is not None:
+        lines = markdown_lines(text)
+        structure = parse_structure(text, lines)
+        line_count = structure.line_count
+        body_start = structure.body_start_line
+        parser = structure.scanner
+        flat = [(h.level, h.title, h.line) for h in structure.headings]
+        body = mask_code(lines, structure.code_lines, body_start)
+        links, inline_tags, external = extract(body, body_start)
+    headings = heading_tree(flat, line_count)
+    first = flat[0][2] if flat else line_count + 1
+    preamble = None
+    if first > body_start and text is not None:
+        lines_pre = lines[body_start - 1 : first - 1]
+        if any(line.strip() for line in lines_pre):
+            preamble = {"line": body_start, "end_line": first - 1}
+    tags = sorted({t.lstrip("#") for t in property_list(props.get("tags")) if t.lstrip("#")} | set(inline_tags))
+    aliases = alias_list(props.get("aliases", props.get("alias")))
+    type_ = props.get("type")
+    status = props.get("status")
+    return {
+        "title": _title(note),
+        "type": str(type_) if isinstance(type_, str | int | float) and not isinstance(type_, bool) else None,
+        "status": str(status) if isinstance(status, str | int | float) and not isinstance(status, bool) else None,
+        "tags": tags,
+        "aliases": sorted(set(aliases)),
+        "headings": headings,
+        "heading_count": len(flat),
+        "top_headings": [h["title"] for h in headings[:MAX_TOP_HEADINGS]],
+        "heading_titles": _heading_titles(headings),
+        "preamble": preamble,
+        "line_count": line_count,
+        "links": [[lk.kind, lk.target, lk.heading, lk.block, lk.line] for lk in links],
+        "external_links": sorted(external),
+        "trust": _trust(props, note.content_sha256, lambda: _references_sha(note)),
+        "error": error,
+        "parser": parser,
+    }
+
+
+def unreadable_record(path: str, message: str) -> dict[str, Any]:
+    return {
+        "title": posixpath.splitext(posixpath.basename(path))[0],
+        "type": None,
+        "status": None,
+        "tags": [],
+        "aliases": [],
+        "headings": [],
+        "heading_count": 0,
+        "top_headings": [],
+        "heading_titles": [],
+        "preamble": None,
+        "line_count": 0,
+        "links": [],
+        "external_links": [],
+        "trust": None,
+        "error": {"message": message, "line": None, "column": None},
+        "parser": "none",
+    }
+
+
+# (kind, target, heading, block, line, status, path, candidates) of a link that is not an attachment
+ResolvedLink = tuple[str, str, str | None, str | None, int, str, str | None, list[str]]
+
+
+def resolve_links(path: str, raw_links: list[list[Any]], resolver: Resolver) -> tuple[list[ResolvedLink], list[str]]:
+    resolved: list[ResolvedLink] = []
+    out: set[str] = set()
+    for kind, target, heading, block, line in raw_links:
+        status, to, candidates = resolver.resolve(path, kind, target)
+        if status == "attachment":
+            continue
+        if status == "resolved" and to is not None:
+            out.add(to)
+        resolved.append((kind, target, heading, block, line, status, to, candidates))
+    return resolved, sorted(out)
