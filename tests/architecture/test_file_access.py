@@ -39,8 +39,12 @@ ALLOWED: dict[str, str] = {
     "knowledge_harness.trust.judges.lexical_model": "the lexical judge's fitted weights (package data)",
     "knowledge_harness.trust.judges.openai_compat": "the judge prompt (package data)",
     # hot read paths that read vault or .harness/ files directly, for speed (docs/architecture.md)
-    "knowledge_harness.index.build": "reads every note's bytes on the fast path (one unbuffered read per note) and "
-    "its parallel parsers' staging files (and their results folder); index files are written through vault/",
+    "knowledge_harness.index.reading": "reads every note's bytes on the build's fast path (one unbuffered read per "
+    "note)",
+    "knowledge_harness.index.build_state": "reads the first bytes of build.json (the build stamp) and the staged "
+    "cache parts a parallel build leaves; index files are written through vault/",
+    "knowledge_harness.index.parallel": "creates the results folder in the build's staging folder and reads the "
+    "parsers' results from it",
     "knowledge_harness.index.query": "hashes notes to tell a stale index and reads a note's current bytes for "
     "read_section",
     "knowledge_harness.index.graph": "reads a note's bytes to list the links it has now (index_changes)",

@@ -4,6 +4,8 @@ windows, stages, run and file results, index files and MCP tools) are all in it.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 import re
 import typing
 from pathlib import Path
@@ -16,9 +18,7 @@ from pydantic import BaseModel
 
 from knowledge_harness import errors
 from knowledge_harness.index import build as index_build
-from knowledge_harness.index import graph as index_graph
-from knowledge_harness.index import query as index_query
-from knowledge_harness.index import search as index_search
+from knowledge_harness.index import reading as index_reading
 from knowledge_harness.index.schema import CheckReport
 from knowledge_harness.pipeline import config as pipeline_config
 from knowledge_harness.pipeline import contract, engine, judging, states
@@ -215,9 +215,18 @@ def test_the_trust_defaults_are_the_code_defaults() -> None:
 # -- the reasoning index ----------------------------------------------------------------------------
 
 
+def _index_modules() -> list[ModuleType]:
+    import knowledge_harness.index as index_package
+
+    return [
+        importlib.import_module(info.name)
+        for info in pkgutil.iter_modules(index_package.__path__, "knowledge_harness.index.")
+    ]
+
+
 def test_every_upper_case_name_in_the_index_design_exists_in_the_code() -> None:
     named = {t for t in _ticked(_doc("reasoning-index.md")) if CAPS.match(t)}
-    known = _constants(index_build, index_query, index_search, index_graph, vault_paths, vault_note)
+    known = _constants(*_index_modules(), vault_paths, vault_note)
     known |= {"READING_ORDER", "KH_SEARCH_CACHE"}
     assert sorted(named - known) == []
 
@@ -240,7 +249,7 @@ def test_the_index_design_names_every_manifest_key_and_check_status(tmp_path: Pa
     assert sorted(k for k in keys if f"`{k}`" not in text) == []
     description = CheckReport.model_fields["status"].description or ""
     assert [s for s in description.split(" | ") if f"`{s}`" not in text] == []
-    assert "(`PARALLEL_MIN_NOTES`)" in text and f"{index_build.PARALLEL_MIN_NOTES:,} notes" in text
+    assert "(`PARALLEL_MIN_NOTES`)" in text and f"{index_reading.PARALLEL_MIN_NOTES:,} notes" in text
     assert sorted(d for d in vault_paths.EXCLUDED_DIRS if f"`{d}`" not in text) == []
 
 

@@ -7,6 +7,7 @@ from dataclasses import dataclass, field
 
 from .. import machine_config
 from ..core.memory import Memory
+from ..index import build_state
 from ..settings import Settings
 from ..trust import audit
 from ..vault.catalog import NoteCatalog
@@ -26,6 +27,9 @@ class Runtime:
       bytes or the machine configuration change; the last report's JSON — until another report.
     - `machine_config` (machine_config.py): the parsed machine configuration — until the file's
       mtime or size changes.
+    - `index_build` (index/build_state.py): per vault, the last index build's state (every note's
+      stat, hash and rows), so that the next build redoes only changed notes — used only while
+      build.json on disk is the one that build wrote; at most 4 vaults.
 
     Pure-function memos (`functools.lru_cache` on tokenizers and the config directory) keep no
     state of a vault and are not listed. `clear()` forgets everything: the next request recomputes.
@@ -33,6 +37,7 @@ class Runtime:
 
     audit: Memory = field(default_factory=lambda: audit.MEMORY)
     machine_config: Memory = field(default_factory=lambda: machine_config.MEMORY)
+    index_build: Memory = field(default_factory=lambda: build_state.MEMORY)
 
     def memories(self) -> dict[str, Memory]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}

@@ -292,6 +292,13 @@ class BuildMemory:
             while len(self._states) > self.max_vaults:
                 self._states.popitem(last=False)
 
+    def sizes(self) -> dict[str, int]:
+        with self._lock:
+            return {
+                "vault_states": len(self._states),
+                "indexed_notes": sum(len(s.notes) for s in self._states.values()),
+            }
+
     def clear(self) -> None:
         with self._lock:
             self._states.clear()
