@@ -22,12 +22,13 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import posixpath
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +48,7 @@ MAX_QUERY_TERMS = 32
 MAX_SECTIONS_PER_NOTE = 1 << 16
 MAX_SNIPPET_TEXT = 4000  # characters of a section's text kept for snippets
 SNIPPET_CHARS = 160
+MAX_REMEMBERED_TERMS = 50_000  # document frequencies kept in memory per layer
 CANDIDATES = 200  # notes ranked by FTS5 before the name bonus and the filters
 
 # Column order of note_fts and their bm25 weights; see docs/reasoning-index.md for the figures.
@@ -71,6 +73,9 @@ HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
 # form, puts that note first: NAME_BONUS is added to its score (scores are FTS5's bm25, whose
 # values on a query stay far below it).
 NAME_BONUS = 1000.0
+# A note that many notes link to is more often the one a reader means: LINK_PRIOR times
+# log(1 + the number of notes linking to it) is added to a matched note's score.
+LINK_PRIOR = 0.0
 
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
@@ -224,16 +229,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(
 """
 
 
+# ORDER BY names the score column, so that SQLite computes bm25() once a row, not twice.
 _NOTE_QUERY = (
-    "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) FROM note_fts WHERE note_fts MATCH ? "
-    "ORDER BY bm25(note_fts, ?, ?, ?, ?, ?) LIMIT ?"
+    "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) AS score FROM note_fts WHERE note_fts MATCH ? "
+    "ORDER BY score DESC LIMIT ?"
 )
 _SECTION_QUERY = (
-    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) FROM section_fts WHERE section_fts MATCH ? "
-    "ORDER BY bm25(section_fts, ?, ?, ?, ?, 0), rowid LIMIT ?"
+    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) AS score FROM section_fts WHERE section_fts MATCH ? "
+    "ORDER BY score DESC, rowid LIMIT ?"
 )
 _TEXT_QUERY = (
-    "SELECT rowid, -bm25(text_fts, ?, ?) FROM text_fts WHERE text_fts MATCH ? ORDER BY bm25(text_fts, ?, ?) LIMIT ?"
+    "SELECT rowid, -bm25(text_fts, ?, ?) AS score FROM text_fts WHERE text_fts MATCH ? ORDER BY score DESC LIMIT ?"
 )
 
 
@@ -305,6 +311,15 @@ class SearchLayer:
             self.db.commit()
         self._names: dict[str, list[str]] | None = None
         self._path_of: dict[int, str] | None = None
+        self._df_of: dict[str, int] = {}
+        # the manifest this process last saw the layer in step with (another process may sync
+        # the same file: then the tables above are read again)
+        self.in_step_with: str | None = None
+
+    def forget(self) -> None:
+        """Drop what was read from the tables (after they changed)."""
+        self._names = self._path_of = None
+        self._df_of = {}
 
     def _meta_raw(self, key: str) -> str | None:
         try:
@@ -398,7 +413,7 @@ class SearchLayer:
                     self._rewrite_incoming(ids[target], self._incoming(target))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('notes', ?)", (str(len(ids)),))
             db.commit()
-            self._names = self._path_of = None
+            self.forget()
             return len(todo)
 
     def _incoming(self, path: str) -> list[tuple[str | None, str]]:
@@ -515,9 +530,14 @@ class SearchLayer:
     def _df(self, terms: list[str]) -> dict[str, int]:
         """In how many notes' text each term occurs (FTS5's vocabulary table: one lookup a term)."""
         out: dict[str, int] = {}
+        known = self._df_of
         for t in terms:
-            row = self.db.execute("SELECT doc FROM text_vocab WHERE term = ?", (t,)).fetchone()
-            out[t] = int(row[0]) if row else 0
+            if t not in known:
+                if len(known) >= MAX_REMEMBERED_TERMS:
+                    known.clear()
+                row = self.db.execute("SELECT doc FROM text_vocab WHERE term = ?", (t,)).fetchone()
+                known[t] = int(row[0]) if row else 0
+            out[t] = known[t]
         return out
 
     def rank(
@@ -527,8 +547,11 @@ class SearchLayer:
         limit: int,
         keep: Callable[[str], bool] | None = None,
         sections: int = 3,
+        linked_from: Mapping[str, int] | None = None,
     ) -> Ranked:
-        """The best notes for a query (after `keep`), each with its best sections."""
+        """The best notes for a query (after `keep`), each with its best sections.
+
+        `linked_from` counts, per note, the notes that link to it (the index's links_in)."""
         terms = list(dict.fromkeys(tokenize(query[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
         if not terms:
             return Ranked([], 0)
@@ -545,14 +568,17 @@ class SearchLayer:
             weights = [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS]
             text_weights = [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS]
             want = max(CANDIDATES, limit * 4) if keep is None else 5000
-            meta = self.db.execute(_NOTE_QUERY, (*weights, match, *weights, want)).fetchall()
-            text = self.db.execute(_TEXT_QUERY, (*text_weights, text_match, *text_weights, want)).fetchall()
+            meta = self.db.execute(_NOTE_QUERY, (*weights, match, want)).fetchall()
+            text = self.db.execute(_TEXT_QUERY, (*text_weights, text_match, want)).fetchall()
             by_id: dict[int, float] = {int(i): float(s) for i, s in meta}
             for i, s in text:
                 by_id[int(i)] = by_id.get(int(i), 0.0) + TEXT_WEIGHT * float(s)
             paths = self._paths()
             scores: dict[str, float] = {paths[i]: s for i, s in by_id.items() if i in paths}
             ids: dict[str, int] = {paths[i]: i for i in by_id if i in paths}
+            if linked_from:
+                for p in scores:
+                    scores[p] += LINK_PRIOR * math.log1p(linked_from.get(p, 0))
             key = " ".join(sorted(set(terms)))
             for p in self.names().get(key, []):
                 scores[p] = scores.get(p, 0.0) + NAME_BONUS
@@ -581,7 +607,7 @@ class SearchLayer:
         weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
         inside = "note : (" + " OR ".join(f"note{nid}" for nid in note_ids) + f") AND ({match})"
         out: dict[int, list[tuple[float, int]]] = {}
-        for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, *weights, MAX_SECTION_ROWS)):
+        for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, MAX_SECTION_ROWS)):
             out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((float(score), int(sid)))
         return out
 
@@ -663,18 +689,60 @@ def documents_in_memory(
 
 # -- the layer of a vault's index ---------------------------------------------------------------
 
-_LAYERS: dict[str, SearchLayer] = {}
-_LAYERS_LOCK = threading.Lock()
+MEMORY_LAYERS = 8  # layers kept open at once; the least recently used is closed first
 
 
-def layer_path(vault: Vault) -> Path:
+@dataclass
+class SearchMemory:
+    """The open search layers of this process, so that a query opens no database.
+
+    Key: the cache folder and the vault's root as given (a string; one resolve() when first
+    seen, not one a query). Value: (the layer's file, the open layer). Bound: MEMORY_LAYERS
+    layers, the least recently used closed first. Invalidation: a layer whose file was deleted
+    is closed and opened anew; a layer is brought in step with the manifest by vault_layer.
+    """
+
+    layers: dict[str, tuple[Path, SearchLayer]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def open_layer(self, vault: Vault) -> SearchLayer:
+        folder = _cache_folder()
+        key = f"{folder}\0{vault.root}"
+        with self.lock:
+            known = self.layers.pop(key, None)
+            if known is not None and not known[0].exists():
+                known[1].close()
+                known = None
+            if known is None:
+                location = layer_path(vault, folder)
+                known = (location, SearchLayer(location))
+            self.layers[key] = known  # most recently used last
+            while len(self.layers) > MEMORY_LAYERS:
+                _, oldest = self.layers.pop(next(iter(self.layers)))
+                oldest.close()
+            return known[1]
+
+    def clear(self) -> None:
+        with self.lock:
+            for _, layer in self.layers.values():
+                layer.close()
+            self.layers.clear()
+
+
+MEMORY = SearchMemory()
+
+
+def _cache_folder() -> str:
+    return os.environ.get("KH_SEARCH_CACHE") or platformdirs.user_cache_dir("knowledge-harness", appauthor=False)
+
+
+def layer_path(vault: Vault, folder: str | None = None) -> Path:
     """The layer's file: in the user's cache folder, one per vault (by its real path).
 
     Not in the vault: searching is reading, and a read must not change one byte of the vault
     (nor make files that a vault kept in git would show). KH_SEARCH_CACHE names another folder."""
-    folder = os.environ.get("KH_SEARCH_CACHE") or platformdirs.user_cache_dir("knowledge-harness", appauthor=False)
     key = hashlib.sha256(str(vault.root.resolve()).encode("utf-8")).hexdigest()[:24]
-    return Path(folder) / "search" / f"{key}.sqlite"
+    return Path(folder or _cache_folder()) / "search" / f"{key}.sqlite"
 
 
 def _links_key(entry: dict[str, Any]) -> str:
@@ -683,17 +751,15 @@ def _links_key(entry: dict[str, Any]) -> str:
 
 def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> SearchLayer:
     """The vault's search layer, brought in step with the manifest identified by `manifest_key`."""
-    location = layer_path(vault)
-    with _LAYERS_LOCK:
-        layer = _LAYERS.get(str(location))
-        if layer is None or not location.exists():
-            if layer is not None:
-                layer.close()
-            layer = _LAYERS[str(location)] = SearchLayer(location)
-    if layer.meta("manifest") == manifest_key:
+    layer = MEMORY.open_layer(vault)
+    if layer.in_step_with == manifest_key:
         return layer
     with layer.lock:
+        if layer.in_step_with == manifest_key:
+            return layer
+        layer.forget()
         if layer.meta("manifest") == manifest_key:
+            layer.in_step_with = manifest_key
             return layer
         by_path: dict[str, Any] = manifest["by_path"]
 
@@ -711,6 +777,7 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
         wanted = {p: (str(e["sha256"]), _links_key(e)) for p, e in by_path.items()}
         layer.sync(wanted, load, Resolver(wanted))
         layer.set_meta("manifest", manifest_key)
+        layer.in_step_with = manifest_key
     return layer
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from ...index.build import build_index
 from ...index.query import (
@@ -55,11 +55,14 @@ def search_notes(
     category: Annotated[str | None, Query(max_length=1024)] = None,
     trust: Annotated[str | None, Query(max_length=20)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 20,
-) -> SearchResult:
+) -> Response:
     trust_of = live_trust(ctx.catalog)
-    return search(
+    result = search(
         ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit, trust_of=trust_of
     )
+    # The answer was built and validated as a SearchResult: serialized once here, not validated
+    # again by the response model (a tenth of a search's time at 10,000 notes).
+    return Response(content=result.model_dump_json(), media_type="application/json")
 
 
 @router.get("/notes/{path:path}/headings", response_model=HeadingsResult)
