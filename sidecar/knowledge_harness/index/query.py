@@ -461,6 +461,16 @@ def search(
     )
 
 
+def warm_search(vault: Vault) -> None:
+    """Bring the vault's search layer in step with its index now (e.g. right after a build), so
+    that the first search does not pay for it. Without an index there is nothing to do."""
+    try:
+        manifest = load_manifest(vault)
+        vault_layer(vault, manifest, _manifest_key(vault))
+    except (NotFound, OSError):
+        return
+
+
 def _in_category(entry: dict[str, Any], category: str, manifest: dict[str, Any]) -> bool:
     want = category.lower()
     by_path = manifest["by_path"]
@@ -761,4 +771,5 @@ __all__ = [
     "read_section",
     "search",
     "trust_summary",
+    "warm_search",
 ]

@@ -29,6 +29,7 @@ import re
 import sqlite3
 import threading
 from collections.abc import Callable, Iterable, Mapping
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -73,8 +74,9 @@ HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
 # form, puts that note first: NAME_BONUS is added to its score (scores are FTS5's bm25, whose
 # values on a query stay far below it).
 NAME_BONUS = 1000.0
-# A note that many notes link to is more often the one a reader means: LINK_PRIOR times
-# log(1 + the number of notes linking to it) is added to a matched note's score.
+# LINK_PRIOR times log(1 + the number of notes linking to a note) can be added to a matched
+# note's score. Measured and left at 0: it helped the Chinese vault and moved the Korean one's
+# answers about at random (docs/reasoning-index.md has the figures).
 LINK_PRIOR = 0.0
 
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
@@ -576,7 +578,7 @@ class SearchLayer:
             paths = self._paths()
             scores: dict[str, float] = {paths[i]: s for i, s in by_id.items() if i in paths}
             ids: dict[str, int] = {paths[i]: i for i in by_id if i in paths}
-            if linked_from:
+            if linked_from and LINK_PRIOR:
                 for p in scores:
                     scores[p] += LINK_PRIOR * math.log1p(linked_from.get(p, 0))
             key = " ".join(sorted(set(terms)))
@@ -689,6 +691,7 @@ def documents_in_memory(
 
 # -- the layer of a vault's index ---------------------------------------------------------------
 
+MAX_PRUNED_LOOKS = 256  # layer files looked at when a layer is opened
 MEMORY_LAYERS = 8  # layers kept open at once; the least recently used is closed first
 
 
@@ -716,6 +719,8 @@ class SearchMemory:
             if known is None:
                 location = layer_path(vault, folder)
                 known = (location, SearchLayer(location))
+                known[1].set_meta("root", str(vault.root.resolve()))
+                prune_layers(location.parent, keep=location)
             self.layers[key] = known  # most recently used last
             while len(self.layers) > MEMORY_LAYERS:
                 _, oldest = self.layers.pop(next(iter(self.layers)))
@@ -730,6 +735,25 @@ class SearchMemory:
 
 
 MEMORY = SearchMemory()
+
+
+def prune_layers(folder: Path, keep: Path) -> list[Path]:
+    """Delete the layers whose vault folder no longer exists (their recorded root is gone)."""
+    removed: list[Path] = []
+    for other in sorted(folder.glob("*.sqlite"))[:MAX_PRUNED_LOOKS]:
+        if other == keep:
+            continue
+        try:
+            with closing(sqlite3.connect(f"{other.as_uri()}?mode=ro", uri=True, timeout=1)) as db:
+                row = db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+        except sqlite3.Error:
+            continue  # busy, or not a layer: left alone
+        if row is None or Path(str(row[0])).is_dir():
+            continue
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{other}{suffix}").unlink(missing_ok=True)
+        removed.append(other)
+    return removed
 
 
 def _cache_folder() -> str:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
@@ -15,6 +16,7 @@ from ...index.query import (
     note_headings,
     read_section,
     search,
+    warm_search,
 )
 from ...index.schema import BuildReport, CheckReport, HeadingsResult, SearchResult, SectionResult, TreeResult
 from ...trust_view import live_trust
@@ -28,7 +30,10 @@ router = APIRouter(prefix="/v1/index", tags=["index"])
 def build(ctx: Ctx, full: bool = False) -> BuildReport:
     # one writer of .harness/ at a time: a build by the CLI (or a batch) makes this wait, then 423 busy
     with vault_lock(ctx.vault, "index build (sidecar)"):
-        return build_index(ctx.vault, full=full)
+        report = build_index(ctx.vault, full=full)
+    # the search layer follows in the background: the next search finds it in step
+    threading.Thread(target=warm_search, args=(ctx.vault,), name="kh-search-warm", daemon=True).start()
+    return report
 
 
 @router.get("/check", response_model=CheckReport)
