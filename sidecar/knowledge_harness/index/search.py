@@ -622,12 +622,13 @@ class SearchLayer:
         # a section whose own heading says what the query says comes first (names win, for headings)
         ranked: list[tuple[float, int, tuple[Any, ...]]] = []
         best = sorted(scored, key=lambda r: (-r[0], r[1]))[:SECTION_CANDIDATES]
-        first, last = min(sid for _, sid in best), max(sid for _, sid in best)
+        wanted_ids = sorted({sid for _, sid in best})
+        marks = ", ".join("?" * len(wanted_ids))
         meta = {
             int(r[0]): r[1:]
             for r in self.db.execute(
-                "SELECT id, heading, heading_path, line, end_line, text FROM sections WHERE id BETWEEN ? AND ?",
-                (first, last),
+                f"SELECT id, heading, heading_path, line, end_line, text FROM sections WHERE id IN ({marks})",  # noqa: S608 - only "?" marks
+                wanted_ids,
             )
         }
         for score, sid in best:
