@@ -83,3 +83,16 @@ def test_a_build_through_the_sidecar_brings_the_search_layer_in_step(tmp_path: P
             assert [h["path"] for h in hits] == ["Notes/Other.md"]
     finally:
         stop_sidecar(running)
+
+
+def test_a_cjk_name_inside_the_query_counts_as_a_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "v"
+    write_note(root, "外观/主题.md", "# 主题\n更改应用的外观与配色。\n")
+    write_note(root, "外观/colors.md", "# Colors\n自定义主题颜色。自定义主题的方法：自定义主题。\n")
+    write_note(root, "其他/笔记.md", "# 笔记\n无关的内容。\n")
+    handle = Vault.open(root)
+    build_index(handle)
+    # 自定义主题 ("custom theme") holds the whole name of the note 主题 ("theme")
+    assert [h.path for h in query.search(handle, "自定义主题").hits] == ["外观/主题.md", "外观/colors.md"]
+    monkeypatch.setattr(search, "NAME_PART", 0.0)  # without the rule, bigrams alone rank the other first
+    assert query.search(handle, "自定义主题").hits[0].path == "外观/colors.md"

@@ -74,6 +74,11 @@ HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
 # form, puts that note first: NAME_BONUS is added to its score (scores are FTS5's bm25, whose
 # values on a query stay far below it).
 NAME_BONUS = 1000.0
+# A note whose whole name, written in Chinese, Japanese or Korean, is part of the query
+# (自定义主题 and the note 主题) gets NAME_PART times the share of the query's terms that its
+# name holds: bigrams lose where a word starts, and this gives it back. Names in other scripts
+# get nothing (on English, "Update your listing" then found a note named "Update").
+NAME_PART = 3.0
 # LINK_PRIOR times log(1 + the number of notes linking to a note) can be added to a matched
 # note's score. Measured and left at 0: it helped the Chinese vault and moved the Korean one's
 # answers about at random (docs/reasoning-index.md has the figures).
@@ -313,6 +318,7 @@ class SearchLayer:
             self.db.commit()
         self._names: dict[str, list[str]] | None = None
         self._path_of: dict[int, str] | None = None
+        self._name_sets: dict[str, list[frozenset[str]]] | None = None
         self._df_of: dict[str, int] = {}
         # the manifest this process last saw the layer in step with (another process may sync
         # the same file: then the tables above are read again)
@@ -320,7 +326,7 @@ class SearchLayer:
 
     def forget(self) -> None:
         """Drop what was read from the tables (after they changed)."""
-        self._names = self._path_of = None
+        self._names = self._path_of = self._name_sets = None
         self._df_of = {}
 
     def _meta_raw(self, key: str) -> str | None:
@@ -529,6 +535,17 @@ class SearchLayer:
                 self._names = table
             return self._names
 
+    def names_by_path(self) -> dict[str, list[frozenset[str]]]:
+        """path -> the word sets of its names (title, aliases, file name)."""
+        with self.lock:
+            if self._name_sets is None:
+                table: dict[str, list[frozenset[str]]] = {}
+                for key, paths in self.names().items():
+                    for path in paths:
+                        table.setdefault(path, []).append(frozenset(key.split()))
+                self._name_sets = table
+            return self._name_sets
+
     def _df(self, terms: list[str]) -> dict[str, int]:
         """In how many notes' text each term occurs (FTS5's vocabulary table: one lookup a term)."""
         out: dict[str, int] = {}
@@ -581,6 +598,16 @@ class SearchLayer:
             if linked_from and LINK_PRIOR:
                 for p in scores:
                     scores[p] += LINK_PRIOR * math.log1p(linked_from.get(p, 0))
+            if NAME_PART:
+                query_set = set(terms)
+                by_path = self.names_by_path()
+                for p in scores:
+                    part = max(
+                        (len(n) for n in by_path.get(p, ()) if n < query_set and not any(t.isascii() for t in n)),
+                        default=0,
+                    )
+                    if part:
+                        scores[p] += NAME_PART * part / len(query_set)
             key = " ".join(sorted(set(terms)))
             for p in self.names().get(key, []):
                 scores[p] = scores.get(p, 0.0) + NAME_BONUS
