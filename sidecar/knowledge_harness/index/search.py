@@ -13,7 +13,8 @@ times their weights, with one length normalization. The weights (NOTE_WEIGHTS, S
 were chosen on the shared documentation vaults (docs/reasoning-index.md has the figures).
 
 The layer is derived data: a database file in the user's cache folder (one per vault; see
-layer_path), kept in step with the index's manifest on the first query after a build. A note is
+layer_path), kept in step with the index's manifest right after a build through the sidecar
+(query.warm_search, in the background) or else on the first query after a build. A note is
 re-read when its sha256 or its resolved outgoing links changed; the notes it linked to (before and after) get their
 incoming-link texts rewritten. The pipeline builds the same layer in memory over its catalog.
 """
