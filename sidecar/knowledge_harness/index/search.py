@@ -321,6 +321,7 @@ class SearchLayer:
         self._path_of: dict[int, str] | None = None
         self._name_sets: dict[str, list[frozenset[str]]] | None = None
         self._df_of: dict[str, int] = {}
+        self._heading_terms_of: dict[str, frozenset[str]] = {}  # a heading's words do not change
         # the manifest this process last saw the layer in step with (another process may sync
         # the same file: then the tables above are read again)
         self.in_step_with: str | None = None
@@ -536,6 +537,14 @@ class SearchLayer:
                 self._names = table
             return self._names
 
+    def _heading_terms(self, heading: str) -> frozenset[str]:
+        terms = self._heading_terms_of.get(heading)
+        if terms is None:
+            if len(self._heading_terms_of) >= MAX_REMEMBERED_TERMS:
+                self._heading_terms_of.clear()
+            terms = self._heading_terms_of[heading] = frozenset(tokenize(heading))
+        return terms
+
     def names_by_path(self) -> dict[str, list[frozenset[str]]]:
         """path -> the word sets of its names (title, aliases, file name)."""
         with self.lock:
@@ -599,7 +608,7 @@ class SearchLayer:
             if linked_from and LINK_PRIOR:
                 for p in scores:
                     scores[p] += LINK_PRIOR * math.log1p(linked_from.get(p, 0))
-            if NAME_PART:
+            if NAME_PART and not all(t.isascii() for t in terms):  # a CJK name needs a CJK term
                 query_set = set(terms)
                 by_path = self.names_by_path()
                 for p in scores:
@@ -663,7 +672,7 @@ class SearchLayer:
             row = meta.get(sid)
             if row is None:
                 continue
-            own = set(tokenize(row[0])) if row[0] else set()
+            own = self._heading_terms(row[0]) if row[0] else frozenset()
             cover = len(wanted & own) / len(wanted) if own else 0.0
             bonus = HEADING_MATCH * cover + (HEADING_EXACT if own == wanted else 0.0)
             ranked.append((score + bonus if score else 0.0, sid, row))
