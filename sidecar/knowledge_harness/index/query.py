@@ -16,6 +16,7 @@ import re
 import threading
 import time
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 import ijson
@@ -50,8 +51,55 @@ FRESH_STATUSES = frozenset({"verified", "reviewed"})
 
 # -- loading -----------------------------------------------------------------------------------
 
-_CACHE: dict[str, tuple[tuple[int, int], dict[str, Any]]] = {}
-_CACHE_LOCK = threading.Lock()
+MEMORY_VAULTS = 8  # vaults remembered at once; the oldest is forgotten first
+
+
+@dataclass(frozen=True, slots=True)
+class StaleAnswer:
+    """One vault-wide staleness answer: for which manifest, when, what, and how long the walk took."""
+
+    manifest_key: str
+    checked_at: float  # time.monotonic()
+    report: CheckReport
+    walk_seconds: float
+
+
+def _remember(table: dict[str, Any], key: str, value: Any) -> None:
+    table.pop(key, None)
+    table[key] = value
+    while len(table) > MEMORY_VAULTS:
+        del table[next(iter(table))]
+
+
+@dataclass
+class QueryMemory:
+    """What reading the index keeps between calls, per vault, so that a query reads no file twice.
+
+    - manifests: manifest.json's path -> ((size, mtime_ns), the parsed manifest with `by_path`
+      and `linked_from` added). Invalidated when the file's size or mtime changes.
+    - staleness: the vault's root -> StaleAnswer. Replaced when the manifest changes; refreshed
+      in the background once older than STALENESS_SECONDS (see _throttled_check).
+    - refreshing: the roots whose staleness is being refreshed now (one refresh at a time).
+    - stamps: build.json's path -> ((size, mtime_ns), its per-file (size, mtime_ns) stamps).
+      Invalidated when the file's size or mtime changes.
+    Keys are path strings. Bound: MEMORY_VAULTS vaults in each table, the oldest dropped first.
+    """
+
+    manifests: dict[str, tuple[tuple[int, int], dict[str, Any]]] = field(default_factory=dict)
+    staleness: dict[str, StaleAnswer] = field(default_factory=dict)
+    refreshing: set[str] = field(default_factory=set)
+    stamps: dict[str, tuple[tuple[int, int], dict[str, list[int]]]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def clear(self) -> None:
+        with self.lock:
+            self.manifests.clear()
+            self.staleness.clear()
+            self.refreshing.clear()
+            self.stamps.clear()
+
+
+MEMORY = QueryMemory()
 
 
 def _load_json(vault: Vault, rel: str) -> Any:
@@ -72,8 +120,8 @@ def load_manifest(vault: Vault) -> dict[str, Any]:
     except FileNotFoundError:
         raise IndexMissing.for_vault(vault.root) from None
     key = (st.st_size, st.st_mtime_ns)
-    with _CACHE_LOCK:
-        hit = _CACHE.get(str(path))
+    with MEMORY.lock:
+        hit = MEMORY.manifests.get(str(path))
     if hit and hit[0] == key:
         return hit[1]
     with index_read_lock(vault):
@@ -81,8 +129,9 @@ def load_manifest(vault: Vault) -> dict[str, Any]:
     if not isinstance(data, dict):
         raise IndexMissing.for_vault(vault.root, "The reasoning index is unreadable")
     data["by_path"] = {n["path"]: n for n in data.get("notes", [])}
-    with _CACHE_LOCK:
-        _CACHE[str(path)] = (key, data)
+    data["linked_from"] = {n["path"]: len(n.get("links_in") or []) for n in data.get("notes", [])}
+    with MEMORY.lock:
+        _remember(MEMORY.manifests, str(path), (key, data))
     return data
 
 
@@ -196,10 +245,6 @@ def _trust_ok(summary: TrustSummary | None, spec: str) -> bool:
 
 STALENESS_SECONDS = 2.0
 STALENESS_DUTY = 50.0
-_STALE: dict[str, tuple[str, float, CheckReport, float]] = {}
-_STALE_LOCK = threading.Lock()
-_STALE_REFRESHING: set[str] = set()
-_STAMPS: dict[str, tuple[tuple[int, int], dict[str, list[int]]]] = {}
 
 
 def tokenize(text: str) -> list[str]:
@@ -217,30 +262,30 @@ def _refresh_staleness(vault: Vault, key: str) -> None:
         started = time.monotonic()
         report = check_index(vault)
         took = time.monotonic() - started
-        with _STALE_LOCK:
-            _STALE[str(vault.root)] = (key, time.monotonic(), report, took)
+        with MEMORY.lock:
+            _remember(MEMORY.staleness, str(vault.root), StaleAnswer(key, time.monotonic(), report, took))
     finally:
-        with _STALE_LOCK:
-            _STALE_REFRESHING.discard(str(vault.root))
+        with MEMORY.lock:
+            MEMORY.refreshing.discard(str(vault.root))
 
 
 def _throttled_check(vault: Vault, key: str) -> CheckReport:
     """check_index, refreshed in the background once it is older than STALENESS_SECONDS (or, on
     a vault where the walk is slow, STALENESS_DUTY times the walk: at most ~2 % of a core)."""
     root = str(vault.root)
-    with _STALE_LOCK:
-        cached = _STALE.get(root)
-    if cached is None or cached[0] != key:
+    with MEMORY.lock:
+        cached = MEMORY.staleness.get(root)
+    if cached is None or cached.manifest_key != key:
         _refresh_staleness(vault, key)
-        with _STALE_LOCK:
-            return _STALE[root][2]
-    if time.monotonic() - cached[1] > max(STALENESS_SECONDS, STALENESS_DUTY * cached[3]):
-        with _STALE_LOCK:
-            start = root not in _STALE_REFRESHING
-            _STALE_REFRESHING.add(root)
+        with MEMORY.lock:
+            return MEMORY.staleness[root].report
+    if time.monotonic() - cached.checked_at > max(STALENESS_SECONDS, STALENESS_DUTY * cached.walk_seconds):
+        with MEMORY.lock:
+            start = root not in MEMORY.refreshing
+            MEMORY.refreshing.add(root)
         if start:
             threading.Thread(target=_refresh_staleness, args=(vault, key), daemon=True).start()
-    return cached[2]
+    return cached.report
 
 
 def _build_stamps(vault: Vault) -> dict[str, list[int]]:
@@ -250,14 +295,14 @@ def _build_stamps(vault: Vault) -> dict[str, list[int]]:
     except FileNotFoundError:
         return {}
     key = (st.st_size, st.st_mtime_ns)
-    with _STALE_LOCK:
-        hit = _STAMPS.get(str(path))
+    with MEMORY.lock:
+        hit = MEMORY.stamps.get(str(path))
     if hit and hit[0] == key:
         return hit[1]
     build = _load_json(vault, "build.json") or {}
     files = build.get("files", {}) if isinstance(build, dict) else {}
-    with _STALE_LOCK:
-        _STAMPS[str(path)] = (key, files)
+    with MEMORY.lock:
+        _remember(MEMORY.stamps, str(path), (key, files))
     return files if isinstance(files, dict) else {}
 
 
@@ -352,7 +397,10 @@ def search(
     else:
         layer = vault_layer(vault, manifest, key)
         found = layer.rank(
-            query, limit=limit, keep=(lambda p: p in by_path and passes(by_path[p])) if filtered else None
+            query,
+            limit=limit,
+            keep=(lambda p: p in by_path and passes(by_path[p])) if filtered else None,
+            linked_from=manifest["linked_from"],
         )
         total = found.total
         for hit in found.hits:
@@ -409,6 +457,16 @@ def search(
         hits=hits,
         reason=reason,
     )
+
+
+def warm_search(vault: Vault) -> None:
+    """Bring the vault's search layer in step with its index now (e.g. right after a build), so
+    that the first search does not pay for it. Without an index there is nothing to do."""
+    try:
+        manifest = load_manifest(vault)
+        vault_layer(vault, manifest, _manifest_key(vault))
+    except (NotFound, OSError):
+        return
 
 
 def _in_category(entry: dict[str, Any], category: str, manifest: dict[str, Any]) -> bool:
@@ -711,4 +769,5 @@ __all__ = [
     "read_section",
     "search",
     "trust_summary",
+    "warm_search",
 ]

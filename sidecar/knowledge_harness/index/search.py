@@ -13,7 +13,8 @@ times their weights, with one length normalization. The weights (NOTE_WEIGHTS, S
 were chosen on the shared documentation vaults (docs/reasoning-index.md has the figures).
 
 The layer is derived data: a database file in the user's cache folder (one per vault; see
-layer_path), kept in step with the index's manifest on the first query after a build. A note is
+layer_path), kept in step with the index's manifest right after a build through the sidecar
+(query.warm_search, in the background) or else on the first query after a build. A note is
 re-read when its sha256 or its resolved outgoing links changed; the notes it linked to (before and after) get their
 incoming-link texts rewritten. The pipeline builds the same layer in memory over its catalog.
 """
@@ -22,12 +23,14 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import posixpath
 import re
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
+from contextlib import closing
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -47,6 +50,7 @@ MAX_QUERY_TERMS = 32
 MAX_SECTIONS_PER_NOTE = 1 << 16
 MAX_SNIPPET_TEXT = 4000  # characters of a section's text kept for snippets
 SNIPPET_CHARS = 160
+MAX_REMEMBERED_TERMS = 50_000  # document frequencies kept in memory per layer
 CANDIDATES = 200  # notes ranked by FTS5 before the name bonus and the filters
 
 # Column order of note_fts and their bm25 weights; see docs/reasoning-index.md for the figures.
@@ -71,6 +75,15 @@ HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
 # form, puts that note first: NAME_BONUS is added to its score (scores are FTS5's bm25, whose
 # values on a query stay far below it).
 NAME_BONUS = 1000.0
+# A note whose whole name, written in Chinese, Japanese or Korean, is part of the query
+# (自定义主题 and the note 主题) gets NAME_PART times the share of the query's terms that its
+# name holds: bigrams lose where a word starts, and this gives it back. Names in other scripts
+# get nothing (on English, "Update your listing" then found a note named "Update").
+NAME_PART = 3.0
+# LINK_PRIOR times log(1 + the number of notes linking to a note) can be added to a matched
+# note's score. Measured and left at 0: it helped the Chinese vault and moved the Korean one's
+# answers about at random (docs/reasoning-index.md has the figures).
+LINK_PRIOR = 0.0
 
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"(!?)\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
@@ -224,16 +237,17 @@ CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(
 """
 
 
+# ORDER BY names the score column, so that SQLite computes bm25() once a row, not twice.
 _NOTE_QUERY = (
-    "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) FROM note_fts WHERE note_fts MATCH ? "
-    "ORDER BY bm25(note_fts, ?, ?, ?, ?, ?) LIMIT ?"
+    "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) AS score FROM note_fts WHERE note_fts MATCH ? "
+    "ORDER BY score DESC LIMIT ?"
 )
 _SECTION_QUERY = (
-    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) FROM section_fts WHERE section_fts MATCH ? "
-    "ORDER BY bm25(section_fts, ?, ?, ?, ?, 0), rowid LIMIT ?"
+    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) AS score FROM section_fts WHERE section_fts MATCH ? "
+    "ORDER BY score DESC, rowid LIMIT ?"
 )
 _TEXT_QUERY = (
-    "SELECT rowid, -bm25(text_fts, ?, ?) FROM text_fts WHERE text_fts MATCH ? ORDER BY bm25(text_fts, ?, ?) LIMIT ?"
+    "SELECT rowid, -bm25(text_fts, ?, ?) AS score FROM text_fts WHERE text_fts MATCH ? ORDER BY score DESC LIMIT ?"
 )
 
 
@@ -305,6 +319,17 @@ class SearchLayer:
             self.db.commit()
         self._names: dict[str, list[str]] | None = None
         self._path_of: dict[int, str] | None = None
+        self._name_sets: dict[str, list[frozenset[str]]] | None = None
+        self._df_of: dict[str, int] = {}
+        self._heading_terms_of: dict[str, frozenset[str]] = {}  # a heading's words do not change
+        # the manifest this process last saw the layer in step with (another process may sync
+        # the same file: then the tables above are read again)
+        self.in_step_with: str | None = None
+
+    def forget(self) -> None:
+        """Drop what was read from the tables (after they changed)."""
+        self._names = self._path_of = self._name_sets = None
+        self._df_of = {}
 
     def _meta_raw(self, key: str) -> str | None:
         try:
@@ -398,7 +423,7 @@ class SearchLayer:
                     self._rewrite_incoming(ids[target], self._incoming(target))
             db.execute("INSERT OR REPLACE INTO meta VALUES ('notes', ?)", (str(len(ids)),))
             db.commit()
-            self._names = self._path_of = None
+            self.forget()
             return len(todo)
 
     def _incoming(self, path: str) -> list[tuple[str | None, str]]:
@@ -512,12 +537,36 @@ class SearchLayer:
                 self._names = table
             return self._names
 
+    def _heading_terms(self, heading: str) -> frozenset[str]:
+        terms = self._heading_terms_of.get(heading)
+        if terms is None:
+            if len(self._heading_terms_of) >= MAX_REMEMBERED_TERMS:
+                self._heading_terms_of.clear()
+            terms = self._heading_terms_of[heading] = frozenset(tokenize(heading))
+        return terms
+
+    def names_by_path(self) -> dict[str, list[frozenset[str]]]:
+        """path -> the word sets of its names (title, aliases, file name)."""
+        with self.lock:
+            if self._name_sets is None:
+                table: dict[str, list[frozenset[str]]] = {}
+                for key, paths in self.names().items():
+                    for path in paths:
+                        table.setdefault(path, []).append(frozenset(key.split()))
+                self._name_sets = table
+            return self._name_sets
+
     def _df(self, terms: list[str]) -> dict[str, int]:
         """In how many notes' text each term occurs (FTS5's vocabulary table: one lookup a term)."""
         out: dict[str, int] = {}
+        known = self._df_of
         for t in terms:
-            row = self.db.execute("SELECT doc FROM text_vocab WHERE term = ?", (t,)).fetchone()
-            out[t] = int(row[0]) if row else 0
+            if t not in known:
+                if len(known) >= MAX_REMEMBERED_TERMS:
+                    known.clear()
+                row = self.db.execute("SELECT doc FROM text_vocab WHERE term = ?", (t,)).fetchone()
+                known[t] = int(row[0]) if row else 0
+            out[t] = known[t]
         return out
 
     def rank(
@@ -527,8 +576,11 @@ class SearchLayer:
         limit: int,
         keep: Callable[[str], bool] | None = None,
         sections: int = 3,
+        linked_from: Mapping[str, int] | None = None,
     ) -> Ranked:
-        """The best notes for a query (after `keep`), each with its best sections."""
+        """The best notes for a query (after `keep`), each with its best sections.
+
+        `linked_from` counts, per note, the notes that link to it (the index's links_in)."""
         terms = list(dict.fromkeys(tokenize(query[:MAX_QUERY_CHARS])))[:MAX_QUERY_TERMS]
         if not terms:
             return Ranked([], 0)
@@ -545,14 +597,27 @@ class SearchLayer:
             weights = [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS]
             text_weights = [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS]
             want = max(CANDIDATES, limit * 4) if keep is None else 5000
-            meta = self.db.execute(_NOTE_QUERY, (*weights, match, *weights, want)).fetchall()
-            text = self.db.execute(_TEXT_QUERY, (*text_weights, text_match, *text_weights, want)).fetchall()
+            meta = self.db.execute(_NOTE_QUERY, (*weights, match, want)).fetchall()
+            text = self.db.execute(_TEXT_QUERY, (*text_weights, text_match, want)).fetchall()
             by_id: dict[int, float] = {int(i): float(s) for i, s in meta}
             for i, s in text:
                 by_id[int(i)] = by_id.get(int(i), 0.0) + TEXT_WEIGHT * float(s)
             paths = self._paths()
             scores: dict[str, float] = {paths[i]: s for i, s in by_id.items() if i in paths}
             ids: dict[str, int] = {paths[i]: i for i in by_id if i in paths}
+            if linked_from and LINK_PRIOR:
+                for p in scores:
+                    scores[p] += LINK_PRIOR * math.log1p(linked_from.get(p, 0))
+            if NAME_PART and not all(t.isascii() for t in terms):  # a CJK name needs a CJK term
+                query_set = set(terms)
+                by_path = self.names_by_path()
+                for p in scores:
+                    part = max(
+                        (len(n) for n in by_path.get(p, ()) if n < query_set and not any(t.isascii() for t in n)),
+                        default=0,
+                    )
+                    if part:
+                        scores[p] += NAME_PART * part / len(query_set)
             key = " ".join(sorted(set(terms)))
             for p in self.names().get(key, []):
                 scores[p] = scores.get(p, 0.0) + NAME_BONUS
@@ -581,7 +646,7 @@ class SearchLayer:
         weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
         inside = "note : (" + " OR ".join(f"note{nid}" for nid in note_ids) + f") AND ({match})"
         out: dict[int, list[tuple[float, int]]] = {}
-        for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, *weights, MAX_SECTION_ROWS)):
+        for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, MAX_SECTION_ROWS)):
             out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((float(score), int(sid)))
         return out
 
@@ -594,19 +659,20 @@ class SearchLayer:
         # a section whose own heading says what the query says comes first (names win, for headings)
         ranked: list[tuple[float, int, tuple[Any, ...]]] = []
         best = sorted(scored, key=lambda r: (-r[0], r[1]))[:SECTION_CANDIDATES]
-        first, last = min(sid for _, sid in best), max(sid for _, sid in best)
+        wanted_ids = sorted({sid for _, sid in best})
+        marks = ", ".join("?" * len(wanted_ids))
         meta = {
             int(r[0]): r[1:]
             for r in self.db.execute(
-                "SELECT id, heading, heading_path, line, end_line, text FROM sections WHERE id BETWEEN ? AND ?",
-                (first, last),
+                f"SELECT id, heading, heading_path, line, end_line, text FROM sections WHERE id IN ({marks})",  # noqa: S608 - only "?" marks
+                wanted_ids,
             )
         }
         for score, sid in best:
             row = meta.get(sid)
             if row is None:
                 continue
-            own = set(tokenize(row[0])) if row[0] else set()
+            own = self._heading_terms(row[0]) if row[0] else frozenset()
             cover = len(wanted & own) / len(wanted) if own else 0.0
             bonus = HEADING_MATCH * cover + (HEADING_EXACT if own == wanted else 0.0)
             ranked.append((score + bonus if score else 0.0, sid, row))
@@ -663,18 +729,82 @@ def documents_in_memory(
 
 # -- the layer of a vault's index ---------------------------------------------------------------
 
-_LAYERS: dict[str, SearchLayer] = {}
-_LAYERS_LOCK = threading.Lock()
+MAX_PRUNED_LOOKS = 256  # layer files looked at when a layer is opened
+MEMORY_LAYERS = 8  # layers kept open at once; the least recently used is closed first
 
 
-def layer_path(vault: Vault) -> Path:
+@dataclass
+class SearchMemory:
+    """The open search layers of this process, so that a query opens no database.
+
+    Key: the cache folder and the vault's root as given (a string; one resolve() when first
+    seen, not one a query). Value: (the layer's file, the open layer). Bound: MEMORY_LAYERS
+    layers, the least recently used closed first. Invalidation: a layer whose file was deleted
+    is closed and opened anew; a layer is brought in step with the manifest by vault_layer.
+    """
+
+    layers: dict[str, tuple[Path, SearchLayer]] = field(default_factory=dict)
+    lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def open_layer(self, vault: Vault) -> SearchLayer:
+        folder = _cache_folder()
+        key = f"{folder}\0{vault.root}"
+        with self.lock:
+            known = self.layers.pop(key, None)
+            if known is not None and not known[0].exists():
+                known[1].close()
+                known = None
+            if known is None:
+                location = layer_path(vault, folder)
+                known = (location, SearchLayer(location))
+                known[1].set_meta("root", str(vault.root.resolve()))
+                prune_layers(location.parent, keep=location)
+            self.layers[key] = known  # most recently used last
+            while len(self.layers) > MEMORY_LAYERS:
+                _, oldest = self.layers.pop(next(iter(self.layers)))
+                oldest.close()
+            return known[1]
+
+    def clear(self) -> None:
+        with self.lock:
+            for _, layer in self.layers.values():
+                layer.close()
+            self.layers.clear()
+
+
+MEMORY = SearchMemory()
+
+
+def prune_layers(folder: Path, keep: Path) -> list[Path]:
+    """Delete the layers whose vault folder no longer exists (their recorded root is gone)."""
+    removed: list[Path] = []
+    for other in sorted(folder.glob("*.sqlite"))[:MAX_PRUNED_LOOKS]:
+        if other == keep:
+            continue
+        try:
+            with closing(sqlite3.connect(f"{other.as_uri()}?mode=ro", uri=True, timeout=1)) as db:
+                row = db.execute("SELECT value FROM meta WHERE key = 'root'").fetchone()
+        except sqlite3.Error:
+            continue  # busy, or not a layer: left alone
+        if row is None or Path(str(row[0])).is_dir():
+            continue
+        for suffix in ("", "-wal", "-shm"):
+            Path(f"{other}{suffix}").unlink(missing_ok=True)
+        removed.append(other)
+    return removed
+
+
+def _cache_folder() -> str:
+    return os.environ.get("KH_SEARCH_CACHE") or platformdirs.user_cache_dir("knowledge-harness", appauthor=False)
+
+
+def layer_path(vault: Vault, folder: str | None = None) -> Path:
     """The layer's file: in the user's cache folder, one per vault (by its real path).
 
     Not in the vault: searching is reading, and a read must not change one byte of the vault
     (nor make files that a vault kept in git would show). KH_SEARCH_CACHE names another folder."""
-    folder = os.environ.get("KH_SEARCH_CACHE") or platformdirs.user_cache_dir("knowledge-harness", appauthor=False)
     key = hashlib.sha256(str(vault.root.resolve()).encode("utf-8")).hexdigest()[:24]
-    return Path(folder) / "search" / f"{key}.sqlite"
+    return Path(folder or _cache_folder()) / "search" / f"{key}.sqlite"
 
 
 def _links_key(entry: dict[str, Any]) -> str:
@@ -683,17 +813,15 @@ def _links_key(entry: dict[str, Any]) -> str:
 
 def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> SearchLayer:
     """The vault's search layer, brought in step with the manifest identified by `manifest_key`."""
-    location = layer_path(vault)
-    with _LAYERS_LOCK:
-        layer = _LAYERS.get(str(location))
-        if layer is None or not location.exists():
-            if layer is not None:
-                layer.close()
-            layer = _LAYERS[str(location)] = SearchLayer(location)
-    if layer.meta("manifest") == manifest_key:
+    layer = MEMORY.open_layer(vault)
+    if layer.in_step_with == manifest_key:
         return layer
     with layer.lock:
+        if layer.in_step_with == manifest_key:
+            return layer
+        layer.forget()
         if layer.meta("manifest") == manifest_key:
+            layer.in_step_with = manifest_key
             return layer
         by_path: dict[str, Any] = manifest["by_path"]
 
@@ -711,6 +839,7 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
         wanted = {p: (str(e["sha256"]), _links_key(e)) for p, e in by_path.items()}
         layer.sync(wanted, load, Resolver(wanted))
         layer.set_meta("manifest", manifest_key)
+        layer.in_step_with = manifest_key
     return layer
 
 

@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
+import threading
 from typing import Annotated
 
-from fastapi import APIRouter, Query
+from fastapi import APIRouter, Query, Response
 
 from ...index.build import build_index
 from ...index.query import (
@@ -13,6 +14,7 @@ from ...index.query import (
     note_headings,
     read_section,
     search,
+    warm_search,
 )
 from ...index.schema import (
     DEFAULT_HEADINGS,
@@ -35,7 +37,10 @@ router = APIRouter(prefix="/v1/index", tags=["index"])
 def build(ctx: Ctx, full: bool = False) -> BuildReport:
     # one writer of .harness/ at a time: a build by the CLI (or a batch) makes this wait, then 423 busy
     with vault_lock(ctx.vault, "index build (sidecar)"):
-        return build_index(ctx.vault, full=full)
+        report = build_index(ctx.vault, full=full)
+    # the search layer follows in the background: the next search finds it in step
+    threading.Thread(target=warm_search, args=(ctx.vault,), name="kh-search-warm", daemon=True).start()
+    return report
 
 
 @router.get("/check", response_model=CheckReport)
@@ -62,11 +67,14 @@ def search_notes(
     category: Annotated[str | None, Query(max_length=1024)] = None,
     trust: Annotated[str | None, Query(max_length=20)] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 20,
-) -> SearchResult:
+) -> Response:
     trust_of = live_trust(ctx.catalog)
-    return search(
+    result = search(
         ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit, trust_of=trust_of
     )
+    # The answer was built and validated as a SearchResult: serialized once here, not validated
+    # again by the response model (a tenth of a search's time at 10,000 notes).
+    return Response(content=result.model_dump_json(), media_type="application/json")
 
 
 @router.get("/notes/{path:path}/headings", response_model=HeadingsResult)

@@ -1,0 +1,98 @@
+"""What search keeps in memory (bounded, clearable), the layers of vanished vaults, and the layer
+brought in step by a build through the sidecar."""
+
+from __future__ import annotations
+
+import sqlite3
+import time
+from contextlib import closing
+from pathlib import Path
+
+import pytest
+from tests.conftest import start_sidecar, stop_sidecar
+from tests.support.index_vaults import write_note
+
+from knowledge_harness.index import query, search
+from knowledge_harness.index.build import build_index
+from knowledge_harness.vault.paths import Vault
+
+
+def _vault(root: Path, word: str) -> Vault:
+    write_note(root, "Notes/Only.md", f"# About {word}\nA note on {word}.\n")
+    write_note(root, "Notes/Other.md", "# Something else\nNothing to see.\n")
+    handle = Vault.open(root)
+    build_index(handle)
+    return handle
+
+
+def _layer_manifest(location: Path) -> str | None:
+    with closing(sqlite3.connect(f"{location.as_uri()}?mode=ro", uri=True)) as db:
+        row = db.execute("SELECT value FROM meta WHERE key = 'manifest'").fetchone()
+    return None if row is None else str(row[0])
+
+
+def test_the_memories_are_bounded_and_clear_empties_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(search, "MEMORY_LAYERS", 2)
+    monkeypatch.setattr(query, "MEMORY_VAULTS", 2)
+    search.MEMORY.clear()
+    query.MEMORY.clear()
+    words = ["quillwort", "zyzzogeton", "bladderwrack"]
+    vaults = [_vault(tmp_path / f"v{k}", w) for k, w in enumerate(words)]
+    for _ in range(2):
+        for handle, word in zip(vaults, words, strict=True):
+            assert [h.path for h in query.search(handle, word).hits] == ["Notes/Only.md"]
+            assert len(search.MEMORY.layers) <= 2
+            assert len(query.MEMORY.manifests) <= 2 and len(query.MEMORY.staleness) <= 2
+    search.MEMORY.clear()
+    query.MEMORY.clear()
+    assert not search.MEMORY.layers and not query.MEMORY.manifests and not query.MEMORY.staleness
+    assert [h.path for h in query.search(vaults[0], words[0]).hits] == ["Notes/Only.md"]
+
+
+def test_the_layer_of_a_vault_that_is_gone_is_pruned(tmp_path: Path) -> None:
+    gone, kept = _vault(tmp_path / "gone", "quillwort"), _vault(tmp_path / "kept", "bladderwrack")
+    query.search(gone, "quillwort")
+    query.search(kept, "bladderwrack")
+    gone_layer, kept_layer = search.layer_path(gone), search.layer_path(kept)
+    assert gone_layer.exists() and kept_layer.exists()
+    search.MEMORY.clear()
+    for path in sorted(gone.root.rglob("*"), reverse=True):
+        path.unlink() if path.is_file() else path.rmdir()
+    gone.root.rmdir()
+    assert [h.path for h in query.search(kept, "bladderwrack").hits] == ["Notes/Only.md"]
+    assert not gone_layer.exists() and kept_layer.exists()
+
+
+def test_a_build_through_the_sidecar_brings_the_search_layer_in_step(tmp_path: Path) -> None:
+    handle = _vault(tmp_path / "v", "quillwort")
+    running = start_sidecar(handle.root)
+    try:
+        with running.client() as client:
+            assert client.get("/v1/index/search", params={"q": "quillwort"}).json()["hits"]
+            write_note(handle.root, "Notes/Other.md", "# Something else\nNow about bladderwrack.\n")
+            assert client.post("/v1/index/build").status_code == 200
+            manifest = handle.harness_dir / "index" / "manifest.json"
+            st = manifest.stat()
+            key = f"{st.st_size}:{st.st_mtime_ns}"
+            # no search in between: the build itself starts bringing the layer in step
+            deadline = time.monotonic() + 60
+            while _layer_manifest(search.layer_path(handle)) != key and time.monotonic() < deadline:
+                time.sleep(0.1)
+            assert _layer_manifest(search.layer_path(handle)) == key
+            hits = client.get("/v1/index/search", params={"q": "bladderwrack"}).json()["hits"]
+            assert [h["path"] for h in hits] == ["Notes/Other.md"]
+    finally:
+        stop_sidecar(running)
+
+
+def test_a_cjk_name_inside_the_query_counts_as_a_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = tmp_path / "v"
+    write_note(root, "外观/主题.md", "# 主题\n更改应用的外观与配色。\n")
+    write_note(root, "外观/colors.md", "# Colors\n自定义主题颜色。自定义主题的方法：自定义主题。\n")
+    write_note(root, "其他/笔记.md", "# 笔记\n无关的内容。\n")
+    handle = Vault.open(root)
+    build_index(handle)
+    # 自定义主题 ("custom theme") holds the whole name of the note 主题 ("theme")
+    assert [h.path for h in query.search(handle, "自定义主题").hits] == ["外观/主题.md", "外观/colors.md"]
+    monkeypatch.setattr(search, "NAME_PART", 0.0)  # without the rule, bigrams alone rank the other first
+    assert query.search(handle, "自定义主题").hits[0].path == "外观/colors.md"
