@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 
 from .. import machine_config
 from ..core.memory import Memory
-from ..index import build_state
+from ..index import build_state, query, search
 from ..settings import Settings
 from ..trust import audit
 from ..vault.catalog import NoteCatalog
@@ -30,6 +30,12 @@ class Runtime:
     - `index_build` (index/build_state.py): per vault, the last index build's state (every note's
       stat, hash and rows), so that the next build redoes only changed notes — used only while
       build.json on disk is the one that build wrote; at most 4 vaults.
+    - `index_query` (index/query.py): per vault, the parsed manifest — until manifest.json's size
+      or mtime changes; the last staleness answer — refreshed in the background once older than
+      a few seconds; build.json's per-file stamps — until that file changes; at most 8 vaults.
+    - `index_search` (index/search.py): the open search layers (SQLite files in the user cache) —
+      a layer whose file was deleted is reopened, and each query first brings it in step with
+      the manifest; at most 8 layers, the least recently used closed first.
 
     Pure-function memos (`functools.lru_cache` on tokenizers and the config directory) keep no
     state of a vault and are not listed. `clear()` forgets everything: the next request recomputes.
@@ -38,6 +44,8 @@ class Runtime:
     audit: Memory = field(default_factory=lambda: audit.MEMORY)
     machine_config: Memory = field(default_factory=lambda: machine_config.MEMORY)
     index_build: Memory = field(default_factory=lambda: build_state.MEMORY)
+    index_query: Memory = field(default_factory=lambda: query.MEMORY)
+    index_search: Memory = field(default_factory=lambda: search.MEMORY)
 
     def memories(self) -> dict[str, Memory]:
         return {name: getattr(self, name) for name in self.__dataclass_fields__}

@@ -91,6 +91,10 @@ class QueryMemory:
     stamps: dict[str, tuple[tuple[int, int], dict[str, list[int]]]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def sizes(self) -> dict[str, int]:
+        with self.lock:
+            return {"manifests": len(self.manifests), "staleness": len(self.staleness), "stamps": len(self.stamps)}
+
     def clear(self) -> None:
         with self.lock:
             self.manifests.clear()

@@ -765,6 +765,10 @@ class SearchMemory:
                 oldest.close()
             return known[1]
 
+    def sizes(self) -> dict[str, int]:
+        with self.lock:
+            return {"open_layers": len(self.layers)}
+
     def clear(self) -> None:
         with self.lock:
             for _, layer in self.layers.values():
