@@ -101,6 +101,8 @@ _SUBCLAIM = re.compile(
 
 def normalize(text: str) -> str:
     """NFKC, lower case, Japanese counters and katakana nouns folded (see the module docstring)."""
+    if text.isascii():
+        return text.lower()  # NFKC leaves ASCII as it is
     s = nfkc(text).lower()
     if has_cjk(s):
         for kata, kanji in _KATAKANA_NOUNS:
