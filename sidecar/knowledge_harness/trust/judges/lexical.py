@@ -6,16 +6,22 @@ For each claim and each evidence text it may use:
    words, stemmed, stopwords out; CJK: bigrams inside kanji/katakana runs, unigrams for
    one-character runs, kanji + first okurigana; hiragana content words kept apart; numbers with
    their unit or counter). All text is NFKC-normalized and lower-cased. English claims are also
-   cut into sub-claims, each aligned on its own.
+   cut into sub-claims, each aligned on its own. A sentence is tokenized only when a claim needs
+   it (see `_Doc`), with the same result as tokenizing them all.
 2. Contradiction cues, on the aligned window only: a number with the same unit but a different
-   value (and the claim's value absent), negation on one side only (ない, ではない, ません, 対象外,
-   not, never, no longer, ...), a Japanese predicate negated on one side only, or a pair from the
-   antonym list below on opposite sides. Cues count only when the rest of the claim is well
-   covered (the window is about the same thing).
+   value (and the claim's value absent; for English, absent from the whole page), negation on one
+   side only (ない, ではない, ません, 対象外, not, never, no longer, ...), a Japanese predicate negated
+   on one side only, or a pair from the antonym list below on opposite sides. Cues count only when
+   the rest of the claim is well covered (the window is about the same thing).
 3. Support: no cue, every number of the claim present (in the window; for English on the page);
    then a restatement or version 1's close-match rule, or else the language's fitted logistic
-   model (lexical_model.json; English claims reach it only through the gate in `align`).
+   model (lexical_model.json; English claims reach it only through the model's gate, whose limits
+   are fitted with it).
 Anything else is `unsupported`: when unsure the judge says unsupported (→ warn), never supported.
+
+Version 4 (against 3): the English gate's limits, each model's threshold target and the English
+regularization are chosen by cross-validation inside the fitting rows (bench/judge_train.py); an
+English number stated elsewhere on the page is no longer contradicted by the window's number.
 """
 
 from __future__ import annotations
@@ -32,15 +38,13 @@ from dataclasses import dataclass
 from ..text import Terms, has_cjk, nfkc, sentence_terms, split_sentences, terms
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
-from .lexical_features import LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
+from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 
 NAME = "lexical"
-VERSION = "3"
+VERSION = "4"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
-EN_MAX_MISSING = 2  # content words of an English claim missing from its best window
-EN_MAX_ABSENT = 2  # … absent from the whole page
 EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
 
 # Antonym pairs (documented in docs/validator.md). English entries are whole words.
@@ -312,7 +316,11 @@ class _Doc:
 
     def absent_numbers(self, numbers: set[tuple[str, str]]) -> set[tuple[str, str]]:
         """The numbers that no sentence of the page holds."""
-        return {n for n in numbers if not any(n in self.numbers_at(i) for i in self._holding_number(n[0]))}
+        return numbers - self.stated_numbers(numbers)
+
+    def stated_numbers(self, numbers: set[tuple[str, str]]) -> set[tuple[str, str]]:
+        """The numbers that some sentence of the page holds."""
+        return {n for n in numbers if any(n in self.numbers_at(i) for i in self._holding_number(n[0]))}
 
 
 _HAS_DIGIT = re.compile(r"\d")
@@ -331,6 +339,7 @@ class _Alignment:
     reason: str
     coverage: float
     features: list[float] | None = None  # set when the support model was asked (bench/judge_train.py)
+    gate: GateMeasures | None = None  # … and, for an English claim, what its gate looked at
 
 
 class LexicalJudge:
@@ -394,11 +403,13 @@ class LexicalJudge:
                 worst = min(worst, _best_window(content, set(), doc)[1])
         return worst
 
-    def _subclaim_alignment(self, claim: str, doc: _Doc, weight: dict[str, float]) -> tuple[int, float]:
-        """Sub-claims each aligned on their own: how many are weakly covered, and the coverage of the
-        claim by the union of their windows (an English claim's facts often sit in different sentences)."""
+    def _subclaim_alignment(self, claim: str, doc: _Doc, weight: dict[str, float]) -> tuple[int, float, float]:
+        """Sub-claims each aligned on their own: how many are weakly covered, the coverage of the worst
+        covered, and the coverage of the claim by the union of their windows (an English claim's facts
+        often sit in different sentences)."""
         total = sum(weight.values()) or 1.0
         weak = 0
+        weakest = 1.0
         union: set[str] = set()
         for part in subclaims(claim):
             content = set(terms(normalize(part)).content)
@@ -406,9 +417,10 @@ class LexicalJudge:
                 continue
             window, coverage = _best_window(content, set(), doc)
             weak += coverage < EN_WEAK_SUBCLAIM
+            weakest = min(weakest, coverage)
             if window is not None:
                 union.update(doc.window_terms(window[0], window[1]))
-        return weak, sum(w for t, w in weight.items() if t in union) / total
+        return weak, weakest, sum(w for t, w in weight.items() if t in union) / total
 
     def align(self, claim: str, doc: _Doc) -> _Alignment:
         ct = terms(normalize(claim))
@@ -439,7 +451,10 @@ class LexicalJudge:
 
         # -- contradiction cues (only where the window is about the same thing) ---------------
         if coverage >= 0.5:
-            for value, unit in sorted(missing_numbers):
+            # an English page that states the claim's number elsewhere is not contradicted by another number
+            # in the best window (the window may hold another event: "the 76th festival" vs "May 19")
+            stated_elsewhere = doc.stated_numbers(missing_numbers) if not has_cjk(claim) else set()
+            for value, unit in sorted(missing_numbers - stated_elsewhere):
                 clash = sorted(
                     (v, u)
                     for v, u in window_numbers
@@ -512,7 +527,7 @@ class LexicalJudge:
         missing_hira = hira - window_hira
         english = not has_cjk(claim)
         page_terms = {t for t in content if doc.on_page(t)}  # the claim's terms the page uses
-        weak, union_coverage = self._subclaim_alignment(claim, doc, weight) if english else (0, coverage)
+        weak, weakest, union_coverage = self._subclaim_alignment(claim, doc, weight) if english else (0, 1.0, coverage)
         match = WindowMatch(
             coverage=coverage,
             missing_terms=len(missing),
@@ -528,7 +543,6 @@ class LexicalJudge:
             sentences=len(doc.sentences),
             page_text=doc.page_text,
         )
-        features: list[float] | None = None
         # every number of the claim must be in the window (Japanese) or somewhere on the page (English,
         # whose claims gather facts from several sentences)
         numbers_found = not doc.absent_numbers(numbers) if english else not missing_numbers
@@ -543,31 +557,56 @@ class LexicalJudge:
                 and _close_match(claim, len(missing), n_content, len(missing_hira), len(hira), coverage)
             ):
                 return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
-            # English pages are long and real claims hold several facts: the model is asked only when at
-            # most two content words of the claim are missing from its best window, at most two are absent
-            # from the whole page and never two in a row, and every sub-claim has its own window (an added
-            # detail stays unsupported)
-            absent_from_page = sum(1 for t in content if t not in page_terms)
-            if not english or (
-                len(missing) <= EN_MAX_MISSING
-                and absent_from_page <= EN_MAX_ABSENT
-                and not _absent_phrase(ct.content, page_terms)
-                and weak == 0
-            ):
-                features = pair_features(claim, match)
-            if features is not None and self._models[language_of(claim)].supports(features):
-                return _Alignment(
-                    "supported", sid, quote, "The evidence states the claim's content (model).", coverage, features
+            # English pages are long and real claims hold several facts: the model is asked only through
+            # its gate (lexical_model.json): few content words of the claim missing from its best window,
+            # few absent from the whole page and no two in a row, and every sub-claim with its own window
+            # (an added detail stays unsupported)
+            measures = (
+                GateMeasures(
+                    missing=len(missing),
+                    absent=sum(1 for t in content if t not in page_terms),
+                    absent_phrase=_absent_phrase(ct.content, page_terms),
+                    weakest_subclaim=weakest,
                 )
-        parts = []
-        if missing_numbers:
-            parts.append("numbers not found: " + ", ".join(f"{v}{u}" for v, u in sorted(missing_numbers)))
-        if missing:
-            parts.append(f"{len(missing)} of {n_content} content terms not found")
-        if missing_hira:
-            parts.append(f"{len(missing_hira)} word(s) not found")
-        reason = "Not enough overlap with the evidence (" + "; ".join(parts or ["low coverage"]) + ")."
-        return _Alignment("unsupported", sid, quote, reason, coverage, features)
+                if english
+                else None
+            )
+            features = pair_features(claim, match)
+            if self._models[language_of(claim)].supports(features, measures):
+                return _Alignment(
+                    "supported",
+                    sid,
+                    quote,
+                    "The evidence states the claim's content (model).",
+                    coverage,
+                    features,
+                    measures,
+                )
+            return _Alignment(
+                "unsupported",
+                sid,
+                quote,
+                _unsupported_reason(missing_numbers, missing, n_content, missing_hira),
+                coverage,
+                features,
+                measures,
+            )
+        return _Alignment(
+            "unsupported", sid, quote, _unsupported_reason(missing_numbers, missing, n_content, missing_hira), coverage
+        )
+
+
+def _unsupported_reason(
+    missing_numbers: set[tuple[str, str]], missing: set[str], n_content: int, missing_hira: set[str]
+) -> str:
+    parts = []
+    if missing_numbers:
+        parts.append("numbers not found: " + ", ".join(f"{v}{u}" for v, u in sorted(missing_numbers)))
+    if missing:
+        parts.append(f"{len(missing)} of {n_content} content terms not found")
+    if missing_hira:
+        parts.append(f"{len(missing_hira)} word(s) not found")
+    return "Not enough overlap with the evidence (" + "; ".join(parts or ["low coverage"]) + ")."
 
 
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
