@@ -152,7 +152,7 @@ def run() -> dict[str, Any]:
     m = evaluate(rows)
     real, raw = real_figures()
     return {
-        "title": f"Lexical judge: real pairs per language (2-fold, held out) and the hand-made dev set ({m['pairs']} pairs)",
+        "title": f"Lexical judge: real pairs per language (nested 2-fold, held out) and the hand-made dev set ({m['pairs']} pairs)",
         "command": "python -m bench judge_eval",
         "figures": [
             *real,
