@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from knowledge_harness.trust.judges.lexical import _unit, prepare
-from knowledge_harness.trust.text import sentence_terms, terms
+from knowledge_harness.trust.text import sentence_terms, sentence_texts, split_sentences, terms
 from knowledge_harness.trust.validation_models import EvidenceIn
 
 # pieces that exercise the tokenizer's corners: stems (studies/study), units after numbers, grouped
@@ -51,6 +51,18 @@ PIECES = [
     "\n",
     "(",
     "'",
+    "Mr.",
+    "e.g.",
+    "J. Smith",
+    "3.14",
+    "。",
+    "！",
+    "?",
+    "「",
+    "」",
+    "\u201c",
+    "A.",
+    " \r\n",
 ]
 TEXT = st.lists(st.sampled_from(PIECES) | st.text(max_size=6), max_size=24).map("".join)
 
@@ -77,3 +89,9 @@ def test_a_term_is_indexed_in_exactly_the_sentences_that_hold_it(lines: list[str
         holding = [i for i, (_, ns, _) in enumerate(every) if number in {_unit(n) for n in ns}]
         assert doc.sentences_with({number}) == holding
         assert doc.absent_numbers({number}) == (set() if holding else {number})
+
+
+@given(st.lists(TEXT, max_size=6).map("\n".join))
+@settings(max_examples=400, deadline=None)
+def test_sentence_texts_are_the_texts_of_split_sentences(text: str) -> None:
+    assert sentence_texts(text) == [span.text for span in split_sentences(text)]

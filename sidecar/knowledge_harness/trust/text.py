@@ -195,6 +195,21 @@ def split_sentences(text: str) -> list[Span]:
     return spans
 
 
+def sentence_texts(text: str) -> list[str]:
+    """The texts of split_sentences(text), faster: a newline always ends a sentence, and a line with
+    no bracket or terminator before its last character is one sentence (most lines of a web page)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if _SPLIT_AT.search(stripped, 0, len(stripped) - 1) is None and stripped[-1] not in OPEN_BRACKETS:
+            out.append(stripped)
+        else:
+            out.extend(span.text for span in split_sentences(line))
+    return out
+
+
 # -- terms for alignment -------------------------------------------------------------------------
 
 _TOKEN_RE = re.compile(

@@ -35,7 +35,7 @@ from collections import defaultdict
 from collections.abc import Container
 from dataclasses import dataclass
 
-from ..text import Terms, has_cjk, nfkc, sentence_terms, split_sentences, terms
+from ..text import Terms, has_cjk, nfkc, sentence_terms, sentence_texts, terms
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
@@ -328,7 +328,7 @@ _HAS_DIGIT = re.compile(r"\d")
 
 def prepare(ev: EvidenceIn) -> _Doc:
     text = ev.text or ""
-    return _Doc(ev.source_id, [s.text for s in split_sentences(text)][:MAX_SENTENCES])
+    return _Doc(ev.source_id, sentence_texts(text)[:MAX_SENTENCES])
 
 
 @dataclass
