@@ -150,3 +150,46 @@ def test_a_note_with_the_negated_claim_fails_even_beside_supported_claims() -> N
     result = validate(request, LexicalJudge())
     assert [f.verdict for f in result.findings] == ["supported", "contradicted"]
     assert result.verdict == "fail"  # not warn → reviewed / L2
+
+
+_CANNES = (
+    "The film premiered at the 69th Cannes Film Festival in France.\n"
+    "The director was born in Lyon.\n"
+    "It opened in French cinemas on 19 May."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        # the window's "69th" is another number, but the page states the claim's 19 elsewhere
+        ("The film premiered at the Cannes Film Festival in France on 19 May.", "supported"),
+        ("The film premiered at the Cannes Film Festival in France on 21 May.", "contradicted"),
+        ("The film premiered at the 70th Cannes Film Festival in France.", "contradicted"),
+    ],
+)
+def test_an_english_number_stated_elsewhere_on_the_page_is_not_contradicted(claim: str, expected: str) -> None:
+    assert LexicalJudge().judge_pair(claim, _CANNES) == expected
+
+
+def test_a_gated_model_never_supports_a_claim_outside_its_gate() -> None:
+    from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES, Gate, GateMeasures
+    from knowledge_harness.trust.judges.lexical_model import fitted_models
+
+    english = fitted_models()["en"]
+    assert english.gate is not None  # the English model is always gated (docs/validator.md)
+    eager = english.__class__(
+        english.columns, english.mean, english.scale, english.weights, english.bias, -float("inf"), english.gate
+    )
+    features = [0.0] * len(FEATURE_NAMES)
+    inside = GateMeasures(missing=0, absent=0, absent_phrase=False, weakest_subclaim=1.0)
+    assert eager.supports(features, inside)
+    assert not eager.supports(features, None)
+    gate = Gate(max_missing=1, max_absent=1, absent_phrase_allowed=False, min_subclaim=0.5)
+    for outside in (
+        GateMeasures(missing=2, absent=0, absent_phrase=False, weakest_subclaim=1.0),
+        GateMeasures(missing=0, absent=2, absent_phrase=False, weakest_subclaim=1.0),
+        GateMeasures(missing=0, absent=0, absent_phrase=True, weakest_subclaim=1.0),
+        GateMeasures(missing=0, absent=0, absent_phrase=False, weakest_subclaim=0.4),
+    ):
+        assert gate.admits(inside) and not gate.admits(outside)

@@ -195,6 +195,21 @@ def split_sentences(text: str) -> list[Span]:
     return spans
 
 
+def sentence_texts(text: str) -> list[str]:
+    """The texts of split_sentences(text), faster: a newline always ends a sentence, and a line with
+    no bracket or terminator before its last character is one sentence (most lines of a web page)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        stripped = line.strip()
+        if not stripped:
+            continue
+        if _SPLIT_AT.search(stripped, 0, len(stripped) - 1) is None and stripped[-1] not in OPEN_BRACKETS:
+            out.append(stripped)
+        else:
+            out.extend(span.text for span in split_sentences(line))
+    return out
+
+
 # -- terms for alignment -------------------------------------------------------------------------
 
 _TOKEN_RE = re.compile(
@@ -485,3 +500,69 @@ def iter_windows(sentences: list[str], size: int = 3) -> Iterator[tuple[int, int
         for w in range(1, size + 1):
             if i + w <= len(sentences):
                 yield i, i + w
+
+
+# -- the same terms, per evidence sentence, fast -------------------------------------------------
+# A page of evidence holds hundreds of sentences and the judge needs only each sentence's *sets* of
+# terms: for text with no CJK character (most English pages) the words and numbers are found by two
+# C-level scans and stems are looked up in a table instead of walking match objects one by one.
+# sentence_terms(x) equals the sets of terms(x) (tests/trust/test_judge_text.py checks it).
+
+# exactly the characters that _TOKEN_RE's kanji, katakana and hiragana groups take
+_CJK_TOKEN_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々〆ヶ\u30a0-\u30ffー\u3040-\u309f]")
+# numbers (with the unit that follows, looked at but not taken: "20 km" still yields the word "km") or words
+_ASCII_TOKEN_RE = re.compile(
+    r"(\d+(?:[.,]\d+)*)(?=(?: *(" + UNIT_RE.pattern.removeprefix("^") + r"))?)|([a-z][a-z0-9'\-]*)"
+)
+# the Latin words _TOKEN_RE finds in such text: a number never starts inside a word, nor a word inside a number
+_LATIN_WORD_RE = re.compile(r"[a-z][a-z0-9'\-]*")
+_DIGIT_RE = re.compile(r"\d")
+_TERMS_CACHE_MAX = 200_000
+
+
+class _WordTerms(dict[str, str]):
+    """word -> its content term ("" for a stopword or a one-letter word), filled on first use."""
+
+    def __missing__(self, token: str) -> str:
+        word = token.strip("'-")
+        term = _stem(word) if word and word not in EN_STOPWORDS and len(word) > 1 else ""
+        if len(self) < _TERMS_CACHE_MAX:
+            self[token] = term
+        return term
+
+
+class _NumberTerms(dict[tuple[str, str], str]):
+    """(number, unit as written) -> "number|unit" as terms() writes it, filled on first use."""
+
+    def __missing__(self, key: tuple[str, str]) -> str:
+        number, unit = key
+        unit = unit.rstrip("s") if unit and unit.isascii() and len(unit) > 3 else unit
+        term = f"{_norm_number(number)}|{unit}"
+        if len(self) < _TERMS_CACHE_MAX:
+            self[key] = term
+        return term
+
+
+_WORD_TERMS = _WordTerms()
+_NUMBER_TERMS = _NumberTerms()
+
+
+def forget_cached_terms() -> None:
+    """Empty the word and number tables (a benchmark measures a cold start with it)."""
+    _WORD_TERMS.clear()
+    _NUMBER_TERMS.clear()
+
+
+def sentence_terms(text: str) -> tuple[set[str], set[str], set[str]]:
+    """The sets of terms(text): content terms, numbers with their unit, hiragana words."""
+    t = text.lower() if text.isascii() else nfkc(text).lower()
+    if _CJK_TOKEN_CHAR.search(t):
+        full = terms(text)
+        return set(full.content), set(full.numbers), set(full.hiragana)
+    words = _WORD_TERMS
+    numbers = _NUMBER_TERMS
+    content = {words[w] for w in _LATIN_WORD_RE.findall(t)}
+    content.discard("")
+    if not _DIGIT_RE.search(t):
+        return content, set(), set()
+    return content, {numbers[n, u] for n, u, _ in _ASCII_TOKEN_RE.findall(t) if n}, set()

@@ -101,6 +101,8 @@ _SUBCLAIM = re.compile(
 
 def normalize(text: str) -> str:
     """NFKC, lower case, Japanese counters and katakana nouns folded (see the module docstring)."""
+    if text.isascii():
+        return text.lower()  # NFKC leaves ASCII as it is
     s = nfkc(text).lower()
     if has_cjk(s):
         for kata, kanji in _KATAKANA_NOUNS:
@@ -192,6 +194,34 @@ def pair_features(claim: str, match: WindowMatch) -> list[float]:
 
 
 @dataclass(frozen=True, slots=True)
+class GateMeasures:
+    """What the English gate looks at, for one claim against its page."""
+
+    missing: int  # content words of the claim missing from its best window
+    absent: int  # … absent from the whole page
+    absent_phrase: bool  # two absent content words in a row: a detail the page does not state
+    weakest_subclaim: float  # coverage of the worst-covered sub-claim by its own best window
+
+
+@dataclass(frozen=True, slots=True)
+class Gate:
+    """The limits an English claim must meet before its model is asked (fitted with the model)."""
+
+    max_missing: int
+    max_absent: int
+    absent_phrase_allowed: bool
+    min_subclaim: float
+
+    def admits(self, m: GateMeasures) -> bool:
+        return (
+            m.missing <= self.max_missing
+            and m.absent <= self.max_absent
+            and (self.absent_phrase_allowed or not m.absent_phrase)
+            and m.weakest_subclaim >= self.min_subclaim
+        )
+
+
+@dataclass(frozen=True, slots=True)
 class LogisticModel:
     """Standardized features → logistic score; `threshold` on the raw score decides `supported`.
 
@@ -203,6 +233,7 @@ class LogisticModel:
     weights: tuple[float, ...]
     bias: float
     threshold: float
+    gate: Gate | None = None  # None: every pair reaches the model (Japanese: one-sentence evidence)
 
     def score(self, features: list[float]) -> float:
         picked = [features[c] for c in self.columns]
@@ -210,5 +241,7 @@ class LogisticModel:
             w * (x - m) / s for w, x, m, s in zip(self.weights, picked, self.mean, self.scale, strict=True)
         )
 
-    def supports(self, features: list[float]) -> bool:
+    def supports(self, features: list[float], measures: GateMeasures | None = None) -> bool:
+        if self.gate is not None and (measures is None or not self.gate.admits(measures)):
+            return False
         return self.score(features) >= self.threshold

@@ -14,7 +14,7 @@ from importlib import resources
 from typing import Any
 
 from ..text import has_cjk
-from .lexical_features import FEATURE_NAMES, LogisticModel
+from .lexical_features import FEATURE_NAMES, Gate, LogisticModel
 
 MODEL_FILE = "lexical_model.json"
 
@@ -37,6 +37,7 @@ def model_from_json(data: dict[str, Any]) -> LogisticModel:
         weights=tuple(data["weights"]),
         bias=float(data["bias"]),
         threshold=math.inf if data["threshold"] is None else float(data["threshold"]),  # None: never supports
+        gate=Gate(**data["gate"]) if data.get("gate") else None,
     )
 
 
