@@ -1,6 +1,6 @@
 """Builds small real vaults on disk for the trust tests, with hashes computed from the note bytes.
 
-`build_seed_vault` reproduces the seed's Stage E figures: 80 Keyword notes, 73 evidence-capable,
+`build_stage_e_vault` reproduces the Stage E figures of the trust design (docs/design/trust.md): 80 Keyword notes, 73 evidence-capable,
 59 Fresh L2 (Coverage 80.82%, 80% threshold 59, surplus 0), plus every stale trigger, every
 window, a disputed note, a metadata error and a malformed note.
 """
@@ -82,7 +82,7 @@ def in_days(days: int) -> dt.date:
     return TODAY + dt.timedelta(days=days)
 
 
-# Expected lists of the seed vault, used by the tests.
+# Expected lists of the Stage E vault, used by the tests.
 WINDOW_NOTES = {
     "next_batch": ["kw/win-due-today.md", "kw/win-5.md", "kw/win-7.md"],
     "prepare": ["kw/win-8.md", "kw/win-14.md"],
@@ -99,7 +99,7 @@ STALE_NOTES = {
 DISPUTED = ["kw/disputed.md"]
 
 
-def seed_specs() -> list[NoteSpec]:
+def stage_e_specs() -> list[NoteSpec]:
     specs: list[NoteSpec] = []
     # 59 Fresh L2: 50 plain, 7 in windows, one 31 days out, one L3 reviewed mix.
     for i in range(50):
@@ -144,9 +144,9 @@ def seed_specs() -> list[NoteSpec]:
 MALFORMED = "kw/malformed.md"
 
 
-def build_seed_vault(root: Path, policy: str | None = "ttl_days = 90\nthreshold = 0.80\n") -> Path:
-    write_vault(root, seed_specs(), policy)
-    # Not a Keyword note even when counted from its text (no `provenance:` line, no URL): the seed's
+def build_stage_e_vault(root: Path, policy: str | None = "ttl_days = 90\nthreshold = 0.80\n") -> Path:
+    write_vault(root, stage_e_specs(), policy)
+    # Not a Keyword note even when counted from its text (no `provenance:` line, no URL): the design's
     # figures stay 80 / 73 / 59 while the audit still lists the note under errors.
     (root / MALFORMED).write_bytes(b"---\ntitle: [unclosed\norigin: human\n---\nbody\n")
     (root / ".obsidian").mkdir(exist_ok=True)

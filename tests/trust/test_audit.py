@@ -1,4 +1,4 @@
-"""The read-only audit on a vault built to reproduce the seed's Stage E figures."""
+"""The read-only audit on a vault built to reproduce the trust design's Stage E figures."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 from tests.conftest import KH, start_sidecar, stop_sidecar
 
-from .audit_vault import DISPUTED, MALFORMED, STALE_NOTES, TODAY, WINDOW_NOTES, build_seed_vault, snapshot
+from .audit_vault import DISPUTED, MALFORMED, STALE_NOTES, TODAY, WINDOW_NOTES, build_stage_e_vault, snapshot
 
 SEED_LINES = [
     "Raw Keywords: 80",
@@ -35,7 +35,7 @@ SEED_LINES = [
 
 @pytest.fixture(scope="module")
 def seed_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return build_seed_vault(tmp_path_factory.mktemp("seed") / "vault")
+    return build_stage_e_vault(tmp_path_factory.mktemp("stage-e") / "vault")
 
 
 def kh(*args: str) -> subprocess.CompletedProcess[str]:
@@ -69,7 +69,7 @@ def test_json_report_has_the_contract_keys_and_figures(seed_vault: Path) -> None
 
 
 def test_one_more_stale_note_drops_coverage_below_the_threshold(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v")
+    vault = build_stage_e_vault(tmp_path / "v")
     note = vault / "kw/fresh-01.md"
     note.write_bytes(note.read_bytes() + b"\nedited\n")
     report = run_audit(NoteCatalog(Vault.open(vault)), Policy(), today=TODAY)
@@ -78,7 +78,7 @@ def test_one_more_stale_note_drops_coverage_below_the_threshold(tmp_path: Path) 
 
 
 def test_audit_changes_no_file_in_the_vault(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v")
+    vault = build_stage_e_vault(tmp_path / "v")
     before = snapshot(vault)
     for args in (["--json"], [], ["--fail-under", "0.9"], ["--threshold", "0.5"]):
         kh("audit", str(vault), "--today", TODAY.isoformat(), *args)
@@ -87,7 +87,7 @@ def test_audit_changes_no_file_in_the_vault(tmp_path: Path) -> None:
 
 
 def test_record_appends_one_summary_line_and_nothing_else(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v")
+    vault = build_stage_e_vault(tmp_path / "v")
     before = snapshot(vault)
     for _ in range(2):
         assert kh("audit", str(vault), "--today", TODAY.isoformat(), "--record").returncode == 0
@@ -109,7 +109,7 @@ def test_fail_under_exits_1_below_and_0_at_or_above(seed_vault: Path) -> None:
 
 
 def test_threshold_label_and_count_follow_the_configured_threshold(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v", policy="threshold = 0.85\n")
+    vault = build_stage_e_vault(tmp_path / "v", policy="threshold = 0.85\n")
     lines = kh("audit", str(vault), "--today", TODAY.isoformat()).stdout.splitlines()
     assert lines[4] == "85% threshold: 63"
     assert lines[5] == "Threshold surplus: -4"
@@ -135,21 +135,21 @@ def test_bad_arguments_exit_2_with_one_sentence(seed_vault: Path) -> None:
 
 
 def test_invalid_policy_is_an_input_error_naming_the_key(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v", policy="ttl_days = 0\n")
+    vault = build_stage_e_vault(tmp_path / "v", policy="ttl_days = 0\n")
     result = kh("audit", str(vault))
     assert result.returncode == 2
     assert "ttl_days" in result.stderr
 
 
 def test_keyword_rule_by_folder_changes_the_population(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v", policy="[keywords]\nprovenance = false\nfolders = ['journal']\n")
+    vault = build_stage_e_vault(tmp_path / "v", policy="[keywords]\nprovenance = false\nfolders = ['journal']\n")
     policy = load_policy(vault)
     report = run_audit(NoteCatalog(Vault.open(vault)), policy, today=TODAY)
     assert (report.raw, report.evidence_capable, report.fresh_l2) == (5, 5, 1)
 
 
 def test_warm_audit_reuses_parsed_notes_and_sees_edits(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v")
+    vault = build_stage_e_vault(tmp_path / "v")
     catalog = NoteCatalog(Vault.open(vault))
     first = run_audit(catalog, Policy(), today=TODAY)
     assert run_audit(catalog, Policy(), today=TODAY) == first
@@ -158,7 +158,7 @@ def test_warm_audit_reuses_parsed_notes_and_sees_edits(tmp_path: Path) -> None:
 
 
 def test_files_the_scan_skips_are_listed_as_errors_and_the_figures_stay(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v")
+    vault = build_stage_e_vault(tmp_path / "v")
     catalog = NoteCatalog(Vault.open(vault))
     first = run_audit(catalog, Policy(), today=TODAY)
     (vault / "loop").mkdir()
@@ -175,7 +175,7 @@ def test_files_the_scan_skips_are_listed_as_errors_and_the_figures_stay(tmp_path
 
 
 def test_rest_audit_badge_and_stale_on_a_real_sidecar(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v")
+    vault = build_stage_e_vault(tmp_path / "v")
     before = snapshot(vault)
     sidecar = start_sidecar(vault)
     try:
@@ -233,7 +233,7 @@ async def _mcp_calls(url: str, token: str) -> tuple[list[str], Any, Any]:
 
 
 def test_mcp_audit_and_badge_tools_on_a_real_sidecar(tmp_path: Path) -> None:
-    vault = build_seed_vault(tmp_path / "v")
+    vault = build_stage_e_vault(tmp_path / "v")
     sidecar = start_sidecar(vault)
     try:
         tools, audit, badge = anyio.run(_mcp_calls, sidecar.url, sidecar.agent_token)

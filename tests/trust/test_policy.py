@@ -120,7 +120,7 @@ def test_proposed_blocks_carry_dates_hashes_and_sources_and_keep_extra_keys() ->
     )
     assert verification["status"] == "verified" and verification["level"] == 2
     assert verification["last_validated"] == today
-    assert verification["revalidate_after"] == dt.date(2026, 11, 30)  # the seed's example: +90 days
+    assert verification["revalidate_after"] == dt.date(2026, 11, 30)  # the design's example: +90 days
     assert verification["content_sha256"] == "a" * 64 and verification["references_sha256"] == "b" * 64
     assert verification["run_id"] == "run-1" and verification["validator"] == "lexical-1"
     assert verification["reviewer_note"] == "keep me"

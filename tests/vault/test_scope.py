@@ -37,7 +37,7 @@ def repo(tmp_path: Path) -> Path:
     git(root, "init", "-q")
     git(root, "config", "user.email", "t@example.invalid")
     git(root, "config", "user.name", "t")
-    git(root, "config", "core.quotePath", "true")  # the default that bit the seed's author
+    git(root, "config", "core.quotePath", "true")  # git's default, which escapes Japanese names
     git(root, "add", "-A")
     git(root, "commit", "-qm", "init")
     return root

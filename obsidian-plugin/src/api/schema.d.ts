@@ -1407,7 +1407,7 @@ export interface components {
         };
         /**
          * DecisionView
-         * @description After O-11: the seed's Japanese message, the stored decision, its record and the run status.
+         * @description After O-11: the fixed Japanese message (docs/design/pipeline.md), the stored decision, its record and the run status.
          */
         DecisionView: {
             /** Message Ja */

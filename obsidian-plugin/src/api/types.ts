@@ -83,7 +83,7 @@ export type ReviewResponse = Schemas["ReviewView"];
 export type ReviewPacket = Schemas["ReviewPacket"];
 /** POST /v1/pipeline/runs/{id}/decision body (`via` has a default in the sidecar; who decides comes from the token). */
 export type DecisionRequest = Omit<Schemas["DecisionBody"], "via"> & Partial<Pick<Schemas["DecisionBody"], "via">>;
-/** POST /v1/pipeline/runs/{id}/decision answer: the seed's Japanese message, the decision, record and status. */
+/** POST /v1/pipeline/runs/{id}/decision answer: the fixed Japanese message, the decision, record and status. */
 export type DecisionResponse = Schemas["DecisionView"];
 /** GET /v1/pipeline/decision-choices. */
 export type DecisionChoiceInfo = Schemas["DecisionChoice"];

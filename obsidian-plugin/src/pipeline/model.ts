@@ -2,7 +2,7 @@ import type { DecisionChoice, PipelineRecord, PipelineRunDetail, PipelineRunStat
 
 /**
  * The four choices of the review prompt (O-11). The Japanese labels are the
- * seed's own words and are shown in every interface language.
+ * design's own words and are shown in every interface language.
  */
 export const DECISION_LABELS_JA: Record<DecisionChoice, string> = {
 	approve: "公開を承認する",

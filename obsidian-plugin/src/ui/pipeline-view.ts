@@ -206,7 +206,7 @@ export class PipelineRunView extends ItemView {
 	}
 }
 
-/** The choices as the sidecar words them; the seed's labels when GET /v1/pipeline/decision-choices is not available. */
+/** The choices as the sidecar words them; the design's labels when GET /v1/pipeline/decision-choices is not available. */
 function fallbackChoices(review: ReviewResponse | null): DecisionChoiceInfo[] {
 	const effects = new Map((review?.review_packet.choices ?? []).map((choice) => [choice.code, choice.effect_ja]));
 	return DECISION_CHOICES.map((code) => ({ code, label_ja: DECISION_LABELS_JA[code], effect_ja: effects.get(code) ?? "", message_ja: "" }));
@@ -220,7 +220,7 @@ export function offeredChoices(choices: DecisionChoiceInfo[], review: ReviewResp
 
 /**
  * The review prompt (O-11): the Review Packet (公開候補の確認待ち) and the four
- * choices in the seed's Japanese words. An approval sends the candidate commit
+ * choices in the design's Japanese words. An approval sends the candidate commit
  * and the packet's SHA-256 taken from GET …/review (the sidecar refuses it with
  * 409 until the candidate is merged); a revision needs instructions and target
  * blocks; every decision names the packet it was made on.
@@ -298,7 +298,7 @@ export class ReviewModal extends Modal {
 
 		el.createEl("p", { text: t("review.prompt") });
 		const choices = el.createDiv({ cls: "kh-choices" });
-		// Japanese: the sidecar's own (the seed's) words; English: the catalogue's.
+		// Japanese: the sidecar's own (the design's) words; English: the catalogue's.
 		const ja = currentLocale() === "ja";
 		for (const info of this.choices) {
 			const button = choices.createEl("button", { cls: "kh-choice", attr: { "data-choice": info.code } });

@@ -15,7 +15,7 @@ technical_sense_markers = ["confidential"]    # private markers with a technical
 review_markers = ["社内", "顧客"]               # undecidable → ask the person
 max_masked_ratio = 0.5
 
-[evidence]                      # the seed's initial limits
+[evidence]                      # the initial limits
 rounds = 3
 queries_per_round = 4
 max_fetches = 20

@@ -2,7 +2,7 @@
 
 Every operation hands over at least: run_id, input_refs, state_before, state_after, result,
 reason_codes, summary_ja, uncertainties, created_at, producer. The names below are spelled
-exactly as in the seed; reason codes are one enum, explained in Japanese and English here and
+exactly as docs/design/pipeline.md spells them; reason codes are one enum, explained in Japanese and English here and
 in docs/pipeline.md. See docs/design/pipeline.md.
 """
 
@@ -33,7 +33,7 @@ class State(StrEnum):
     HOLD = "HOLD"
 
 
-# The decision node of the seed's diagram ({HUMAN_DECISION}) is not a stored state: a run in
+# The decision node of the design's diagram (docs/design/pipeline.md) ({HUMAN_DECISION}) is not a stored state: a run in
 # REVIEW_READY waits for it, and `waiting_for` names it.
 HUMAN_DECISION = "HUMAN_DECISION"
 
@@ -742,7 +742,7 @@ RECORD_KEYS: tuple[str, ...] = (
 
 
 class OperationRecord(BaseModel):
-    """One operation's outcome. The first eleven fields are the seed's common contract."""
+    """One operation's outcome. The first eleven fields are every record's common contract (docs/design/pipeline.md)."""
 
     model_config = ConfigDict(extra="forbid")
 

@@ -47,7 +47,7 @@ TRANSIENT_CODES = frozenset({"connect_error", "timeout", "read_error", "http_429
 class TrustFetcher:
     """Adapter onto the shared evidence fetcher (trust/evidence.py): SSRF guard, charset, main text.
 
-    One attempt per call (the policy's own retries set to 0): O-04 owns the seed's retry budget.
+    One attempt per call (the policy's own retries set to 0): O-04 owns the retry budget.
     """
 
     def __init__(self, policy: EvidencePolicy) -> None:

@@ -199,7 +199,7 @@ class PublicationDecision(_Model):
 
 
 class DecisionView(_Model):
-    """After O-11: the seed's Japanese message, the stored decision, its record and the run status."""
+    """After O-11: the fixed Japanese message (docs/design/pipeline.md), the stored decision, its record and the run status."""
 
     message_ja: str
     decision: PublicationDecision | None

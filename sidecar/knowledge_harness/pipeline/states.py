@@ -1,4 +1,4 @@
-"""The seed's state machine: which operation may move a run from which state to which.
+"""The pipeline's state machine (docs/design/pipeline.md): which operation may move a run from which state to which.
 
 The table is data so that part 2 (O-06 … O-12) only fills in its rows. A record whose
 state_after equals state_before is a wait (HOLD with a question, RETRYABLE_ERROR) or a

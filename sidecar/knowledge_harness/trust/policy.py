@@ -94,7 +94,7 @@ def note_tags(properties: Mapping[str, Any]) -> list[str]:
 
 
 class StagePolicy(_Strict):
-    """Batch size limits per rollout stage (seed stages C, D, E)."""
+    """Batch size limits per rollout stage (rollout stages C, D, E: docs/design/trust.md)."""
 
     canary: int = Field(default=1, ge=1, le=1)
     pilot: int = Field(default=8, ge=1, le=100)
@@ -249,7 +249,7 @@ def map_verdict(
     all_claims_primary_supported: bool,
     current_level: int,
 ) -> tuple[Status, int, EvidenceStatus]:
-    """The seed's mapping of a judge verdict to (verification.status, level, evidence.status).
+    """The design's mapping (docs/design/trust.md) of a judge verdict to (verification.status, level, evidence.status).
 
     - a fetch failure (no evidence body could be obtained) or `unverifiable`: L1 Machine Review
       (a machine looked, nothing confirmed: never higher, also not left at L0), status

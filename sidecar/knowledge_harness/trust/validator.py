@@ -9,7 +9,7 @@ test check this). Rules:
   use, is downgraded to `unsupported` (a judge cannot support or refute with words the
   evidence does not contain); a claim the judge skipped is `unsupported`;
 - any `contradicted` → `fail`; every claim `supported` → `pass`; some supported → `warn`;
-  none supported (evidence text was there but backs nothing) → `unverifiable`. The seed's
+  none supported (evidence text was there but backs nothing) → `unverifiable`. The design's
   reviewed/L2 means "evidence fetched, *some* claims not found in it"; a page that supports
   nothing (a portal, a link list) must not lift a note to L2.
 Confidence is reported, and never changes the verdict. Score = share of supported claims.

@@ -1,4 +1,4 @@
-"""MCP tools of the reasoning index, in the seed's reading order.
+"""MCP tools of the reasoning index, in the agent's reading order (docs/design/reasoning-index.md).
 
 1. index_search / index_tree: find candidate notes  2. index_note_headings: pick a section
 3. index_read_section: read the original Markdown and answer from it.

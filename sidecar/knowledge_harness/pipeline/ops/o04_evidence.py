@@ -1,6 +1,6 @@
 """O-04 Collect Evidence: search rounds, ranking by source class, fetches, dedupe, limits, metrics.
 
-The seed's initial limits (configurable in `[evidence]`): 3 rounds × 4 queries, 20 body
+The initial limits (docs/design/pipeline.md) (configurable in `[evidence]`): 3 rounds × 4 queries, 20 body
 fetches, 12 adopted, 3 per domain, 15 minutes, 2 extra tries per URL on a transient failure.
 Primary sources are adopted first (primary_target), then independent secondary and community
 sources (reaction_target), then the rest by class up to max_adopted. Vault notes are read whole;

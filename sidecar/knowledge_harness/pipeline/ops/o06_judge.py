@@ -1,4 +1,4 @@
-"""O-06 Judge Candidate: an AI-judge step; the program applies the seed's rule to its axes.
+"""O-06 Judge Candidate: an AI-judge step; the program applies the design's rule (docs/design/pipeline.md) to its axes.
 
 Required axes: evidence sufficiency, novelty against past articles, reader value, the author's
 own question or judgment — each PASS / FAIL / UNCERTAIN with a confidence 0–1, reasons and the
