@@ -197,6 +197,18 @@ def _expand_at(s: str, pos: int, marks: list[int]) -> str:
     return expanded
 
 
+def _past_quote_mark(s: str, pos: int, marks: list[int], tabs: bool) -> tuple[str, int]:
+    """The line (tabs expanded from `pos` when it has any) and the position after a block quote's
+    '>' at pos - 1 and the one optional space that follows it."""
+    if tabs:
+        marks[0] += 1
+        marks[1] = 1
+        s = _expand_at(s, pos, marks)
+    if pos < len(s) and s[pos] == " ":
+        pos += 1
+    return s, pos
+
+
 # markdown-it's own table of HTML block start and end conditions (CommonMark's 7 kinds):
 # (start pattern, end pattern, can interrupt a paragraph)
 _HTML_STARTS = [(start, end, interrupts, end.search("") is not None) for start, end, interrupts in HTML_SEQUENCES]
@@ -494,14 +506,8 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                     if nxt - pos > 3:
                         # markdown-it continues a block quote at a '>' after any indentation
                         raise _GiveUp
-                    pos = nxt + 1
-                    if tabs:
-                        marks[0] += 1
-                        marks[1] = 1
-                        s = _expand_at(s, pos, marks)
-                        length = len(s)
-                    if pos < length and s[pos] == " ":
-                        pos += 1
+                    s, pos = _past_quote_mark(s, nxt + 1, marks, tabs)
+                    length = len(s)
                     matched += 1
                     continue
                 break
@@ -592,14 +598,8 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                 depth += 1
                 if len(containers) > MAX_CONTAINER_DEPTH:
                     raise _GiveUp
-                pos = nxt + 1
-                if tabs:
-                    marks[0] += 1
-                    marks[1] = 1
-                    s = _expand_at(s, pos, marks)
-                    length = len(s)
-                if pos < length and s[pos] == " ":
-                    pos += 1
+                s, pos = _past_quote_mark(s, nxt + 1, marks, tabs)
+                length = len(s)
                 started = True
                 container_para = tip_para = False
                 continue
