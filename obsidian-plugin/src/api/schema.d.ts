@@ -961,10 +961,6 @@ export interface components {
         };
         /** AuditTrendPoint */
         AuditTrendPoint: {
-            /** Recorded At */
-            recorded_at: string;
-            /** Today */
-            today: string;
             /** Raw */
             raw: number;
             /** Evidence Capable */
@@ -979,6 +975,10 @@ export interface components {
             threshold_count: number;
             /** Surplus */
             surplus: number;
+            /** Recorded At */
+            recorded_at: string;
+            /** Today */
+            today: string;
             /**
              * Stale
              * @default 0

@@ -212,8 +212,8 @@ class AuditWindows(BaseModel):
     watch: list[str] = Field(default_factory=list)
 
 
-class AuditReport(BaseModel):
-    """The audit JSON of docs/audit.md, plus `today` and `ttl_days` (the inputs of the figures)."""
+class AuditFigures(BaseModel):
+    """The audit's figures (docs/audit.md), in a report and in each recorded audit."""
 
     raw: int
     evidence_capable: int
@@ -222,6 +222,11 @@ class AuditReport(BaseModel):
     threshold: float
     threshold_count: int
     surplus: int
+
+
+class AuditReport(AuditFigures):
+    """The audit JSON of docs/audit.md, plus `today` and `ttl_days` (the inputs of the figures)."""
+
     windows: AuditWindows
     stale: list[StaleNote]
     provisional: list[ProvisionalNote] = Field(default_factory=list)
@@ -717,13 +722,7 @@ def record_audit(catalog: NoteCatalog, report: AuditReport) -> str:
     summary = {
         "recorded_at": now_utc_z(),
         "today": report.today.isoformat(),
-        "raw": report.raw,
-        "evidence_capable": report.evidence_capable,
-        "fresh_l2": report.fresh_l2,
-        "coverage": report.coverage,
-        "threshold": report.threshold,
-        "threshold_count": report.threshold_count,
-        "surplus": report.surplus,
+        **AuditFigures.model_validate(report, from_attributes=True).model_dump(),
         "stale": len(report.stale),
         "disputed": len(report.disputed),
         "errors": len(report.errors),
@@ -732,16 +731,9 @@ def record_audit(catalog: NoteCatalog, report: AuditReport) -> str:
     return path.relative_to(catalog.vault.root.resolve()).as_posix()
 
 
-class AuditTrendPoint(BaseModel):
+class AuditTrendPoint(AuditFigures):
     recorded_at: str
     today: str
-    raw: int
-    evidence_capable: int
-    fresh_l2: int
-    coverage: float
-    threshold: float
-    threshold_count: int
-    surplus: int
     stale: int = 0
     disputed: int = 0
     errors: int = 0
