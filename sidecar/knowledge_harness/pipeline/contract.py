@@ -726,23 +726,8 @@ class Uncertainty(BaseModel):
     source_ids: list[str] = Field(default_factory=list)
 
 
-RECORD_KEYS: tuple[str, ...] = (
-    "operation",
-    "run_id",
-    "input_refs",
-    "state_before",
-    "state_after",
-    "result",
-    "reason_codes",
-    "summary_ja",
-    "uncertainties",
-    "created_at",
-    "producer",
-)
-
-
-class OperationRecord(BaseModel):
-    """One operation's outcome. The first eleven fields are every record's common contract (docs/design/pipeline.md)."""
+class RecordContract(BaseModel):
+    """The eleven keys every operation record carries, in their order (docs/design/pipeline.md)."""
 
     model_config = ConfigDict(extra="forbid")
 
@@ -757,6 +742,14 @@ class OperationRecord(BaseModel):
     uncertainties: list[Uncertainty] = Field(default_factory=list)
     created_at: str
     producer: Producer
+
+
+RECORD_KEYS: tuple[str, ...] = tuple(RecordContract.model_fields)
+
+
+class OperationRecord(RecordContract):
+    """One operation's outcome: the common contract, then the engine's bookkeeping."""
+
     # bookkeeping, kept in the record file
     seq: int = 0
     attempt: int = 1

@@ -15,16 +15,15 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from .contract import (
-    Producer,
     Question,
     ReasonCode,
+    RecordContract,
     RequestRef,
     Result,
     RunLabel,
     RunStatus,
     State,
     TaskEntry,
-    Uncertainty,
     explain,
 )
 
@@ -39,20 +38,11 @@ class ReasonExplanation(_Model):
     en: str
 
 
-class RecordView(_Model):
+class RecordView(RecordContract):
     """An operation record: the contract's eleven keys plus the reason codes explained."""
 
-    operation: str
-    run_id: str
-    input_refs: list[str]
-    state_before: State | None
-    state_after: State
-    result: Result
-    reason_codes: list[ReasonCode]
-    summary_ja: str
-    uncertainties: list[Uncertainty]
-    created_at: str
-    producer: Producer
+    model_config = ConfigDict(extra="forbid", json_schema_serialization_defaults_required=True)
+
     reasons: list[ReasonExplanation] = Field(description="reason_codes with their Japanese and English explanations.")
 
 
