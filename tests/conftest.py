@@ -80,7 +80,7 @@ def _machine_config_outside_home(tmp_path_factory: pytest.TempPathFactory) -> It
 
 @pytest.fixture(autouse=True)
 def _machine_config_per_test() -> Iterator[None]:
-    """A test may point KH_CONFIG elsewhere (tests/pipeline/helpers.write_configs); the next one starts clean."""
+    """A test may point KH_CONFIG elsewhere (tests/support/pipeline_helpers.write_configs); the next one starts clean."""
     saved = os.environ.get("KH_CONFIG")
     try:
         yield

@@ -16,8 +16,8 @@ from mcp.client.streamable_http import streamable_http_client
 from knowledge_harness.pipeline.contract import RECORD_KEYS
 
 from ..conftest import KH, Sidecar, start_sidecar, stop_sidecar
+from ..support.pipeline_helpers import packet_for, request_note, write_configs, write_note
 from ..support.terminal import run_at_terminal
-from .helpers import packet_for, request_note, write_configs, write_note
 
 
 def _request_note_of(vault: Path) -> str:

@@ -10,7 +10,7 @@ from knowledge_harness.pipeline.drafts import CheckInputs, autofix, check_draft,
 from knowledge_harness.vault.blog_repo import PastPost
 
 from ..conftest import KH
-from .part2_support import git, make_blog, make_vault, pipeline, to_review_ready
+from ..support.part2_support import git, make_blog, make_vault, pipeline, to_review_ready
 
 GOOD = """\
 YAML の真偽値

@@ -21,7 +21,7 @@ from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 from tests.conftest import KH, start_sidecar, stop_sidecar
 
-from .audit_vault import DISPUTED, MALFORMED, STALE_NOTES, TODAY, WINDOW_NOTES, build_stage_e_vault, snapshot
+from ..support.audit_vault import DISPUTED, MALFORMED, STALE_NOTES, TODAY, WINDOW_NOTES, build_stage_e_vault, snapshot
 
 SEED_LINES = [
     "Raw Keywords: 80",

@@ -17,8 +17,8 @@ from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
+from ..support.batch_support import TODAY, kh, tree_bytes
 from ..support.people import PERSON
-from .batch_support import TODAY, kh, tree_bytes
 
 DAY = dt.date.fromisoformat(TODAY)
 

@@ -22,10 +22,7 @@ from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import use_machine_config
-from ..pipeline.helpers import LocalServer, html_page, local_server
-from ..support.llm_standin import LLMStandIn
-from ..support.people import PERSON
-from .batch_support import (
+from ..support.batch_support import (
     TODAY,
     git_vault,
     kh,
@@ -33,6 +30,9 @@ from .batch_support import (
     spawn_approval,
     wait_for,
 )
+from ..support.llm_standin import LLMStandIn
+from ..support.people import PERSON
+from ..support.pipeline_helpers import LocalServer, html_page, local_server
 
 FUJI = "富士山の標高は3776メートルで、日本で最も高い山である。"
 FUJI_CHANGED = "富士山の標高は3776メートルではなく、日本で最も高い山でもない。"

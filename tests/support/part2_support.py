@@ -12,8 +12,8 @@ from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
-from ..support.people import PERSON
-from .helpers import packet_for, request_note, write_note
+from .people import PERSON
+from .pipeline_helpers import packet_for, request_note, write_note
 
 QUESTION = "Obsidian のプロパティ（frontmatter）は YAML 1.2 として読まれるのか。yes/no の真偽値の扱いを知りたい。"
 # 2026-03-01 10:00 in Asia/Tokyo
