@@ -98,6 +98,17 @@ def use_machine_config(monkeypatch: pytest.MonkeyPatch, folder: Path, text: str)
 
 
 @pytest.fixture
+def small_vault(tmp_path: Path) -> Path:
+    """Two notes, one in a Japanese folder: the vault of `kh serve`'s tests (the HTTP guards in tests/api,
+    the command's options in tests/cli). tests/index/test_build.py defines its own `small_vault`."""
+    vault = tmp_path / "vault"
+    (vault / "フォルダ").mkdir(parents=True)
+    (vault / "a.md").write_text("---\ntitle: Alpha\n---\n# Alpha\n", encoding="utf-8")
+    (vault / "フォルダ" / "日本語.md").write_text("# 日本語のノート\n", encoding="utf-8")
+    return vault
+
+
+@pytest.fixture
 def example_vault(tmp_path: Path) -> Path:
     """A private copy of examples/vault (tests never touch the original)."""
     return copy_example_vault(tmp_path / "vault")
