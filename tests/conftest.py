@@ -80,7 +80,7 @@ def _machine_config_outside_home(tmp_path_factory: pytest.TempPathFactory) -> It
 
 @pytest.fixture(autouse=True)
 def _machine_config_per_test() -> Iterator[None]:
-    """A test may point KH_CONFIG elsewhere (tests/pipeline/helpers.write_configs); the next one starts clean."""
+    """A test may point KH_CONFIG elsewhere (tests/support/pipeline_helpers.write_configs); the next one starts clean."""
     saved = os.environ.get("KH_CONFIG")
     try:
         yield
@@ -95,6 +95,17 @@ def use_machine_config(monkeypatch: pytest.MonkeyPatch, folder: Path, text: str)
     path.write_text(text, encoding="utf-8")
     monkeypatch.setenv("KH_CONFIG", str(path))
     return path
+
+
+@pytest.fixture
+def small_vault(tmp_path: Path) -> Path:
+    """Two notes, one in a Japanese folder: the vault of `kh serve`'s tests (the HTTP guards in tests/api,
+    the command's options in tests/cli). tests/index/test_build.py defines its own `small_vault`."""
+    vault = tmp_path / "vault"
+    (vault / "フォルダ").mkdir(parents=True)
+    (vault / "a.md").write_text("---\ntitle: Alpha\n---\n# Alpha\n", encoding="utf-8")
+    (vault / "フォルダ" / "日本語.md").write_text("# 日本語のノート\n", encoding="utf-8")
+    return vault
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ..conftest import start_sidecar, stop_sidecar
-from ..trust.batch_support import (
+from ..support.batch_support import (
     git_vault,
     plan_json,
     run_record,

@@ -1,11 +1,9 @@
-"""Hostile evidence against a real `kh serve` and `kh validate`: pages whose text is too slow to
-extract, and notes citing more text than one validation may judge. Each is a per-note reason;
-the sidecar keeps answering and a batch plan still plans the other notes."""
+"""Hostile evidence against a real `kh serve`: pages whose text is too slow to extract, and notes citing
+more text than one validation may judge. Each is a per-note reason; the sidecar keeps answering and a
+batch plan still plans the other notes (`kh validate` on the same notes: tests/cli/test_validate.py)."""
 
 from __future__ import annotations
 
-import os
-import subprocess
 import threading
 from collections.abc import Iterator
 from pathlib import Path
@@ -13,12 +11,9 @@ from pathlib import Path
 import httpx
 import pytest
 
-from tests.conftest import KH, Sidecar, start_sidecar, stop_sidecar
+from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 from tests.support.evidence_site import EvidenceSite
-
-GOOD = "Keywords/Fuji.md"
-BIG = "Keywords/Big.md"
-SLOW = "Keywords/Slow.md"
+from tests.support.hostile_evidence import BIG, GOOD, SLOW, machine_config_env, note_citing, write_hostile_vault
 
 
 @pytest.fixture(scope="module")
@@ -30,35 +25,10 @@ def site() -> Iterator[EvidenceSite]:
         running.stop()
 
 
-def _note(title: str, text: str, urls: list[str]) -> str:
-    refs = "".join(f"  - {u}\n" for u in urls)
-    return f"---\nprovenance: {{origin: ai_generated}}\nreferences:\n{refs}---\n# {title}\n\n{text}\n"
-
-
-def _vault(root: Path, site: EvidenceSite) -> Path:
-    (root / ".harness").mkdir(parents=True)
-    (root / ".harness/policy.toml").write_text("[evidence]\ntimeout_seconds = 2\n", encoding="utf-8")
-    (root.parent / "machine-config.toml").write_text(  # only the machine configuration allows a private host
-        f'[evidence]\nallow_private_hosts = ["{site.allow_entry}"]\n', encoding="utf-8"
-    )
-    (root / "Keywords").mkdir()
-    fuji = "Mount Fuji is 3,776 metres high. It is the highest mountain in Japan."
-    (root / GOOD).write_text(_note("Fuji", fuji, [f"{site.url}/en/fuji"]), encoding="utf-8")
-    big = [f"{site.url}/big/{n}" for n in range(6)]
-    (root / BIG).write_text(_note("Big", "Mountains and lakes fill space.", big), encoding="utf-8")
-    slow = [f"{site.url}/links", f"{site.url}/en/fuji"]
-    (root / SLOW).write_text(_note("Slow", fuji, slow), encoding="utf-8")
-    return root
-
-
-def _machine(vault: Path) -> dict[str, str]:
-    return {"KH_CONFIG": str(vault.parent / "machine-config.toml")}
-
-
 @pytest.fixture(scope="module")
 def served(site: EvidenceSite, tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
-    vault = _vault(tmp_path_factory.mktemp("hostile") / "vault", site)
-    running = start_sidecar(vault, env=_machine(vault))
+    vault = write_hostile_vault(tmp_path_factory.mktemp("hostile") / "vault", site)
+    running = start_sidecar(vault, env=machine_config_env(vault))
     try:
         yield running
     finally:
@@ -93,21 +63,6 @@ def test_a_plan_with_one_note_over_the_limit_plans_the_others(served: Sidecar) -
     assert skip["path"] == BIG and "(evidence_too_large)" in skip["reason"]
 
 
-def test_kh_validate_prints_one_line_and_no_traceback(served: Sidecar) -> None:
-    result = subprocess.run(
-        [str(KH), "validate", str(served.vault), BIG, "--dry-run"],
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-        env={**os.environ, **_machine(served.vault)},
-    )
-    assert result.returncode == 2, result.stdout
-    assert "Traceback" not in result.stderr and "ValidationError" not in result.stderr
-    [line] = result.stderr.strip().splitlines()
-    assert line.startswith("kh: The note's 6 cited pages hold ") and "(evidence_too_large)" in line
-
-
 def test_a_page_too_slow_to_extract_fails_alone_while_the_sidecar_answers(served: Sidecar) -> None:
     answers: list[int] = []
     done = threading.Event()
@@ -139,7 +94,7 @@ MIXED = "Keywords/Mixed.md"
 
 def test_a_source_is_supported_only_when_all_its_claims_are(served: Sidecar, site: EvidenceSite) -> None:
     text = "Mount Fuji is 3,776 metres high.\n\nMount Fuji is a giant cake made of cheese and chocolate."
-    (served.vault / MIXED).write_text(_note("Mixed", text, [f"{site.url}/en/fuji"]), encoding="utf-8")
+    (served.vault / MIXED).write_text(note_citing("Mixed", text, [f"{site.url}/en/fuji"]), encoding="utf-8")
     with served.client() as client:
         r = client.post(f"/v1/trust/notes/{MIXED}/validate", params={"dry_run": "true"})
     assert r.status_code == 200, r.text

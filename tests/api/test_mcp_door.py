@@ -4,17 +4,14 @@ agent token, and stdio on a real `kh mcp VAULT` with no sidecar running."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 from pathlib import Path
 from typing import Any
 
-import anyio
 from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import CallToolResult
 
-from ..conftest import KH, Sidecar, copy_example_vault
+from ..conftest import KH, Sidecar
 from ..support.mcp_clients import error_of, over_http, over_stdio
 
 
@@ -54,64 +51,6 @@ def test_a_refusal_with_details_lists_them(sidecar: Sidecar) -> None:
     assert refused["detail"] == [
         {"key": "judge.base_url", "message": "belongs in the machine configuration, not the vault"}
     ]
-
-
-def test_kh_mcp_serves_the_same_tools_over_stdio_without_a_sidecar(example_vault: Path) -> None:
-    async def work(session: ClientSession) -> tuple[set[str], CallToolResult, CallToolResult]:
-        names = {t.name for t in (await session.list_tools()).tools}
-        badge = await session.call_tool("trust_badge", {"path": "Keywords/鮮度管理.md"})
-        refused = await session.call_tool("harness_submit_result", {"task_id": "T-nope", "output": {}})
-        return names, badge, refused
-
-    names, badge, refused = over_stdio(example_vault, work)
-    assert {"list_notes", "trust_badge", "index_search", "harness_next_task"} <= names
-    assert not badge.is_error and badge.structured_content is not None
-    assert badge.structured_content["path"] == "Keywords/鮮度管理.md"
-    assert error_of(refused)["code"] == "not_found"
-
-
-def test_kh_mcp_keeps_stdout_for_the_protocol_and_exits_when_stdin_closes(example_vault: Path) -> None:
-    proc = subprocess.Popen(
-        [str(KH), "mcp", str(example_vault), "--log-level", "debug"],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    init = {
-        "jsonrpc": "2.0",
-        "id": 1,
-        "method": "initialize",
-        "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "0"}},
-    }
-    out, err = proc.communicate((json.dumps(init) + "\n").encode(), timeout=30)
-    assert proc.returncode == 0, err.decode()
-    lines = out.decode().splitlines()
-    assert len(lines) == 1 and json.loads(lines[0])["result"]["serverInfo"]["name"] == "knowledge-harness"
-    assert err  # debug logs went to stderr, not into the protocol stream
-
-
-def test_agent_token_prints_the_stdio_lines_and_the_desktop_entry_starts_kh_mcp(tmp_path: Path) -> None:
-    vault = tmp_path / "my vault"
-    copy_example_vault(vault)
-    shown = subprocess.run([str(KH), "agent-token", str(vault), "--json"], capture_output=True, text=True, check=True)
-    stdio = json.loads(shown.stdout)["stdio"]
-    assert stdio["claude_command"] == f"claude mcp add kh -- kh mcp '{vault.resolve()}'"
-    assert stdio["codex_command"] == f"codex mcp add kh -- kh mcp '{vault.resolve()}'"
-    entry = json.loads(stdio["claude_desktop_config"])["mcpServers"]["kh"]
-    assert entry["args"] == ["mcp", str(vault.resolve())] and Path(entry["command"]).is_absolute()
-
-    async def launch_as_claude_desktop() -> list[str]:
-        params = StdioServerParameters(command=entry["command"], args=entry["args"], env=dict(os.environ))
-        async with (
-            stdio_client(params) as streams,
-            ClientSession(streams[0], streams[1]) as session,
-        ):
-            await session.initialize()
-            notes = await session.call_tool("list_notes", {"limit": 500})
-            assert notes.structured_content is not None
-            return [n["path"] for n in notes.structured_content["notes"]]
-
-    assert "Keywords/鮮度管理.md" in anyio.run(launch_as_claude_desktop)
 
 
 def _vault_state(vault: Path) -> dict[str, tuple[int, bytes]]:

@@ -1,26 +1,14 @@
-"""`kh serve` as a real subprocess on loopback: token, Host check, CORS, bind refusal, shutdown."""
+"""The HTTP API's guards on a real `kh serve` on loopback: token, Host check, CORS, body limit, the shutdown
+route (the command's own options, refusals and exits are in tests/cli/test_serve.py)."""
 
 from __future__ import annotations
 
-import json
-import os
-import signal
-import subprocess
 from pathlib import Path
 
 import httpx
 import pytest
 
-from tests.conftest import KH, Sidecar, start_sidecar, stop_sidecar
-
-
-@pytest.fixture
-def small_vault(tmp_path: Path) -> Path:
-    vault = tmp_path / "vault"
-    (vault / "フォルダ").mkdir(parents=True)
-    (vault / "a.md").write_text("---\ntitle: Alpha\n---\n# Alpha\n", encoding="utf-8")
-    (vault / "フォルダ" / "日本語.md").write_text("# 日本語のノート\n", encoding="utf-8")
-    return vault
+from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 
 
 @pytest.fixture
@@ -120,82 +108,6 @@ def test_unknown_route_answers_in_the_error_shape(server: Sidecar) -> None:
         response = client.get("/v1/nothing-here")
     assert response.status_code == 404
     assert response.json()["error"]["code"] == "not_found"
-
-
-@pytest.mark.parametrize("host", ["0.0.0.0", "::", "192.168.1.10", "example.com"])
-def test_non_loopback_bind_is_refused_before_listening(small_vault: Path, host: str) -> None:
-    env = {**os.environ, "KH_TOKEN": "test-token-0123456789abcdef"}
-    result = subprocess.run(
-        [str(KH), "serve", "--vault", str(small_vault), "--host", host, "--port", "0"],
-        capture_output=True,
-        env=env,
-        timeout=30,
-    )
-    assert result.returncode == 2
-    assert b"listening" not in result.stdout
-    assert b"only loopback" in result.stderr or b"only 127.0.0.1" in result.stderr
-
-
-def test_missing_token_is_a_usage_error(small_vault: Path) -> None:
-    env = {k: v for k, v in os.environ.items() if k != "KH_TOKEN"}
-    result = subprocess.run(
-        [str(KH), "serve", "--vault", str(small_vault), "--port", "0"], capture_output=True, env=env, timeout=30
-    )
-    assert result.returncode == 2
-    assert b"KH_TOKEN" in result.stderr
-
-
-def test_token_file_is_created_private_and_used(small_vault: Path, tmp_path: Path) -> None:
-    token_file = tmp_path / "secrets" / "token"
-    env = {k: v for k, v in os.environ.items() if k != "KH_TOKEN"}
-    proc = subprocess.Popen(
-        [str(KH), "serve", "--vault", str(small_vault), "--port", "0", "--token-file", str(token_file)],
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    try:
-        assert proc.stdout is not None
-        event = json.loads(proc.stdout.readline())
-        assert token_file.stat().st_mode & 0o777 == 0o600
-        token = token_file.read_text().strip()
-        assert len(token) >= 32
-        url = f"http://127.0.0.1:{event['port']}/v1/notes"
-        assert httpx.get(url, headers={"Authorization": f"Bearer {token}"}).status_code == 200
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
-
-
-def test_a_token_file_readable_by_others_is_refused(small_vault: Path, tmp_path: Path) -> None:
-    token_file = tmp_path / "token"
-    token_file.write_text("a-long-enough-token-value-123456\n")
-    token_file.chmod(0o644)
-    env = {k: v for k, v in os.environ.items() if k != "KH_TOKEN"}
-    result = subprocess.run(
-        [str(KH), "serve", "--vault", str(small_vault), "--port", "0", "--token-file", str(token_file)],
-        capture_output=True,
-        env=env,
-        timeout=30,
-    )
-    assert result.returncode == 2
-    assert b"chmod 600" in result.stderr
-
-
-def test_sigterm_stops_the_server_gracefully(small_vault: Path) -> None:
-    running = start_sidecar(small_vault)
-    running.process.send_signal(signal.SIGTERM)
-    # uvicorn shuts down gracefully, then re-raises SIGTERM so the exit status says why.
-    assert running.process.wait(timeout=15) in (0, -signal.SIGTERM)
-    assert running.process.stderr is not None
-    assert b"Traceback" not in running.process.stderr.read()
-
-
-def test_closing_stdin_stops_the_server(small_vault: Path) -> None:
-    running = start_sidecar(small_vault)
-    assert running.process.stdin is not None
-    running.process.stdin.close()
-    assert running.process.wait(timeout=15) == 0
 
 
 def test_shutdown_endpoint_stops_the_server(small_vault: Path) -> None:

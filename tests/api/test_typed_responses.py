@@ -32,9 +32,9 @@ from knowledge_harness.vault.paths import Vault
 from knowledge_harness.vault.trust_records import read_run, write_run
 
 from ..conftest import KH, start_sidecar, stop_sidecar
-from ..pipeline.part2_support import make_blog, make_vault, pipeline, to_review_ready
+from ..support.batch_support import TODAY, git_vault
+from ..support.part2_support import make_blog, make_vault, pipeline, to_review_ready
 from ..support.people import PERSON
-from ..trust.batch_support import TODAY, git_vault
 
 
 def dumps(value: Any) -> str:

@@ -15,7 +15,7 @@ from mcp.client.streamable_http import streamable_http_client
 from knowledge_harness.actors import os_account_name
 
 from ..conftest import Sidecar, start_sidecar, stop_sidecar
-from ..trust.batch_support import git_vault, run_record, tree_bytes
+from ..support.batch_support import git_vault, run_record, tree_bytes
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
 

@@ -4,40 +4,21 @@ next_offset gives every heading once, in document order, and every link once."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from tests.conftest import Sidecar, start_sidecar, stop_sidecar
+from tests.support.paged_headings import BIG, SECTIONS, write_paged_vault
 
-from knowledge_harness.index.build import build_index
 from knowledge_harness.index.query import _all_headings
 from knowledge_harness.vault.paths import Vault
-
-KH = Path(sys.executable).with_name("kh")
-BIG = "big.md"
-SECTIONS = 3000  # x 4 headings = 12,000 headings
-
-
-def _big_note() -> str:
-    lines = ["---", "title: Big", "---", "Preamble with [[small]].", ""]
-    for i in range(SECTIONS):
-        lines += [f"# Part {i}", f"See [[small#S{i}]].", f"## Sub {i}.a", "text", f"### Deep {i}", f"## Sub {i}.b", ""]
-    return "\n".join(lines) + "\n"
 
 
 @pytest.fixture(scope="module")
 def served(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
-    root = tmp_path_factory.mktemp("headings") / "vault"
-    root.mkdir()
-    (root / BIG).write_text(_big_note(), encoding="utf-8")
-    (root / "small.md").write_text("# Small\n\n## S1\n", encoding="utf-8")
-    build_index(Vault.open(root))
-    running = start_sidecar(root)
+    running = start_sidecar(write_paged_vault(tmp_path_factory.mktemp("headings") / "vault"))
     try:
         yield running
     finally:
@@ -119,16 +100,3 @@ def test_live_answers_of_a_changed_note_are_paged_too(served: Sidecar, tmp_path:
         assert [h["title"] for h in page["headings"]][:2] == ["H2000", "H2001"] and len(page["headings"]) == 500
     finally:
         note.unlink()
-
-
-def test_cli_pages_like_rest(served: Sidecar) -> None:
-    result = subprocess.run(
-        [str(KH), "index", "headings", str(served.vault), BIG, "--offset", "11999", "--limit", "10"],
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
-    assert result.returncode == 0, result.stderr
-    data = json.loads(result.stdout)
-    assert [h["title"] for h in data["headings"]] == [f"Sub {SECTIONS - 1}.b"] and data["next_offset"] is None

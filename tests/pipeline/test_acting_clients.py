@@ -19,9 +19,9 @@ from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 
 from ..conftest import Sidecar, start_sidecar, stop_sidecar
+from ..support.part2_support import QUESTION, judge_output, make_blog, make_vault, pipeline, task_of
 from ..support.people import PERSON
-from .helpers import harness_text, packet_for, request_note, write_configs, write_note
-from .part2_support import QUESTION, judge_output, make_blog, make_vault, pipeline, task_of
+from ..support.pipeline_helpers import harness_text, packet_for, request_note, write_configs, write_note
 
 CLAUDE = actors.agent("mcp-http", "claude-code", client_version="2.0.1")
 CODEX = actors.agent("mcp-stdio", "codex-mcp-client", client_version="0.40")

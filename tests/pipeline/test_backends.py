@@ -11,7 +11,7 @@ from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import PERSON
-from .helpers import local_server, packet_for, request_note, write_configs, write_note
+from ..support.pipeline_helpers import local_server, packet_for, request_note, write_configs, write_note
 
 QUESTION = "Obsidian のプロパティは YAML 1.2 の真偽値として読まれるのか知りたい。"
 

@@ -11,8 +11,7 @@ from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
-from .helpers import request_note, write_note
-from .part2_support import (
+from ..support.part2_support import (
     draft_output,
     judge_output,
     make_blog,
@@ -23,6 +22,7 @@ from .part2_support import (
     task_of,
     validate_output,
 )
+from ..support.pipeline_helpers import request_note, write_note
 
 
 def test_a_request_without_a_question_is_refused_and_starts_no_run(tmp_path: Path) -> None:

@@ -1,10 +1,8 @@
-"""The doors against a real `kh serve`: REST, the official MCP client as the external agent, the CLI."""
+"""The doors against a real `kh serve`: REST and the official MCP client as the external agent (the CLI:
+tests/cli/test_pipeline.py)."""
 
 from __future__ import annotations
 
-import json
-import os
-import subprocess
 from pathlib import Path
 from typing import Any
 
@@ -13,11 +11,8 @@ import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from knowledge_harness.pipeline.contract import RECORD_KEYS
-
-from ..conftest import KH, Sidecar, start_sidecar, stop_sidecar
-from ..support.terminal import run_at_terminal
-from .helpers import packet_for, request_note, write_configs, write_note
+from ..conftest import Sidecar, start_sidecar, stop_sidecar
+from ..support.pipeline_helpers import packet_for, request_note, write_configs, write_note
 
 
 def _request_note_of(vault: Path) -> str:
@@ -97,53 +92,3 @@ def test_example_vault_run_to_evidence_ready_with_an_mcp_agent(example_vault: Pa
         assert status["waiting_for"].startswith("agent:O-06 task=")
     finally:
         stop_sidecar(sidecar)
-
-
-def _kh(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(KH), *args], capture_output=True, text=True, timeout=60)
-
-
-def test_cli_commands(tmp_path: Path) -> None:
-    vault = tmp_path / "v"
-    write_note(
-        vault,
-        "Notes/yaml.md",
-        "# YAML 1.2\n\nYAML 1.2 の core schema では真偽値は true/false だけ。Obsidian のプロパティ。\n",
-    )
-    write_note(
-        vault, "Requests/q.md", request_note("Obsidian のプロパティは YAML 1.2 の真偽値として読まれるのか知りたい。")
-    )
-    write_configs(vault, pipeline_toml='[evidence]\nproviders = ["vault"]\n')
-    captured = _kh("pipeline", "capture", str(vault), "Requests/q.md", "--json")
-    assert captured.returncode == 0, captured.stderr
-    out = json.loads(captured.stdout)
-    assert set(out) == {"run_id", "state"} and out["state"] == "CAPTURED"
-    run_id = out["run_id"]
-    assert _kh("pipeline", "authorize", str(vault), run_id).returncode == 1  # a script is not a person
-    at_terminal = run_at_terminal([str(KH), "pipeline", "authorize", str(vault), run_id], ["yes"], env=dict(os.environ))
-    assert at_terminal.exit_code == 0, at_terminal.screen
-    adv = json.loads(_kh("pipeline", "advance", str(vault), run_id, "--json").stdout)
-    assert adv["state"] == "EVIDENCE_READY"
-    status = json.loads(_kh("pipeline", "status", str(vault), run_id, "--json").stdout)
-    assert set(status) == {"run_id", "state", "waiting_for", "records"}
-    assert all(set(r) == set(RECORD_KEYS) for r in status["records"])
-    listed = json.loads(_kh("pipeline", "list", str(vault), "--json").stdout)
-    assert listed["runs"][0]["state"] == "EVIDENCE_READY"
-    task = json.loads(_kh("pipeline", "task", "next", str(vault), "--json").stdout)["task"]
-    bad = packet_for(task["inputs"]["sources"])
-    bad["issues"][0]["facts"][0]["source_ids"] = ["S-nope"]
-    (tmp_path / "bad.json").write_text(json.dumps(bad), encoding="utf-8")
-    refused = _kh("pipeline", "task", "submit", str(vault), task["task_id"], "--file", str(tmp_path / "bad.json"))
-    assert refused.returncode == 1 and "UNKNOWN_SOURCE_ID" in refused.stderr
-    (tmp_path / "good.json").write_text(json.dumps(packet_for(task["inputs"]["sources"])), encoding="utf-8")
-    ok = _kh("pipeline", "task", "submit", str(vault), task["task_id"], "--file", str(tmp_path / "good.json"))
-    assert ok.returncode == 0, ok.stderr
-    # refusals: a run that cannot be authorized, an unknown run
-    write_note(vault, "Requests/no.md", request_note("公開しない質問です。", publishable="false"))
-    rejected = json.loads(_kh("pipeline", "capture", str(vault), "Requests/no.md", "--json").stdout)
-    assert rejected["state"] == "REJECTED"
-    refused_auth = run_at_terminal(
-        [str(KH), "pipeline", "authorize", str(vault), rejected["run_id"]], ["yes"], env=dict(os.environ)
-    )
-    assert refused_auth.exit_code == 1 and "kh: " in refused_auth.screen
-    assert _kh("pipeline", "status", str(vault), "missing-run", "--json").returncode == 2

@@ -15,7 +15,15 @@ from knowledge_harness.pipeline.states import check_transition
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import AGENT, PERSON
-from .helpers import SUMMARY_JA, harness_text, packet_for, request_note, run_files, snapshot, write_note
+from ..support.pipeline_helpers import (
+    SUMMARY_JA,
+    harness_text,
+    packet_for,
+    request_note,
+    run_files,
+    snapshot,
+    write_note,
+)
 
 AWS = "AKIA" + "Z7QXW3ERTY5UIOPA"
 

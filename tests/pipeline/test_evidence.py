@@ -9,7 +9,7 @@ from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import PERSON
-from .helpers import html_page, local_server, request_note, searxng_json, write_configs, write_note
+from ..support.pipeline_helpers import html_page, local_server, request_note, searxng_json, write_configs, write_note
 
 QUESTION = "Obsidian のプロパティは YAML 1.2 として読まれるのか知りたい。"
 

@@ -16,7 +16,15 @@ from knowledge_harness.pipeline.page_metadata import extract_page_metadata
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import PERSON
-from .helpers import LocalServer, html_page, local_server, request_note, searxng_json, write_configs, write_note
+from ..support.pipeline_helpers import (
+    LocalServer,
+    html_page,
+    local_server,
+    request_note,
+    searxng_json,
+    write_configs,
+    write_note,
+)
 
 QUESTION = "Obsidian のプロパティは YAML 1.2 として読まれるのか知りたい。"
 CLOCK = dt.datetime(2026, 3, 1, 1, 0, tzinfo=dt.UTC)

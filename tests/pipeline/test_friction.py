@@ -9,7 +9,7 @@ from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import PERSON
-from .helpers import request_note, write_note
+from ..support.pipeline_helpers import request_note, write_note
 
 
 def test_an_avoidable_question_asked_in_three_runs_is_proposed_once_per_count(tmp_path: Path) -> None:

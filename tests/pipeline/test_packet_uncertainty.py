@@ -14,8 +14,8 @@ from knowledge_harness.errors import SubmissionRefused
 from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 
-from .helpers import LocalServer, html_page, local_server, packet_for, write_configs, write_note
-from .part2_support import judge_output, make_blog, pipeline, plan_output, task_of
+from ..support.part2_support import judge_output, make_blog, pipeline, plan_output, task_of
+from ..support.pipeline_helpers import LocalServer, html_page, local_server, packet_for, write_configs, write_note
 from .test_evidence_sources import _run
 
 PAGE_TEXT = "YAML 1.2 の core schema では true と false だけが真偽値として扱われ、yes や no は文字列になる。"

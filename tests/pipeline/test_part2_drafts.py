@@ -10,26 +10,7 @@ from knowledge_harness.pipeline.drafts import CheckInputs, autofix, check_draft,
 from knowledge_harness.vault.blog_repo import PastPost
 
 from ..conftest import KH
-from .part2_support import git, make_blog, make_vault, pipeline, to_review_ready
-
-GOOD = """\
-YAML の真偽値
-=============
-
-:公開日: 未確定
-:情報基準日: 2026-03-01
-:対象バージョン: 未確認
-:記事状態: 下書き
-
-.. note::
-
-   AI が下書きを作成し、人間が事実と公開を確認します。
-
-はじめに
---------
-
-YAML 1.2 では *true* と *false* だけが真偽値です。詳しくは :doc:`other` を参照。
-"""
+from ..support.part2_support import GOOD, git, make_blog
 
 
 def _kh(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -97,56 +78,6 @@ def test_safety_urls_references_duplicates_and_metadata() -> None:
     assert "AI_SCOPE_MISSING" in {
         c for c, _ in codes(GOOD.replace("AI が", "私が"), CheckInputs(local_exists=lambda r: True))
     }
-
-
-def test_check_draft_cli_json_and_exit_codes(tmp_path: Path) -> None:
-    # a draft from a real run, with its manifest and packet: clean
-    blog = make_blog(tmp_path)
-    vault = make_vault(tmp_path, blog=blog)
-    p = pipeline(vault)
-    run_id = to_review_ready(p, vault)
-    run_dir = vault / ".harness/runs/pipeline" / run_id
-    (tmp_path / "packet.json").write_text(json.dumps(p.artifact(run_id, "evidence_packet")), encoding="utf-8")
-    ok = _kh(
-        "pipeline",
-        "check-draft",
-        str(run_dir / "draft.rst"),
-        "--manifest",
-        str(run_dir / "draft_manifest.json"),
-        "--packet",
-        str(tmp_path / "packet.json"),
-        "--json",
-    )
-    assert ok.returncode == 0, ok.stdout + ok.stderr
-    assert json.loads(ok.stdout) == {"errors": [], "warnings": []}
-    # the same draft with one changed byte no longer matches its manifest
-    changed = tmp_path / "changed.rst"
-    changed.write_text((run_dir / "draft.rst").read_text(encoding="utf-8").replace("安全", "安心"), encoding="utf-8")
-    bad = _kh("pipeline", "check-draft", str(changed), "--manifest", str(run_dir / "draft_manifest.json"), "--json")
-    assert bad.returncode == 1
-    found = {e["code"] for e in json.loads(bad.stdout)["errors"]}
-    assert {"DRAFT_SHA_MISMATCH", "MANIFEST_MISMATCH"} <= found
-    # a draft inside the blog repository: include rejected, local references resolved in the repo
-    posts = blog / "docs" / "blog" / "posts"
-    draft = posts / "draft.rst"
-    draft.write_text(
-        GOOD.replace(":doc:`other`", ":doc:`/docs/index` と :doc:`../../nothing`")
-        + "\n.. include:: ../../../etc/passwd\n",
-        encoding="utf-8",
-    )
-    result = _kh("pipeline", "check-draft", str(draft), "--json", "--posts", str(posts))
-    assert result.returncode == 1
-    data = json.loads(result.stdout)
-    assert set(data) == {"errors", "warnings"}
-    assert all(set(e) == {"code", "line", "message"} for e in data["errors"] + data["warnings"])
-    assert ("DIRECTIVE_FORBIDDEN", 18) in {(e["code"], e["line"]) for e in data["errors"]}
-    assert ("LOCAL_REF_MISSING", 16) in {(e["code"], e["line"]) for e in data["errors"]}
-    assert not any(e["code"] == "LOCAL_REF_MISSING" and "index" in e["message"] for e in data["errors"])
-    text_out = _kh("pipeline", "check-draft", str(draft))
-    assert text_out.returncode == 1 and "error DIRECTIVE_FORBIDDEN" in text_out.stdout
-    assert git(blog, "status", "--porcelain") == "?? docs/blog/posts/draft.rst"  # read only
-    missing = _kh("pipeline", "check-draft", str(tmp_path / "nope.rst"), "--json")
-    assert missing.returncode == 2 and missing.stderr.startswith("kh: ")
 
 
 def test_blog_repo_commits_once_and_stays_confined(tmp_path: Path) -> None:

@@ -16,10 +16,7 @@ from knowledge_harness.errors import Conflict, DecisionRefused, SubmissionRefuse
 from knowledge_harness.pipeline.contract import RECORD_KEYS, State
 
 from ..conftest import KH, start_sidecar, stop_sidecar
-from ..support.people import PERSON
-from ..support.terminal import TerminalRun, run_at_terminal
-from .helpers import run_files, snapshot
-from .part2_support import (
+from ..support.part2_support import (
     B1,
     draft_output,
     git,
@@ -35,6 +32,9 @@ from .part2_support import (
     to_review_ready,
     validate_output,
 )
+from ..support.people import PERSON
+from ..support.pipeline_helpers import run_files, snapshot
+from ..support.terminal import TerminalRun, run_at_terminal
 
 
 def _decide_at_terminal(*args: str) -> TerminalRun:

@@ -11,9 +11,9 @@ import pytest
 from knowledge_harness.errors import SubmissionRefused
 from knowledge_harness.pipeline.contract import State
 
+from ..support.part2_support import QUESTION, git, judge_output, make_blog, make_vault, pipeline, task_of
 from ..support.people import PERSON
-from .helpers import packet_for, request_note, write_note
-from .part2_support import QUESTION, git, judge_output, make_blog, make_vault, pipeline, task_of
+from ..support.pipeline_helpers import packet_for, request_note, write_note
 
 YAML_POST = """\
 .. post:: 2025-11-20

@@ -27,9 +27,9 @@ from knowledge_harness.pipeline.safety import (
 from knowledge_harness.vault.paths import Vault
 from tests.support.examples import examples
 
+from ..support.part2_support import judge_output, make_blog, make_vault, pipeline, plan_output, start_run, task_of
 from ..support.people import PERSON
-from .helpers import harness_text, request_note, write_note
-from .part2_support import judge_output, make_blog, make_vault, pipeline, plan_output, start_run, task_of
+from ..support.pipeline_helpers import harness_text, request_note, write_note
 
 FAST = settings(max_examples=examples(0.6), deadline=None)
 

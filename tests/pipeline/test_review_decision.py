@@ -29,10 +29,7 @@ from knowledge_harness.pipeline.proposals import ProposalBook
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import KH, start_sidecar, stop_sidecar
-from ..support.people import AGENT, PERSON
-from ..support.terminal import run_at_terminal
-from .helpers import packet_for, request_note, run_files, snapshot, write_note
-from .part2_support import (
+from ..support.part2_support import (
     CLOCK,
     QUESTION,
     draft_output,
@@ -47,6 +44,9 @@ from .part2_support import (
     to_review_ready,
     validate_output,
 )
+from ..support.people import AGENT, PERSON
+from ..support.pipeline_helpers import packet_for, request_note, run_files, snapshot, write_note
+from ..support.terminal import run_at_terminal
 
 
 def open_task(p: Pipeline, run_id: str, operation: str) -> AgentTask:

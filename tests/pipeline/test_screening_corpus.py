@@ -13,7 +13,7 @@ from knowledge_harness.pipeline.safety import screen
 from knowledge_harness.vault.paths import Vault
 
 from ..support.people import PERSON
-from .helpers import request_note, write_note
+from ..support.pipeline_helpers import request_note, write_note
 from .screening_corpus import PRIVATE, TECHNICAL, Entry
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "pipeline.md"

@@ -25,9 +25,7 @@ from knowledge_harness.trust import batch
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault
 
-from ..support.people import PERSON
-from ..support.terminal import TerminalProcess
-from .batch_support import (
+from ..support.batch_support import (
     TODAY,
     approve_at_terminal,
     git,
@@ -39,6 +37,8 @@ from .batch_support import (
     tree_bytes,
     wait_for,
 )
+from ..support.people import PERSON
+from ..support.terminal import TerminalProcess
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
 _BLOCK_KEY = re.compile(rb"^(verification|evidence):")

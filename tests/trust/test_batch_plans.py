@@ -1,4 +1,4 @@
-"""Plans and discovery: the candidate order, stage limits, the digest, tampering, read-only discovery."""
+"""Plans: the candidate order, stage limits, the digest, tampering (`kh discover`: tests/cli/test_runs.py)."""
 
 from __future__ import annotations
 
@@ -17,8 +17,8 @@ from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
+from ..support.batch_support import TODAY, tree_bytes
 from ..support.people import PERSON
-from .batch_support import TODAY, kh, tree_bytes
 
 DAY = dt.date.fromisoformat(TODAY)
 
@@ -78,20 +78,3 @@ def test_stage_limits_cap_an_explicit_note_list(example_vault: Path) -> None:
         anyio.run(lambda: batch.build_plan(vault, stage="canary", notes=["Keywords/RAG.md", "Keywords/Embedding.md"]))
     with pytest.raises(InputError):
         anyio.run(lambda: batch.build_plan(vault, stage="bogus"))
-
-
-def test_discovery_writes_only_its_own_file(example_vault: Path) -> None:
-    before = tree_bytes(example_vault)
-    harness_before = sorted(p.relative_to(example_vault).as_posix() for p in (example_vault / ".harness").rglob("*"))
-    result = kh("discover", str(example_vault), "--json", "--today", TODAY, check=True)
-    report = json.loads(result.stdout)
-    assert report["counts"]["candidates"] == 8
-    assert report["counts"]["next_batch"] == 1 and report["counts"]["prepare"] == 1 and report["counts"]["watch"] == 1
-    assert [w["path"] for w in report["windows"]["next_batch"]] == ["Keywords/鮮度管理.md"]
-    assert report["never_validated"] == ["Keywords/Embedding.md", "Keywords/RAG.md"]
-    assert tree_bytes(example_vault) == before
-    harness_after = sorted(p.relative_to(example_vault).as_posix() for p in (example_vault / ".harness").rglob("*"))
-    assert set(harness_after) - set(harness_before) == {".harness/discovery.json"}
-    assert json.loads((example_vault / ".harness" / "discovery.json").read_bytes()) == report
-    text = kh("discover", str(example_vault), "--today", TODAY, check=True).stdout
-    assert "Candidates: 8" in text and "APPROVE_PRODUCTION" in text

@@ -21,7 +21,7 @@ from prov.model import (
 
 from knowledge_harness.actors import os_account_name
 
-from .batch_support import approve_at_terminal, git_vault, kh, plan_json
+from ..support.batch_support import approve_at_terminal, git_vault, kh, plan_json
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
 

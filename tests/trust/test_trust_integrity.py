@@ -22,10 +22,7 @@ from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import use_machine_config
-from ..pipeline.helpers import LocalServer, html_page, local_server
-from ..support.llm_standin import LLMStandIn
-from ..support.people import PERSON
-from .batch_support import (
+from ..support.batch_support import (
     TODAY,
     git_vault,
     kh,
@@ -33,6 +30,8 @@ from .batch_support import (
     spawn_approval,
     wait_for,
 )
+from ..support.people import PERSON
+from ..support.pipeline_helpers import LocalServer, html_page, local_server
 
 FUJI = "富士山の標高は3776メートルで、日本で最も高い山である。"
 FUJI_CHANGED = "富士山の標高は3776メートルではなく、日本で最も高い山でもない。"
@@ -241,35 +240,6 @@ def test_a_requested_note_far_from_its_deadline_is_planned_with_a_warning(tmp_pa
     ]
     shown = kh("batch", "show", str(vault), plan["plan_id"], check=True).stdout
     assert f"due in {target['days_left']} days" in shown and "warning: Keywords/PageIndex.md" in shown
-
-
-@pytest.mark.usefixtures("evidence_site")
-def test_a_plan_says_what_it_will_fetch_and_a_paid_judge_needs_a_yes(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    vault = git_vault(tmp_path)
-    free = kh("batch", "plan", str(vault), "--today", TODAY, check=True)
-    assert "This canary plan will fetch 1 cited page(s) and judge" in free.stderr and "(offline, free)" in free.stderr
-
-    standin = LLMStandIn().start()
-    try:
-        use_machine_config(
-            monkeypatch,
-            tmp_path,
-            '[evidence]\nallow_private_hosts = ["127.0.0.1:8731"]\n'
-            f'[judges.local]\nbase_url = "{standin.base_url}"\nmodel = "valid"\n',
-        )
-        (vault / ".harness" / "policy.toml").write_text('[judge]\nprofile = "local"\n', encoding="utf-8")
-        plans = sorted((vault / ".harness").glob("plans/*.json"))
-        refused = kh("batch", "plan", str(vault), "--today", TODAY)
-        assert refused.returncode == 1 and "--yes" in refused.stderr
-        assert "call(s) to the openai_compat judge" in refused.stderr
-        assert standin.requests == [] and sorted((vault / ".harness").glob("plans/*.json")) == plans
-        agreed = kh("batch", "plan", str(vault), "--today", TODAY, "--yes", "--json")
-        assert agreed.returncode == 0, agreed.stderr
-        assert len(standin.requests) == 1, json.loads(agreed.stdout)["targets"][0]["validator"]
-    finally:
-        standin.stop()
 
 
 @pytest.mark.usefixtures("evidence_site")

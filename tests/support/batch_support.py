@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from ..conftest import KH, copy_example_vault
-from ..support.terminal import TerminalProcess, run_at_terminal, spawn_at_terminal
+from .terminal import TerminalProcess, run_at_terminal, spawn_at_terminal
 
 TODAY = "2026-12-02"  # the fixture's "today" (examples/README.md)
 

@@ -13,8 +13,8 @@ import pytest
 from knowledge_harness.actors import os_account_name
 
 from ..conftest import KH
+from ..support.batch_support import git_vault, plan_json, run_record, tree_bytes
 from ..support.terminal import run_at_terminal
-from ..trust.batch_support import git_vault, plan_json, run_record, tree_bytes
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
 

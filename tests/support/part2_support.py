@@ -12,8 +12,8 @@ from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.paths import Vault
 
-from ..support.people import PERSON
-from .helpers import packet_for, request_note, write_note
+from .people import PERSON
+from .pipeline_helpers import packet_for, request_note, write_note
 
 QUESTION = "Obsidian のプロパティ（frontmatter）は YAML 1.2 として読まれるのか。yes/no の真偽値の扱いを知りたい。"
 # 2026-03-01 10:00 in Asia/Tokyo
@@ -27,6 +27,26 @@ OLD_POST = """\
 ==============
 
 玉ねぎをよく炒めてから、スパイスを加えて煮込みます。
+"""
+
+# A draft O-09's program checks pass when other.rst exists (pipeline/drafts.py, `kh pipeline check-draft`).
+GOOD = """\
+YAML の真偽値
+=============
+
+:公開日: 未確定
+:情報基準日: 2026-03-01
+:対象バージョン: 未確認
+:記事状態: 下書き
+
+.. note::
+
+   AI が下書きを作成し、人間が事実と公開を確認します。
+
+はじめに
+--------
+
+YAML 1.2 では *true* と *false* だけが真偽値です。詳しくは :doc:`other` を参照。
 """
 
 
