@@ -23,7 +23,7 @@ SEED_LINES = [
 
 
 @pytest.fixture(scope="module")
-def seed_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
+def stage_e_vault(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return build_stage_e_vault(tmp_path_factory.mktemp("stage-e") / "vault")
 
 
@@ -31,14 +31,14 @@ def kh(*args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run([str(KH), *args], capture_output=True, text=True, timeout=120, check=False)
 
 
-def test_text_report_begins_with_the_seeds_six_lines(seed_vault: Path) -> None:
-    result = kh("audit", str(seed_vault), "--today", TODAY.isoformat())
+def test_text_report_begins_with_the_six_figure_lines(stage_e_vault: Path) -> None:
+    result = kh("audit", str(stage_e_vault), "--today", TODAY.isoformat())
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[:6] == SEED_LINES
 
 
-def test_json_report_has_the_contract_keys_and_figures(seed_vault: Path) -> None:
-    result = kh("audit", str(seed_vault), "--json", "--today", TODAY.isoformat())
+def test_json_report_has_the_contract_keys_and_figures(stage_e_vault: Path) -> None:
+    result = kh("audit", str(stage_e_vault), "--json", "--today", TODAY.isoformat())
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     contract_keys = {"raw", "evidence_capable", "fresh_l2", "coverage", "threshold", "threshold_count", "surplus"}
@@ -80,11 +80,11 @@ def test_record_appends_one_summary_line_and_nothing_else(tmp_path: Path) -> Non
     assert (summary["fresh_l2"], summary["evidence_capable"], summary["surplus"]) == (59, 73, 0)
 
 
-def test_fail_under_exits_1_below_and_0_at_or_above(seed_vault: Path) -> None:
-    below = kh("audit", str(seed_vault), "--today", TODAY.isoformat(), "--fail-under", "0.81")
+def test_fail_under_exits_1_below_and_0_at_or_above(stage_e_vault: Path) -> None:
+    below = kh("audit", str(stage_e_vault), "--today", TODAY.isoformat(), "--fail-under", "0.81")
     assert below.returncode == 1
     assert "below" in below.stderr
-    at = kh("audit", str(seed_vault), "--today", TODAY.isoformat(), "--fail-under", "0.80")
+    at = kh("audit", str(stage_e_vault), "--today", TODAY.isoformat(), "--fail-under", "0.80")
     assert at.returncode == 0
 
 
@@ -97,12 +97,12 @@ def test_threshold_label_and_count_follow_the_configured_threshold(tmp_path: Pat
     assert override[4:6] == ["50% threshold: 37", "Threshold surplus: 22"]
 
 
-def test_bad_arguments_exit_2_with_one_sentence(seed_vault: Path) -> None:
+def test_bad_arguments_exit_2_with_one_sentence(stage_e_vault: Path) -> None:
     for args in (["--today", "20-09-2026"], ["--threshold", "80"], ["--fail-under", "-1"]):
-        result = kh("audit", str(seed_vault), *args)
+        result = kh("audit", str(stage_e_vault), *args)
         assert result.returncode == 2
         assert result.stderr.startswith("kh: ")
-    missing = kh("audit", str(seed_vault / "nope"))
+    missing = kh("audit", str(stage_e_vault / "nope"))
     assert missing.returncode == 2
 
 

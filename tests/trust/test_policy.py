@@ -76,7 +76,7 @@ def test_policy_that_is_not_toml_is_an_input_error(tmp_path: Path) -> None:
         ("unverifiable", False, False, 0, ("unverified", 1, "insufficient")),
     ],
 )
-def test_verdict_mapping_follows_the_seed(
+def test_verdict_mapping_follows_the_design(
     verdict: str, fetch_failed: bool, primary: bool, current: int, expected: tuple[str, int, str]
 ) -> None:
     got = map_verdict(verdict, fetch_failed=fetch_failed, all_claims_primary_supported=primary, current_level=current)  # type: ignore[arg-type]
