@@ -11,13 +11,22 @@ from knowledge_harness.trust.judges.lexical import _unit, prepare
 from knowledge_harness.trust.text import sentence_terms, sentence_texts, split_sentences, terms
 from knowledge_harness.trust.validation_models import EvidenceIn
 
-# pieces that exercise the tokenizer's corners: stems (studies/study), units after numbers, grouped
+# pieces that exercise the tokenizer's corners: stems (studies/study), irregular verbs (began/begin), light words, units after numbers, grouped
 # digits, words holding digits, apostrophes and hyphens, full-width forms, Japanese runs and okurigana
 PIECES = [
     "studies",
     "study",
     "Studying",
     "made",
+    "make",
+    "began",
+    "Begun",
+    "begin",
+    "led",
+    "won",
+    "win",
+    "again",
+    "later",
     "The",
     "it's",
     "-abc",

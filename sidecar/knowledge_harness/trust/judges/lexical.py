@@ -35,14 +35,14 @@ from collections import defaultdict
 from collections.abc import Container
 from dataclasses import dataclass
 
-from ..text import Terms, has_cjk, nfkc, sentence_terms, sentence_texts, terms
+from ..text import EN_IRREGULAR, IRREGULAR_FORMS, Terms, has_cjk, nfkc, sentence_terms, sentence_texts, terms
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 
 NAME = "lexical"
-VERSION = "4"
+VERSION = "5"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
 EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
@@ -199,11 +199,16 @@ def _negated(text: str) -> bool:
     return bool(_EN_NEG.search(lowered))
 
 
+def _with_verbs(words: list[str]) -> set[str]:
+    """The words and the verbs of their irregular forms ("lost" is also "lose", against "win")."""
+    return set(words) | {EN_IRREGULAR[w] for w in words if w in EN_IRREGULAR}
+
+
 def _antonym_hit(claim: str, window: str) -> tuple[str, str] | None:
     c = nfkc(claim).lower()
     w = nfkc(window).lower()
-    c_words = set(re.findall(r"[a-z]+", c))
-    w_words = set(re.findall(r"[a-z]+", w))
+    c_words = _with_verbs(re.findall(r"[a-z]+", c))
+    w_words = _with_verbs(re.findall(r"[a-z]+", w))
     for a, b in EN_ANTONYMS:
         for x, y in ((a, b), (b, a)):
             if x in c_words and y in w_words and x not in w_words and y not in c_words:
@@ -286,7 +291,10 @@ class _Doc:
                 continue
             # a Latin term is the start of a word it came from, but "studies" gave "study": look for "stud"
             key = t[:-1] if len(t) > 1 and t.isascii() and t.endswith("y") else t
-            candidates = sorted(self._holding(key).union(self._always))
+            holding = self._holding(key).union(self._always)
+            for form in IRREGULAR_FORMS.get(t, ()):  # "began" holds "begin"
+                holding |= self._holding(form)
+            candidates = sorted(holding)
             self.index[t] = [i for i in candidates if t in self.terms_at(i)]
 
     def postings(self, term: str) -> list[int]:
@@ -555,6 +563,7 @@ class LexicalJudge:
                 not missing_numbers
                 and len(doc.sentences) > 1
                 and _close_match(claim, len(missing), n_content, len(missing_hira), len(hira), coverage)
+                and not (english and missing & _name_terms(claim))  # a missing name is an added fact
             ):
                 return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
             # English pages are long and real claims hold several facts: the model is asked only through
@@ -610,6 +619,14 @@ def _unsupported_reason(
 
 
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
+_NAME = re.compile(r"(?<=[\s(\"'])[A-Z][A-Za-z]+")
+
+
+def _name_terms(claim: str) -> set[str]:
+    """The content terms of an English claim's capitalized words after its first (names: "OpenAI")."""
+    return {t for word in _NAME.findall(claim) for t in terms(normalize(word)).content}
+
+
 _EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
 
 
