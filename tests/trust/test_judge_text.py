@@ -11,7 +11,7 @@ from knowledge_harness.trust.judges.lexical import _unit, prepare
 from knowledge_harness.trust.text import sentence_terms, sentence_texts, split_sentences, terms
 from knowledge_harness.trust.validation_models import EvidenceIn
 
-# pieces that exercise the tokenizer's corners: stems (studies/study), irregular verbs (began/begin), light words, units after numbers, grouped
+# pieces that exercise the tokenizer's corners: stems (studies/study), irregular verbs (began/begin), light words, hyphens, units after numbers, grouped
 # digits, words holding digits, apostrophes and hyphens, full-width forms, Japanese runs and okurigana
 PIECES = [
     "studies",
@@ -20,6 +20,11 @@ PIECES = [
     "made",
     "make",
     "began",
+    "happy",
+    "sensibility",
+    "vying",
+    "skies",
+    "relating",
     "Begun",
     "begin",
     "led",
@@ -30,6 +35,10 @@ PIECES = [
     "The",
     "it's",
     "-abc",
+    "African-American",
+    "five-round",
+    "co-",
+    "-'",
     "x-1",
     "AES-256",
     "3rd",

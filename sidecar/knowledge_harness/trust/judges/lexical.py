@@ -243,6 +243,8 @@ class _Doc:
         self._content: list[set[str] | None] = [None] * len(sentences)
         self.index: dict[str, list[int]] = {}  # term -> the sentences holding it, for the terms asked
         self.idf: dict[str, float] = {}  # filled on first use, for the claims' terms only
+        # a claim's clauses and sub-claims often repeat one another's terms: each set is aligned once
+        self.windows: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], tuple[tuple[int, int] | None, float]] = {}
         self._digit_texts: list[tuple[int, str]] | None = None
 
     def _tokenized(self, i: int) -> tuple[set[str], set[tuple[str, str]], set[str]]:
@@ -717,6 +719,16 @@ def _weights(content: set[str], doc: _Doc) -> dict[str, float]:
 
 def _best_window(content: set[str], numbers: set[tuple[str, str]], doc: _Doc) -> tuple[tuple[int, int] | None, float]:
     """The [start, end) window of 1–3 sentences covering most of the claim's weighted terms."""
+    key = (frozenset(content), frozenset(numbers))
+    found = doc.windows.get(key)
+    if found is None:
+        found = doc.windows[key] = _find_best_window(content, numbers, doc)
+    return found
+
+
+def _find_best_window(
+    content: set[str], numbers: set[tuple[str, str]], doc: _Doc
+) -> tuple[tuple[int, int] | None, float]:
     weight = _weights(content, doc)
     total = sum(weight.values()) or 1.0
     scores: dict[int, float] = defaultdict(float)
