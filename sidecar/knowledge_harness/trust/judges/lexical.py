@@ -22,6 +22,8 @@ Anything else is `unsupported`: when unsure the judge says unsupported (→ warn
 Version 4 (against 3): the English gate's limits, each model's threshold target and the English
 regularization are chosen by cross-validation inside the fitting rows (bench/judge_train.py); an
 English number stated elsewhere on the page is no longer contradicted by the window's number.
+Version 5 (against 4): English irregular past forms are read as their verb (also for antonyms), adverbs
+and connectives that state no fact are not content words, and a missing name is never a close match.
 """
 
 from __future__ import annotations
