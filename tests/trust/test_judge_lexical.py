@@ -193,3 +193,26 @@ def test_a_gated_model_never_supports_a_claim_outside_its_gate() -> None:
         GateMeasures(missing=0, absent=0, absent_phrase=False, weakest_subclaim=0.4),
     ):
         assert gate.admits(inside) and not gate.admits(outside)
+
+
+_CLUB = (
+    "The club was founded in Leeds in 1901.\n"
+    "In 1998 the club managed to win the national cup in Leeds.\n"
+    "Its stadium holds 20,000 people."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        # an irregular past form meets its verb, a light word ("later") is no fact of its own
+        ("In 1998 the club won the national cup in Leeds.", "supported"),
+        ("In 1998 the club later won the national cup in Leeds.", "supported"),
+        # a name the page does not state is an added fact, never a close match
+        ("In 1998 the club won the national cup in Leeds together with Arsenal.", "unsupported"),
+        # antonyms meet across forms: "lost" (lose) against "win"
+        ("In 1998 the club lost the national cup in Leeds.", "contradicted"),
+    ],
+)
+def test_english_verb_forms_and_light_words(claim: str, expected: str) -> None:
+    assert LexicalJudge().judge_pair(claim, _CLUB) == expected

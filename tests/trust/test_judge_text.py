@@ -11,16 +11,34 @@ from knowledge_harness.trust.judges.lexical import _unit, prepare
 from knowledge_harness.trust.text import sentence_terms, sentence_texts, split_sentences, terms
 from knowledge_harness.trust.validation_models import EvidenceIn
 
-# pieces that exercise the tokenizer's corners: stems (studies/study), units after numbers, grouped
+# pieces that exercise the tokenizer's corners: stems (studies/study), irregular verbs (began/begin), light words, hyphens, units after numbers, grouped
 # digits, words holding digits, apostrophes and hyphens, full-width forms, Japanese runs and okurigana
 PIECES = [
     "studies",
     "study",
     "Studying",
     "made",
+    "make",
+    "began",
+    "happy",
+    "sensibility",
+    "vying",
+    "skies",
+    "relating",
+    "Begun",
+    "begin",
+    "led",
+    "won",
+    "win",
+    "again",
+    "later",
     "The",
     "it's",
     "-abc",
+    "African-American",
+    "five-round",
+    "co-",
+    "-'",
     "x-1",
     "AES-256",
     "3rd",

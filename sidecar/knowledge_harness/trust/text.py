@@ -220,7 +220,7 @@ _TOKEN_RE = re.compile(
     r"|(?P<hira>[\u3040-\u309f]+)"
 )
 
-EN_STOPWORDS = frozenset(
+_EN_GRAMMAR_WORDS = frozenset(
     [
         "a",
         "an",
@@ -327,6 +327,111 @@ EN_STOPWORDS = frozenset(
         "much",
     ]
 )
+# Words that state no fact of their own in a claim about a page (adverbs of time and manner,
+# connectives): "he later joined", "it was again", "reportedly grew close" are supported by a page that
+# states the fact without them, and a page that lacks them is not evidence against the claim.
+EN_LIGHT_WORDS = frozenset(
+    [
+        "again",
+        "later",
+        "latter",
+        "already",
+        "currently",
+        "previously",
+        "reportedly",
+        "ultimately",
+        "originally",
+        "initially",
+        "eventually",
+        "subsequently",
+        "recently",
+        "finally",
+        "formerly",
+        "still",
+        "well",
+        "every",
+        "due",
+        "within",
+        "prior",
+        "since",
+        "often",
+        "further",
+        "altogether",
+        "highly",
+        "slightly",
+        "even",
+        "yet",
+        "however",
+        "thus",
+        "while",
+        "through",
+        "throughout",
+        "among",
+        "via",
+        "upon",
+        "including",
+    ]
+)
+EN_STOPWORDS = _EN_GRAMMAR_WORDS | EN_LIGHT_WORDS
+# Irregular past forms read as their verb ("began" meets "begin", "led" meets "lead").
+EN_IRREGULAR = {
+    form: verb
+    for verb, forms in (
+        ("begin", "began begun"),
+        ("lead", "led"),
+        ("make", "made"),
+        ("win", "won"),
+        ("take", "took taken"),
+        ("leave", "left"),
+        ("grow", "grew grown"),
+        ("become", "became"),
+        ("come", "came"),
+        ("go", "went gone"),
+        ("give", "gave given"),
+        ("write", "wrote written"),
+        ("hold", "held"),
+        ("tell", "told"),
+        ("say", "said"),
+        ("find", "found"),
+        ("bring", "brought"),
+        ("buy", "bought"),
+        ("build", "built"),
+        ("sell", "sold"),
+        ("send", "sent"),
+        ("spend", "spent"),
+        ("meet", "met"),
+        ("run", "ran"),
+        ("see", "saw seen"),
+        ("know", "knew known"),
+        ("fall", "fell fallen"),
+        ("rise", "rose risen"),
+        ("choose", "chose chosen"),
+        ("draw", "drew drawn"),
+        ("drive", "drove driven"),
+        ("fly", "flew flown"),
+        ("break", "broke broken"),
+        ("speak", "spoke spoken"),
+        ("stand", "stood"),
+        ("sing", "sang sung"),
+        ("think", "thought"),
+        ("teach", "taught"),
+        ("catch", "caught"),
+        ("fight", "fought"),
+        ("lose", "lost"),
+        ("pay", "paid"),
+        ("keep", "kept"),
+        ("feel", "felt"),
+        ("hear", "heard"),
+        ("strike", "struck"),
+        ("shoot", "shot"),
+        ("wear", "wore worn"),
+        ("swim", "swam swum"),
+        ("sit", "sat"),
+        ("forget", "forgot forgotten"),
+        ("get", "got gotten"),
+    )
+    for form in forms.split()
+}
 
 # Hiragana runs that carry no content (particles, auxiliaries, copulas).
 JA_FUNCTION = frozenset(
@@ -431,6 +536,7 @@ class Terms:
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     word = word.removesuffix("'s").removesuffix("s'")
+    word = EN_IRREGULAR.get(word, word)
     stem = _stem_suffix(word)
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
@@ -447,6 +553,18 @@ def _stem_suffix(word: str) -> str:
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
         return word[:-1]
     return word
+
+
+def _irregular_forms() -> dict[str, tuple[str, ...]]:
+    by_term: dict[str, list[str]] = {}
+    for form, verb in EN_IRREGULAR.items():
+        by_term.setdefault(_stem(verb), []).append(form)
+    return {term: tuple(forms) for term, forms in by_term.items()}
+
+
+# term -> the irregular forms it is also read from ("begin" <- "began", "begun"): a page holds the term
+# where it holds one of these words, or a word starting with the term's text
+IRREGULAR_FORMS = _irregular_forms()
 
 
 def _bigrams(run: str) -> list[str]:

@@ -22,6 +22,8 @@ Anything else is `unsupported`: when unsure the judge says unsupported (→ warn
 Version 4 (against 3): the English gate's limits, each model's threshold target and the English
 regularization are chosen by cross-validation inside the fitting rows (bench/judge_train.py); an
 English number stated elsewhere on the page is no longer contradicted by the window's number.
+Version 5 (against 4): English irregular past forms are read as their verb (also for antonyms), adverbs
+and connectives that state no fact are not content words, and a missing name is never a close match.
 """
 
 from __future__ import annotations
@@ -35,14 +37,14 @@ from collections import defaultdict
 from collections.abc import Container
 from dataclasses import dataclass
 
-from ..text import Terms, has_cjk, nfkc, sentence_terms, sentence_texts, terms
+from ..text import EN_IRREGULAR, IRREGULAR_FORMS, Terms, has_cjk, nfkc, sentence_terms, sentence_texts, terms
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 
 NAME = "lexical"
-VERSION = "4"
+VERSION = "5"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
 EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
@@ -199,11 +201,16 @@ def _negated(text: str) -> bool:
     return bool(_EN_NEG.search(lowered))
 
 
+def _with_verbs(words: list[str]) -> set[str]:
+    """The words and the verbs of their irregular forms ("lost" is also "lose", against "win")."""
+    return set(words) | {EN_IRREGULAR[w] for w in words if w in EN_IRREGULAR}
+
+
 def _antonym_hit(claim: str, window: str) -> tuple[str, str] | None:
     c = nfkc(claim).lower()
     w = nfkc(window).lower()
-    c_words = set(re.findall(r"[a-z]+", c))
-    w_words = set(re.findall(r"[a-z]+", w))
+    c_words = _with_verbs(re.findall(r"[a-z]+", c))
+    w_words = _with_verbs(re.findall(r"[a-z]+", w))
     for a, b in EN_ANTONYMS:
         for x, y in ((a, b), (b, a)):
             if x in c_words and y in w_words and x not in w_words and y not in c_words:
@@ -238,6 +245,8 @@ class _Doc:
         self._content: list[set[str] | None] = [None] * len(sentences)
         self.index: dict[str, list[int]] = {}  # term -> the sentences holding it, for the terms asked
         self.idf: dict[str, float] = {}  # filled on first use, for the claims' terms only
+        # a claim's clauses and sub-claims often repeat one another's terms: each set is aligned once
+        self.windows: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], tuple[tuple[int, int] | None, float]] = {}
         self._digit_texts: list[tuple[int, str]] | None = None
 
     def _tokenized(self, i: int) -> tuple[set[str], set[tuple[str, str]], set[str]]:
@@ -286,7 +295,10 @@ class _Doc:
                 continue
             # a Latin term is the start of a word it came from, but "studies" gave "study": look for "stud"
             key = t[:-1] if len(t) > 1 and t.isascii() and t.endswith("y") else t
-            candidates = sorted(self._holding(key).union(self._always))
+            holding = self._holding(key).union(self._always)
+            for form in IRREGULAR_FORMS.get(t, ()):  # "began" holds "begin"
+                holding |= self._holding(form)
+            candidates = sorted(holding)
             self.index[t] = [i for i in candidates if t in self.terms_at(i)]
 
     def postings(self, term: str) -> list[int]:
@@ -555,6 +567,7 @@ class LexicalJudge:
                 not missing_numbers
                 and len(doc.sentences) > 1
                 and _close_match(claim, len(missing), n_content, len(missing_hira), len(hira), coverage)
+                and not (english and missing & _name_terms(claim))  # a missing name is an added fact
             ):
                 return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
             # English pages are long and real claims hold several facts: the model is asked only through
@@ -610,6 +623,14 @@ def _unsupported_reason(
 
 
 _YEAR = re.compile(r"1\d{3}|20\d{2}")
+_NAME = re.compile(r"(?<=[\s(\"'])[A-Z][A-Za-z]+")
+
+
+def _name_terms(claim: str) -> set[str]:
+    """The content terms of an English claim's capitalized words after its first (names: "OpenAI")."""
+    return {t for word in _NAME.findall(claim) for t in terms(normalize(word)).content}
+
+
 _EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
 
 
@@ -700,6 +721,16 @@ def _weights(content: set[str], doc: _Doc) -> dict[str, float]:
 
 def _best_window(content: set[str], numbers: set[tuple[str, str]], doc: _Doc) -> tuple[tuple[int, int] | None, float]:
     """The [start, end) window of 1–3 sentences covering most of the claim's weighted terms."""
+    key = (frozenset(content), frozenset(numbers))
+    found = doc.windows.get(key)
+    if found is None:
+        found = doc.windows[key] = _find_best_window(content, numbers, doc)
+    return found
+
+
+def _find_best_window(
+    content: set[str], numbers: set[tuple[str, str]], doc: _Doc
+) -> tuple[tuple[int, int] | None, float]:
     weight = _weights(content, doc)
     total = sum(weight.values()) or 1.0
     scores: dict[int, float] = defaultdict(float)
