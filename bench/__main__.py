@@ -43,6 +43,7 @@ def git_rev() -> str:
         return "unknown"
 
 
+READING_TITLE = "## What the numbers mean for you"  # bench/reading.md's first line
 TITLES = {"audit": "Trust audit on a generated 10,000-note vault (read-only, `kh audit`)"}
 
 
@@ -85,8 +86,9 @@ def main(argv: list[str]) -> int:
         for fig in result.get("figures", []):
             target = f"  (target {fig['target']})" if fig.get("target") else ""
             print(f"   {fig['name']}: {fig['value']} {fig.get('unit', '')}{target}", flush=True)
-    if only:  # a partial run must not replace the other sections of the report
-        print("docs/benchmarks.md is left as it is: `make bench` (every module) regenerates it.")
+    if only:  # a partial run replaces its own sections and keeps every other one
+        replace_sections(results)
+        print("docs/benchmarks.md: the sections of this run replaced, the others kept.")
     else:
         write_report(results)
     (ROOT / "bench" / "out").mkdir(exist_ok=True)
@@ -94,6 +96,33 @@ def main(argv: list[str]) -> int:
         json.dumps(results, indent=2, ensure_ascii=False, default=str), encoding="utf-8"
     )
     return 1 if failed else 0
+
+
+def section(result: dict[str, Any]) -> list[str]:
+    lines = [f"## {result['title']}", "", f"Command: `{result['command']}`", ""]
+    if result.get("figures"):
+        lines += ["| figure | value | target |", "|---|---|---|"]
+        for fig in result["figures"]:
+            lines.append(f"| {fig['name']} | {fig['value']} {fig.get('unit', '')} | {fig.get('target', '')} |")
+        lines.append("")
+    if result.get("notes"):
+        lines += [result["notes"], ""]
+    return lines
+
+
+def replace_sections(results: list[dict[str, Any]], report: Path = ROOT / "docs" / "benchmarks.md") -> None:
+    """Put each result's section where the section of the same title was (a new one goes before the
+    hand-written part), leaving the rest of the report as it is."""
+    text = report.read_text(encoding="utf-8")
+    for result in results:
+        new = "\n".join(section(result))
+        begin = text.find(f"## {result['title']}\n")
+        if begin == -1:
+            begin = end = text.find(f"\n{READING_TITLE}") + 1 or len(text)
+        else:
+            end = text.find("\n## ", begin + 1) + 1 or len(text)
+        text = text[:begin] + new + "\n" + text[end:]
+    report.write_text(text, encoding="utf-8")
 
 
 def write_report(results: list[dict[str, Any]]) -> None:
@@ -107,14 +136,7 @@ def write_report(results: list[dict[str, Any]]) -> None:
         "",
     ]
     for result in results:
-        lines += [f"## {result['title']}", "", f"Command: `{result['command']}`", ""]
-        if result.get("figures"):
-            lines += ["| figure | value | target |", "|---|---|---|"]
-            for fig in result["figures"]:
-                lines.append(f"| {fig['name']} | {fig['value']} {fig.get('unit', '')} | {fig.get('target', '')} |")
-            lines.append("")
-        if result.get("notes"):
-            lines += [result["notes"], ""]
+        lines += section(result)
     reading = ROOT / "bench" / "reading.md"  # hand-written; kept across regenerations
     if reading.exists():
         lines += [reading.read_text(encoding="utf-8").rstrip(), ""]

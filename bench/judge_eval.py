@@ -5,7 +5,7 @@ not-enough-info pairs judged supported), recall on supported and on contradicted
 i.e. the note would fail), pairs/s. Targets for the lexical judge: false-verified ≤ 5 %, contradicted →
 fail ≥ 50 %, supported recall ≥ 50 %, ≥ 500 pairs/s.
 
-    python -m bench judge_eval            # through the bench runner (writes docs/benchmarks.md)
+    python -m bench judge_eval            # through the bench runner (replaces its section of docs/benchmarks.md)
     python bench/judge_eval.py [--judge lexical] [--data FILE] [--errors]
     PYTHONPATH=. python bench/judge_eval.py --report   # the same figures as judge_eval in `make bench`, written into
                                           # its own section of docs/benchmarks.md (the others are kept)
@@ -28,7 +28,6 @@ from knowledge_harness.trust.text import forget_cached_terms
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
 
 DATA = Path(__file__).resolve().parent / "data" / "judge_dev.jsonl"
-REPORT = Path(__file__).resolve().parents[1] / "docs" / "benchmarks.md"
 
 
 def load(path: Path = DATA) -> list[dict[str, str]]:
@@ -193,20 +192,6 @@ def run() -> dict[str, Any]:
     }
 
 
-def write_section(result: dict[str, Any], report: Path = REPORT) -> None:
-    """Replace this benchmark's section of docs/benchmarks.md, in the format `make bench` writes, and keep
-    every other section as it is (`python -m bench judge_eval` alone leaves the report untouched)."""
-    lines = [f"## {result['title']}", "", f"Command: `{result['command']}`", ""]
-    lines += ["| figure | value | target |", "|---|---|---|"]
-    for fig in result["figures"]:
-        lines.append(f"| {fig['name']} | {fig['value']} {fig.get('unit', '')} | {fig.get('target', '')} |")
-    lines += ["", result["notes"], ""]
-    text = report.read_text(encoding="utf-8")
-    begin = text.index("## Lexical judge")
-    end = text.find("\n## ", begin + 1)
-    report.write_text(text[:begin] + "\n".join(lines) + "\n" + (text[end + 1 :] if end != -1 else ""), encoding="utf-8")
-
-
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--judge", default="lexical")
@@ -222,7 +207,9 @@ def main() -> None:
         result = run()
         for fig in result["figures"]:
             print(f"{fig['name']}: {fig['value']} {fig.get('unit', '')}")
-        write_section(result)
+        from bench.__main__ import replace_sections
+
+        replace_sections([result])
         return
     rows = load(args.data)
     m = evaluate(rows, args.judge)
