@@ -115,7 +115,8 @@ class _OneShot:
         written = write_index_files(self.vault, self.out_files)
         errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
         errors += [{"path": p, "message": m, "line": line} for p, m, line in errors_list]
-        return BuildReport(
+        # model_construct: see index/build.py
+        return BuildReport.model_construct(
             notes=len(self.paths),
             headings=self.counts[1],
             links=self.counts[2],
