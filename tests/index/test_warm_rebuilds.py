@@ -1,4 +1,5 @@
-"""Rebuilds in the process that built before (the sidecar) equal a full build of the same files.
+"""Rebuilds in the process that built before (the sidecar), and the one-shot path of a new
+process, equal a full build of the same files.
 
 Such a rebuild reuses unchanged folders' listings (WalkMemory), starts from the previous build's
 notes in path order when the paths are the same, and re-derives only the touched notes' links:
@@ -103,4 +104,31 @@ def test_warm_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str]]) -> 
             assert report.model_dump(include=keys) == expected.model_dump(include=keys), f"step {i}"
         state = MEMORY.get(str(vault.root))
         assert state is not None and state.walk.folders  # listings were kept (and so reused)
+    MEMORY.clear()
+
+
+def test_a_one_shot_build_patches_the_first_middle_and_last_manifest_lines(tmp_path: Path) -> None:
+    """`kh index build` in a new process after edits that keep the links: the one-shot path finds
+    each changed note's manifest line by its path (the first, one inside, the last) and the
+    result is a full build's."""
+    root = tmp_path / "vault"
+    for name, text in NOTES.items():
+        write_note(root, name, text)
+    vault = Vault.open(root)
+    build_index(vault)
+    paths = sorted(NOTES)
+    for name in (paths[0], paths[3], paths[4], paths[-1]):
+        with (root / name).open("a", encoding="utf-8") as handle:
+            handle.write("\nan edit that changes no link\n")
+    MEMORY.clear()  # a new process
+    report = build_index(vault, resident=False)
+    assert report.reparsed == 4
+    assert any(p.name.startswith("u") for p in (root / ".harness/index/cache").iterdir())  # the one-shot path
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".harness"))
+    expected = build_index(Vault.open(fresh), full=True)
+    assert index_layers(root) == index_layers(fresh)
+    assert _build_maps(root) == _build_maps(fresh)
+    keys = {"notes", "headings", "links", "errors", "fallback_notes"}
+    assert report.model_dump(include=keys) == expected.model_dump(include=keys)
     MEMORY.clear()
