@@ -442,7 +442,9 @@ class _Run:
         pending: int,
     ) -> BuildState:
         """What this process keeps for the next build, once the files are written."""
-        for p in self.touched if self.in_order else self.paths:  # the others were cleared by the last build
+        # with the previous paths and notes, only the touched notes can hold a layer (the last build cleared the others)
+        only_touched = self.in_order and self.paths_key is self.state.paths_key
+        for p in self.touched if only_touched else self.paths:
             note = self.notes[p]
             note.layer = None  # written; rebuilt from the record if ever needed again
             note.staged = note.c_staged = False  # "in this build's staging folder"
