@@ -45,7 +45,7 @@ Not in the tree, on purpose: exceptions that never leave their module or service
 failure becomes data there (a finding, an evidence record, a note problem) or picks another path:
 `ChatError` (trust/llm_client.py), `JudgeFailed` and `UnknownJudge` (trust/judges/),
 `FetchFailure` (trust/evidence.py), `ExtractionFailed` (trust/extraction.py), `ProviderError`
-(pipeline/search.py), `YamlRejected` and `DuplicateKey` (vault/yamlsafe.py), `LayerOutOfOrder`
+(pipeline/search.py), `YamlRejected` (vault/yamlsafe.py) and `DuplicateKey` (vault/yaml_loader.py), `LayerOutOfOrder`
 (index/layer_stream.py), and private control flow such as index/parse.py's `_GiveUp` and
 index/build.py's `_NotLite`. One that escaped would reach a door as `internal_error`.
 

@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import datetime
 import math
+import re
+import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +20,7 @@ import yaml
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from knowledge_harness.vault import yamlsafe
+from knowledge_harness.vault import yaml_loader, yamlsafe
 from knowledge_harness.vault.frontmatter import find_frontmatter
 from knowledge_harness.vault.yamlsafe import YamlRejected, _fast_mapping, load_mapping
 from tests.support.examples import examples
@@ -66,7 +69,7 @@ def _check(text: str) -> bool:
     if fast is not None:
         assert ref == ("ok", _canon(fast)), text
         # the loader itself, without load_mapping's post-processing
-        raw = yaml.load(text, Loader=yamlsafe._CoreSchemaLoader)
+        raw = yaml.load(text, Loader=yaml_loader._CoreSchemaLoader)
         assert _canon({str(k): v for k, v in raw.items()}) == _canon(fast), text
     return fast is not None
 
@@ -367,3 +370,40 @@ def test_fast_path_answers_the_common_shapes() -> None:
         "v": {"level": 2, "status": "verified"},
         "list": ["x"],
     }
+
+
+def test_the_fast_path_resolves_with_the_loaders_own_table() -> None:
+    """yamlsafe builds its resolver table without PyYAML: the same tags and patterns, per first
+    character and in the same order, as the loader PyYAML reads with."""
+    ours = {ch: [(tag, rx.pattern) for tag, rx in rules] for ch, rules in yamlsafe._RESOLVERS.items()}
+    theirs = {
+        ch: [(tag, rx.pattern) for tag, rx in rules]
+        for ch, rules in yaml_loader._CoreSchemaLoader.yaml_implicit_resolvers.items()
+    }
+    assert ours == theirs
+
+
+def test_common_frontmatter_is_read_without_importing_pyyaml() -> None:
+    """A new process that reads frontmatter in the fast path's subset (what `kh index build`
+    does after a one-line edit) never imports PyYAML."""
+    code = (
+        "import sys\n"
+        "from knowledge_harness.vault.yamlsafe import load_mapping\n"
+        "assert load_mapping('title: A\\ntags: [a, b]\\ndate: 2024-01-02\\nn: 3\\nok: true\\n')['n'] == 3\n"
+        "print('yaml' in sys.modules)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
+
+
+_ENTRY_AS_WRITTEN_BEFORE = re.compile(r"([A-Za-z_\u00c0-\uffff][\w .\-/\u00c0-\uffff]{0,127}?) *:(?: +|$)")
+
+
+def test_the_key_pattern_is_the_one_written_with_the_range() -> None:
+    """yamlsafe's key pattern avoids compiling the range \\u00c0-\\uffff (slow) by naming the same
+    set: every character of the BMP, and astral ones, starts and continues a key alike."""
+    chars = [chr(c) for c in (*range(0x10000), *range(0x10000, 0x110000, 97), 0x10FFFF)]
+    for ch in chars:
+        for text in (ch + ": x", "a" + ch + ":"):
+            ours, before = yamlsafe._ENTRY.match(text), _ENTRY_AS_WRITTEN_BEFORE.match(text)
+            assert (ours and ours.group(0, 1)) == (before and before.group(0, 1)), hex(ord(ch))

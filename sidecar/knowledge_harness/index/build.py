@@ -114,7 +114,9 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
     run.out_files["build.json"] = run.build_json(generation, rows, new_layers)
     written = write_index_files(vault, run.out_files, run.delete, staging=run.staging, staged=run.staged)
     MEMORY.put(str(vault.root), run.next_state(generation, rows, new_layers, manifest, tree, pending))
-    return BuildReport(
+    # model_construct: the values are the build's own; validating them costs a new process
+    # ~35 ms (Pydantic builds the model's validator and looks for plugins on first use)
+    return BuildReport.model_construct(
         notes=len(run.paths),
         headings=rows.headings,
         links=run.total_links,
@@ -157,12 +159,23 @@ class _Run:
     staging: Path | None = None
     cache_parts: list[str] = field(default_factory=list)
     staged_lines: StagedLines | None = None
+    in_order: bool = False  # `notes` holds the previous build's notes in path order, changed ones in place
+    scan_files: list[NoteFile] = field(default_factory=list)
+    scanned: tuple[str, ...] = ()  # the paths of `scan_files`
 
     def scan(self) -> tuple[list[NoteFile], list[NoteFile]]:
         """The vault's note files, and those whose size or mtime changed (the others are kept)."""
         problems: list[ScanProblem] = []
-        files = list_note_files(self.vault, problems)
+        files = list_note_files(self.vault, problems, memory=self.state.walk)
         self.errors = [{"path": p.path, "message": p.message, "line": None} for p in problems]
+        old_files = self.state.files
+        if old_files is not None and len(old_files) == len(files):
+            # the sidecar: the same paths as its last build (then every other note is as it was)
+            changed = [(f, g) for f, g in zip(files, old_files, strict=True) if f != g]
+            if all(f.path == g.path for f, g in changed):
+                self.notes = dict(self.state.notes)  # path order already; changed notes are replaced in place
+                self.in_order = True
+                return files, [f for f, _ in changed]
         to_read: list[NoteFile] = []
         old_notes = self.state.notes
         for fs in files:
@@ -177,9 +190,13 @@ class _Run:
         """Read and parse the changed notes; settle the paths, their resolver and fingerprint."""
         state = self.state
         # the paths of this scan; a note that cannot be read drops out below (and links are re-resolved)
-        scanned = tuple(fs.path for fs in files)
-        if scanned == state.paths_key:
-            scanned = state.paths_key
+        if self.in_order:
+            scanned = state.paths_key  # scan() saw the previous scan's paths
+        else:
+            scanned = tuple(fs.path for fs in files)
+            if scanned == state.paths_key:
+                scanned = state.paths_key
+        self.scan_files, self.scanned = files, scanned
         scan_resolver = state.resolver if scanned is state.paths_key and state.resolver is not None else None
         scan_fp = state.paths_fp if scanned is state.paths_key else ""
         parsed_notes: list[Parsed] = []
@@ -198,6 +215,7 @@ class _Run:
             if problem is not None:
                 self.errors.append({"path": fs.path, "message": problem, "line": None})
                 read_fail = True
+                self.notes.pop(fs.path, None)  # the others keep their order
                 continue
             if parsed is None:
                 old = state.notes.get(fs.path)
@@ -207,7 +225,7 @@ class _Run:
                 self.reparsed += 1
                 self.notes[fs.path] = parsed
             self.touched.append(fs.path)
-        if read_fail or to_read:
+        if (read_fail or to_read) and not self.in_order:
             self.notes = {p: self.notes[p] for p in scanned if p in self.notes}
         self.paths = list(self.notes)
         paths_key = scanned if not read_fail else tuple(self.paths)
@@ -229,8 +247,21 @@ class _Run:
     def resolve_links(self) -> None:
         """Links resolved again only for notes whose resolution is not for this set of paths."""
         assert self.resolver is not None
-        same_paths = self.paths_key is self.state.paths_key
-        self.changed = len(self.touched) + (0 if same_paths else abs(len(self.state.notes) - len(self.notes)) + 1)
+        state = self.state
+        same_paths = self.paths_key is state.paths_key
+        self.changed = len(self.touched) + (0 if same_paths else abs(len(state.notes) - len(self.notes)) + 1)
+        if same_paths and state.links_out is not None:
+            # every other note is the previous build's, resolved for these paths: only the touched change
+            self.links_out, self.total_links = dict(state.links_out), state.total_links
+            for p in self.touched:
+                note = self.notes[p]
+                if note.res_key is not self.paths_key:
+                    resolved, out = resolve_links(p, note.raw_links(), self.resolver)
+                    note.set_resolution(self.paths_key, self.paths_fp, resolved, out)
+                    self.changed += 1
+                self.links_out[p] = note.links_out
+                self.total_links += note.link_count - state.notes[p].link_count
+            return
         for p in self.paths:
             note = self.notes[p]
             if note.res_key is not self.paths_key:
@@ -411,7 +442,9 @@ class _Run:
         pending: int,
     ) -> BuildState:
         """What this process keeps for the next build, once the files are written."""
-        for p in self.paths:
+        # with the previous paths and notes, only the touched notes can hold a layer (the last build cleared the others)
+        only_touched = self.in_order and self.paths_key is self.state.paths_key
+        for p in self.touched if only_touched else self.paths:
             note = self.notes[p]
             note.layer = None  # written; rebuilt from the record if ever needed again
             note.staged = note.c_staged = False  # "in this build's staging folder"
@@ -434,4 +467,8 @@ class _Run:
             links_in=self.links_in,
             index_notes=self.index_notes,
             categories=self.categories,
+            walk=self.state.walk,
+            files=self.scan_files if self.paths_key is self.scanned else None,
+            links_out=self.links_out,
+            total_links=self.total_links,
         )

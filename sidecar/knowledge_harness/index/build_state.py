@@ -16,7 +16,7 @@ from typing import Any
 import orjson
 
 from ..vault.harness_files import index_dir, list_index_files, read_index_file
-from ..vault.paths import Vault
+from ..vault.paths import NoteFile, Vault, WalkMemory
 from .links import Resolver
 from .record import ResolvedLink, note_id
 from .serialize import CACHE_FORMAT, INDEX_FORMAT, encode, manifest_parts, note_layer_bytes
@@ -244,6 +244,11 @@ class BuildState:
     links_in: dict[str, list[str]] = field(default_factory=dict)
     index_notes: list[str] = field(default_factory=list)
     categories: dict[str, list[list[str]]] = field(default_factory=dict)
+    # what an in-memory state adds, so that the next build in this process touches only what changed:
+    walk: WalkMemory = field(default_factory=WalkMemory)  # the folders' listings (vault/paths.py)
+    files: list[NoteFile] | None = None  # the scan that gave `paths_key`, in its order
+    links_out: dict[str, list[str]] | None = None  # every note's links_out, in path order
+    total_links: int = 0
 
 
 @dataclass
@@ -360,10 +365,17 @@ def build_stamp(vault: Vault) -> tuple[tuple[int, int, int] | None, str]:
 
 
 def state_for(vault: Vault, full: bool) -> BuildState:
-    if full:
-        return BuildState()
-    stamp, generation = build_stamp(vault)
+    """The state the next build starts from: this process's own while build.json is still the one it
+    wrote, else what is on disk (nothing for a full build). The folders' listings (`walk`) depend
+    on the vault's files alone, never on the index: a state loaded afresh keeps them."""
     cached = MEMORY.get(str(vault.root))
-    if cached is not None and cached.generation and cached.generation == generation and cached.build_stat == stamp:
-        return cached
-    return load_state(vault)
+    if full:
+        state = BuildState()
+    else:
+        stamp, generation = build_stamp(vault)
+        if cached is not None and cached.generation and cached.generation == generation and cached.build_stat == stamp:
+            return cached
+        state = load_state(vault)
+    if cached is not None:
+        state.walk = cached.walk
+    return state

@@ -6,6 +6,7 @@ import hashlib
 import os
 import re
 import time
+from operator import attrgetter
 from typing import Any
 
 import orjson
@@ -42,6 +43,8 @@ from .serialize import (
 LITE_MAX_CHANGED = 2000
 LITE_MAX_PARTS = 64
 _LITE_PART = re.compile(r"cache/u(\d{5})\.jsonl")
+_PATH = attrgetter("path")
+_SIZE_AND_MTIME = attrgetter("size", "mtime_ns")
 
 
 class NotOneShot(Exception):
@@ -89,18 +92,16 @@ class _OneShot:
         self.note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
         problems: list[ScanProblem] = []
         scan = list_note_files(self.vault, problems)
-        if len(scan) != len(self.files) or any(fs.path != p for fs, p in zip(scan, self.files, strict=True)):
+        self.paths = list(map(_PATH, scan))
+        if self.paths != list(self.files):
             raise NotOneShot  # notes added, removed or renamed: links resolve differently
-        self.paths = [fs.path for fs in scan]
-        changed = [(i, fs) for i, fs in enumerate(scan) if self.files[fs.path] != [fs.size, fs.mtime_ns]]
+        stats = zip(scan, map(_SIZE_AND_MTIME, scan), map(tuple, self.files.values()), strict=True)
+        changed = [fs for fs, now, before in stats if now != before]
         lite_parts = [int(m.group(1)) for r in list_index_files(self.vault, "cache") if (m := _LITE_PART.fullmatch(r))]
         if len(changed) > LITE_MAX_CHANGED or len(lite_parts) >= LITE_MAX_PARTS:
             raise NotOneShot
         self.settings = index_settings(self.vault)
-        head, lines, tail = self._manifest_lines(len(scan))
-        for i, fs in changed:
-            lines[i] = self._patch(fs, lines[i])
-        manifest = b"".join((head, b",\n".join(lines), tail))
+        manifest = self._patched_manifest(changed)
         digest = hashlib.sha256(manifest).hexdigest()
         if digest != self.layers["manifest.json"]:
             self.layers["manifest.json"] = digest
@@ -115,7 +116,8 @@ class _OneShot:
         written = write_index_files(self.vault, self.out_files)
         errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
         errors += [{"path": p, "message": m, "line": line} for p, m, line in errors_list]
-        return BuildReport(
+        # model_construct: see index/build.py
+        return BuildReport.model_construct(
             notes=len(self.paths),
             headings=self.counts[1],
             links=self.counts[2],
@@ -127,18 +129,33 @@ class _OneShot:
             fallback_notes=self.counts[0],
         )
 
-    def _manifest_lines(self, count: int) -> tuple[bytes, list[bytes], bytes]:
-        """The previous manifest (checked against its digest and the settings) as head, note lines, tail."""
+    def _patched_manifest(self, changed: list[NoteFile]) -> bytes:
+        """The previous manifest (checked against its digest and the settings) with the changed
+        notes' lines patched. A note's line is found by its `,"path":` key, which no other line
+        holds (in JSON text a quote inside a value is escaped; no nested object has that key), and
+        a line break only ends a line: the 8 MB manifest of 10,000 notes is never split.
+        """
         manifest = _verified(self.vault, "manifest.json", self.layers.get("manifest.json", ""))
         settings_at = manifest.rfind(MANIFEST_SETTINGS)
         tail = manifest[settings_at:]
         if not manifest.startswith(MANIFEST_HEAD) or tail != MANIFEST_SETTINGS + encode(self.settings) + b"}\n":
             raise NotOneShot
-        body = manifest[len(MANIFEST_HEAD) : settings_at]
-        lines = body.split(b",\n") if body else []
-        if len(lines) != count:
-            raise NotOneShot
-        return MANIFEST_HEAD, lines, tail
+        pieces: list[bytes] = []
+        done = 0  # manifest[:done] is in pieces
+        for fs in changed:  # in path order, as the lines
+            at = manifest.find(
+                b',"path":' + encode(fs.path) + b',"sha256":', max(done, len(MANIFEST_HEAD)), settings_at
+            )
+            if at < 0:
+                raise NotOneShot
+            start = manifest.rfind(b"\n", 0, at) + 1
+            end = manifest.find(b"\n", at)  # after the line's "," (at settings_at for the last line)
+            if manifest[end - 1 : end] == b",":
+                end -= 1
+            pieces += (manifest[done:start], self._patch(fs, manifest[start:end]))
+            done = end
+        pieces.append(manifest[done:])
+        return b"".join(pieces)
 
     def _patch(self, fs: NoteFile, line: bytes) -> bytes:
         """A changed note: parsed again, its layer, totals, error and cache line updated; its new

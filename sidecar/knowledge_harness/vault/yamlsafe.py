@@ -13,40 +13,15 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
-import yaml
-
 MAX_YAML_BYTES = 64 * 1024
 MAX_ALIASES = 16
 MAX_DEPTH = 32
 
-_BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-class DuplicateKey(yaml.constructor.ConstructorError):
-    """A key set twice in one mapping: YAML forbids it, and last-wins would hide the first."""
-
-    def __init__(self, key: Any, first: yaml.Mark, again: yaml.Mark) -> None:
-        super().__init__(None, None, f"the key {str(key)!r} is set twice in the same mapping", again)
-        self.key = key
-        self.first = first
-        self.again = again
-
-
-class _CoreSchemaLoader(_BaseLoader):  # type: ignore[valid-type,misc]
-    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
-        mapping: dict[Any, Any] = super().construct_mapping(node, deep=deep)
-        if len(mapping) < len(node.value):  # fewer keys than entries: a key was repeated
-            seen: dict[Any, yaml.Mark] = {}
-            for key_node, _ in node.value:
-                key = self.construct_object(key_node, deep=deep)
-                if key in seen:
-                    raise DuplicateKey(key, seen[key], key_node.start_mark)
-                seen[key] = key_node.start_mark
-        return mapping
-
-
-_CoreSchemaLoader.yaml_implicit_resolvers = {}
-for _tag, _pattern, _first in [
+# The YAML 1.2 core schema's implicit resolvers: (tag, pattern, first characters). vault/yaml_loader.py
+# gives them to PyYAML's loader; the fast path below resolves with the same table, built as
+# PyYAML builds its own (first character -> [(tag, pattern)], in this order), without importing
+# PyYAML: a new process whose notes' frontmatter is all in the fast path's subset never pays for it.
+CORE_RESOLVERS: list[tuple[str, str, list[str]]] = [
     ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
     ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
     (
@@ -62,20 +37,8 @@ for _tag, _pattern, _first in [
         r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$",
         list("0123456789"),
     ),
-]:
-    _CoreSchemaLoader.add_implicit_resolver(_tag, re.compile(_pattern), _first)
+]
 
-
-def _construct_int(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> int:
-    text = str(loader.construct_scalar(node)).replace("_", "")
-    if text.startswith("0o"):
-        return int(text[2:], 8)
-    if text.startswith("0x"):
-        return int(text[2:], 16)
-    return int(text, 10)
-
-
-_CoreSchemaLoader.add_constructor("tag:yaml.org,2002:int", _construct_int)
 
 _ANCHOR_OR_ALIAS = re.compile(r"(?:^|[\s\[{,:-])[&*][^\s\[\]{},]+", re.MULTILINE)
 
@@ -103,27 +66,9 @@ def load_mapping(text: str) -> dict[str, Any]:
     fast = _fast_mapping(text)
     if fast is not None:
         return fast
-    try:
-        data = yaml.load(text, Loader=_CoreSchemaLoader)  # noqa: S506 - a safe loader subclass
-    except DuplicateKey as exc:
-        raise YamlRejected(
-            YamlProblem(
-                f"Duplicate key {str(exc.key)!r}: it is set twice in the same mapping.",
-                exc.again.line,
-                exc.again.column,
-                exc.first.line,
-            )
-        ) from exc
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        message = " ".join(str(part) for part in (exc.context, exc.problem) if part) or "invalid YAML"
-        raise YamlRejected(
-            YamlProblem(f"Malformed YAML: {message}.", mark.line if mark else None, mark.column if mark else None)
-        ) from exc
-    except yaml.YAMLError as exc:
-        raise YamlRejected(YamlProblem(f"Malformed YAML: {exc}.", None, None)) from exc
-    except RecursionError as exc:
-        raise YamlRejected(YamlProblem("Frontmatter is nested too deeply.", None, None)) from exc
+    from .yaml_loader import load_with_pyyaml  # PyYAML: only for frontmatter the fast path declines
+
+    data = load_with_pyyaml(text)
     if data is None:
         return {}
     if not isinstance(data, dict):
@@ -161,15 +106,19 @@ class _NotSimple(Exception):
     pass
 
 
-_SC = yaml.constructor.SafeConstructor()
-_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = _CoreSchemaLoader.yaml_implicit_resolvers
-_CONSTRUCTORS: dict[Any, Any] = _CoreSchemaLoader.yaml_constructors
+_RESOLVERS: dict[Any, list[tuple[str, re.Pattern[str]]]] = {}
+for _tag, _pattern, _first in CORE_RESOLVERS:
+    for _char in _first:
+        _RESOLVERS.setdefault(_char, []).append((_tag, re.compile(_pattern)))
 # every two levels of nesting take at least one more column, so this keeps the fast path well
 # inside MAX_DEPTH; deeper YAML goes to PyYAML and _check_depth
 _MAX_FAST_INDENT = 12
 _BOOL, _NULL, _INT, _TIMESTAMP = (f"tag:yaml.org,2002:{t}" for t in ("bool", "null", "int", "timestamp"))
 # a mapping key: a plain scalar without indicators, then ':' and a space or the line's end
-_ENTRY = re.compile(r"([A-Za-z_\u00c0-\uffff][\w .\-/\u00c0-\uffff]{0,127}?) *:(?: +|$)")
+# ([A-Za-z_\u00c0-\uffff][\w .\-/\u00c0-\uffff]{0,127}?) written without the range \u00c0-\uffff, whose
+# compilation alone costs a new process ~6 ms: [^\x00-\xbf\U00010000-\U0010ffff] is the same set
+_BMP_FROM_C0 = r"[^\x00-\xbf\U00010000-\U0010ffff]"
+_ENTRY = re.compile(rf"((?:[A-Za-z_]|{_BMP_FROM_C0})(?:[\w .\-/]|{_BMP_FROM_C0}){{0,127}}?) *:(?: +|$)")
 _PLAIN_BAD_FIRST = frozenset("[]{}#&*!|>'\"%@`,")
 _FLOW_ITEM_BAD = re.compile(r"[\[\]{}#&*!|>'\"%@`:?]")
 
@@ -186,7 +135,9 @@ def _resolve_plain(value: str) -> Any:
                 return int(value, 10)
             if tag == _TIMESTAMP and len(value) == 10:
                 return datetime.date(int(value[:4]), int(value[5:7]), int(value[8:]))
-            return _CONSTRUCTORS[tag](_SC, yaml.ScalarNode(tag, value))
+            from .yaml_loader import construct_scalar  # the rarer shapes: PyYAML's constructor decides
+
+            return construct_scalar(tag, value)
     return value
 
 

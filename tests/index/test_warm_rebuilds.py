@@ -1,0 +1,134 @@
+"""Rebuilds in the process that built before (the sidecar), and the one-shot path of a new
+process, equal a full build of the same files.
+
+Such a rebuild reuses unchanged folders' listings (WalkMemory), starts from the previous build's
+notes in path order when the paths are the same, and re-derives only the touched notes' links:
+after any sequence of edits, additions, removals and renames its layers, build.json entries and
+report are those of a full build of a fresh copy.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from tests.support.examples import examples
+from tests.support.index_vaults import index_layers, write_note
+
+from knowledge_harness.index.build import MEMORY, build_index
+from knowledge_harness.vault.paths import Vault
+
+NOTES = {
+    "MOC/技術.md": "---\ntype: moc\n---\n# 技術\n\n- [[GitHub CI]]\n- [[Note A]]\n",
+    "MOC/GitHub CI.md": "---\ntype: moc\n---\n# GitHub / CI\n\n上位: [[技術]]\n\n- [[Deep/Note B]]\n",
+    "Note A.md": "---\ntitle: Alpha\ntags: [ai]\n---\n# Alpha\n\n## 自動生成物\n\ntext [[Note B#Section]]\n",
+    "Deep/Note B.md": "# Note B\n\n## Section\n\n[[Note A]] [[Missing]] [[Dup]]\n",
+    "Home.md": "[[技術]]\n",
+    "x/Dup.md": "# Dup x\n",
+    "y/Dup.md": "# Dup y\n",
+}
+BODIES = [
+    "# Plain\n\ntext only\n",
+    "# Linked\n\n[[Note A]] [[Dup]]\n",  # a link: the graph changes
+    "---\ntitle: [broken\n---\n# YAML error\n",
+    "---\ntype: moc\n---\n# Now an index note\n\n- [[Home]]\n",
+]
+NAMES = [*NOTES, "New/新しい.md", "y/Extra.md"]
+STEPS = st.lists(
+    st.tuples(
+        st.sampled_from(["append", "rewrite", "remove", "rename", "touch", "nothing"]),
+        st.sampled_from(NAMES),
+        st.sampled_from(BODIES),
+    ),
+    min_size=1,
+    max_size=6,
+)
+# folders' timestamps move in clock ticks of a few ms: pauses of several ticks keep every edit
+# visible in its folder's stamp, so that the walk may reuse listings from the very last build
+TICKS = 0.03
+
+
+def _apply(root: Path, action: str, name: str, body: str) -> None:
+    path = root / name
+    if action == "append" and path.exists():
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write("\none more line\n")
+    elif action == "rewrite":
+        write_note(root, name, body)
+    elif action == "remove" and path.exists():
+        path.unlink()
+    elif action == "rename" and path.exists():
+        path.rename(path.with_name("renamed " + path.name))
+    elif action == "touch" and path.exists():
+        st_ = path.stat()
+        os.utime(path, ns=(st_.st_atime_ns, st_.st_mtime_ns + 1_000_000_000))
+
+
+def _build_maps(root: Path) -> tuple[object, object]:
+    data = json.loads((root / ".harness/index/build.json").read_text())
+    layers = {rel: digest for rel, digest in data["layers"].items() if rel != "manifest.json"}  # "" in memory
+    files = {p: stamp[0] for p, stamp in data["files"].items()}  # sizes: a copy has other mtimes
+    return layers, files
+
+
+@settings(max_examples=examples(0.3))
+@given(STEPS)
+def test_warm_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str]]) -> None:
+    with tempfile.TemporaryDirectory(prefix="kh-warm-") as tmp:
+        root = Path(tmp) / "vault"
+        for name, text in NOTES.items():
+            write_note(root, name, text)
+        vault = Vault.open(root)
+        MEMORY.clear()
+        build_index(vault)
+        state = MEMORY.get(str(vault.root))
+        assert state is not None
+        state.walk.settle_ns = 0  # reuse every listing: the pauses stand in for settling
+        for i, (action, name, body) in enumerate(steps):
+            time.sleep(TICKS)
+            _apply(root, action, name, body)
+            time.sleep(TICKS)
+            report = build_index(vault)
+            fresh = Path(tmp) / f"fresh{i}"
+            shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".harness"))
+            expected = build_index(Vault.open(fresh), full=True)
+            assert index_layers(root) == index_layers(fresh), f"step {i}: {action} {name}"
+            assert _build_maps(root) == _build_maps(fresh), f"step {i}"
+            keys = {"notes", "headings", "links", "errors", "fallback_notes"}
+            assert report.model_dump(include=keys) == expected.model_dump(include=keys), f"step {i}"
+        state = MEMORY.get(str(vault.root))
+        assert state is not None and state.walk.folders  # listings were kept (and so reused)
+    MEMORY.clear()
+
+
+def test_a_one_shot_build_patches_the_first_middle_and_last_manifest_lines(tmp_path: Path) -> None:
+    """`kh index build` in a new process after edits that keep the links: the one-shot path finds
+    each changed note's manifest line by its path (the first, one inside, the last) and the
+    result is a full build's."""
+    root = tmp_path / "vault"
+    for name, text in NOTES.items():
+        write_note(root, name, text)
+    vault = Vault.open(root)
+    build_index(vault)
+    paths = sorted(NOTES)
+    for name in (paths[0], paths[3], paths[4], paths[-1]):
+        with (root / name).open("a", encoding="utf-8") as handle:
+            handle.write("\nan edit that changes no link\n")
+    MEMORY.clear()  # a new process
+    report = build_index(vault, resident=False)
+    assert report.reparsed == 4
+    assert any(p.name.startswith("u") for p in (root / ".harness/index/cache").iterdir())  # the one-shot path
+    fresh = tmp_path / "fresh"
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".harness"))
+    expected = build_index(Vault.open(fresh), full=True)
+    assert index_layers(root) == index_layers(fresh)
+    assert _build_maps(root) == _build_maps(fresh)
+    keys = {"notes", "headings", "links", "errors", "fallback_notes"}
+    assert report.model_dump(include=keys) == expected.model_dump(include=keys)
+    MEMORY.clear()
