@@ -53,7 +53,7 @@ def build(
             json.dumps(
                 {
                     **report.model_dump(include={"notes", "headings", "links", "errors", "seconds"}),
-                    "fallback": report.fallback_notes,  # CONTRACT's key: notes deferred to markdown-it-py
+                    "fallback": report.fallback_notes,  # the public key (docs/reasoning-index.md): notes deferred to markdown-it-py
                 }
             )
         )
