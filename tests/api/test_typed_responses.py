@@ -64,7 +64,7 @@ def test_dry_run_and_the_approval_gate_keep_their_json(tmp_path: Path) -> None:
     handle = Vault.open(vault)
     report = anyio.run(lambda: dry_run(handle, "Keywords/FinanceBench.md"))
     assert_describes(DryRunReport, report)
-    # the CLI's plan keeps CONTRACT's keys (and prints the same dict as before)
+    # the CLI's plan keeps the public keys (docs/approval.md) (and prints the same dict as before)
     out = subprocess.run(
         [str(KH), "batch", "plan", str(vault), "--json", "--today", TODAY], capture_output=True, text=True, timeout=120
     )

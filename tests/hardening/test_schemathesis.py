@@ -62,7 +62,7 @@ def live(tmp_path_factory: pytest.TempPathFactory) -> Iterator[_Live]:
 
 
 def error_envelope(ctx: Any, response: Any, case: Any) -> bool | None:
-    """Every 4xx answer is the documented error envelope (CONTRACT: HTTP errors)."""
+    """Every 4xx answer is the documented error envelope (docs/http-api.md, errors)."""
     if response.status_code < 400:
         return None
     body = response.json()

@@ -833,7 +833,7 @@ class Run(BaseModel):
 
 
 class RunStatus(BaseModel):
-    """CONTRACT: `kh pipeline status --json` has exactly these keys."""
+    """Public (docs/pipeline.md): `kh pipeline status --json` has exactly these keys."""
 
     run_id: str
     state: State

@@ -507,7 +507,7 @@ def plan_status(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | Non
 
 
 def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None = None) -> dict[str, Any]:
-    """CONTRACT's plan JSON (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
+    """The public plan JSON of docs/approval.md (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
     full = str(plan["digest"])
     return {
         "plan_id": plan["plan_id"],

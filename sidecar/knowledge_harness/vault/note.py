@@ -73,7 +73,7 @@ class Note:
 
     @property
     def content_sha256(self) -> str:
-        """CONTRACT: SHA-256 of the bytes after the frontmatter's closing line, as stored."""
+        """Public (docs/design/trust.md): SHA-256 of the bytes after the frontmatter's closing line, as stored."""
         return hashlib.sha256(self.body_bytes).hexdigest()
 
     @property

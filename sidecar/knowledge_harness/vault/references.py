@@ -75,7 +75,7 @@ def note_references(properties: dict[str, Any] | None, body: str) -> list[str]:
 
 
 def references_sha256(urls: Iterable[str]) -> str:
-    """CONTRACT: SHA-256 of the reference URLs, deduplicated, sorted, joined with newline, UTF-8."""
+    """Public (docs/design/trust.md): SHA-256 of the reference URLs, deduplicated, sorted, joined with newline, UTF-8."""
     return hashlib.sha256("\n".join(sorted(set(urls))).encode("utf-8")).hexdigest()
 
 
