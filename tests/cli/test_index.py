@@ -1,5 +1,4 @@
-"""`kh index headings` pages like REST. (The other `kh index` door tests are still in tests/index/:
-test_build.py, test_doors.py and test_build_memory.py.)"""
+"""`kh index`: check's exit codes and report, headings pages like REST."""
 
 from __future__ import annotations
 
@@ -10,7 +9,13 @@ from pathlib import Path
 import pytest
 
 from ..conftest import KH
+from ..support.index_vaults import write_note, write_small_vault
 from ..support.paged_headings import BIG, SECTIONS, write_paged_vault
+
+
+@pytest.fixture
+def small_vault(tmp_path: Path) -> Path:
+    return write_small_vault(tmp_path / "small")
 
 
 @pytest.fixture
@@ -29,3 +34,22 @@ def test_cli_pages_like_rest(paged_vault: Path) -> None:
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
     assert [h["title"] for h in data["headings"]] == [f"Sub {SECTIONS - 1}.b"] and data["next_offset"] is None
+
+
+def test_check_reports_fresh_stale_and_missing_with_exit_codes(small_vault: Path) -> None:
+    def kh(*args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run([str(KH), "index", *args], capture_output=True, text=True, timeout=60)
+
+    assert kh("check", str(small_vault)).returncode == 2
+    built = kh("build", str(small_vault), "--json")
+    assert built.returncode == 0
+    report = json.loads(built.stdout)
+    assert set(report) == {"notes", "headings", "links", "fallback", "errors", "seconds"} and report["notes"] == 7
+    assert kh("check", str(small_vault)).returncode == 0
+    write_note(small_vault, "Note A.md", "# changed\n")
+    write_note(small_vault, "Added.md", "# new\n")
+    (small_vault / "x/Dup.md").unlink()
+    stale = kh("check", str(small_vault))
+    assert stale.returncode == 1
+    assert "changed: Note A.md" in stale.stdout and "added: Added.md" in stale.stdout
+    assert "removed: x/Dup.md" in stale.stdout

@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.support.examples import examples
-from tests.support.index_vaults import index_layers, write_note
+from tests.support.index_vaults import index_layers, write_note, write_small_vault
 
 from knowledge_harness.index.build import build_index, note_id
 from knowledge_harness.index.query import check_index, note_headings, read_section, search
@@ -28,25 +28,7 @@ SCHEMAS = REPO / "docs" / "schema"
 
 @pytest.fixture
 def small_vault(tmp_path: Path) -> Path:
-    v = tmp_path / "small"
-    write_note(
-        v,
-        "MOC/技術.md",
-        "---\ntype: moc\n---\n# 技術\n\n- [[GitHub CI]]\n- [[Note A]]\n",
-    )
-    write_note(v, "MOC/GitHub CI.md", "---\ntype: moc\n---\n# GitHub / CI\n\n上位: [[技術]]\n\n- [[Deep/Note B]]\n")
-    write_note(
-        v,
-        "Note A.md",
-        "---\ntitle: Alpha\ntags: [ai, github]\naliases: アルファ\nstatus: active\ntype: resource\n---\n"
-        "intro #inline-tag\n\n# Alpha\n\n## 自動生成物\n\ntext [[Note B#Section]] ![[pic.png]]\n\n"
-        "### staleな実行を上書きしない\n\n```\n[[Not A Link]] #notatag\n```\n\n## デバッグ\n\n[x](Deep/Note%20B.md) https://example.org/a\n",
-    )
-    write_note(v, "Deep/Note B.md", "# Note B\n\n## Section\n\n[[Note A]] [[Missing]] [[Dup]]\n")
-    write_note(v, "Home.md", "[[技術]]\n")
-    write_note(v, "x/Dup.md", "# Dup x\n")
-    write_note(v, "y/Dup.md", "# Dup y\n")
-    return v
+    return write_small_vault(tmp_path / "small")
 
 
 def test_building_twice_gives_byte_identical_layers(small_vault: Path, tmp_path: Path) -> None:
@@ -135,25 +117,6 @@ def test_incremental_rebuilds_after_random_edits_equal_a_full_rebuild(small_vaul
         build_index(Vault.open(fresh))
         assert index_layers(fresh) == incremental, f"step {step}: {action} {name}"
         assert check_index(vault).fresh
-
-
-def test_check_reports_fresh_stale_and_missing_with_exit_codes(small_vault: Path) -> None:
-    def kh(*args: str) -> subprocess.CompletedProcess[str]:
-        return subprocess.run([str(KH), "index", *args], capture_output=True, text=True, timeout=60)
-
-    assert kh("check", str(small_vault)).returncode == 2
-    built = kh("build", str(small_vault), "--json")
-    assert built.returncode == 0
-    report = json.loads(built.stdout)
-    assert set(report) == {"notes", "headings", "links", "fallback", "errors", "seconds"} and report["notes"] == 7
-    assert kh("check", str(small_vault)).returncode == 0
-    write_note(small_vault, "Note A.md", "# changed\n")
-    write_note(small_vault, "Added.md", "# new\n")
-    (small_vault / "x/Dup.md").unlink()
-    stale = kh("check", str(small_vault))
-    assert stale.returncode == 1
-    assert "changed: Note A.md" in stale.stdout and "added: Added.md" in stale.stdout
-    assert "removed: x/Dup.md" in stale.stdout
 
 
 def test_a_stale_index_says_so_and_reads_changed_notes_live(small_vault: Path) -> None:
