@@ -242,13 +242,22 @@ _NOTE_QUERY = (
     "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) AS score FROM note_fts WHERE note_fts MATCH ? "
     "ORDER BY score DESC LIMIT ?"
 )
-_SECTION_QUERY = (
-    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) AS score FROM section_fts WHERE section_fts MATCH ? "
-    "ORDER BY score DESC, rowid LIMIT ?"
-)
+_SECTION_ROWS = "SELECT rowid, heading, body, code, links_in FROM section_fts WHERE section_fts MATCH ? LIMIT ?"
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() constants (sections are scored here with the same formula)
 _TEXT_QUERY = (
     "SELECT rowid, -bm25(text_fts, ?, ?) AS score FROM text_fts WHERE text_fts MATCH ? ORDER BY score DESC LIMIT ?"
 )
+
+
+def _varint(block: bytes, at: int) -> tuple[int, int]:
+    """One SQLite varint (big-endian, 7 bits a byte, the ninth byte whole) at `at`: (value, next offset)."""
+    value = 0
+    for i in range(8):
+        byte = block[at + i]
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value, at + i + 1
+    return (value << 8) | block[at + 8], at + 9
 
 
 def _fts_token(token: str) -> str:
@@ -321,6 +330,8 @@ class SearchLayer:
         self._path_of: dict[int, str] | None = None
         self._name_sets: dict[str, list[frozenset[str]]] | None = None
         self._df_of: dict[str, int] = {}
+        self._section_df: dict[str, int] = {}
+        self._section_avg: tuple[int, float] | None = None
         self._heading_terms_of: dict[str, frozenset[str]] = {}  # a heading's words do not change
         # the manifest this process last saw the layer in step with (another process may sync
         # the same file: then the tables above are read again)
@@ -330,6 +341,8 @@ class SearchLayer:
         """Drop what was read from the tables (after they changed)."""
         self._names = self._path_of = self._name_sets = None
         self._df_of = {}
+        self._section_df = {}
+        self._section_avg = None
 
     def _meta_raw(self, key: str) -> str | None:
         try:
@@ -634,20 +647,80 @@ class SearchLayer:
                     row = self.db.execute("SELECT id FROM notes WHERE path = ?", (hit.path,)).fetchone()
                     nid = int(row[0])
                 note_ids.append(nid)
-            found = self._section_scores(note_ids, match)
+            found = self._section_scores(note_ids, terms)
             for hit, nid in zip(hits, note_ids, strict=True):
                 hit.sections = self._sections(nid, found.get(nid, []), wanted, sections)
         return Ranked(hits, total)
 
-    def _section_scores(self, note_ids: list[int], match: str) -> dict[int, list[tuple[float, int]]]:
-        """FTS5's bm25 of the sections of these notes that hold a query term (one query for all)."""
+    def _section_totals(self) -> tuple[int, float]:
+        """Rows of section_fts and their average length in tokens (all columns), as FTS5's bm25 sees them.
+
+        Read from FTS5's averages record (row 1 of its data table: SQLite varints, the row count
+        then each column's token total), once per state of the layer."""
+        if self._section_avg is None:
+            row = self.db.execute("SELECT block FROM section_fts_data WHERE id = 1").fetchone()
+            numbers: list[int] = []
+            block = bytes(row[0]) if row and row[0] is not None else b""
+            at = 0
+            while at < len(block):
+                value, at = _varint(block, at)
+                numbers.append(value)
+            rows = numbers[0] if numbers else 0
+            self._section_avg = (rows, sum(numbers[1:]) / rows if rows else 1.0)
+        return self._section_avg
+
+    def _section_idf(self, terms: list[str], rows: int) -> dict[str, float]:
+        """FTS5's bm25 idf of each term over the sections (the number of sections holding it, remembered)."""
+        known = self._section_df
+        out: dict[str, float] = {}
+        for t in terms:
+            hit = known.get(t)
+            if hit is None:
+                if len(known) >= MAX_REMEMBERED_TERMS:
+                    known.clear()
+                hit = known[t] = int(
+                    self.db.execute(
+                        "SELECT count(*) FROM section_fts WHERE section_fts MATCH ?", (f'"{t}"',)
+                    ).fetchone()[0]
+                )
+            idf = math.log((rows - hit + 0.5) / (hit + 0.5))
+            out[t] = idf if idf > 0 else 1e-6
+        return out
+
+    def _section_scores(self, note_ids: list[int], terms: list[str]) -> dict[int, list[tuple[float, int]]]:
+        """The bm25 of the sections of these notes that hold a query term, as FTS5's bm25() with
+        SECTION_WEIGHTS gives it, computed here from the rows' words: FTS5 would first count every
+        query term's sections in the whole layer on every query (most of a query's time at 10,000
+        notes); here those counts are remembered between queries."""
         if not note_ids:
             return {}
-        weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
+        match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
         inside = "note : (" + " OR ".join(f"note{nid}" for nid in note_ids) + f") AND ({match})"
+        rows = self.db.execute(_SECTION_ROWS, (inside, MAX_SECTION_ROWS)).fetchall()
+        if not rows:
+            return {}
+        count, avgdl = self._section_totals()
+        idf = self._section_idf(terms, count)
+        weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
+        k1, b = BM25_K1, BM25_B
         out: dict[int, list[tuple[float, int]]] = {}
-        for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, MAX_SECTION_ROWS)):
-            out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((float(score), int(sid)))
+        needles = [(t, f" {t} ") for t in terms]
+        for sid, *columns in rows:
+            freq = dict.fromkeys(terms, 0.0)
+            length = 1  # the note column's one token
+            for weight, text in zip(weights, columns, strict=True):
+                if not text:
+                    continue
+                length += text.count(" ") + 1  # the columns are tokens joined by single spaces
+                # doubled spaces: str.count then finds a word repeated side by side each time
+                spaced = f"  {text.replace(' ', '  ')}  "
+                for t, needle in needles:
+                    n = spaced.count(needle)
+                    if n:
+                        freq[t] += weight * n
+            norm = k1 * (1 - b + b * length / avgdl)
+            score = sum(idf[t] * (f * (k1 + 1.0)) / (f + norm) for t, f in freq.items() if f)
+            out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((score, int(sid)))
         return out
 
     def _sections(self, nid: int, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[SectionHit]:
