@@ -473,6 +473,15 @@ def warm_search(vault: Vault) -> None:
         return
 
 
+def warm_search_in_background(vault: Vault) -> threading.Thread | None:
+    """warm_search in a daemon thread when the vault has an index (the sidecar's start-up and builds)."""
+    if not (vault.harness_dir / "index" / "manifest.json").is_file():
+        return None
+    thread = threading.Thread(target=warm_search, args=(vault,), name="kh-search-warm", daemon=True)
+    thread.start()
+    return thread
+
+
 def _in_category(entry: dict[str, Any], category: str, manifest: dict[str, Any]) -> bool:
     want = category.lower()
     by_path = manifest["by_path"]
@@ -774,4 +783,5 @@ __all__ = [
     "search",
     "trust_summary",
     "warm_search",
+    "warm_search_in_background",
 ]
