@@ -468,9 +468,10 @@ def warm_search(vault: Vault) -> None:
     that the first search does not pay for it. Without an index there is nothing to do."""
     try:
         manifest = load_manifest(vault)
-        vault_layer(vault, manifest, _manifest_key(vault))
+        layer = vault_layer(vault, manifest, _manifest_key(vault))
     except (NotFound, OSError):
         return
+    layer.remember_common_terms()
 
 
 def warm_search_in_background(vault: Vault) -> threading.Thread | None:

@@ -29,6 +29,8 @@ import posixpath
 import re
 import sqlite3
 import threading
+from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -51,7 +53,8 @@ MAX_SECTIONS_PER_NOTE = 1 << 16
 MAX_SNIPPET_TEXT = 4000  # characters of a section's text kept for snippets
 SNIPPET_CHARS = 160
 MAX_REMEMBERED_TERMS = 50_000  # document frequencies kept in memory per layer
-CANDIDATES = 200  # notes ranked by FTS5 before the name bonus and the filters
+CANDIDATES = 200  # notes given the name signals, after BM25
+MAX_POSTINGS = 1_000_000  # (row, score) pairs of terms remembered per layer, 12 bytes each
 
 # Column order of note_fts and their bm25 weights; see docs/reasoning-index.md for the figures.
 NOTE_COLUMNS = ("names", "tags", "headings", "links_in", "path")
@@ -243,16 +246,34 @@ CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(
 """
 
 
-# ORDER BY names the score column, so that SQLite computes bm25() once a row, not twice.
-_NOTE_QUERY = (
-    "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) AS score FROM note_fts WHERE note_fts MATCH ? "
-    "ORDER BY score DESC LIMIT ?"
-)
+# One term's BM25 part in each table, and the factor it counts with in a note's score.
+_TERM_QUERIES: dict[str, tuple[str, list[float], float]] = {
+    "note": (
+        "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) FROM note_fts WHERE note_fts MATCH ?",
+        [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS],
+        1.0,
+    ),
+    "text": (
+        "SELECT rowid, -bm25(text_fts, ?, ?) FROM text_fts WHERE text_fts MATCH ?",
+        [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS],
+        TEXT_WEIGHT,
+    ),
+}
 _SECTION_ROWS = "SELECT rowid, heading, body, code, links_in FROM section_fts WHERE section_fts MATCH ? LIMIT ?"
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() constants (sections are scored here with the same formula)
-_TEXT_QUERY = (
-    "SELECT rowid, -bm25(text_fts, ?, ?) AS score FROM text_fts WHERE text_fts MATCH ? ORDER BY score DESC LIMIT ?"
-)
+
+
+def _summed(lists: list[tuple[array[int], array[float]]]) -> dict[int, float]:
+    """Row id -> the sum of its scores over the lists."""
+    if not lists:
+        return {}
+    lists = sorted(lists, key=lambda pair: -len(pair[0]))
+    total = dict(zip(lists[0][0], lists[0][1], strict=True))
+    get = total.get
+    for ids, values in lists[1:]:
+        for i, v in zip(ids, values, strict=True):
+            total[i] = get(i, 0.0) + v
+    return total
 
 
 def _common(terms: list[str], df: Mapping[str, int], most: float) -> set[str]:
@@ -344,6 +365,8 @@ class SearchLayer:
         self._df_of: dict[str, dict[str, int]] = {}
         self._section_df: dict[str, int] = {}
         self._section_avg: tuple[int, float] | None = None
+        self._postings_of: OrderedDict[tuple[str, str], tuple[array[int], array[float]]] = OrderedDict()
+        self._postings_rows = 0
         self._heading_terms_of: dict[str, frozenset[str]] = {}  # a heading's words do not change
         # the manifest this process last saw the layer in step with (another process may sync
         # the same file: then the tables above are read again)
@@ -355,6 +378,8 @@ class SearchLayer:
         self._df_of = {}
         self._section_df = {}
         self._section_avg = None
+        self._postings_of = OrderedDict()
+        self._postings_rows = 0
 
     def _meta_raw(self, key: str) -> str | None:
         try:
@@ -604,6 +629,52 @@ class SearchLayer:
             out[t] = known[t]
         return out
 
+    def _postings(self, table: str, term: str) -> tuple[array[int], array[float]]:
+        """One term's BM25 part in one table, for every row that holds it: (row ids, scores).
+
+        FTS5's bm25() over a query is the sum of its terms' parts (each with its own idf), so a
+        term's part is asked once and remembered (up to MAX_POSTINGS rows in all, the least
+        recently used term forgotten first): a common term costs its rows once, not every query."""
+        key = (table, term)
+        known = self._postings_of.get(key)
+        if known is not None:
+            self._postings_of.move_to_end(key)
+            return known
+        sql, weights, factor = _TERM_QUERIES[table]
+        rows = self.db.execute(sql, (*weights, f'"{_fts_token(term)}"')).fetchall()
+        found = (array("i", [r[0] for r in rows]), array("d", [r[1] * factor for r in rows]))
+        self._postings_of[key] = found
+        self._postings_rows += len(rows)
+        while self._postings_rows > MAX_POSTINGS and len(self._postings_of) > 1:
+            _, (gone, _) = self._postings_of.popitem(last=False)
+            self._postings_rows -= len(gone)
+        return found
+
+    def remember_common_terms(self, budget: int | None = None) -> int:
+        """Ask now the BM25 parts of the terms in the most rows that a query would still ask
+        (up to `budget` rows in all, half of MAX_POSTINGS by default), so that the first queries
+        after a build do not pay for them. Run in the background (warm_search); the lock is
+        taken one term at a time. Returns the rows remembered."""
+        budget = MAX_POSTINGS // 2 if budget is None else budget
+        with self.lock:
+            n_notes = len(self._paths())
+            picks: list[tuple[int, str, str]] = []
+            for table, vocab, share in (
+                ("note", "note_vocab", NOTE_COMMON_SHARE),
+                ("text", "text_vocab", COMMON_SHARE),
+            ):
+                sql = f"SELECT term, doc FROM {vocab} WHERE doc <= ?"  # noqa: S608 - fixed names
+                picks += [(int(doc), table, str(term)) for term, doc in self.db.execute(sql, (share * n_notes,))]
+        picks.sort(key=lambda p: (-p[0], p[1], p[2]))
+        used = 0
+        for rows, table, term in picks:
+            if used + rows > budget:
+                continue
+            with self.lock:
+                self._postings(table, term)
+            used += rows
+        return used
+
     def rank(
         self,
         query: str,
@@ -626,17 +697,15 @@ class SearchLayer:
             # every one of them: such terms are left out while rarer ones remain.
             common = _common(terms, df, COMMON_SHARE * n_notes)
             note_common = _common(terms, self._df(terms, "note_vocab"), NOTE_COMMON_SHARE * n_notes)
-            # each table is asked only the terms that are not in most of its rows
-            note_match = " OR ".join(f'"{_fts_token(t)}"' for t in terms if t not in note_common)
-            text_match = " OR ".join(f'"{_fts_token(t)}"' for t in terms if t not in common)
-            weights = [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS]
-            text_weights = [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS]
-            want = max(CANDIDATES, limit * 4) if keep is None else 5000
-            meta = self.db.execute(_NOTE_QUERY, (*weights, note_match, want)).fetchall()
-            text = self.db.execute(_TEXT_QUERY, (*text_weights, text_match, want)).fetchall()
-            by_id: dict[int, float] = {int(i): float(s) for i, s in meta}
-            for i, s in text:
-                by_id[int(i)] = by_id.get(int(i), 0.0) + TEXT_WEIGHT * float(s)
+            # each table is asked only the terms that are not in most of its rows; BM25 is a sum
+            # over the terms, so each term's scores are asked (or remembered) on their own
+            lists = [self._postings("note", t) for t in terms if t not in note_common]
+            lists += [self._postings("text", t) for t in terms if t not in common]
+            by_id = _summed(lists)
+            want = max(CANDIDATES, limit * 4) if keep is None else len(by_id)
+            if len(by_id) > want:  # the best `want` and those tied with the last of them
+                cut = sorted(by_id.values(), reverse=True)[want - 1]
+                by_id = {i: v for i, v in by_id.items() if v >= cut}
             paths = self._paths()
             scores: dict[str, float] = {paths[i]: s for i, s in by_id.items() if i in paths}
             ids: dict[str, int] = {paths[i]: i for i in by_id if i in paths}
