@@ -629,6 +629,10 @@ class SearchLayer:
             out[t] = known[t]
         return out
 
+    def remembered_rows(self) -> int:
+        """How many (row, score) pairs of terms this layer remembers (bounded by MAX_POSTINGS)."""
+        return self._postings_rows
+
     def _postings(self, table: str, term: str) -> tuple[array[int], array[float]]:
         """One term's BM25 part in one table, for every row that holds it: (row ids, scores).
 
@@ -926,6 +930,8 @@ class SearchMemory:
     seen, not one a query). Value: (the layer's file, the open layer). Bound: MEMORY_LAYERS
     layers, the least recently used closed first. Invalidation: a layer whose file was deleted
     is closed and opened anew; a layer is brought in step with the manifest by vault_layer.
+    Each layer also remembers its terms' BM25 parts (MAX_POSTINGS rows at most; the least
+    recently used term first forgotten; all forgotten when the layer changes): sizes() counts them.
     """
 
     layers: dict[str, tuple[Path, SearchLayer]] = field(default_factory=dict)
@@ -952,7 +958,10 @@ class SearchMemory:
 
     def sizes(self) -> dict[str, int]:
         with self.lock:
-            return {"open_layers": len(self.layers)}
+            return {
+                "open_layers": len(self.layers),
+                "remembered_rows": sum(layer.remembered_rows() for _, layer in self.layers.values()),
+            }
 
     def clear(self) -> None:
         with self.lock:
