@@ -808,11 +808,12 @@ class SearchLayer:
                 if not text:
                     continue
                 length += text.count(" ") + 1  # the columns are tokens joined by single spaces
-                # doubled spaces: str.count then finds a word repeated side by side each time
-                spaced = f"  {text.replace(' ', '  ')}  "
+                spaced = f" {text} "
                 for t, needle in needles:
                     n = spaced.count(needle)
                     if n:
+                        if f"{needle}{t} " in spaced:  # side by side, str.count missed the second
+                            n = text.split().count(t)
                         freq[t] += weight * n
             norm = k1 * (1 - b + b * length / avgdl)
             score = sum(idf[t] * (f * (k1 + 1.0)) / (f + norm) for t, f in freq.items() if f)
