@@ -633,6 +633,11 @@ class SearchLayer:
         """How many (row, score) pairs of terms this layer remembers (bounded by MAX_POSTINGS)."""
         return self._postings_rows
 
+    def _fetch(self, table: str, term: str) -> tuple[array[int], array[float]]:
+        sql, weights, factor = _TERM_QUERIES[table]
+        rows = self.db.execute(sql, (*weights, f'"{_fts_token(term)}"')).fetchall()
+        return array("i", [r[0] for r in rows]), array("d", [r[1] * factor for r in rows])
+
     def _postings(self, table: str, term: str) -> tuple[array[int], array[float]]:
         """One term's BM25 part in one table, for every row that holds it: (row ids, scores).
 
@@ -644,11 +649,13 @@ class SearchLayer:
         if known is not None:
             self._postings_of.move_to_end(key)
             return known
-        sql, weights, factor = _TERM_QUERIES[table]
-        rows = self.db.execute(sql, (*weights, f'"{_fts_token(term)}"')).fetchall()
-        found = (array("i", [r[0] for r in rows]), array("d", [r[1] * factor for r in rows]))
+        if table == "both":  # a term asked of both tables: its two parts summed once
+            merged = sorted(_summed([self._fetch("note", term), self._fetch("text", term)]).items())
+            found = (array("i", [i for i, _ in merged]), array("d", [v for _, v in merged]))
+        else:
+            found = self._fetch(table, term)
         self._postings_of[key] = found
-        self._postings_rows += len(rows)
+        self._postings_rows += len(found[0])
         while self._postings_rows > MAX_POSTINGS and len(self._postings_of) > 1:
             _, (gone, _) = self._postings_of.popitem(last=False)
             self._postings_rows -= len(gone)
@@ -662,13 +669,15 @@ class SearchLayer:
         budget = MAX_POSTINGS // 2 if budget is None else budget
         with self.lock:
             n_notes = len(self._paths())
-            picks: list[tuple[int, str, str]] = []
+            asked: dict[str, dict[str, int]] = {}  # term -> {table: its rows}, for the terms a query would ask
             for table, vocab, share in (
                 ("note", "note_vocab", NOTE_COMMON_SHARE),
                 ("text", "text_vocab", COMMON_SHARE),
             ):
                 sql = f"SELECT term, doc FROM {vocab} WHERE doc <= ?"  # noqa: S608 - fixed names
-                picks += [(int(doc), table, str(term)) for term, doc in self.db.execute(sql, (share * n_notes,))]
+                for term, doc in self.db.execute(sql, (share * n_notes,)):
+                    asked.setdefault(str(term), {})[table] = int(doc)
+        picks = [(sum(by.values()), "both" if len(by) == 2 else next(iter(by)), t) for t, by in asked.items()]
         picks.sort(key=lambda p: (-p[0], p[1], p[2]))
         used = 0
         for rows, table, term in picks:
@@ -703,8 +712,11 @@ class SearchLayer:
             note_common = _common(terms, self._df(terms, "note_vocab"), NOTE_COMMON_SHARE * n_notes)
             # each table is asked only the terms that are not in most of its rows; BM25 is a sum
             # over the terms, so each term's scores are asked (or remembered) on their own
-            lists = [self._postings("note", t) for t in terms if t not in note_common]
-            lists += [self._postings("text", t) for t in terms if t not in common]
+            lists = [
+                self._postings("note" if t in common else "text" if t in note_common else "both", t)
+                for t in terms
+                if t not in common or t not in note_common
+            ]
             by_id = _summed(lists)
             want = max(CANDIDATES, limit * 4) if keep is None else len(by_id)
             if len(by_id) > want:  # the best `want` and those tied with the last of them
@@ -802,7 +814,7 @@ class SearchLayer:
         out: dict[int, list[tuple[float, int]]] = {}
         needles = [(t, f" {t} ") for t in terms]
         for sid, *columns in rows:
-            freq = dict.fromkeys(terms, 0.0)
+            freq: dict[str, float] = {}
             length = 1  # the note column's one token
             for weight, text in zip(weights, columns, strict=True):
                 if not text:
@@ -814,9 +826,9 @@ class SearchLayer:
                     if n:
                         if f"{needle}{t} " in spaced:  # side by side, str.count missed the second
                             n = text.split().count(t)
-                        freq[t] += weight * n
+                        freq[t] = freq.get(t, 0.0) + weight * n
             norm = k1 * (1 - b + b * length / avgdl)
-            score = sum(idf[t] * (f * (k1 + 1.0)) / (f + norm) for t, f in freq.items() if f)
+            score = sum(idf[t] * (f * (k1 + 1.0)) / (f + norm) for t in terms if (f := freq.get(t, 0.0)))
             out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((score, int(sid)))
         return out
 
