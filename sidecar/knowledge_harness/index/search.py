@@ -54,6 +54,7 @@ MAX_SNIPPET_TEXT = 4000  # characters of a section's text kept for snippets
 SNIPPET_CHARS = 160
 MAX_REMEMBERED_TERMS = 50_000  # document frequencies kept in memory per layer
 CANDIDATES = 200  # notes given the name signals, after BM25
+REMEMBER_ROWS = 64  # a term in at least this many rows of a table has its BM25 parts remembered
 MAX_POSTINGS = 1_000_000  # (row, score) pairs of terms remembered per layer, 12 bytes each
 
 # Column order of note_fts and their bm25 weights; see docs/reasoning-index.md for the figures.
@@ -241,6 +242,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(
   body, code, tokenize = "unicode61 remove_diacritics 0");
 CREATE VIRTUAL TABLE IF NOT EXISTS text_vocab USING fts5vocab(text_fts, 'row');
 CREATE VIRTUAL TABLE IF NOT EXISTS note_vocab USING fts5vocab(note_fts, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS section_vocab USING fts5vocab(section_fts, 'row');
 CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(
   heading, body, code, links_in, note, tokenize = "unicode61 remove_diacritics 0");
 """
@@ -363,7 +365,6 @@ class SearchLayer:
         self._path_of: dict[int, str] | None = None
         self._name_sets: dict[str, list[frozenset[str]]] | None = None
         self._df_of: dict[str, dict[str, int]] = {}
-        self._section_df: dict[str, int] = {}
         self._section_avg: tuple[int, float] | None = None
         self._postings_of: OrderedDict[tuple[str, str], tuple[array[int], array[float]]] = OrderedDict()
         self._postings_rows = 0
@@ -376,7 +377,6 @@ class SearchLayer:
         """Drop what was read from the tables (after they changed)."""
         self._names = self._path_of = self._name_sets = None
         self._df_of = {}
-        self._section_df = {}
         self._section_avg = None
         self._postings_of = OrderedDict()
         self._postings_rows = 0
@@ -617,25 +617,29 @@ class SearchLayer:
             return self._name_sets
 
     def _df(self, terms: list[str], vocab: str = "text_vocab") -> dict[str, int]:
-        """In how many rows of a table each term occurs (its FTS5 vocabulary table: one lookup a term, remembered)."""
-        out: dict[str, int] = {}
+        """In how many rows of a table each term occurs (its FTS5 vocabulary table: one statement
+        for the terms not yet known, remembered)."""
         known = self._df_of.setdefault(vocab, {})
-        for t in terms:
-            if t not in known:
-                if len(known) >= MAX_REMEMBERED_TERMS:
-                    known.clear()
-                row = self.db.execute(f"SELECT doc FROM {vocab} WHERE term = ?", (t,)).fetchone()  # noqa: S608 - a fixed table name
-                known[t] = int(row[0]) if row else 0
-            out[t] = known[t]
-        return out
+        missing = list(dict.fromkeys(t for t in terms if t not in known))
+        if missing:
+            if len(known) + len(missing) > MAX_REMEMBERED_TERMS:
+                known.clear()
+            marks = ", ".join("?" * len(missing))
+            sql = f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})"  # noqa: S608 - a fixed name, "?" marks
+            found = {str(t): int(d) for t, d in self.db.execute(sql, missing)}
+            for t in missing:
+                known[t] = found.get(t, 0)
+        return {t: known[t] for t in terms}
 
     def remembered_rows(self) -> int:
         """How many (row, score) pairs of terms this layer remembers (bounded by MAX_POSTINGS)."""
         return self._postings_rows
 
-    def _fetch(self, table: str, term: str) -> tuple[array[int], array[float]]:
+    def _fetch(self, table: str, terms: list[str]) -> tuple[array[int], array[float]]:
+        """Each row of a table that holds any of the terms, with the sum of their BM25 parts."""
         sql, weights, factor = _TERM_QUERIES[table]
-        rows = self.db.execute(sql, (*weights, f'"{_fts_token(term)}"')).fetchall()
+        match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
+        rows = self.db.execute(sql, (*weights, match)).fetchall()
         return array("i", [r[0] for r in rows]), array("d", [r[1] * factor for r in rows])
 
     def _postings(self, table: str, term: str) -> tuple[array[int], array[float]]:
@@ -650,10 +654,10 @@ class SearchLayer:
             self._postings_of.move_to_end(key)
             return known
         if table == "both":  # a term asked of both tables: its two parts summed once
-            merged = sorted(_summed([self._fetch("note", term), self._fetch("text", term)]).items())
+            merged = sorted(_summed([self._fetch("note", [term]), self._fetch("text", [term])]).items())
             found = (array("i", [i for i, _ in merged]), array("d", [v for _, v in merged]))
         else:
-            found = self._fetch(table, term)
+            found = self._fetch(table, [term])
         self._postings_of[key] = found
         self._postings_rows += len(found[0])
         while self._postings_rows > MAX_POSTINGS and len(self._postings_of) > 1:
@@ -674,8 +678,8 @@ class SearchLayer:
                 ("note", "note_vocab", NOTE_COMMON_SHARE),
                 ("text", "text_vocab", COMMON_SHARE),
             ):
-                sql = f"SELECT term, doc FROM {vocab} WHERE doc <= ?"  # noqa: S608 - fixed names
-                for term, doc in self.db.execute(sql, (share * n_notes,)):
+                sql = f"SELECT term, doc FROM {vocab} WHERE doc <= ? AND doc >= ?"  # noqa: S608 - fixed names
+                for term, doc in self.db.execute(sql, (share * n_notes, REMEMBER_ROWS)):
                     asked.setdefault(str(term), {})[table] = int(doc)
         picks = [(sum(by.values()), "both" if len(by) == 2 else next(iter(by)), t) for t, by in asked.items()]
         picks.sort(key=lambda p: (-p[0], p[1], p[2]))
@@ -712,11 +716,19 @@ class SearchLayer:
             note_common = _common(terms, self._df(terms, "note_vocab"), NOTE_COMMON_SHARE * n_notes)
             # each table is asked only the terms that are not in most of its rows; BM25 is a sum
             # over the terms, so each term's scores are asked (or remembered) on their own
+            # terms in few rows are asked in one statement per table, each time; a term in many
+            # rows has its parts remembered
+            note_df = self._df(terms, "note_vocab")
+            many_note = {t for t in terms if t not in note_common and note_df[t] >= REMEMBER_ROWS}
+            many_text = {t for t in terms if t not in common and df[t] >= REMEMBER_ROWS}
             lists = [
-                self._postings("note" if t in common else "text" if t in note_common else "both", t)
+                self._postings("both" if t in many_note and t in many_text else "note" if t in many_note else "text", t)
                 for t in terms
-                if t not in common or t not in note_common
+                if t in many_note or t in many_text
             ]
+            few_note = [t for t in terms if t not in note_common and 0 < note_df[t] < REMEMBER_ROWS]
+            few_text = [t for t in terms if t not in common and 0 < df[t] < REMEMBER_ROWS]
+            lists += [self._fetch(table, few) for table, few in (("note", few_note), ("text", few_text)) if few]
             by_id = _summed(lists)
             want = max(CANDIDATES, limit * 4) if keep is None else len(by_id)
             if len(by_id) > want:  # the best `want` and those tied with the last of them
@@ -779,14 +791,12 @@ class SearchLayer:
 
     def _section_idf(self, terms: list[str], rows: int) -> dict[str, float]:
         """FTS5's bm25 idf of each term over the sections (the number of sections holding it, remembered)."""
-        known = self._section_df
+        counts = self._df(terms, "section_vocab")
         out: dict[str, float] = {}
         for t in terms:
-            hit = known.get(t)
-            if hit is None:
-                if len(known) >= MAX_REMEMBERED_TERMS:
-                    known.clear()
-                hit = known[t] = int(
+            hit = counts[t]
+            if not hit:  # not one token to SQLite's tokenizer (it cut it): count the phrase
+                hit = int(
                     self.db.execute(
                         "SELECT count(*) FROM section_fts WHERE section_fts MATCH ?", (f'"{t}"',)
                     ).fetchone()[0]
@@ -808,11 +818,10 @@ class SearchLayer:
         if not rows:
             return {}
         count, avgdl = self._section_totals()
-        idf = self._section_idf(terms, count)
         weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
         k1, b = BM25_K1, BM25_B
-        out: dict[int, list[tuple[float, int]]] = {}
         needles = [(t, f" {t} ") for t in terms]
+        counted: list[tuple[int, dict[str, float], int]] = []
         for sid, *columns in rows:
             freq: dict[str, float] = {}
             length = 1  # the note column's one token
@@ -827,9 +836,14 @@ class SearchLayer:
                         if f"{needle}{t} " in spaced:  # side by side, str.count missed the second
                             n = text.split().count(t)
                         freq[t] = freq.get(t, 0.0) + weight * n
+            counted.append((int(sid), freq, length))
+        found = [t for t in terms if any(t in freq for _, freq, _ in counted)]
+        idf = self._section_idf(found, count)
+        out: dict[int, list[tuple[float, int]]] = {}
+        for sid, freq, length in counted:
             norm = k1 * (1 - b + b * length / avgdl)
-            score = sum(idf[t] * (f * (k1 + 1.0)) / (f + norm) for t in terms if (f := freq.get(t, 0.0)))
-            out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((score, int(sid)))
+            score = sum(idf[t] * (f * (k1 + 1.0)) / (f + norm) for t in found if (f := freq.get(t, 0.0)))
+            out.setdefault(sid // MAX_SECTIONS_PER_NOTE, []).append((score, sid))
         return out
 
     def _by_id(self, columns: str, ids: list[int]) -> dict[int, tuple[Any, ...]]:
