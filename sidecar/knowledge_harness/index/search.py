@@ -654,8 +654,8 @@ class SearchLayer:
             self._postings_of.move_to_end(key)
             return known
         if table == "both":  # a term asked of both tables: its two parts summed once
-            merged = sorted(_summed([self._fetch("note", [term]), self._fetch("text", [term])]).items())
-            found = (array("i", [i for i, _ in merged]), array("d", [v for _, v in merged]))
+            merged = _summed([self._fetch("note", [term]), self._fetch("text", [term])])
+            found = (array("i", merged.keys()), array("d", merged.values()))
         else:
             found = self._fetch(table, [term])
         self._postings_of[key] = found
