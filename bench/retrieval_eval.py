@@ -19,8 +19,10 @@ Name lookups: for every note, its title and each alias, reworded as a person typ
 (lower case, words reordered, dashes for spaces) must put that note first (hit@1).
 
 HTTP: a 10,000-note vault made of copies of one shared vault (links rewritten to the copy's own
-paths), `kh serve`, search p50/p95 over HTTP with the link-text queries; then one note edited,
-an incremental build, and the time until search finds the edit.
+paths), `kh serve`, search p50/p95 over HTTP with the link-text queries in three passes (the
+median pass reported, the first apart: it pays for each term's first query), with the sidecar's
+CPU time a search and the load average; then one note edited, an incremental build, and the
+time until search finds the edit.
 
 KH_RETRIEVAL_ONLY=vault1,vault2 limits the vaults; KH_RETRIEVAL_HTTP=0 skips the HTTP part.
 """
