@@ -19,8 +19,10 @@ Name lookups: for every note, its title and each alias, reworded as a person typ
 (lower case, words reordered, dashes for spaces) must put that note first (hit@1).
 
 HTTP: a 10,000-note vault made of copies of one shared vault (links rewritten to the copy's own
-paths), `kh serve`, search p50/p95 over HTTP with the link-text queries; then one note edited,
-an incremental build, and the time until search finds the edit.
+paths), `kh serve`, search p50/p95 over HTTP with the link-text queries in three passes (the
+median pass reported, the first apart: it pays for each term's first query), with the sidecar's
+CPU time a search and the load average; then one note edited, an incremental build, and the
+time until search finds the edit.
 
 KH_RETRIEVAL_ONLY=vault1,vault2 limits the vaults; KH_RETRIEVAL_HTTP=0 skips the HTTP part.
 """
@@ -49,6 +51,7 @@ REPO = Path(__file__).resolve().parent.parent
 VAULTS = ("obsidian-developer-docs", "obsidian-help-zh", "obsidian-help-ko")
 HTTP_VAULT = "obsidian-help-ko"
 HTTP_NOTES = 10_000
+HTTP_PASSES = 3  # the same 300 queries asked 3 times: the median pass is reported, and the first apart
 _WIKI = re.compile(r"(!?)\[\[([^\[\]\n]+?)\]\]")
 _NON_NOTE = (".png", ".jpg", ".jpeg", ".gif", ".svg", ".webp", ".canvas", ".pdf", ".mp4", ".mp3", ".base")
 
@@ -388,15 +391,25 @@ def http_figures(root: Path) -> dict[str, Any]:
                 layer_seconds = time.perf_counter() - t0
                 rng = random.Random(0)
                 asked = [rng.choice(texts) for _ in range(300)]
-                times = []
-                load = os.getloadavg()[0]
-                cpu_before = _process_cpu_seconds(proc.pid)
-                for q in asked:
-                    t0 = time.perf_counter()
-                    r = client.get("/v1/index/search", params={"q": q, "limit": 10})
-                    times.append((time.perf_counter() - t0) * 1000)
-                    r.raise_for_status()
-                server_cpu_ms = (_process_cpu_seconds(proc.pid) - cpu_before) / len(asked) * 1000
+                passes = []
+                for _ in range(HTTP_PASSES):
+                    times = []
+                    load = os.getloadavg()[0]
+                    cpu_before = _process_cpu_seconds(proc.pid)
+                    for q in asked:
+                        t0 = time.perf_counter()
+                        r = client.get("/v1/index/search", params={"q": q, "limit": 10})
+                        times.append((time.perf_counter() - t0) * 1000)
+                        r.raise_for_status()
+                    cpu_ms = (_process_cpu_seconds(proc.pid) - cpu_before) / len(asked) * 1000
+                    passes.append(
+                        {
+                            "p50_ms": statistics.median(times),
+                            "p95_ms": _percentile(times, 0.95),
+                            "server_cpu_ms": cpu_ms,
+                            "load": (load + os.getloadavg()[0]) / 2,
+                        }
+                    )
                 # one note's edit: incremental build, then the first search that finds it
                 note = sorted(vault.rglob("*.md"))[123]
                 with note.open("a", encoding="utf-8") as fh:
@@ -411,14 +424,17 @@ def http_figures(root: Path) -> dict[str, Any]:
                 edit_found = bool(found["hits"]) and found["hits"][0]["path"] == rel
         finally:
             stop(proc)
+        middle = sorted(passes, key=lambda p: p["p95_ms"])[len(passes) // 2]
         return {
             "notes": count,
             "build_seconds": build_seconds,
             "layer_seconds": layer_seconds,
-            "p50_ms": statistics.median(times),
-            "p95_ms": _percentile(times, 0.95),
-            "server_cpu_ms": server_cpu_ms,
-            "load": load,
+            "first_pass": passes[0],
+            "passes": passes,
+            "p50_ms": middle["p50_ms"],
+            "p95_ms": middle["p95_ms"],
+            "server_cpu_ms": middle["server_cpu_ms"],
+            "load": middle["load"],
             "edit_build_seconds": build_one,
             "edit_search_seconds": sync_one,
             "edit_found": edit_found,
@@ -484,9 +500,27 @@ def run() -> dict[str, Any]:
         figures += [
             {"name": "HTTP 10k: notes", "value": str(h["notes"]), "unit": ""},
             {"name": "HTTP 10k: kh index build (full)", "value": f"{h['build_seconds']:.2f}", "unit": "s"},
-            {"name": "HTTP 10k: search layer build (first query)", "value": f"{h['layer_seconds']:.2f}", "unit": "s"},
-            {"name": "HTTP 10k: search p50", "value": f"{h['p50_ms']:.1f}", "unit": "ms"},
-            {"name": "HTTP 10k: search p95", "value": f"{h['p95_ms']:.1f}", "unit": "ms", "target": "≤ 20 ms"},
+            {
+                "name": "HTTP 10k: search layer ready (first query; the build starts at start-up)",
+                "value": f"{h['layer_seconds']:.2f}",
+                "unit": "s",
+            },
+            {
+                "name": "HTTP 10k: first pass p50 / p95 (each term's first query; CPU a search; load)",
+                "value": "{p50_ms:.1f} / {p95_ms:.1f} ({server_cpu_ms:.1f} ms; {load:.1f})".format(**h["first_pass"]),
+                "unit": "ms",
+            },
+            {
+                "name": f"HTTP 10k: search p50 (median of {HTTP_PASSES} passes)",
+                "value": f"{h['p50_ms']:.1f}",
+                "unit": "ms",
+            },
+            {
+                "name": f"HTTP 10k: search p95 (median of {HTTP_PASSES} passes)",
+                "value": f"{h['p95_ms']:.1f}",
+                "unit": "ms",
+                "target": "≤ 20 ms",
+            },
             {"name": "HTTP 10k: sidecar CPU a search (user+sys)", "value": f"{h['server_cpu_ms']:.1f}", "unit": "ms"},
             {"name": "HTTP 10k: load average when measured (2 cores)", "value": f"{h['load']:.1f}", "unit": ""},
             {
@@ -507,7 +541,8 @@ def run() -> dict[str, Any]:
             "Queries are the vaults' own link texts (5 folds; each fold's links removed before indexing). "
             "Baselines: plain BM25 over title + headings and over the whole note, same queries, same run. "
             f"The HTTP vault is copies of {HTTP_VAULT} in folders c00/, c01/, … with each copy's links rewritten "
-            "to its own notes; the search layer is built by the first query (timed apart), then 300 queries, limit 10."
+            "to its own notes; the sidecar starts bringing the search layer in step at start-up, the first query waits "
+            f"for it (timed apart), then 300 queries, limit 10, one client after the other, {HTTP_PASSES} times."
         ),
     }
 

@@ -14,9 +14,17 @@ from tests.support.mcp_clients import http_session
 
 from knowledge_harness.core.text import name_key, tokenize
 from knowledge_harness.errors import InputError
+from knowledge_harness.index import search as search_module
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.query import read_section, search
-from knowledge_harness.index.search import documents_in_memory
+from knowledge_harness.index.search import (
+    NOTE_WEIGHTS,
+    SECTION_COLUMNS,
+    SECTION_WEIGHTS,
+    TEXT_WEIGHT,
+    TEXT_WEIGHTS,
+    documents_in_memory,
+)
 from knowledge_harness.vault.paths import Vault
 
 SETUP = """---
@@ -206,3 +214,73 @@ def test_an_agent_goes_from_search_to_the_section_in_two_mcp_calls(vault: Path) 
         stop_sidecar(running)
     assert found["hits"][0]["path"] == "Guides/Setup.md"
     assert read["text"].startswith("## Installation steps") and "Run the installer" in read["text"]
+
+
+def test_section_scores_equal_fts5_bm25_on_the_same_rows() -> None:
+    """Sections are scored in Python with remembered counts; SQLite's own bm25() is the oracle."""
+    notes = [
+        ("a.md", SETUP.encode(), "", "Setup", ["Install guide"], ["howto"]),
+        (
+            "b.md",
+            b"# Plugin settings\nOpen the plugin settings, then settings again.\n\n## Log\nThe log.\n",
+            "",
+            "b",
+            [],
+            [],
+        ),
+        (
+            "c.md",
+            "# 検索の仕組み\n文字バイグラムで検索する。検索、検索。\n\n## Other\nnotes of notes\n".encode(),
+            "",
+            "c",
+            [],
+            [],
+        ),
+        ("d.md", b"Intro without headings: installer installer plugin.\n", "", "d", [], []),
+    ]
+    layer = documents_in_memory(notes)
+    ids = [int(i) for (i,) in layer.db.execute("SELECT id FROM notes ORDER BY id")]
+    weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
+    for query in ("plugin settings", "the installer log", "検索 仕組み", "notes notes plugin", "settings settings"):
+        terms = list(dict.fromkeys(tokenize(query)))
+        ours = {sid: score for found in layer._section_scores(ids, terms).values() for score, sid in found}
+        match = " OR ".join(f'"{t}"' for t in terms)
+        inside = "note : (" + " OR ".join(f"note{i}" for i in ids) + f") AND ({match})"
+        sqlite = dict(
+            layer.db.execute(
+                "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) FROM section_fts WHERE section_fts MATCH ?",
+                (*weights, inside),
+            ).fetchall()
+        )
+        assert ours and set(ours) == set(sqlite), query
+        assert all(ours[sid] == pytest.approx(sqlite[sid], rel=1e-9) for sid in sqlite), query
+
+
+def test_term_by_term_scores_sum_to_fts5_bm25_and_stay_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A query's BM25 is the sum of its terms' parts, each asked once and remembered; SQLite's
+    bm25() over the whole query is the oracle, and the remembered rows stay under MAX_POSTINGS."""
+    notes = [
+        ("a.md", SETUP.encode(), "", "Setup", ["Install guide"], ["howto"]),
+        ("b.md", b"# Plugin settings\nOpen the plugin settings, then settings again.\n", "", "b", [], []),
+        ("c.md", "# 検索の仕組み\n検索する。検索、検索。plugin\n".encode(), "", "c", [], []),
+        ("d.md", b"Intro: installer installer plugin.\n", "", "d", [], []),
+    ]
+    layer = documents_in_memory(notes)
+    for table, column_weights, factor in (("note", NOTE_WEIGHTS, 1.0), ("text", TEXT_WEIGHTS, TEXT_WEIGHT)):
+        weights = list(column_weights.values())
+        marks = ", ".join("?" * len(weights))
+        for query in ("plugin settings", "installer plugin 検索", "settings"):
+            terms = list(dict.fromkeys(tokenize(query)))
+            ours = search_module._summed([layer._postings(table, t) for t in terms])
+            match = " OR ".join(f'"{t}"' for t in terms)
+            sql = f"SELECT rowid, -bm25({table}_fts, {marks}) FROM {table}_fts WHERE {table}_fts MATCH ?"
+            sqlite = {int(i): factor * s for i, s in layer.db.execute(sql, (*weights, match))}
+            assert ours and set(ours) == set(sqlite), (table, query)
+            assert all(ours[i] == pytest.approx(sqlite[i], rel=1e-9) for i in sqlite), (table, query)
+    monkeypatch.setattr(search_module, "MAX_POSTINGS", 3)
+    layer.forget()
+    layer.remember_common_terms(budget=100)
+    for t in tokenize("plugin settings installer guide"):
+        layer._postings("text", t)
+        assert layer._postings_rows <= 3 or len(layer._postings_of) == 1
+    assert [h.path for h in layer.rank("plugin settings", limit=2).hits] == ["b.md", "a.md"]

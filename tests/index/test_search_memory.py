@@ -85,6 +85,37 @@ def test_a_build_through_the_sidecar_brings_the_search_layer_in_step(tmp_path: P
         stop_sidecar(running)
 
 
+def test_the_sidecar_brings_the_search_layer_in_step_at_start_up_without_a_query(tmp_path: Path) -> None:
+    handle = _vault(tmp_path / "v", "quillwort")
+    layer = search.layer_path(handle)
+    assert not layer.exists()  # the build alone (outside the sidecar) makes no search layer
+    st = (handle.harness_dir / "index" / "manifest.json").stat()
+    key = f"{st.st_size}:{st.st_mtime_ns}"
+    running = start_sidecar(handle.root)
+    try:
+        deadline = time.monotonic() + 60
+        while not (layer.exists() and _layer_manifest(layer) == key) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _layer_manifest(layer) == key
+        with closing(sqlite3.connect(f"{layer.as_uri()}?mode=ro", uri=True)) as db:
+            stored = sorted(str(p) for (p,) in db.execute("SELECT path FROM notes"))
+        assert stored == ["Notes/Only.md", "Notes/Other.md"]
+    finally:
+        stop_sidecar(running)
+
+
+def test_a_sidecar_on_a_vault_without_an_index_starts_and_makes_no_search_layer(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    write_note(root, "Notes/Only.md", "# About quillwort\n")
+    running = start_sidecar(root)
+    try:
+        with running.client() as client:
+            assert client.get("/v1/index/search", params={"q": "quillwort"}).status_code == 404
+        assert not search.layer_path(Vault.open(root)).exists()
+    finally:
+        stop_sidecar(running)
+
+
 def test_a_cjk_name_inside_the_query_counts_as_a_word(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     root = tmp_path / "v"
     write_note(root, "外观/主题.md", "# 主题\n更改应用的外观与配色。\n")

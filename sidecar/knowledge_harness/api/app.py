@@ -16,6 +16,7 @@ from starlette.exceptions import HTTPException as StarletteHTTPException
 from .. import __version__
 from ..core.memory import freeze_long_lived
 from ..errors import HarnessError, HttpError, InternalError, InvalidRequest, MethodNotAllowed, NotFound
+from ..index.query import warm_search_in_background
 from ..settings import Settings
 from .context import AppContext
 from .mcp import build_mcp
@@ -63,6 +64,8 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         freeze_long_lived(collect_first=True)  # the imports' objects: core/memory.py says why
+        # the first search after start-up should not pay for the search layer (20 s at 10,000 notes)
+        warm_search_in_background(ctx.vault)
         async with mcp.session_manager.run():
             yield
 

@@ -35,7 +35,9 @@ class Runtime:
       a few seconds; build.json's per-file stamps — until that file changes; at most 8 vaults.
     - `index_search` (index/search.py): the open search layers (SQLite files in the user cache) —
       a layer whose file was deleted is reopened, and each query first brings it in step with
-      the manifest; at most 8 layers, the least recently used closed first.
+      the manifest; at most 8 layers, the least recently used closed first. Each open layer
+      remembers its terms' BM25 parts (at most 1,000,000 rows, 12 bytes each, the least recently
+      used term first forgotten) and term counts — forgotten whenever the layer changes.
 
     Pure-function memos (`functools.lru_cache` on tokenizers and the config directory) keep no
     state of a vault and are not listed. `clear()` forgets everything: the next request recomputes.

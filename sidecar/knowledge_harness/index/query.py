@@ -468,9 +468,19 @@ def warm_search(vault: Vault) -> None:
     that the first search does not pay for it. Without an index there is nothing to do."""
     try:
         manifest = load_manifest(vault)
-        vault_layer(vault, manifest, _manifest_key(vault))
+        layer = vault_layer(vault, manifest, _manifest_key(vault))
     except (NotFound, OSError):
         return
+    layer.remember_common_terms()
+
+
+def warm_search_in_background(vault: Vault) -> threading.Thread | None:
+    """warm_search in a daemon thread when the vault has an index (the sidecar's start-up and builds)."""
+    if not (vault.harness_dir / "index" / "manifest.json").is_file():
+        return None
+    thread = threading.Thread(target=warm_search, args=(vault,), name="kh-search-warm", daemon=True)
+    thread.start()
+    return thread
 
 
 def _in_category(entry: dict[str, Any], category: str, manifest: dict[str, Any]) -> bool:
@@ -774,4 +784,5 @@ __all__ = [
     "search",
     "trust_summary",
     "warm_search",
+    "warm_search_in_background",
 ]

@@ -29,6 +29,8 @@ import posixpath
 import re
 import sqlite3
 import threading
+from array import array
+from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from contextlib import closing
 from dataclasses import dataclass, field
@@ -51,7 +53,9 @@ MAX_SECTIONS_PER_NOTE = 1 << 16
 MAX_SNIPPET_TEXT = 4000  # characters of a section's text kept for snippets
 SNIPPET_CHARS = 160
 MAX_REMEMBERED_TERMS = 50_000  # document frequencies kept in memory per layer
-CANDIDATES = 200  # notes ranked by FTS5 before the name bonus and the filters
+CANDIDATES = 200  # notes given the name signals, after BM25
+REMEMBER_ROWS = 64  # a term in at least this many rows of a table has its BM25 parts remembered
+MAX_POSTINGS = 1_000_000  # (row, score) pairs of terms remembered per layer, 12 bytes each
 
 # Column order of note_fts and their bm25 weights; see docs/reasoning-index.md for the figures.
 NOTE_COLUMNS = ("names", "tags", "headings", "links_in", "path")
@@ -65,10 +69,15 @@ TEXT_WEIGHT = 0.85
 # long as KEEP_RAREST rarer terms remain (its idf is near 0; scoring it would visit most notes).
 COMMON_SHARE = 0.1
 KEEP_RAREST = 2
+# The same for the short fields (note_fts), with their own counts: a term in more than
+# NOTE_COMMON_SHARE of the notes' names, tags, headings, link texts and paths ("obsidian" in a
+# vault about Obsidian). 0.5 and 0.3 measured the same on the shared vaults, 0.2 lost MRR.
+NOTE_COMMON_SHARE = 0.3
 SECTION_COLUMNS = ("heading", "body", "code", "links_in")
 SECTION_WEIGHTS = {"heading": 4.0, "body": 1.0, "code": 0.2, "links_in": 4.0}
 SECTION_CANDIDATES = 30  # a note's sections given the heading bonus, after BM25
-MAX_SECTION_ROWS = 20_000  # sections of the hits scored for one query
+MAX_SECTION_ROWS = 20_000
+MAX_SQL_MARKS = 5000  # ids asked in one statement  # sections of the hits scored for one query
 HEADING_MATCH = 10.0  # times the share of the query's words in a section's own heading
 HEADING_EXACT = 20.0  # the section's own heading has exactly the query's words
 # A query whose words are exactly a note's name (title, alias, file name), in any order and
@@ -232,23 +241,58 @@ CREATE VIRTUAL TABLE IF NOT EXISTS note_fts USING fts5(
 CREATE VIRTUAL TABLE IF NOT EXISTS text_fts USING fts5(
   body, code, tokenize = "unicode61 remove_diacritics 0");
 CREATE VIRTUAL TABLE IF NOT EXISTS text_vocab USING fts5vocab(text_fts, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS note_vocab USING fts5vocab(note_fts, 'row');
+CREATE VIRTUAL TABLE IF NOT EXISTS section_vocab USING fts5vocab(section_fts, 'row');
 CREATE VIRTUAL TABLE IF NOT EXISTS section_fts USING fts5(
   heading, body, code, links_in, note, tokenize = "unicode61 remove_diacritics 0");
 """
 
 
-# ORDER BY names the score column, so that SQLite computes bm25() once a row, not twice.
-_NOTE_QUERY = (
-    "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) AS score FROM note_fts WHERE note_fts MATCH ? "
-    "ORDER BY score DESC LIMIT ?"
-)
-_SECTION_QUERY = (
-    "SELECT rowid, -bm25(section_fts, ?, ?, ?, ?, 0) AS score FROM section_fts WHERE section_fts MATCH ? "
-    "ORDER BY score DESC, rowid LIMIT ?"
-)
-_TEXT_QUERY = (
-    "SELECT rowid, -bm25(text_fts, ?, ?) AS score FROM text_fts WHERE text_fts MATCH ? ORDER BY score DESC LIMIT ?"
-)
+# One term's BM25 part in each table, and the factor it counts with in a note's score.
+_TERM_QUERIES: dict[str, tuple[str, list[float], float]] = {
+    "note": (
+        "SELECT rowid, -bm25(note_fts, ?, ?, ?, ?, ?) FROM note_fts WHERE note_fts MATCH ?",
+        [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS],
+        1.0,
+    ),
+    "text": (
+        "SELECT rowid, -bm25(text_fts, ?, ?) FROM text_fts WHERE text_fts MATCH ?",
+        [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS],
+        TEXT_WEIGHT,
+    ),
+}
+_SECTION_ROWS = "SELECT rowid, heading, body, code, links_in FROM section_fts WHERE section_fts MATCH ? LIMIT ?"
+BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() constants (sections are scored here with the same formula)
+
+
+def _summed(lists: list[tuple[array[int], array[float]]]) -> dict[int, float]:
+    """Row id -> the sum of its scores over the lists."""
+    if not lists:
+        return {}
+    lists = sorted(lists, key=lambda pair: -len(pair[0]))
+    total = dict(zip(lists[0][0], lists[0][1], strict=True))
+    get = total.get
+    for ids, values in lists[1:]:
+        for i, v in zip(ids, values, strict=True):
+            total[i] = get(i, 0.0) + v
+    return total
+
+
+def _common(terms: list[str], df: Mapping[str, int], most: float) -> set[str]:
+    """The terms in more than `most` rows, as long as KEEP_RAREST rarer terms that occur remain."""
+    by_rarity = sorted((t for t in terms if df[t]), key=lambda t: (df[t], t))
+    return {t for t in by_rarity[KEEP_RAREST:] if df[t] > most}
+
+
+def _varint(block: bytes, at: int) -> tuple[int, int]:
+    """One SQLite varint (big-endian, 7 bits a byte, the ninth byte whole) at `at`: (value, next offset)."""
+    value = 0
+    for i in range(8):
+        byte = block[at + i]
+        value = (value << 7) | (byte & 0x7F)
+        if byte < 0x80:
+            return value, at + i + 1
+    return (value << 8) | block[at + 8], at + 9
 
 
 def _fts_token(token: str) -> str:
@@ -320,7 +364,10 @@ class SearchLayer:
         self._names: dict[str, list[str]] | None = None
         self._path_of: dict[int, str] | None = None
         self._name_sets: dict[str, list[frozenset[str]]] | None = None
-        self._df_of: dict[str, int] = {}
+        self._df_of: dict[str, dict[str, int]] = {}
+        self._section_avg: tuple[int, float] | None = None
+        self._postings_of: OrderedDict[tuple[str, str], tuple[array[int], array[float]]] = OrderedDict()
+        self._postings_rows = 0
         self._heading_terms_of: dict[str, frozenset[str]] = {}  # a heading's words do not change
         # the manifest this process last saw the layer in step with (another process may sync
         # the same file: then the tables above are read again)
@@ -330,6 +377,9 @@ class SearchLayer:
         """Drop what was read from the tables (after they changed)."""
         self._names = self._path_of = self._name_sets = None
         self._df_of = {}
+        self._section_avg = None
+        self._postings_of = OrderedDict()
+        self._postings_rows = 0
 
     def _meta_raw(self, key: str) -> str | None:
         try:
@@ -339,7 +389,17 @@ class SearchLayer:
         return None if row is None else str(row[0])
 
     def _drop_all(self) -> None:
-        for table in ("meta", "notes", "links", "sections", "text_vocab", "note_fts", "text_fts", "section_fts"):
+        for table in (
+            "meta",
+            "notes",
+            "links",
+            "sections",
+            "text_vocab",
+            "note_vocab",
+            "note_fts",
+            "text_fts",
+            "section_fts",
+        ):
             self.db.execute(f"DROP TABLE IF EXISTS {table}")
 
     def meta(self, key: str) -> str | None:
@@ -556,18 +616,81 @@ class SearchLayer:
                 self._name_sets = table
             return self._name_sets
 
-    def _df(self, terms: list[str]) -> dict[str, int]:
-        """In how many notes' text each term occurs (FTS5's vocabulary table: one lookup a term)."""
-        out: dict[str, int] = {}
-        known = self._df_of
-        for t in terms:
-            if t not in known:
-                if len(known) >= MAX_REMEMBERED_TERMS:
-                    known.clear()
-                row = self.db.execute("SELECT doc FROM text_vocab WHERE term = ?", (t,)).fetchone()
-                known[t] = int(row[0]) if row else 0
-            out[t] = known[t]
-        return out
+    def _df(self, terms: list[str], vocab: str = "text_vocab") -> dict[str, int]:
+        """In how many rows of a table each term occurs (its FTS5 vocabulary table: one statement
+        for the terms not yet known, remembered)."""
+        known = self._df_of.setdefault(vocab, {})
+        missing = list(dict.fromkeys(t for t in terms if t not in known))
+        if missing:
+            if len(known) + len(missing) > MAX_REMEMBERED_TERMS:
+                known.clear()
+            marks = ", ".join("?" * len(missing))
+            sql = f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})"  # noqa: S608 - a fixed name, "?" marks
+            found = {str(t): int(d) for t, d in self.db.execute(sql, missing)}
+            for t in missing:
+                known[t] = found.get(t, 0)
+        return {t: known[t] for t in terms}
+
+    def remembered_rows(self) -> int:
+        """How many (row, score) pairs of terms this layer remembers (bounded by MAX_POSTINGS)."""
+        return self._postings_rows
+
+    def _fetch(self, table: str, terms: list[str]) -> tuple[array[int], array[float]]:
+        """Each row of a table that holds any of the terms, with the sum of their BM25 parts."""
+        sql, weights, factor = _TERM_QUERIES[table]
+        match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
+        rows = self.db.execute(sql, (*weights, match)).fetchall()
+        return array("i", [r[0] for r in rows]), array("d", [r[1] * factor for r in rows])
+
+    def _postings(self, table: str, term: str) -> tuple[array[int], array[float]]:
+        """One term's BM25 part in one table, for every row that holds it: (row ids, scores).
+
+        FTS5's bm25() over a query is the sum of its terms' parts (each with its own idf), so a
+        term's part is asked once and remembered (up to MAX_POSTINGS rows in all, the least
+        recently used term forgotten first): a common term costs its rows once, not every query."""
+        key = (table, term)
+        known = self._postings_of.get(key)
+        if known is not None:
+            self._postings_of.move_to_end(key)
+            return known
+        if table == "both":  # a term asked of both tables: its two parts summed once
+            merged = _summed([self._fetch("note", [term]), self._fetch("text", [term])])
+            found = (array("i", merged.keys()), array("d", merged.values()))
+        else:
+            found = self._fetch(table, [term])
+        self._postings_of[key] = found
+        self._postings_rows += len(found[0])
+        while self._postings_rows > MAX_POSTINGS and len(self._postings_of) > 1:
+            _, (gone, _) = self._postings_of.popitem(last=False)
+            self._postings_rows -= len(gone)
+        return found
+
+    def remember_common_terms(self, budget: int | None = None) -> int:
+        """Ask now the BM25 parts of the terms in the most rows that a query would still ask
+        (up to `budget` rows in all, half of MAX_POSTINGS by default), so that the first queries
+        after a build do not pay for them. Run in the background (warm_search); the lock is
+        taken one term at a time. Returns the rows remembered."""
+        budget = MAX_POSTINGS // 2 if budget is None else budget
+        with self.lock:
+            n_notes = len(self._paths())
+            asked: dict[str, dict[str, int]] = {}  # term -> {table: its rows}, for the terms a query would ask
+            for table, vocab, share in (
+                ("note", "note_vocab", NOTE_COMMON_SHARE),
+                ("text", "text_vocab", COMMON_SHARE),
+            ):
+                sql = f"SELECT term, doc FROM {vocab} WHERE doc <= ? AND doc >= ?"  # noqa: S608 - fixed names
+                for term, doc in self.db.execute(sql, (share * n_notes, REMEMBER_ROWS)):
+                    asked.setdefault(str(term), {})[table] = int(doc)
+        picks = [(sum(by.values()), "both" if len(by) == 2 else next(iter(by)), t) for t, by in asked.items()]
+        picks.sort(key=lambda p: (-p[0], p[1], p[2]))
+        used = 0
+        for rows, table, term in picks:
+            if used + rows > budget:
+                continue
+            with self.lock:
+                self._postings(table, term)
+            used += rows
+        return used
 
     def rank(
         self,
@@ -589,19 +712,28 @@ class SearchLayer:
             df = self._df(terms)
             # A term in most notes ranks almost nothing (its idf is near 0) but makes FTS5 score
             # every one of them: such terms are left out while rarer ones remain.
-            by_rarity = sorted(terms, key=lambda t: (df[t], t))
-            common = {t for t in by_rarity[KEEP_RAREST:] if df[t] > COMMON_SHARE * n_notes}
-            # the short fields are asked every term; the body only the rarer ones
-            match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
-            text_match = " OR ".join(f'"{_fts_token(t)}"' for t in terms if t not in common)
-            weights = [NOTE_WEIGHTS[c] for c in NOTE_COLUMNS]
-            text_weights = [TEXT_WEIGHTS[c] for c in TEXT_COLUMNS]
-            want = max(CANDIDATES, limit * 4) if keep is None else 5000
-            meta = self.db.execute(_NOTE_QUERY, (*weights, match, want)).fetchall()
-            text = self.db.execute(_TEXT_QUERY, (*text_weights, text_match, want)).fetchall()
-            by_id: dict[int, float] = {int(i): float(s) for i, s in meta}
-            for i, s in text:
-                by_id[int(i)] = by_id.get(int(i), 0.0) + TEXT_WEIGHT * float(s)
+            common = _common(terms, df, COMMON_SHARE * n_notes)
+            note_common = _common(terms, self._df(terms, "note_vocab"), NOTE_COMMON_SHARE * n_notes)
+            # each table is asked only the terms that are not in most of its rows; BM25 is a sum
+            # over the terms, so each term's scores are asked (or remembered) on their own
+            # terms in few rows are asked in one statement per table, each time; a term in many
+            # rows has its parts remembered
+            note_df = self._df(terms, "note_vocab")
+            many_note = {t for t in terms if t not in note_common and note_df[t] >= REMEMBER_ROWS}
+            many_text = {t for t in terms if t not in common and df[t] >= REMEMBER_ROWS}
+            lists = [
+                self._postings("both" if t in many_note and t in many_text else "note" if t in many_note else "text", t)
+                for t in terms
+                if t in many_note or t in many_text
+            ]
+            few_note = [t for t in terms if t not in note_common and 0 < note_df[t] < REMEMBER_ROWS]
+            few_text = [t for t in terms if t not in common and 0 < df[t] < REMEMBER_ROWS]
+            lists += [self._fetch(table, few) for table, few in (("note", few_note), ("text", few_text)) if few]
+            by_id = _summed(lists)
+            want = max(CANDIDATES, limit * 4) if keep is None else len(by_id)
+            if len(by_id) > want:  # the best `want` and those tied with the last of them
+                cut = sorted(by_id.values(), reverse=True)[want - 1]
+                by_id = {i: v for i, v in by_id.items() if v >= cut}
             paths = self._paths()
             scores: dict[str, float] = {paths[i]: s for i, s in by_id.items() if i in paths}
             ids: dict[str, int] = {paths[i]: i for i in by_id if i in paths}
@@ -634,53 +766,132 @@ class SearchLayer:
                     row = self.db.execute("SELECT id FROM notes WHERE path = ?", (hit.path,)).fetchone()
                     nid = int(row[0])
                 note_ids.append(nid)
-            found = self._section_scores(note_ids, match)
+            found = self._section_scores(note_ids, terms)
+            best = self._sections(note_ids, found, wanted, sections)
             for hit, nid in zip(hits, note_ids, strict=True):
-                hit.sections = self._sections(nid, found.get(nid, []), wanted, sections)
+                hit.sections = best[nid]
         return Ranked(hits, total)
 
-    def _section_scores(self, note_ids: list[int], match: str) -> dict[int, list[tuple[float, int]]]:
-        """FTS5's bm25 of the sections of these notes that hold a query term (one query for all)."""
-        if not note_ids:
-            return {}
-        weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
-        inside = "note : (" + " OR ".join(f"note{nid}" for nid in note_ids) + f") AND ({match})"
-        out: dict[int, list[tuple[float, int]]] = {}
-        for sid, score in self.db.execute(_SECTION_QUERY, (*weights, inside, MAX_SECTION_ROWS)):
-            out.setdefault(int(sid) // MAX_SECTIONS_PER_NOTE, []).append((float(score), int(sid)))
+    def _section_totals(self) -> tuple[int, float]:
+        """Rows of section_fts and their average length in tokens (all columns), as FTS5's bm25 sees them.
+
+        Read from FTS5's averages record (row 1 of its data table: SQLite varints, the row count
+        then each column's token total), once per state of the layer."""
+        if self._section_avg is None:
+            row = self.db.execute("SELECT block FROM section_fts_data WHERE id = 1").fetchone()
+            numbers: list[int] = []
+            block = bytes(row[0]) if row and row[0] is not None else b""
+            at = 0
+            while at < len(block):
+                value, at = _varint(block, at)
+                numbers.append(value)
+            rows = numbers[0] if numbers else 0
+            self._section_avg = (rows, sum(numbers[1:]) / rows if rows else 1.0)
+        return self._section_avg
+
+    def _section_idf(self, terms: list[str], rows: int) -> dict[str, float]:
+        """FTS5's bm25 idf of each term over the sections (the number of sections holding it, remembered)."""
+        counts = self._df(terms, "section_vocab")
+        out: dict[str, float] = {}
+        for t in terms:
+            hit = counts[t]
+            if not hit:  # not one token to SQLite's tokenizer (it cut it): count the phrase
+                hit = int(
+                    self.db.execute(
+                        "SELECT count(*) FROM section_fts WHERE section_fts MATCH ?", (f'"{t}"',)
+                    ).fetchone()[0]
+                )
+            idf = math.log((rows - hit + 0.5) / (hit + 0.5))
+            out[t] = idf if idf > 0 else 1e-6
         return out
 
-    def _sections(self, nid: int, scored: list[tuple[float, int]], wanted: set[str], count: int) -> list[SectionHit]:
-        """A note's best sections: bm25 over the sections' fields (SECTION_WEIGHTS) plus the
+    def _section_scores(self, note_ids: list[int], terms: list[str]) -> dict[int, list[tuple[float, int]]]:
+        """The bm25 of the sections of these notes that hold a query term, as FTS5's bm25() with
+        SECTION_WEIGHTS gives it, computed here from the rows' words: FTS5 would first count every
+        query term's sections in the whole layer on every query (most of a query's time at 10,000
+        notes); here those counts are remembered between queries."""
+        if not note_ids:
+            return {}
+        match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
+        inside = "note : (" + " OR ".join(f"note{nid}" for nid in note_ids) + f") AND ({match})"
+        rows = self.db.execute(_SECTION_ROWS, (inside, MAX_SECTION_ROWS)).fetchall()
+        if not rows:
+            return {}
+        count, avgdl = self._section_totals()
+        weights = [SECTION_WEIGHTS[c] for c in SECTION_COLUMNS]
+        k1, b = BM25_K1, BM25_B
+        needles = [(t, f" {t} ") for t in terms]
+        counted: list[tuple[int, dict[str, float], int]] = []
+        for sid, *columns in rows:
+            freq: dict[str, float] = {}
+            length = 1  # the note column's one token
+            for weight, text in zip(weights, columns, strict=True):
+                if not text:
+                    continue
+                length += text.count(" ") + 1  # the columns are tokens joined by single spaces
+                spaced = f" {text} "
+                for t, needle in needles:
+                    n = spaced.count(needle)
+                    if n:
+                        if f"{needle}{t} " in spaced:  # side by side, str.count missed the second
+                            n = text.split().count(t)
+                        freq[t] = freq.get(t, 0.0) + weight * n
+            counted.append((int(sid), freq, length))
+        found = [t for t in terms if any(t in freq for _, freq, _ in counted)]
+        idf = self._section_idf(found, count)
+        out: dict[int, list[tuple[float, int]]] = {}
+        for sid, freq, length in counted:
+            norm = k1 * (1 - b + b * length / avgdl)
+            score = sum(idf[t] * (f * (k1 + 1.0)) / (f + norm) for t in found if (f := freq.get(t, 0.0)))
+            out.setdefault(sid // MAX_SECTIONS_PER_NOTE, []).append((score, sid))
+        return out
+
+    def _by_id(self, columns: str, ids: list[int]) -> dict[int, tuple[Any, ...]]:
+        """Rows of the sections table by id (a few statements, however many hits)."""
+        out: dict[int, tuple[Any, ...]] = {}
+        for at in range(0, len(ids), MAX_SQL_MARKS):
+            part = ids[at : at + MAX_SQL_MARKS]
+            marks = ", ".join("?" * len(part))
+            sql = f"SELECT id, {columns} FROM sections WHERE id IN ({marks})"  # noqa: S608 - fixed columns, "?" marks
+            out.update((int(r[0]), tuple(r[1:])) for r in self.db.execute(sql, part))
+        return out
+
+    def _sections(
+        self, note_ids: list[int], found: dict[int, list[tuple[float, int]]], wanted: set[str], count: int
+    ) -> dict[int, list[SectionHit]]:
+        """Each note's best sections: bm25 over the sections' fields (SECTION_WEIGHTS) plus the
         own-heading signals; the preamble or first section when no section holds a query term."""
-        lo = nid * MAX_SECTIONS_PER_NOTE
-        if not scored:  # the note matched by its name, tags or path only: its first section
-            scored = [(0.0, lo)]
-        # a section whose own heading says what the query says comes first (names win, for headings)
-        ranked: list[tuple[float, int, tuple[Any, ...]]] = []
-        best = sorted(scored, key=lambda r: (-r[0], r[1]))[:SECTION_CANDIDATES]
-        wanted_ids = sorted({sid for _, sid in best})
-        marks = ", ".join("?" * len(wanted_ids))
-        meta = {
-            int(r[0]): r[1:]
-            for r in self.db.execute(
-                f"SELECT id, heading, heading_path, line, end_line, text FROM sections WHERE id IN ({marks})",  # noqa: S608 - only "?" marks
-                wanted_ids,
-            )
-        }
-        for score, sid in best:
-            row = meta.get(sid)
-            if row is None:
-                continue
-            own = self._heading_terms(row[0]) if row[0] else frozenset()
-            cover = len(wanted & own) / len(wanted) if own else 0.0
-            bonus = HEADING_MATCH * cover + (HEADING_EXACT if own == wanted else 0.0)
-            ranked.append((score + bonus if score else 0.0, sid, row))
-        ranked.sort(key=lambda r: (-r[0], r[1]))
-        return [
-            SectionHit(h, list(json.loads(hp)), int(line), int(end), round(score, 6), snippet(text, wanted))
-            for score, _, (h, hp, line, end, text) in ranked[:count]
-        ]
+        best_of: dict[int, list[tuple[float, int]]] = {}
+        for nid in note_ids:
+            # the note matched by its name, tags or path only: its first section
+            scored = found.get(nid) or [(0.0, nid * MAX_SECTIONS_PER_NOTE)]
+            best_of[nid] = sorted(scored, key=lambda r: (-r[0], r[1]))[:SECTION_CANDIDATES]
+        headings = self._by_id("heading", sorted({sid for best in best_of.values() for _, sid in best}))
+        chosen: dict[int, list[tuple[float, int]]] = {}
+        for nid, best in best_of.items():
+            # a section whose own heading says what the query says comes first (names win, for headings)
+            ranked: list[tuple[float, int]] = []
+            for score, sid in best:
+                row = headings.get(sid)
+                if row is None:
+                    continue
+                own = self._heading_terms(row[0]) if row[0] else frozenset()
+                cover = len(wanted & own) / len(wanted) if own else 0.0
+                bonus = HEADING_MATCH * cover + (HEADING_EXACT if own == wanted else 0.0)
+                ranked.append((score + bonus if score else 0.0, sid))
+            ranked.sort(key=lambda r: (-r[0], r[1]))
+            chosen[nid] = ranked[:count]
+        details = self._by_id(
+            "heading, heading_path, line, end_line, text", sorted({sid for c in chosen.values() for _, sid in c})
+        )
+        out: dict[int, list[SectionHit]] = {}
+        for nid, picked in chosen.items():
+            out[nid] = [
+                SectionHit(h, list(json.loads(hp)), int(line), int(end), round(score, 6), snippet(text, wanted))
+                for score, sid in picked
+                for h, hp, line, end, text in [details[sid]]
+            ]
+        return out
 
 
 def snippet(text: str, terms: set[str]) -> str:
@@ -690,11 +901,16 @@ def snippet(text: str, terms: set[str]) -> str:
     words and bigrams are substrings, so no line needs tokenizing."""
     best, best_line = 0, ""
     lines = [ln.strip() for ln in text.split("\n")]
+    lows = normalize(text).split("\n")  # one normalization for the whole text
+    if len(lows) != len(lines):
+        lows = [normalize(ln) for ln in lines]
+    order = [*range(1, len(lines)), 0]
     # the first line is the heading (shown apart): the body's lines are the excerpt when they match
-    for ln in [*lines[1:], lines[0]]:
+    for k in order:
+        ln = lines[k]
         if not ln:
             continue
-        low = normalize(ln)
+        low = lows[k]
         found = sum(1 for t in terms if t in low)
         if found > best:
             best, best_line = found, ln
@@ -741,6 +957,8 @@ class SearchMemory:
     seen, not one a query). Value: (the layer's file, the open layer). Bound: MEMORY_LAYERS
     layers, the least recently used closed first. Invalidation: a layer whose file was deleted
     is closed and opened anew; a layer is brought in step with the manifest by vault_layer.
+    Each layer also remembers its terms' BM25 parts (MAX_POSTINGS rows at most; the least
+    recently used term first forgotten; all forgotten when the layer changes): sizes() counts them.
     """
 
     layers: dict[str, tuple[Path, SearchLayer]] = field(default_factory=dict)
@@ -767,7 +985,10 @@ class SearchMemory:
 
     def sizes(self) -> dict[str, int]:
         with self.lock:
-            return {"open_layers": len(self.layers)}
+            return {
+                "open_layers": len(self.layers),
+                "remembered_rows": sum(layer.remembered_rows() for _, layer in self.layers.values()),
+            }
 
     def clear(self) -> None:
         with self.lock:
