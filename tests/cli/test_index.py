@@ -1,4 +1,4 @@
-"""`kh index`: check's exit codes and report, headings pages like REST."""
+"""`kh index`: check's exit codes and report, build → search → headings → read, headings pages like REST."""
 
 from __future__ import annotations
 
@@ -53,3 +53,20 @@ def test_check_reports_fresh_stale_and_missing_with_exit_codes(small_vault: Path
     assert stale.returncode == 1
     assert "changed: Note A.md" in stale.stdout and "added: Added.md" in stale.stdout
     assert "removed: x/Dup.md" in stale.stdout
+
+
+def _kh(*args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run([str(KH), "index", *args], capture_output=True, text=True, timeout=60)
+
+
+def test_cli_reads_a_heading_range_and_searches(example_vault: Path) -> None:
+    assert _kh("build", str(example_vault)).returncode == 0
+    found = json.loads(_kh("search", str(example_vault), "Reasoning Index", "--json").stdout)
+    assert found["hits"]
+    path = found["hits"][0]["path"]
+    heads = json.loads(_kh("headings", str(example_vault), path).stdout)
+    title = heads["headings"][0]["title"]
+    read = _kh("read", str(example_vault), path, "--heading", title)
+    assert read.returncode == 0 and title in read.stdout
+    missing = _kh("read", str(example_vault), path, "--heading", "no such heading at all")
+    assert missing.returncode == 2 and missing.stderr.startswith("kh: ")

@@ -1,11 +1,7 @@
-"""The same index service behind three doors: REST (/v1/index), MCP tools and the kh CLI."""
+"""The index service behind REST (/v1/index) and the MCP tools (the kh CLI door: tests/cli/test_index.py)."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -14,11 +10,8 @@ from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import Sidecar
 
-KH = Path(sys.executable).with_name("kh")
-
-
-def _kh(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([str(KH), "index", *args], capture_output=True, text=True, timeout=60)
+from knowledge_harness.index.build import build_index
+from knowledge_harness.vault.paths import Vault
 
 
 def test_rest_builds_searches_walks_and_reads_the_original_markdown(sidecar: Sidecar) -> None:
@@ -62,7 +55,7 @@ async def _mcp_session(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]
 
 
 def test_mcp_tools_follow_the_reading_order_and_explain_it(sidecar: Sidecar) -> None:
-    assert _kh("build", str(sidecar.vault)).returncode == 0
+    build_index(Vault.open(sidecar.vault))  # the index the MCP tools read
     calls = [
         ("index_search", {"query": "GitHub"}),
         ("index_tree", {"depth": 1}),
@@ -82,16 +75,3 @@ def test_mcp_tools_follow_the_reading_order_and_explain_it(sidecar: Sidecar) -> 
     )
     assert heads["path"] == path and heads["source"] == "index"
     assert section["line"] == 1 and section["end_line"] <= 3
-
-
-def test_cli_reads_a_heading_range_and_searches(example_vault: Path) -> None:
-    assert _kh("build", str(example_vault)).returncode == 0
-    found = json.loads(_kh("search", str(example_vault), "Reasoning Index", "--json").stdout)
-    assert found["hits"]
-    path = found["hits"][0]["path"]
-    heads = json.loads(_kh("headings", str(example_vault), path).stdout)
-    title = heads["headings"][0]["title"]
-    read = _kh("read", str(example_vault), path, "--heading", title)
-    assert read.returncode == 0 and title in read.stdout
-    missing = _kh("read", str(example_vault), path, "--heading", "no such heading at all")
-    assert missing.returncode == 2 and missing.stderr.startswith("kh: ")
