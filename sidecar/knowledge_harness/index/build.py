@@ -254,22 +254,21 @@ class _Run:
             # every other note is the previous build's, resolved for these paths: only the touched change
             self.links_out, self.total_links = dict(state.links_out), state.total_links
             for p in self.touched:
-                note = self.notes[p]
-                if note.res_key is not self.paths_key:
-                    resolved, out = resolve_links(p, note.raw_links(), self.resolver)
-                    note.set_resolution(self.paths_key, self.paths_fp, resolved, out)
-                    self.changed += 1
-                self.links_out[p] = note.links_out
-                self.total_links += note.link_count - state.notes[p].link_count
+                self.total_links += self._resolve(p).link_count - state.notes[p].link_count
             return
         for p in self.paths:
-            note = self.notes[p]
-            if note.res_key is not self.paths_key:
-                resolved, out = resolve_links(p, note.raw_links(), self.resolver)
-                note.set_resolution(self.paths_key, self.paths_fp, resolved, out)
-                self.changed += 1
-            self.links_out[p] = note.links_out
-            self.total_links += note.link_count
+            self.total_links += self._resolve(p).link_count
+
+    def _resolve(self, p: str) -> IndexedNote:
+        """The note at `p` with its links resolved for this set of paths, its links_out recorded."""
+        note = self.notes[p]
+        if note.res_key is not self.paths_key:
+            assert self.resolver is not None
+            resolved, out = resolve_links(p, note.raw_links(), self.resolver)
+            note.set_resolution(self.paths_key, self.paths_fp, resolved, out)
+            self.changed += 1
+        self.links_out[p] = note.links_out
+        return note
 
     def derive_graph(self) -> None:
         """Backlinks, index notes and categories: derived again only when a link or an index note changed."""
