@@ -114,8 +114,11 @@ def replace_sections(results: list[dict[str, Any]], report: Path = ROOT / "docs"
     """Put each result's section where the section of the same title was (a new one goes before the
     hand-written part), leaving the rest of the report as it is."""
     text = report.read_text(encoding="utf-8")
+    when = f"This section alone: {datetime.now(UTC).strftime('%Y-%m-%d %H:%M UTC')}, commit {git_rev()}, load {os.getloadavg()[0]:.1f}."
     for result in results:
-        new = "\n".join(section(result))
+        lines = section(result)
+        lines[4:4] = [when, ""]  # under the Command line
+        new = "\n".join(lines)
         begin = text.find(f"## {result['title']}\n")
         if begin == -1:
             begin = end = text.find(f"\n{READING_TITLE}") + 1 or len(text)
