@@ -164,6 +164,16 @@ def test_an_edit_and_a_removed_link_reach_search_after_an_incremental_build(vaul
     assert [h.path for h in fresh.rank("quillwort", limit=5).hits] == ["Notes/Chatter.md"]
 
 
+def test_a_note_over_the_document_limit_is_found_by_its_name_not_its_body(vault: Path) -> None:
+    line = "filler words about nothing in particular\n"
+    body = "# Huge\n\nquillwort\n\n" + line * (search_module.MAX_DOCUMENT_BYTES // len(line) + 1)
+    write_note(vault, "Notes/Enormous Log.md", body)
+    write_note(vault, "Notes/Small.md", "# Small\n\nquillwort\n")
+    handle = _built(vault)
+    assert [h.path for h in search(handle, "quillwort").hits] == ["Notes/Small.md"]
+    assert search(handle, "Enormous Log").hits[0].path == "Notes/Enormous Log.md"
+
+
 def test_a_changed_note_says_so_in_its_hit(vault: Path) -> None:
     handle = _built(vault)
     search(handle, "installer")

@@ -46,10 +46,13 @@ from .build import heading_tree
 from .links import Resolver
 from .parse import decode_text, parse_structure
 
-LAYER_FORMAT = "6"
+LAYER_FORMAT = "7"
 MAX_QUERY_CHARS = 1000  # a longer query is cut here (a question, not a document)
 MAX_QUERY_TERMS = 32
 MAX_SECTIONS_PER_NOTE = 1 << 16
+# A note larger than this is found by its names only (title, aliases, tags, path), not its body:
+# parsing and tokenizing a 20 MB note took the sidecar from about 130 MB to over 300 MB.
+MAX_DOCUMENT_BYTES = 2 * 1024 * 1024
 MAX_SNIPPET_TEXT = 4000  # characters of a section's text kept for snippets
 SNIPPET_CHARS = 160
 MAX_REMEMBERED_TERMS = 50_000  # document frequencies kept in memory per layer
@@ -178,8 +181,9 @@ def _strip_line(line: str, links: list[tuple[str, str, str | None, str]]) -> str
 
 
 def note_document(path: str, raw: bytes, sha256: str, title: str, aliases: list[str], tags: list[str]) -> NoteDoc:
-    """Sections with their line ranges (as notes/<id>.json has them) and plain text, and the links."""
-    text = decode_text(raw)
+    """Sections with their line ranges (as notes/<id>.json has them) and plain text, and the links
+    (none for a note over MAX_DOCUMENT_BYTES: it is found by its names)."""
+    text = decode_text(raw) if len(raw) <= MAX_DOCUMENT_BYTES else None
     doc = NoteDoc(path=path, sha256=sha256, title=title, aliases=aliases, tags=tags, sections=[])
     if not text:
         return doc
