@@ -196,6 +196,18 @@ def test_anything_but_the_exact_challenge_writes_nothing(tmp_path: Path) -> None
     assert approve(vault, plan).returncode == 0
 
 
+def test_approval_reports_each_target_before_it_is_written(tmp_path: Path) -> None:
+    vault = git_vault(tmp_path)
+    plan = plan_json(vault, "--stage", "pilot", "--out-of-order")
+    seen: list[tuple[int, int, str]] = []
+    record = batch.approve(
+        Vault.open(vault), plan["plan_id"], challenge(plan), actor=PERSON, progress=lambda *step: seen.append(step)
+    )
+    paths = [t["path"] for t in plan["targets"]]
+    assert len(paths) > 1 and seen == [(i, len(paths), p) for i, p in enumerate(paths)]
+    assert [f["path"] for f in record["files"]] == paths and record["run_status"] == "SUCCEEDED"
+
+
 def test_a_plan_is_approved_once_also_when_two_approvals_race(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
     plan = plan_json(vault)

@@ -155,7 +155,8 @@ def approve_cmd(
     view = show_plan(handle, plan_id)
     typer.echo(render_plan(view, vault), nl=False, err=True)
     challenge = ask(f"Type {CHALLENGE_KEYWORD} <digest> to apply {plan_id}: ")
-    record = approve(handle, plan_id, challenge, actor=person)
+    with progress_reporter("Writing") as progress:
+        record = approve(handle, plan_id, challenge, actor=person, progress=progress)
     typer.echo(json.dumps(record, ensure_ascii=False, indent=2))
     if record["run_status"] != "SUCCEEDED" or record["result"] != "APPLIED":
         typer.echo(

@@ -648,24 +648,32 @@ def approve(
     *,
     actor: Actor,
     now: dt.datetime | None = None,
+    progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Apply a plan after the exact typed challenge; returns the run record (see the docstring).
 
     Only a person approves: `actor` comes from a door that proved the person credential or a
-    terminal, and its name is recorded as `approved_by`."""
+    terminal, and its name is recorded as `approved_by`. `progress(done, total, path)` is called
+    before each target is checked and written (the CLI draws it)."""
     if not actor.is_person:
         raise PersonRequired("Only a person may approve a batch: an agent prepares plans, a person applies them.")
     check_id("plan", plan_id)
     try:
         with vault_lock(vault, f"batch approve {plan_id}"):
-            return _approve_locked(vault, plan_id, challenge, now=now, actor=actor)
+            return _approve_locked(vault, plan_id, challenge, now=now, actor=actor, progress=progress)
     except Busy as exc:
         _raise_if_busy_with(vault, plan_id, exc)
         raise
 
 
 def _approve_locked(
-    vault: Vault, plan_id: str, challenge: str, *, now: dt.datetime | None, actor: Actor
+    vault: Vault,
+    plan_id: str,
+    challenge: str,
+    *,
+    now: dt.datetime | None,
+    actor: Actor,
+    progress: Callable[[int, int, str], None] | None,
 ) -> dict[str, Any]:
     recover_interrupted_runs(vault)
     plan = load_plan(vault, plan_id)
@@ -717,8 +725,10 @@ def _approve_locked(
     write_run(vault, run_id, record)
 
     failure: dict[str, Any] | None = None
-    for target, entry in zip(plan["targets"], record["files"], strict=True):
+    for done, (target, entry) in enumerate(zip(plan["targets"], record["files"], strict=True)):
         path = str(target["path"])
+        if progress is not None:
+            progress(done, len(plan["targets"]), path)
         try:
             current = vault.resolve_note(path).read_bytes()
         except HarnessError as exc:
