@@ -53,3 +53,22 @@ def test_at_a_terminal_the_progress_is_a_bar_that_leaves_the_plan_readable(vault
     assert run.exit_code == 0, run.screen
     assert "Validating 1/1:" not in run.screen  # not the plain lines
     assert "Digest: " in run.screen and NOTE in run.screen
+
+
+def test_a_large_index_build_reports_its_steps_and_a_one_note_update_says_nothing(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    for n in range(1000):
+        folder = vault / f"f{n % 10}"
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"ノート{n}.md").write_text(f"# N{n}\n\n[[ノート{(n + 1) % 1000}]]\n", encoding="utf-8")
+    built = subprocess.run([KH, "index", "build", str(vault)], capture_output=True, text=True, check=True)
+    assert built.stderr.splitlines() == [
+        "Indexing 1/3: parsing 1,000 notes",
+        "Indexing 2/3: resolving links",
+        "Indexing 3/3: writing the index",
+    ]
+    assert built.stdout.startswith("Indexed 1000 notes")
+    with (vault / "f0" / "ノート0.md").open("a", encoding="utf-8") as note:
+        note.write("one more line\n")
+    again = subprocess.run([KH, "index", "build", str(vault)], capture_output=True, text=True, check=True)
+    assert again.stderr == "" and "1 parsed" in again.stdout

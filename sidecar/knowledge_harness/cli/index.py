@@ -44,10 +44,12 @@ def build(
     """Write the index to VAULT/.harness/index/ (incremental unless --full)."""
     from ..index.build import build_index
     from ..vault.lock import vault_lock
+    from .progress import progress_reporter
 
     opened = Vault.open(vault)
-    with vault_lock(opened, "kh index build"):  # one writer of .harness/ at a time (Busy → exit 1)
-        report = build_index(opened, full=full, workers=workers, resident=False)
+    with vault_lock(opened, "kh index build"), progress_reporter("Indexing") as progress:
+        # one writer of .harness/ at a time (Busy → exit 1)
+        report = build_index(opened, full=full, workers=workers, resident=False, progress=progress)
     if as_json:
         typer.echo(
             json.dumps(

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 
 Progress = Callable[[int, int, str], None]
 
 
 @contextmanager
 def progress_reporter(action: str) -> Iterator[Progress]:
-    """Yields `progress(done, total, item)`, called before each item starts."""
+    """Yields `progress(done, total, item)`, called before each item starts. The bar (and rich)
+    appear at the first call only: work that reports nothing costs nothing."""
     if not sys.stderr.isatty():
 
         def line(done: int, total: int, item: str) -> None:
@@ -20,22 +21,37 @@ def progress_reporter(action: str) -> Iterator[Progress]:
 
         yield line
         return
-    from rich.console import Console
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
-
-    with Progress(
-        TextColumn(f"{action}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeElapsedColumn(),
-        TextColumn("{task.description}"),
-        transient=True,
-        console=Console(stderr=True),
-        redirect_stdout=False,
-    ) as bar:
-        task = bar.add_task("", total=None)
+    with ExitStack() as stack:
+        drawn: list[Callable[[int, int, str], None]] = []
 
         def draw(done: int, total: int, item: str) -> None:
-            bar.update(task, completed=done, total=total, description=item)
+            if not drawn:
+                drawn.append(_bar(stack, action))
+            drawn[0](done, total, item)
 
         yield draw
+
+
+def _bar(stack: ExitStack, action: str) -> Progress:
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+    from rich.progress import Progress as Bar
+
+    bar = stack.enter_context(
+        Bar(
+            TextColumn(f"{action}"),
+            BarColumn(),
+            MofNCompleteColumn(),
+            TimeElapsedColumn(),
+            TextColumn("{task.description}"),
+            transient=True,
+            console=Console(stderr=True),
+            redirect_stdout=False,
+        )
+    )
+    task = bar.add_task("", total=None)
+
+    def update(done: int, total: int, item: str) -> None:
+        bar.update(task, completed=done, total=total, description=item)
+
+    return update

@@ -21,6 +21,7 @@ import gc
 import hashlib
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -64,15 +65,29 @@ _index_settings = index_settings  # the name index/query.py imports
 
 # A process that keeps its state in memory rewrites the parse cache only after this many notes changed
 _CACHE_SLACK = 256
+PROGRESS_MIN_NOTES = 1000  # a build that parses fewer notes ends before a progress line would help
 
 
-def build_index(vault: Vault, *, full: bool = False, workers: int = 1, resident: bool = True) -> BuildReport:
+def _silent(done: int, total: int, step: str) -> None:
+    return None
+
+
+def build_index(
+    vault: Vault,
+    *,
+    full: bool = False,
+    workers: int = 1,
+    resident: bool = True,
+    progress: Callable[[int, int, str], None] | None = None,
+) -> BuildReport:
     """Build or update the index of `vault` (see _build); the cyclic GC pauses meanwhile.
 
     resident: keep the whole build state in this process for the next build (the sidecar).
     False suits a one-shot process (`kh index build`): when only some notes changed and the
     link graph did not, it reads from the previous build only what those notes need
     (`build_one_shot`) instead of loading the whole state.
+    progress(done, total, step): called before each of the build's three long steps, only when
+    at least PROGRESS_MIN_NOTES notes need parsing (a small update says nothing).
     """
     enabled = gc.isenabled()
     # The build allocates many small containers and frees nothing cyclic; with the collector on,
@@ -88,7 +103,7 @@ def build_index(vault: Vault, *, full: bool = False, workers: int = 1, resident:
             report = build_one_shot(vault)
             if report is not None:
                 return report
-        return _build(vault, full=full, workers=workers, stagings=stagings)
+        return _build(vault, full=full, workers=workers, stagings=stagings, progress=progress)
     finally:
         for staging in stagings:
             discard_staging(staging)
@@ -96,7 +111,14 @@ def build_index(vault: Vault, *, full: bool = False, workers: int = 1, resident:
             gc.enable()
 
 
-def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> BuildReport:
+def _build(
+    vault: Vault,
+    *,
+    full: bool,
+    workers: int,
+    stagings: list[Path],
+    progress: Callable[[int, int, str], None] | None = None,
+) -> BuildReport:
     """Build or update the index of `vault`; returns counts, per-note errors and timings.
 
     workers: 1 parses in this process (the server's choice); 0 uses every core through forked
@@ -104,10 +126,14 @@ def _build(vault: Vault, *, full: bool, workers: int, stagings: list[Path]) -> B
     """
     run = _Run(vault, full, state_for(vault, full), time.perf_counter())
     files, to_read = run.scan()
+    say = progress if progress is not None and len(to_read) >= PROGRESS_MIN_NOTES else _silent
+    say(0, 3, f"parsing {len(to_read):,} notes")
     run.parse_changed(files, to_read, workers, stagings)
+    say(1, 3, "resolving links")
     run.resolve_links()
     run.derive_graph()
     rows, new_layers, tree_changed = run.lay_out_rows()
+    say(2, 3, "writing the index")
     manifest, tree = run.layer_files(rows, new_layers, tree_changed)
     pending = run.cache_files()
     generation = os.urandom(8).hex()
