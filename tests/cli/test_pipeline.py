@@ -114,3 +114,23 @@ def test_check_draft_cli_json_and_exit_codes(tmp_path: Path) -> None:
     assert git(blog, "status", "--porcelain") == "?? docs/blog/posts/draft.rst"  # read only
     missing = _kh("pipeline", "check-draft", str(tmp_path / "nope.rst"), "--json")
     assert missing.returncode == 2 and missing.stderr.startswith("kh: ")
+
+
+def test_v_shows_each_operation_of_the_pipeline_as_it_runs(tmp_path: Path) -> None:
+    vault = tmp_path / "v"
+    write_note(vault, "Notes/yaml.md", "# YAML 1.2\n\nYAML 1.2 の core schema では真偽値は true/false だけ。\n")
+    write_note(vault, "Requests/q.md", request_note("YAML 1.2 の真偽値はどう読まれるのか知りたい。"))
+    write_configs(vault, pipeline_toml='[evidence]\nproviders = ["vault"]\n')
+    run_id = json.loads(_kh("pipeline", "capture", str(vault), "Requests/q.md", "--json").stdout)["run_id"]
+    authorized = run_at_terminal(
+        [str(KH), "-v", "pipeline", "authorize", str(vault), run_id], ["yes"], env=dict(os.environ)
+    )
+    assert authorized.exit_code == 0, authorized.screen
+    assert "O-02: ADVANCE → AUTHORIZED in " in " ".join(authorized.screen.split()), authorized.screen
+    told = _kh("-v", "pipeline", "advance", str(vault), run_id, "--json")
+    assert json.loads(told.stdout)["state"] == "EVIDENCE_READY"
+    said = [line.removeprefix(f"kh: knowledge_harness.pipeline.engine: {run_id} ") for line in told.stderr.splitlines()]
+    assert "O-03: Screen Safety started" in said and "O-05: waits for its agent" in said, told.stderr
+    assert any(line.startswith("O-04: ADVANCE → EVIDENCE_READY in ") for line in said), told.stderr
+    quiet = _kh("pipeline", "advance", str(vault), run_id, "--json")
+    assert json.loads(quiet.stdout)["state"] == "EVIDENCE_READY" and quiet.stderr == ""

@@ -13,8 +13,10 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 import secrets
 import shlex
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -114,6 +116,7 @@ JUDGED_AUTHORS: dict[str, tuple[str, ...]] = {"O-06": ("O-05",), "O-09": ("O-08"
 # how many operations one call may run before it returns: far more than the thirteen operations
 # and their revision loops need, so it only stops a run that would otherwise cycle
 MAX_STEPS = 40
+log = logging.getLogger(__name__)
 
 
 class Pipeline:
@@ -306,13 +309,24 @@ class Pipeline:
         if stored is not None:
             self._set_waiting(run, stored.waiting_for)
             return False
+        log.info("%s %s: %s %s", run.run_id, operation, OPERATIONS.get(operation, ""), "started")
+        started = time.monotonic()
         if isinstance(op, AgentStep):
             outcome = op.program_outcome(ctx, prepared)
             if outcome is None:  # the step needs its agent or AI judge
+                log.info("%s %s: waits for its %s", run.run_id, operation, op.kind.replace("_", " "))
                 return self._agent_step(run, records, op, ctx, prepared, digest)
         else:
             outcome = _program_step(op).run(ctx, prepared)
         record = self._apply(run, records, operation, prepared, outcome, digest)
+        log.info(
+            "%s %s: %s → %s in %.1f s",
+            run.run_id,
+            operation,
+            record.result.value,
+            record.state_after.value,
+            time.monotonic() - started,
+        )
         return record.waiting_for is None and record.result != Result.RETRYABLE_ERROR
 
     def _run_steps(self, run: Run, records: list[OperationRecord], max_steps: int = MAX_STEPS) -> None:

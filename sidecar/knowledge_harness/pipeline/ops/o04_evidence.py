@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+import logging
 import time
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -28,6 +29,8 @@ from ..page_metadata import PageMetadata, normalize_date
 from ..safety import find_sensitive, mask
 from ..search import ProviderError, SearchHit, SearchProvider, build_providers, key_terms
 from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
+
+log = logging.getLogger(__name__)
 
 OPERATION = "O-04"
 CLASS_CONFIDENCE = {
@@ -145,6 +148,7 @@ def _run_query(search: _Search, providers: list[SearchProvider], query: str, que
     for provider in providers:
         try:
             hits = provider.search(query, limit=limit, context=search.context)
+            log.debug("O-04 search %d (%s): %d hits", search.searches, provider.name, len(hits))
         except ProviderError as exc:
             search.provider_failures.append(
                 {"provider": provider.name, "query": query, "error": str(exc), "transient": exc.transient}
@@ -563,6 +567,7 @@ class _Adoption:
             if result.ok or not result.transient:
                 break
         assert result is not None
+        log.info("O-04 fetch %d: %s (%s)", self.fetched_urls, url, "ok" if result.ok else result.error or "error")
         if not result.ok:
             error = result.error or "error"
             failure: dict[str, Any] = {
