@@ -14,6 +14,7 @@ from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.pipeline.states import check_transition
 from knowledge_harness.vault.paths import Vault
 
+from ..support.part2_support import make_vault as yaml_vault
 from ..support.people import AGENT, PERSON
 from ..support.pipeline_helpers import (
     SUMMARY_JA,
@@ -29,16 +30,9 @@ AWS = "AKIA" + "Z7QXW3ERTY5UIOPA"
 
 
 def make_vault(tmp_path: Path) -> Path:
-    vault = tmp_path / "v"
-    write_note(
-        vault,
-        "Notes/yaml.md",
-        "---\ntitle: YAML 1.1 と 1.2 の違い\n---\n# YAML 1.1 と 1.2\n\nYAML 1.1 では yes/no が真偽値になる。"
-        "YAML 1.2 の core schema では true/false だけが真偽値。\nObsidian のプロパティは frontmatter に書かれる。\n",
-    )
+    """The pipeline tests' YAML vault (no blog) with one unrelated note."""
+    vault = yaml_vault(tmp_path, blog=None)
     write_note(vault, "Notes/other.md", "# 料理\n\nカレーの作り方。玉ねぎを炒める。\n")
-    write_note(vault, ".harness/pipeline.toml", 'providers_note = ""\n'.replace('providers_note = ""\n', ""))
-    (vault / ".harness" / "pipeline.toml").write_text('[evidence]\nproviders = ["vault"]\n', encoding="utf-8")
     return vault
 
 
