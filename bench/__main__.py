@@ -110,6 +110,12 @@ def section(result: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _line_after(text: str, marker: str, start: int = 0) -> int:
+    """Where the line that `marker` (starting with a line break) begins, or the end of `text`."""
+    found = text.find(marker, start)
+    return len(text) if found == -1 else found + 1
+
+
 def replace_sections(results: list[dict[str, Any]], report: Path = ROOT / "docs" / "benchmarks.md") -> None:
     """Put each result's section where the section of the same title was (a new one goes before the
     hand-written part), leaving the rest of the report as it is."""
@@ -120,10 +126,10 @@ def replace_sections(results: list[dict[str, Any]], report: Path = ROOT / "docs"
         lines[4:4] = [when, ""]  # under the Command line
         new = "\n".join(lines)
         begin = text.find(f"## {result['title']}\n")
-        if begin == -1:
-            begin = end = text.find(f"\n{READING_TITLE}") + 1 or len(text)
+        if begin == -1:  # a new section
+            begin = end = _line_after(text, f"\n{READING_TITLE}")
         else:
-            end = text.find("\n## ", begin + 1) + 1 or len(text)
+            end = _line_after(text, "\n## ", begin + 1)
         text = text[:begin] + new + "\n" + text[end:]
     report.write_text(text, encoding="utf-8")
 

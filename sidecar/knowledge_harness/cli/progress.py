@@ -22,12 +22,13 @@ def progress_reporter(action: str) -> Iterator[Progress]:
         yield line
         return
     with ExitStack() as stack:
-        drawn: list[Callable[[int, int, str], None]] = []
+        bar: Progress | None = None
 
         def draw(done: int, total: int, item: str) -> None:
-            if not drawn:
-                drawn.append(_bar(stack, action))
-            drawn[0](done, total, item)
+            nonlocal bar
+            if bar is None:
+                bar = _bar(stack, action)
+            bar(done, total, item)
 
         yield draw
 

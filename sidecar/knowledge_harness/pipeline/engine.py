@@ -309,7 +309,7 @@ class Pipeline:
         if stored is not None:
             self._set_waiting(run, stored.waiting_for)
             return False
-        log.info("%s %s: %s %s", run.run_id, operation, OPERATIONS.get(operation, ""), "started")
+        log.info("%s %s: %s started", run.run_id, operation, OPERATIONS.get(operation, ""))
         started = time.monotonic()
         if isinstance(op, AgentStep):
             outcome = op.program_outcome(ctx, prepared)

@@ -722,7 +722,7 @@ def record_audit(catalog: NoteCatalog, report: AuditReport) -> str:
     summary = {
         "recorded_at": now_utc_z(),
         "today": report.today.isoformat(),
-        **AuditFigures.model_validate(report, from_attributes=True).model_dump(),
+        **report.model_dump(include=set(AuditFigures.model_fields)),
         "stale": len(report.stale),
         "disputed": len(report.disputed),
         "errors": len(report.errors),

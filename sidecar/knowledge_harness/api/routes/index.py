@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import threading
 from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
@@ -14,7 +13,7 @@ from ...index.query import (
     note_headings,
     read_section,
     search,
-    warm_search,
+    warm_search_in_background,
 )
 from ...index.schema import (
     DEFAULT_HEADINGS,
@@ -39,7 +38,7 @@ def build(ctx: Ctx, full: bool = False) -> BuildReport:
     with vault_lock(ctx.vault, "index build (sidecar)"):
         report = build_index(ctx.vault, full=full)
     # the search layer follows in the background: the next search finds it in step
-    threading.Thread(target=warm_search, args=(ctx.vault,), name="kh-search-warm", daemon=True).start()
+    warm_search_in_background(ctx.vault)
     return report
 
 
