@@ -45,7 +45,7 @@ def test_info_shows_the_package_lines_and_the_default_does_not(tmp_path: Path) -
 def test_an_unknown_level_is_a_usage_error(tmp_path: Path) -> None:
     from typer.testing import CliRunner
 
-    from knowledge_harness.cli import app
+    from knowledge_harness.cli.root import app
 
     result = CliRunner().invoke(app, ["serve", "--vault", str(tmp_path), "--log-level", "loud"])
     assert result.exit_code == 2

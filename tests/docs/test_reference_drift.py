@@ -15,7 +15,7 @@ import typer.main
 
 from knowledge_harness.api.app import create_app
 from knowledge_harness.api.mcp import build_mcp
-from knowledge_harness.cli import app as cli_app
+from knowledge_harness.cli.root import app as cli_app
 from knowledge_harness.settings import Settings
 
 REPO = Path(__file__).resolve().parents[2]

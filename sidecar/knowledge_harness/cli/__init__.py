@@ -1,95 +1,16 @@
 """The `kh` command line: a thin door onto the same services as REST and MCP.
 
-Command groups live in sibling modules exposing `register(app)`; add a line to COMMANDS.
-A command's module is imported only when that command runs (`kh --help` imports none of them):
-the sidecar's web stack, the MCP SDK and the validator cost seconds to import, and `kh index build`
-after a one-line edit should cost about as much as the build itself.
+`main` hands the arguments to the root group (cli/root.py, Typer), except for `kh index build
+VAULT [--json]`, which runs without it: that command runs after every save (the plugin, hooks, CI),
+and Typer's argument handling imports Pydantic and builds its validators, about as much time as
+the incremental build of a one-line edit itself (docs/benchmarks.md).
 Exit codes: 0 ok, 1 the check failed or was refused, 2 usage or input error.
 """
 
 from __future__ import annotations
 
-import importlib
 import logging
 import sys
-from typing import Annotated, Any
-
-import typer
-import typer.main
-from typer.core import TyperGroup
-
-from ..errors import HarnessError
-
-# name -> (module of cli/ that registers it, the one-line help `kh --help` shows).
-# tests/cli/test_lazy_commands.py checks both against the loaded commands.
-COMMANDS: dict[str, tuple[str, str]] = {
-    "init": (
-        "init",
-        "Why the audit counts what it counts on this vault, and a [keywords] rule that would count the notes with sources.",
-    ),
-    "serve": ("serve", "Serve the HTTP API and /mcp for one vault on loopback."),
-    "audit": ("audit", "Read-only trust audit: Fresh L2 coverage, stale notes, windows, disputes, metadata errors."),
-    "validate": (
-        "validate",
-        "Collect evidence for one note, run the judge, and show findings and the proposed blocks.",
-    ),
-    "discover": (
-        "runs",
-        "Read-only discovery for cron: candidates by window and counts; writes only .harness/discovery.json.",
-    ),
-    "agent-token": ("agent_token", "Create or show the vault's agent token and print the MCP connection lines."),
-    "mcp": ("mcp_stdio", "Serve the MCP tools over stdio for one vault (Claude Desktop, Claude Code, Codex)."),
-    "index": ("index", "The reasoning index: build, check, tree, search, headings, read."),
-    "pipeline": ("pipeline", "The harness pipeline: capture, authorize, advance, status, tasks."),
-    "batch": ("batch", "Batch plans and the typed approval gate."),
-    "runs": ("runs", "Records of batch runs (approvals)."),
-    "prov": ("runs", "W3C PROV of batch runs."),
-}
-
-
-class LazyCommands(TyperGroup):
-    """The root group: lists COMMANDS without importing them; loads one module on first use."""
-
-    def list_commands(self, ctx: Any) -> list[str]:
-        return list(COMMANDS)
-
-    def get_command(self, ctx: Any, cmd_name: str) -> Any:
-        if cmd_name not in self.commands and cmd_name in COMMANDS:
-            self.commands.update(load_commands(COMMANDS[cmd_name][0]))
-        return self.commands.get(cmd_name)
-
-    def format_commands(self, ctx: Any, formatter: Any) -> None:
-        with formatter.section("Commands"):
-            formatter.write_dl([(name, short_help) for name, (_, short_help) in COMMANDS.items()])
-
-
-def load_commands(module_name: str) -> dict[str, Any]:
-    """The click commands that one cli/ module registers, by name."""
-    module = importlib.import_module(f"{__name__}.{module_name}")
-    holder = typer.Typer()
-    module.register(holder)
-    return dict(typer.main.get_group(holder).commands)
-
-
-app = typer.Typer(
-    name="kh",
-    cls=LazyCommands,
-    help="Knowledge Harness: trust, reasoning index and harness pipeline for Obsidian vaults.",
-    no_args_is_help=True,
-    add_completion=False,
-    pretty_exceptions_enable=False,
-    rich_markup_mode=None,
-)
-
-
-@app.callback()
-def _root(
-    verbose: Annotated[
-        int, typer.Option("--verbose", "-v", count=True, help="-v: what the command does; -vv: and every detail.")
-    ] = 0,
-) -> None:
-    """Knowledge Harness: trust, reasoning index and harness pipeline for Obsidian vaults."""
-    configure_logging(verbose)
 
 
 def configure_logging(verbose: int) -> None:
@@ -101,7 +22,16 @@ def configure_logging(verbose: int) -> None:
 
 
 def main() -> None:
+    from ..errors import HarnessError
+
     try:
+        if sys.argv[1:3] == ["index", "build"]:
+            from .index_build import run_plain_index_build
+
+            if run_plain_index_build(sys.argv[3:]):
+                return
+        from .root import app
+
         app()  # click handles its own usage errors (exit 2)
     except HarnessError as exc:
         print(f"kh: {exc.message}", file=sys.stderr)

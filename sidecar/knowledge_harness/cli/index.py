@@ -42,32 +42,9 @@ def build(
     workers: Annotated[int, typer.Option(help="Parser processes; 0 = one per core (used for large builds).")] = 0,
 ) -> None:
     """Write the index to VAULT/.harness/index/ (incremental unless --full)."""
-    from ..index.build import build_index
-    from ..vault.lock import vault_lock
-    from .progress import progress_reporter
+    from .index_build import index_build
 
-    opened = Vault.open(vault)
-    with vault_lock(opened, "kh index build"), progress_reporter("Indexing") as progress:
-        # one writer of .harness/ at a time (Busy → exit 1)
-        report = build_index(opened, full=full, workers=workers, resident=False, progress=progress)
-    if as_json:
-        typer.echo(
-            json.dumps(
-                {
-                    **report.model_dump(include={"notes", "headings", "links", "errors", "seconds"}),
-                    "fallback": report.fallback_notes,  # the public key (docs/reasoning-index.md): notes deferred to markdown-it-py
-                }
-            )
-        )
-        return
-    typer.echo(
-        f"Indexed {report.notes} notes, {report.headings} headings, {report.links} links "
-        f"in {report.seconds:.2f} s ({report.reparsed} parsed, {report.files_written} files written"
-        f"{f', {report.fallback_notes} parsed by markdown-it' if report.fallback_notes else ''})."
-    )
-    for err in report.errors:
-        line = f":{err['line']}" if err.get("line") else ""
-        typer.echo(f"  {err['path']}{line}: {err['message']}", err=True)
+    index_build(vault, as_json=as_json, full=full, workers=workers)
 
 
 @index_app.command("check")

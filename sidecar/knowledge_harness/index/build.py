@@ -30,7 +30,7 @@ import orjson
 
 from ..vault.harness_files import discard_staging, index_dir, list_index_files, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
-from .answer import BuildReport
+from .answer import BuildOutcome
 from .build_state import (
     LEGACY_CACHE,
     MEMORY,
@@ -79,7 +79,7 @@ def build_index(
     workers: int = 1,
     resident: bool = True,
     progress: Callable[[int, int, str], None] | None = None,
-) -> BuildReport:
+) -> BuildOutcome:
     """Build or update the index of `vault` (see _build); the cyclic GC pauses meanwhile.
 
     resident: keep the whole build state in this process for the next build (the sidecar).
@@ -118,7 +118,7 @@ def _build(
     workers: int,
     stagings: list[Path],
     progress: Callable[[int, int, str], None] | None = None,
-) -> BuildReport:
+) -> BuildOutcome:
     """Build or update the index of `vault`; returns counts, per-note errors and timings.
 
     workers: 1 parses in this process (the server's choice); 0 uses every core through forked
@@ -140,9 +140,7 @@ def _build(
     run.out_files["build.json"] = run.build_json(generation, rows, new_layers)
     written = write_index_files(vault, run.out_files, run.delete, staging=run.staging, staged=run.staged)
     MEMORY.put(str(vault.root), run.next_state(generation, rows, new_layers, manifest, tree, pending))
-    # model_construct: the values are the build's own; validating them costs a new process
-    # ~35 ms (Pydantic builds the model's validator and looks for plugins on first use)
-    return BuildReport.model_construct(
+    return BuildOutcome(
         notes=len(run.paths),
         headings=rows.headings,
         links=run.total_links,

@@ -13,7 +13,7 @@ import orjson
 
 from ..vault.harness_files import list_index_files, read_index_file, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
-from .answer import BuildReport
+from .answer import BuildOutcome
 from .build_state import new_note, paths_fingerprint
 from .categories import index_settings, is_index_note
 from .links import Resolver
@@ -58,7 +58,7 @@ def _verified(vault: Vault, rel: str, digest: str) -> bytes:
     return data
 
 
-def build_one_shot(vault: Vault) -> BuildReport | None:
+def build_one_shot(vault: Vault) -> BuildOutcome | None:
     """The one-shot build's report, or None when it does not apply (nothing was written then)."""
     try:
         return _OneShot(vault).run()
@@ -79,7 +79,7 @@ class _OneShot:
         self.paths_fp = ""
         self.reparsed = 0
 
-    def run(self) -> BuildReport:
+    def run(self) -> BuildOutcome:
         build_raw = read_index_file(self.vault, "build.json")
         if build_raw is None:
             raise NotOneShot
@@ -116,8 +116,7 @@ class _OneShot:
         written = write_index_files(self.vault, self.out_files)
         errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
         errors += [{"path": p, "message": m, "line": line} for p, m, line in errors_list]
-        # model_construct: see index/build.py
-        return BuildReport.model_construct(
+        return BuildOutcome(
             notes=len(self.paths),
             headings=self.counts[1],
             links=self.counts[2],

@@ -6,7 +6,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from .answer import DEFAULT_HEADINGS, MAX_HEADINGS, BuildReport
+from .answer import DEFAULT_HEADINGS, MAX_HEADINGS
 
 __all__ = [
     "DEFAULT_HEADINGS",
@@ -25,8 +25,25 @@ __all__ = [
 
 
 class _Answer(BaseModel):
-    # as answer.Answer: each model's validator is built on first use, not at import
+    # Pydantic builds a model's validator on first use, not at import: a door that serves one of
+    # these answers should not pay for all of them
     model_config = ConfigDict(defer_build=True)
+
+
+class BuildReport(_Answer):
+    """What `POST /v1/index/build` answers: the build's outcome (index/answer.py), validated."""
+
+    notes: int
+    headings: int
+    links: int
+    errors: list[dict[str, Any]]
+    seconds: float
+    reparsed: int = 0
+    removed: int = 0
+    files_written: int = 0
+    fallback_notes: int = Field(
+        default=0, description="Notes whose structure the scanner left to markdown-it-py (block parse)."
+    )
 
 
 class CheckReport(_Answer):

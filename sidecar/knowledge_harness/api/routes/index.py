@@ -36,10 +36,10 @@ router = APIRouter(prefix="/v1/index", tags=["index"])
 def build(ctx: Ctx, full: bool = False) -> BuildReport:
     # one writer of .harness/ at a time: a build by the CLI (or a batch) makes this wait, then 423 busy
     with vault_lock(ctx.vault, "index build (sidecar)"):
-        report = build_index(ctx.vault, full=full)
+        outcome = build_index(ctx.vault, full=full)
     # the search layer follows in the background: the next search finds it in step
     warm_search_in_background(ctx.vault)
-    return report
+    return BuildReport(**outcome._asdict())
 
 
 @router.get("/check", response_model=CheckReport)
