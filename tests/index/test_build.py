@@ -271,6 +271,10 @@ def test_one_shot_incremental_builds_equal_a_full_rebuild(small_vault: Path, tmp
         "# T\n\n[[Note A]]\n",  # links change: the full path
         "# Note B\n\n## Section\n\n[[Note A]] [[Missing]] [[Dup]]\n",  # Note B's links as they were
         "# Renamed heading\n\n## Two\n\n[[Note A]] [[Missing]] [[Dup]] [x](Nowhere.md)\n",
+        # the same targets in another order, one with a heading: resolved as the previous layer did
+        "# Note B\n\n[[Dup]] [[Missing]] [[Note A#Section]]\n",
+        # a target the previous layer never saw (same note, other case) and an attachment: the resolver
+        "# Note B\n\n[[note a]] ![[pic.png]] [[Missing]] [[Dup]]\n",
         "[[技術]]\n\n<!-- html -->\n- a\n\t- b\n",  # Home's links as they were
         "---\ntitle: [broken\n---\n[[技術]]\n",  # a YAML error in Home
         "---\ntitle: Start\n---\n# Home\n\n## Links\n\n[[技術]]\n",  # Home's title and headings: the tree

@@ -18,7 +18,7 @@ from .build_state import new_note, paths_fingerprint
 from .categories import index_settings, is_index_note
 from .links import Resolver
 from .reading import read_note_bytes
-from .record import TOO_LARGE, parse_record, resolve_links, unreadable_record
+from .record import TOO_LARGE, ResolvedLink, parse_record, resolve_links, unreadable_record
 from .serialize import (
     CACHE_FORMAT,
     INDEX_FORMAT,
@@ -45,6 +45,21 @@ LITE_MAX_PARTS = 64
 _LITE_PART = re.compile(r"cache/u(\d{5})\.jsonl")
 _PATH = attrgetter("path")
 _SIZE_AND_MTIME = attrgetter("size", "mtime_ns")
+
+
+def _resolved_as_before(raw_links: list[list[Any]], old_links: list[dict[str, Any]]) -> list[ResolvedLink] | None:
+    """The changed note's links resolved as its previous layer resolved the same targets, or None
+    when one of them is new to it. A link's resolution depends only on its note, kind and target
+    and on the vault's paths, which the one-shot path requires unchanged; building the Resolver
+    instead costs ~25 ms at 10,000 notes. An attachment is not in the layer: None, as for a new target."""
+    before = {(link["kind"], link["target"]): (link["status"], link["path"], link["candidates"]) for link in old_links}
+    resolved: list[ResolvedLink] = []
+    for kind, target, heading, block, line in raw_links:
+        known = before.get((kind, target))
+        if known is None:
+            return None
+        resolved.append((kind, target, heading, block, line, *known))
+    return resolved
 
 
 class NotOneShot(Exception):
@@ -171,13 +186,19 @@ class _OneShot:
         note = new_note(path, fs.size if raw is None else len(raw), fs.mtime_ns, sha, record)
         if is_index_note(path, note, self.settings) != old["index_note"]:
             raise NotOneShot
-        if self.resolver is None:
-            self.resolver, self.paths_fp = Resolver(self.paths), paths_fingerprint(tuple(self.paths))
-        resolved, links_out = resolve_links(path, record["links"], self.resolver)
-        if links_out != old["links_out"]:
-            raise NotOneShot  # the link graph changed: backlinks and categories are derived again
         rel = f"notes/{note.id}.json"
         old_layer = orjson.loads(_verified(self.vault, rel, self.layers.get(rel, "")))
+        if not self.paths_fp:
+            self.paths_fp = paths_fingerprint(tuple(self.paths))
+        resolved = _resolved_as_before(record["links"], old_layer["links"])
+        if resolved is None:
+            if self.resolver is None:
+                self.resolver = Resolver(self.paths)
+            resolved, links_out = resolve_links(path, record["links"], self.resolver)
+        else:
+            links_out = sorted({to for *_, status, to, _ in resolved if status == "resolved" and to is not None})
+        if links_out != old["links_out"]:
+            raise NotOneShot  # the link graph changed: backlinks and categories are derived again
         note.set_resolution(None, self.paths_fp, resolved, links_out)
         assert note.layer is not None
         if note.digest != self.layers[rel]:
