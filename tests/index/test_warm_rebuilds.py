@@ -36,6 +36,8 @@ NOTES = {
 BODIES = [
     "# Plain\n\ntext only\n",
     "# Linked\n\n[[Note A]] [[Dup]]\n",  # a link: the graph changes
+    "# Other links\n\n[[Deep/Note B]] [[Home]] [[x/Dup]]\n",  # backlinks of notes that are not index notes
+    "# To an index note\n\n[[GitHub CI]]\n",
     "---\ntitle: [broken\n---\n# YAML error\n",
     "---\ntype: moc\n---\n# Now an index note\n\n- [[Home]]\n",
 ]
@@ -131,4 +133,72 @@ def test_a_one_shot_build_patches_the_first_middle_and_last_manifest_lines(tmp_p
     assert _build_maps(root) == _build_maps(fresh)
     keys = {"notes", "headings", "links", "errors", "fallback_notes"}
     assert {k: report._asdict()[k] for k in keys} == {k: expected._asdict()[k] for k in keys}
+    MEMORY.clear()
+
+
+def _equal_to_a_fresh_full_build(root: Path, fresh: Path, report: object, label: str) -> None:
+    shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".harness"))
+    expected = build_index(Vault.open(fresh), full=True)
+    assert index_layers(root) == index_layers(fresh), label
+    assert _build_maps(root) == _build_maps(fresh), label
+    keys = {"notes", "headings", "links", "errors", "fallback_notes"}
+    assert {k: report._asdict()[k] for k in keys} == {k: expected._asdict()[k] for k in keys}, label  # type: ignore[attr-defined]
+
+
+@settings(max_examples=examples(0.3))
+@given(STEPS)
+def test_new_process_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str]]) -> None:
+    """`kh index build` after each edit, in a new process each time: the one-shot path where it
+    applies (links gained or lost included), the full incremental build otherwise."""
+    with tempfile.TemporaryDirectory(prefix="kh-new-") as tmp:
+        root = Path(tmp) / "vault"
+        for name, text in NOTES.items():
+            write_note(root, name, text)
+        vault = Vault.open(root)
+        build_index(vault)
+        for i, (action, name, body) in enumerate(steps):
+            _apply(root, action, name, body)
+            MEMORY.clear()  # a new process
+            report = build_index(vault, resident=False)
+            _equal_to_a_fresh_full_build(root, Path(tmp) / f"fresh{i}", report, f"step {i}: {action} {name}")
+    MEMORY.clear()
+
+
+def _one_shot_parts(root: Path) -> int:
+    return sum(p.name.startswith("u") for p in (root / ".harness/index/cache").iterdir())
+
+
+def test_a_link_gained_or_lost_by_a_plain_note_patches_its_targets_backlinks_in_one_shot(tmp_path: Path) -> None:
+    root = tmp_path / "vault"
+    for name, text in NOTES.items():
+        write_note(root, name, text)
+    vault = Vault.open(root)
+    build_index(vault)
+    # Home gains Note A and x/Dup, Note A loses Note B (and keeps nothing else)
+    edits = {"Home.md": "[[技術]]\n\n[[Note A]] [[x/Dup]]\n", "Note A.md": "---\ntitle: Alpha\n---\n# Alpha\n"}
+    for step, (name, text) in enumerate(edits.items()):
+        write_note(root, name, text)
+        MEMORY.clear()
+        report = build_index(vault, resident=False)
+        assert _one_shot_parts(root) == step + 1 and report.reparsed == 1
+        _equal_to_a_fresh_full_build(root, tmp_path / f"fresh{step}", report, name)
+    manifest = {n["path"]: n for n in json.loads((root / ".harness/index/manifest.json").read_text())["notes"]}
+    assert manifest["Note A.md"]["links_in"] == ["Deep/Note B.md", "Home.md", "MOC/技術.md"]
+    assert manifest["x/Dup.md"]["links_in"] == ["Home.md"]
+    assert manifest["Deep/Note B.md"]["links_in"] == ["MOC/GitHub CI.md"]
+    MEMORY.clear()
+
+
+def test_a_link_to_an_index_note_takes_the_full_incremental_build(tmp_path: Path) -> None:
+    """An index note's backlinks can decide where a cycle of index notes is entered (categories)."""
+    root = tmp_path / "vault"
+    for name, text in NOTES.items():
+        write_note(root, name, text)
+    vault = Vault.open(root)
+    build_index(vault)
+    write_note(root, "Home.md", "[[技術]]\n\n[[GitHub CI]]\n")
+    MEMORY.clear()
+    report = build_index(vault, resident=False)
+    assert _one_shot_parts(root) == 0
+    _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "Home.md")
     MEMORY.clear()

@@ -6,8 +6,9 @@ import hashlib
 import os
 import re
 import time
+from collections.abc import Iterable
 from operator import attrgetter
-from typing import Any
+from typing import Any, NamedTuple
 
 import orjson
 
@@ -34,8 +35,9 @@ from .serialize import (
 # A new process that finds a few notes changed reads build.json (every note's stat and layer
 # digest, the report's totals), manifest.json (one line per note: its sha256, links and what
 # other notes contribute to it) and the changed notes' old layers, and nothing else: it keeps no
-# state of the other notes. It applies while the set of paths, the settings and the link graph
-# (every note's links_out and whether it is an index note) stay the same; otherwise, or when
+# state of the other notes. It applies while the set of paths, the settings and the index notes
+# stay the same and no index note's links change (a changed note's new or lost links patch its
+# targets' backlinks, and the categories stay as they were); otherwise, or when
 # anything it reads does not match build.json's digests, the full incremental build runs.
 # Changed notes' cache lines go to a new cache part; the full build reads the parts in name
 # order (a later line for a path wins) and rewrites them into one.
@@ -60,6 +62,62 @@ def _resolved_as_before(raw_links: list[list[Any]], old_links: list[dict[str, An
             return None
         resolved.append((kind, target, heading, block, line, *known))
     return resolved
+
+
+class _PatchedLine(NamedTuple):
+    """A changed note's manifest line in the making: the previous entry, the note's own parts
+    (None when its bytes did not change) and its links out."""
+
+    old: dict[str, Any]
+    parts: tuple[bytes, bytes, bytes] | None
+    links_out: list[str]
+
+
+def _line_spans(manifest: bytes, paths: list[str], settings_at: int) -> list[tuple[int, int]]:
+    """(start, end) of the manifest line of each path (in path order, as the lines), without its
+    final ","; NotOneShot when one is missing."""
+    spans: list[tuple[int, int]] = []
+    done = len(MANIFEST_HEAD)
+    for path in paths:
+        at = manifest.find(b',"path":' + encode(path) + b',"sha256":', done, settings_at)
+        if at < 0:
+            raise NotOneShot
+        start = manifest.rfind(b"\n", 0, at) + 1
+        end = manifest.find(b"\n", at)  # after the line's "," (at settings_at for the last line)
+        if manifest[end - 1 : end] == b",":
+            end -= 1
+        spans.append((start, end))
+        done = end
+    return spans
+
+
+def _backlink_changes(patched: dict[str, _PatchedLine]) -> tuple[dict[str, set[str]], dict[str, set[str]]]:
+    """target -> the changed notes that now link to it, and that no longer do."""
+    gained: dict[str, set[str]] = {}
+    lost: dict[str, set[str]] = {}
+    for path, line in patched.items():
+        before, after = set(line.old["links_out"]), set(line.links_out)
+        for target in after - before:
+            gained.setdefault(target, set()).add(path)
+        for target in before - after:
+            lost.setdefault(target, set()).add(path)
+    return gained, lost
+
+
+def _links_in(before: list[str], gained: Iterable[str], lost: Iterable[str]) -> list[str]:
+    # a full build lists a note's backlinks in path order, each once
+    return sorted(set(before).difference(lost).union(gained))
+
+
+def _with_links_in(line: bytes, old: dict[str, Any], links_in: list[str]) -> bytes:
+    """`line` (whose entry is `old`) with other backlinks. The keys before "links_in" hold no
+    object, so its first `,"links_in":` is the key; the result is checked all the same."""
+    start = line.index(b',"links_in":') + len(b',"links_in":')
+    end = line.index(b',"links_out":', start)
+    new = line[:start] + (encode(links_in) if links_in else b"[]") + line[end:]
+    if orjson.loads(new) != {**old, "links_in": links_in}:
+        raise NotOneShot
+    return new
 
 
 class NotOneShot(Exception):
@@ -144,36 +202,58 @@ class _OneShot:
         )
 
     def _patched_manifest(self, changed: list[NoteFile]) -> bytes:
-        """The previous manifest (checked against its digest and the settings) with the changed
-        notes' lines patched. A note's line is found by its `,"path":` key, which no other line
-        holds (in JSON text a quote inside a value is escaped; no nested object has that key), and
-        a line break only ends a line: the 8 MB manifest of 10,000 notes is never split.
+        """The previous manifest (checked against its digest and the settings) with the lines of
+        the changed notes, and of the notes whose backlinks they changed, patched. A note's line
+        is found by its `,"path":` key, which no other line holds (in JSON text a quote inside a
+        value is escaped; no nested object has that key), and a line break only ends a line: the
+        8 MB manifest of 10,000 notes is never split.
         """
         manifest = _verified(self.vault, "manifest.json", self.layers.get("manifest.json", ""))
         settings_at = manifest.rfind(MANIFEST_SETTINGS)
         tail = manifest[settings_at:]
         if not manifest.startswith(MANIFEST_HEAD) or tail != MANIFEST_SETTINGS + encode(self.settings) + b"}\n":
             raise NotOneShot
+        spans = _line_spans(manifest, [fs.path for fs in changed], settings_at)
+        patched = {
+            fs.path: self._patch(fs, manifest[start:end]) for fs, (start, end) in zip(changed, spans, strict=True)
+        }
+        gained, lost = _backlink_changes(patched)
+        others = sorted((gained.keys() | lost.keys()) - patched.keys())
+        lines: dict[int, tuple[int, bytes]] = {}  # start -> (end, new line)
+        for path, (start, end) in zip(others, _line_spans(manifest, others, settings_at), strict=True):
+            old = orjson.loads(manifest[start:end])
+            if old["path"] != path or old["index_note"]:
+                raise NotOneShot  # an index note's backlinks can change how categories chain
+            links_in = _links_in(old["links_in"], gained.get(path, ()), lost.get(path, ()))
+            lines[start] = (end, _with_links_in(manifest[start:end], old, links_in))
+        for (start, end), (path, line) in zip(spans, patched.items(), strict=True):
+            if line.old["index_note"] and (path in gained or path in lost):
+                raise NotOneShot
+            links_in = _links_in(line.old["links_in"], gained.get(path, ()), lost.get(path, ()))
+            if line.parts is None:
+                new = (
+                    manifest[start:end]
+                    if links_in == line.old["links_in"]
+                    else _with_links_in(manifest[start:end], line.old, links_in)
+                )
+            else:
+                new = manifest_line(
+                    line.parts, line.old["categories"], line.old["index_note"], links_in, line.links_out
+                )
+            lines[start] = (end, new)
         pieces: list[bytes] = []
         done = 0  # manifest[:done] is in pieces
-        for fs in changed:  # in path order, as the lines
-            at = manifest.find(
-                b',"path":' + encode(fs.path) + b',"sha256":', max(done, len(MANIFEST_HEAD)), settings_at
-            )
-            if at < 0:
-                raise NotOneShot
-            start = manifest.rfind(b"\n", 0, at) + 1
-            end = manifest.find(b"\n", at)  # after the line's "," (at settings_at for the last line)
-            if manifest[end - 1 : end] == b",":
-                end -= 1
-            pieces += (manifest[done:start], self._patch(fs, manifest[start:end]))
+        for start in sorted(lines):
+            end, new = lines[start]
+            pieces += (manifest[done:start], new)
             done = end
         pieces.append(manifest[done:])
         return b"".join(pieces)
 
-    def _patch(self, fs: NoteFile, line: bytes) -> bytes:
-        """A changed note: parsed again, its layer, totals, error and cache line updated; its new
-        manifest line. NotOneShot when its links or its being an index note changed."""
+    def _patch(self, fs: NoteFile, line: bytes) -> _PatchedLine:
+        """A changed note: parsed again, its layer, totals, error and cache line updated; what its
+        new manifest line is made of. NotOneShot when its being an index note changed, or when an
+        index note's links changed (they make the categories)."""
         path = fs.path
         old = orjson.loads(line)
         if old["path"] != path:
@@ -181,7 +261,7 @@ class _OneShot:
         raw, sha = read_note_bytes(fs)
         self.files[path] = [fs.size, fs.mtime_ns]
         if sha == old["sha256"]:
-            return line  # touched, same bytes: only its stat changes (size too is the same)
+            return _PatchedLine(old, None, old["links_out"])  # touched, same bytes: only its stat changes
         record = unreadable_record(path, TOO_LARGE) if raw is None else parse_record(path, raw)
         note = new_note(path, fs.size if raw is None else len(raw), fs.mtime_ns, sha, record)
         if is_index_note(path, note, self.settings) != old["index_note"]:
@@ -197,8 +277,8 @@ class _OneShot:
             resolved, links_out = resolve_links(path, record["links"], self.resolver)
         else:
             links_out = sorted({to for *_, status, to, _ in resolved if status == "resolved" and to is not None})
-        if links_out != old["links_out"]:
-            raise NotOneShot  # the link graph changed: backlinks and categories are derived again
+        if links_out != old["links_out"] and old["index_note"]:
+            raise NotOneShot  # an index note's links make the categories: they are derived again
         note.set_resolution(None, self.paths_fp, resolved, links_out)
         assert note.layer is not None
         if note.digest != self.layers[rel]:
@@ -215,8 +295,7 @@ class _OneShot:
             self.note_errors.pop(path, None)
         self.cache_lines.append(note.cache_line())
         self.reparsed += 1
-        parts = (note.m_head, note.m_mid, note.m_tail)
-        return manifest_line(parts, old["categories"], old["index_note"], old["links_in"], links_out)
+        return _PatchedLine(old, (note.m_head, note.m_mid, note.m_tail), links_out)
 
     def _patch_tree(self) -> None:
         tree = orjson.loads(_verified(self.vault, "tree.json", self.layers.get("tree.json", "")))
