@@ -172,3 +172,27 @@ def test_a_staging_folder_left_by_a_killed_build_is_removed_by_the_next(vault: P
     build_index(Vault.open(vault), full=True, workers=2)
     assert not leftover.exists() and alive.exists()
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "one")
+
+
+def test_a_large_build_in_one_process_stages_its_files_and_keeps_each_record_once(
+    vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The sidecar parses in its own process: with many notes (here the lowered threshold) its
+    layers and cache lines go to the staging folder as they are made, and each note keeps only its
+    cache line, from which a later rebuild unpacks it, with the bytes of a small build."""
+    build_module.MEMORY.clear()
+    v = Vault.open(vault)
+    build_index(v, full=True, workers=1)
+    assert _stagings(vault) == []
+    monkeypatch.setattr(reading_module, "PARALLEL_MIN_NOTES", 10_000)  # the copy: one process, nothing staged
+    assert index_layers(vault) == fresh_layers(vault, tmp_path, "small")
+    cache = vault / ".harness/index/cache"
+    assert sorted(p.name for p in cache.iterdir()) == ["r.jsonl"]
+    assert (cache / "r.jsonl").read_bytes() == (tmp_path / "small/.harness/index/cache/r.jsonl").read_bytes()
+    state = build_module.MEMORY.get(str(v.root))
+    assert state is not None and all(note.rec_json is None for note in state.notes.values())
+    # a warm rebuild that needs the records (a renamed note re-resolves every link) unpacks them
+    (vault / "gen/ノート05.md").rename(vault / "gen/ノート05b.md")
+    build_index(v, workers=1)
+    assert index_layers(vault) == fresh_layers(vault, tmp_path, "renamed")
+    build_module.MEMORY.clear()

@@ -28,7 +28,13 @@ from typing import Any
 
 import orjson
 
-from ..vault.harness_files import discard_staging, index_dir, list_index_files, write_index_files
+from ..vault.harness_files import (
+    discard_staging,
+    index_dir,
+    list_index_files,
+    write_index_files,
+    write_staged_lines,
+)
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
 from .answer import BuildOutcome
 from .build_state import (
@@ -431,8 +437,13 @@ class _Run:
         pending = self.state.cache_pending + self.changed
         if not (self.full or not self.state.in_memory or pending > _CACHE_SLACK or self.cache_parts):
             return pending
-        rest = [self.notes[p].cache_line() for p in self.paths if not self.notes[p].c_staged]
-        self.out_files[REST_PART] = b"\n".join(rest) + b"\n" if rest else b""
+        rest = [note for note in map(self.notes.__getitem__, self.paths) if not note.c_staged]
+        if self.staging is not None:  # a large build: the lines go out as they are made
+            write_staged_lines(self.staging, REST_PART, (note.cache_line_kept_alone() for note in rest))
+            self.staged.append(REST_PART)
+        else:
+            lines = [note.cache_line() for note in rest]
+            self.out_files[REST_PART] = b"\n".join(lines) + b"\n" if lines else b""
         self.staged.extend(self.cache_parts)
         keep = {REST_PART, *self.cache_parts}
         old_parts = [r for r in list_index_files(self.vault, "cache") if r not in keep]
