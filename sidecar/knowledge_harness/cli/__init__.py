@@ -36,6 +36,9 @@ def main() -> None:
     except HarnessError as exc:
         print(f"kh: {exc.message}", file=sys.stderr)
         sys.exit(exc.exit_code)
+    except KeyboardInterrupt:  # as click answers Ctrl-C in the commands it runs
+        print("\nAborted!", file=sys.stderr)
+        sys.exit(1)
     except OSError as exc:  # the file system refused (read-only vault, permissions, disk full)
         where = f" ({exc.filename})" if exc.filename else ""
         print(f"kh: {exc.strerror or type(exc).__name__}{where}.", file=sys.stderr)
