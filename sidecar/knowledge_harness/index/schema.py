@@ -30,9 +30,9 @@ class _Answer(BaseModel):
     model_config = ConfigDict(defer_build=True)
 
 
+# what `POST /v1/index/build` answers: the build's outcome (index/answer.py), validated (no
+# docstring: it would become the model's description in the OpenAPI document)
 class BuildReport(_Answer):
-    """What `POST /v1/index/build` answers: the build's outcome (index/answer.py), validated."""
-
     notes: int
     headings: int
     links: int
