@@ -12,7 +12,7 @@ from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 from tests.support.index_vaults import write_note
 from tests.support.mcp_clients import http_session
 
-from knowledge_harness.core.text import name_key, tokenize
+from knowledge_harness.core.text import name_key, query_weights, tokenize
 from knowledge_harness.errors import InputError
 from knowledge_harness.index import search as search_module
 from knowledge_harness.index.build import build_index
@@ -85,6 +85,26 @@ def test_one_tokenizer_stems_english_and_cuts_cjk_into_bigrams() -> None:
     assert tokenize("ＡＢＣ") == ["abc"]  # full-width letters meet their usual form
     assert tokenize("the of and") == [] and tokenize("のは") == []
     assert name_key("create-note-list") == name_key("Create List of Notes")
+
+
+def test_each_korean_word_of_a_query_counts_once_whatever_its_length() -> None:
+    assert query_weights("스프레드시트 표준") == {
+        "스프": 0.2,
+        "프레": 0.2,
+        "레드": 0.2,
+        "드시": 0.2,
+        "시트": 0.2,
+        "표준": 1.0,
+    }
+    assert query_weights("検索の仕組み sync") == dict.fromkeys(tokenize("検索の仕組み sync"), 1.0)
+    filler = [(f"f{k}.md", f"# 기타 {k}\n다른 내용 {k}.\n".encode(), "", f"f{k}", [], []) for k in range(12)]
+    notes = [
+        ("long.md", "# 첫째\n스프레드시트 하나.\n".encode(), "", "long", [], []),
+        ("short.md", "# 둘째\n표준 그리고 표준.\n".encode(), "", "short", [], []),
+    ]
+    layer = documents_in_memory(notes + filler)
+    # unweighted, the six-syllable word's five bigrams outscored the two-syllable word five to one
+    assert [h.path for h in layer.rank("스프레드시트 표준", limit=2).hits] == ["short.md", "long.md"]
 
 
 def test_names_win_over_notes_that_only_repeat_the_words(vault: Path) -> None:

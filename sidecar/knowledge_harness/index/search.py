@@ -39,7 +39,7 @@ from typing import Any
 
 import platformdirs
 
-from ..core.text import name_key, normalize, tokenize
+from ..core.text import name_key, normalize, query_weights, tokenize
 from ..vault.note import markdown_lines
 from ..vault.paths import Vault
 from .build import heading_tree
@@ -280,6 +280,13 @@ def _summed(lists: list[tuple[array[int], array[float]]]) -> dict[int, float]:
         for i, v in zip(ids, values, strict=True):
             total[i] = get(i, 0.0) + v
     return total
+
+
+def _scaled(found: tuple[array[int], array[float]], weight: float) -> tuple[array[int], array[float]]:
+    """A term's (row ids, scores) times its query weight (the same arrays when the weight is 1)."""
+    if weight == 1.0:
+        return found
+    return found[0], array("d", [v * weight for v in found[1]])
 
 
 def _common(terms: list[str], df: Mapping[str, int], most: float) -> set[str]:
@@ -725,14 +732,22 @@ class SearchLayer:
             note_df = self._df(terms, "note_vocab")
             many_note = {t for t in terms if t not in note_common and note_df[t] >= REMEMBER_ROWS}
             many_text = {t for t in terms if t not in common and df[t] >= REMEMBER_ROWS}
+            weight = query_weights(query[:MAX_QUERY_CHARS])
             lists = [
-                self._postings("both" if t in many_note and t in many_text else "note" if t in many_note else "text", t)
+                _scaled(
+                    self._postings(
+                        "both" if t in many_note and t in many_text else "note" if t in many_note else "text", t
+                    ),
+                    weight.get(t, 1.0),
+                )
                 for t in terms
                 if t in many_note or t in many_text
             ]
-            few_note = [t for t in terms if t not in note_common and 0 < note_df[t] < REMEMBER_ROWS]
-            few_text = [t for t in terms if t not in common and 0 < df[t] < REMEMBER_ROWS]
-            lists += [self._fetch(table, few) for table, few in (("note", few_note), ("text", few_text)) if few]
+            for table, vocab_common, counts in (("note", note_common, note_df), ("text", common, df)):
+                few = [t for t in terms if t not in vocab_common and 0 < counts[t] < REMEMBER_ROWS]
+                # terms of one weight are asked in one statement (BM25 of an OR is the sum of its terms)
+                for w in sorted({weight.get(t, 1.0) for t in few}):
+                    lists.append(_scaled(self._fetch(table, [t for t in few if weight.get(t, 1.0) == w]), w))
             by_id = _summed(lists)
             want = max(CANDIDATES, limit * 4) if keep is None else len(by_id)
             if len(by_id) > want:  # the best `want` and those tied with the last of them
