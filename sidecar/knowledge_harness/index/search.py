@@ -676,22 +676,39 @@ class SearchLayer:
             self._postings_rows -= len(gone)
         return found
 
+    def _remember_vocabulary(self, vocab: str) -> dict[str, int]:
+        """Every term of an FTS5 vocabulary table with its row count, the most common
+        MAX_REMEMBERED_TERMS of them remembered for _df: fts5vocab counts a term's rows by reading
+        them, so a common term's first lookup costs as much as its rows (milliseconds at 10,000 notes)."""
+        with self.lock:
+            sql = f"SELECT term, doc FROM {vocab}"  # noqa: S608 - a fixed name
+            counts = {str(t): int(d) for t, d in self.db.execute(sql)}
+            kept = sorted(counts, key=lambda t: -counts[t])[:MAX_REMEMBERED_TERMS]
+            known = self._df_of.setdefault(vocab, {})
+            if len(known) + len(kept) > MAX_REMEMBERED_TERMS:
+                known.clear()
+            known.update((t, counts[t]) for t in kept)
+        return counts
+
     def remember_common_terms(self, budget: int | None = None) -> int:
-        """Ask now the BM25 parts of the terms in the most rows that a query would still ask
-        (up to `budget` rows in all, half of MAX_POSTINGS by default), so that the first queries
-        after a build do not pay for them. Run in the background (warm_search); the lock is
-        taken one term at a time. Returns the rows remembered."""
-        budget = MAX_POSTINGS // 2 if budget is None else budget
+        """Ask now the BM25 parts of the terms in the most rows that a query may ask (up to
+        `budget` rows in all, MAX_POSTINGS by default), and read the vocabularies' row counts and
+        the name tables, so that the first queries after a build do not pay for them (a common
+        term's first query cost 10-30 ms at 10,000 notes). Run in the background (warm_search);
+        the lock is taken one term at a time. Returns the rows remembered."""
+        budget = MAX_POSTINGS if budget is None else budget
         with self.lock:
             n_notes = len(self._paths())
-            asked: dict[str, dict[str, int]] = {}  # term -> {table: its rows}, for the terms a query would ask
-            for table, vocab, share in (
-                ("note", "note_vocab", NOTE_COMMON_SHARE),
-                ("text", "text_vocab", COMMON_SHARE),
-            ):
-                sql = f"SELECT term, doc FROM {vocab} WHERE doc <= ? AND doc >= ?"  # noqa: S608 - fixed names
-                for term, doc in self.db.execute(sql, (share * n_notes, REMEMBER_ROWS)):
-                    asked.setdefault(str(term), {})[table] = int(doc)
+            self.names_by_path()  # read once per state of the layer: the first query need not
+            self._section_totals()
+        counts = {vocab: self._remember_vocabulary(vocab) for vocab in ("note_vocab", "text_vocab", "section_vocab")}
+        asked: dict[str, dict[str, int]] = {}  # term -> {table: its rows}, for the terms a query would ask
+        for table, vocab in (("note", "note_vocab"), ("text", "text_vocab")):
+            for term, doc in counts[vocab].items():
+                # a term over the common share is still asked while it is among a query's
+                # KEEP_RAREST rarest; one in half of the rows or more is left out (see rank)
+                if doc >= REMEMBER_ROWS and 2 * doc < n_notes:
+                    asked.setdefault(term, {})[table] = doc
         picks = [(sum(by.values()), "both" if len(by) == 2 else next(iter(by)), t) for t, by in asked.items()]
         picks.sort(key=lambda p: (-p[0], p[1], p[2]))
         used = 0
@@ -702,6 +719,36 @@ class SearchLayer:
                 self._postings(table, term)
             used += rows
         return used
+
+    def _term_lists(
+        self,
+        terms: list[str],
+        note_terms: set[str],
+        text_terms: set[str],
+        note_df: Mapping[str, int],
+        df: Mapping[str, int],
+        weight: Mapping[str, float],
+    ) -> list[tuple[array[int], array[float]]]:
+        """The BM25 parts of the terms asked of each table (times their query weights): a term in
+        many rows from its remembered postings, the terms in few rows in one statement per weight."""
+        many_note = {t for t in note_terms if note_df[t] >= REMEMBER_ROWS}
+        many_text = {t for t in text_terms if df[t] >= REMEMBER_ROWS}
+        lists = [
+            _scaled(
+                self._postings(
+                    "both" if t in many_note and t in many_text else "note" if t in many_note else "text", t
+                ),
+                weight.get(t, 1.0),
+            )
+            for t in terms
+            if t in many_note or t in many_text
+        ]
+        for table, asked, many in (("note", note_terms, many_note), ("text", text_terms, many_text)):
+            few = [t for t in terms if t in asked and t not in many]
+            # terms of one weight are asked in one statement (BM25 of an OR is the sum of its terms)
+            for w in sorted({weight.get(t, 1.0) for t in few}):
+                lists.append(_scaled(self._fetch(table, [t for t in few if weight.get(t, 1.0) == w]), w))
+        return lists
 
     def rank(
         self,
@@ -721,35 +768,29 @@ class SearchLayer:
         with self.lock:
             n_notes = len(self._paths())
             df = self._df(terms)
-            # A term in most notes ranks almost nothing (its idf is near 0) but makes FTS5 score
-            # every one of them: such terms are left out while rarer ones remain.
-            common = _common(terms, df, COMMON_SHARE * n_notes)
-            note_common = _common(terms, self._df(terms, "note_vocab"), NOTE_COMMON_SHARE * n_notes)
-            # each table is asked only the terms that are not in most of its rows; BM25 is a sum
-            # over the terms, so each term's scores are asked (or remembered) on their own
-            # terms in few rows are asked in one statement per table, each time; a term in many
-            # rows has its parts remembered
             note_df = self._df(terms, "note_vocab")
-            many_note = {t for t in terms if t not in note_common and note_df[t] >= REMEMBER_ROWS}
-            many_text = {t for t in terms if t not in common and df[t] >= REMEMBER_ROWS}
+            # A term in most notes ranks almost nothing (its idf is near 0) but makes FTS5 score
+            # every one of them: such terms are left out while rarer ones remain. BM25 is a sum
+            # over the terms, so each table is asked its terms' parts on their own (_term_lists).
+            common = _common(terms, df, COMMON_SHARE * n_notes)
+            note_common = _common(terms, note_df, NOTE_COMMON_SHARE * n_notes)
             weight = query_weights(query[:MAX_QUERY_CHARS])
-            lists = [
-                _scaled(
-                    self._postings(
-                        "both" if t in many_note and t in many_text else "note" if t in many_note else "text", t
-                    ),
-                    weight.get(t, 1.0),
-                )
-                for t in terms
-                if t in many_note or t in many_text
-            ]
-            for table, vocab_common, counts in (("note", note_common, note_df), ("text", common, df)):
-                few = [t for t in terms if t not in vocab_common and 0 < counts[t] < REMEMBER_ROWS]
-                # terms of one weight are asked in one statement (BM25 of an OR is the sum of its terms)
-                for w in sorted({weight.get(t, 1.0) for t in few}):
-                    lists.append(_scaled(self._fetch(table, [t for t in few if weight.get(t, 1.0) == w]), w))
+            # A term in half of a table's rows or more gets the idf FTS5 floors at 1e-6: its part
+            # only breaks ties, yet asking it scores every one of those rows (most of a first
+            # query's time at 10,000 notes). It is asked only when the other terms find fewer
+            # than `want` notes (or a filter needs every note that holds a term).
+            floored_note = {t for t in terms if t not in note_common and 2 * note_df[t] >= n_notes}
+            floored_text = {t for t in terms if t not in common and 2 * df[t] >= n_notes}
+            ask_note = {t for t in terms if t not in note_common and note_df[t]}
+            ask_text = {t for t in terms if t not in common and df[t]}
+            lists = self._term_lists(terms, ask_note - floored_note, ask_text - floored_text, note_df, df, weight)
             by_id = _summed(lists)
-            want = max(CANDIDATES, limit * 4) if keep is None else len(by_id)
+            want = max(CANDIDATES, limit * 4)
+            if (floored_note or floored_text) and (keep is not None or len(by_id) < want):
+                lists += self._term_lists(terms, floored_note, floored_text, note_df, df, weight)
+                by_id = _summed(lists)
+            if keep is not None:
+                want = len(by_id)
             if len(by_id) > want:  # the best `want` and those tied with the last of them
                 cut = sorted(by_id.values(), reverse=True)[want - 1]
                 by_id = {i: v for i, v in by_id.items() if v >= cut}
