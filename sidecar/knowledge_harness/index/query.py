@@ -41,7 +41,7 @@ from .schema import (
     TreeResult,
     TrustSummary,
 )
-from .search import MAX_QUERY_CHARS, vault_layer
+from .search import MAX_QUERY_CHARS, remember_link_keys, vault_layer
 
 MAX_SECTION_CHARS = 200_000
 MAX_LINKS = 5000
@@ -400,6 +400,9 @@ def search(
         )
     else:
         layer = vault_layer(vault, manifest, key)
+        if layer.keep_warm and layer.needs_warm:  # a sidecar's layer after a build by another process
+            layer.needs_warm = False
+            warm_search_in_background(vault)
         found = layer.rank(
             query,
             limit=limit,
@@ -471,6 +474,8 @@ def warm_search(vault: Vault) -> None:
         layer = vault_layer(vault, manifest, _manifest_key(vault))
     except (NotFound, OSError):
         return
+    layer.keep_warm, layer.needs_warm = True, False
+    remember_link_keys(layer, manifest)
     layer.remember_common_terms()
 
 

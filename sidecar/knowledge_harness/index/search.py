@@ -21,6 +21,7 @@ incoming-link texts rewritten. The pipeline builds the same layer in memory over
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import math
@@ -373,8 +374,20 @@ class SearchLayer:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (LAYER_FORMAT,))
             self.db.commit()
         self._names: dict[str, list[str]] | None = None
+        self._keys_of: dict[str, list[str]] = {}  # path -> its name keys, while _names is read
         self._path_of: dict[int, str] | None = None
         self._name_sets: dict[str, list[frozenset[str]]] | None = None
+        self._stored: dict[str, tuple[int, str, str]] | None = None
+        # What this process read of the tables is that of this generation (meta 'generation',
+        # new at every sync): a sync by another process makes it differ, and all is read again.
+        self.generation: str | None = None
+        # derived from the manifest alone (vault_layer): the link keys and the resolver of the last sync
+        self.link_keys: dict[str, tuple[list[str], str]] = {}
+        self.resolver: tuple[frozenset[str], Resolver] | None = None
+        # synced since the last warm (query.warm_search): the remembered parts are gone; a layer
+        # warmed once in this process (a sidecar's) is warmed again then
+        self.needs_warm = False
+        self.keep_warm = False
         self._df_of: dict[str, dict[str, int]] = {}
         self._section_avg: tuple[int, float] | None = None
         self._postings_of: OrderedDict[tuple[str, str], tuple[array[int], array[float]]] = OrderedDict()
@@ -385,8 +398,13 @@ class SearchLayer:
         self.in_step_with: str | None = None
 
     def forget(self) -> None:
-        """Drop what was read from the tables (after they changed)."""
-        self._names = self._path_of = self._name_sets = None
+        """Drop what was read from the tables (after another process changed them)."""
+        self._names = self._path_of = self._name_sets = self._stored = None
+        self._keys_of = {}
+        self._forget_scores()
+
+    def _forget_scores(self) -> None:
+        """Drop what depends on every row (BM25's idf and average lengths): after any change."""
         self._df_of = {}
         self._section_avg = None
         self._postings_of = OrderedDict()
@@ -429,8 +447,20 @@ class SearchLayer:
     # -- keeping it in step ----------------------------------------------------------------------
 
     def stored(self) -> dict[str, tuple[int, str, str]]:
+        """path -> (id, sha256, links key) of the notes in the layer (read once, then kept in step by sync)."""
         with self.lock:
-            return {p: (i, s, k) for i, p, s, k in self.db.execute("SELECT id, path, sha256, links_key FROM notes")}
+            if self._stored is None:
+                rows = self.db.execute("SELECT id, path, sha256, links_key FROM notes")
+                self._stored = {p: (i, s, k) for i, p, s, k in rows}
+            return self._stored
+
+    def check_generation(self) -> None:
+        """Forget what was read when another process changed the tables since."""
+        with self.lock:
+            current = self._meta_raw("generation") or ""
+            if current != self.generation:
+                self.forget()
+                self.generation = current
 
     def sync(
         self,
@@ -443,13 +473,13 @@ class SearchLayer:
         Returns how many notes were (re)indexed."""
         with self.lock:
             stored = self.stored()
-            gone = [p for p in stored if p not in wanted]
+            gone = {p for p in stored if p not in wanted}
             todo = sorted(p for p, key in wanted.items() if p not in stored or stored[p][1:] != key)
             if not gone and not todo:
                 return 0
             db = self.db
             affected: set[str] = set()
-            for p in [*gone, *todo]:
+            for p in [*sorted(gone), *todo]:
                 if p not in stored:
                     continue
                 nid = stored[p][0]
@@ -458,25 +488,31 @@ class SearchLayer:
                 self._delete_rows(nid)
                 if p in gone:
                     db.execute("DELETE FROM notes WHERE id = ?", (nid,))
+                    self._note_gone(p, nid)
+                    del stored[p]
             fresh: list[tuple[int, NoteDoc]] = []
             for p in todo:
                 doc = load(p)
                 sha, links_key = wanted[p]
                 if doc is None:
                     doc = NoteDoc(p, sha, posixpath.splitext(posixpath.basename(p))[0], [], [], [])
-                names = json.dumps(_names_of(p, doc.title, doc.aliases), ensure_ascii=False)
+                keys = _names_of(p, doc.title, doc.aliases)
+                names = json.dumps(keys, ensure_ascii=False)
+                row_sha = doc.sha256 if doc.sha256 else sha
                 if p in stored:
                     nid = stored[p][0]
                     db.execute(
                         "UPDATE notes SET sha256 = ?, links_key = ?, title = ?, names = ? WHERE id = ?",
-                        (doc.sha256 if doc.sha256 else sha, links_key, doc.title, names, nid),
+                        (row_sha, links_key, doc.title, names, nid),
                     )
                 else:
                     cur = db.execute(
                         "INSERT INTO notes(path, sha256, links_key, title, names) VALUES (?, ?, ?, ?, ?)",
-                        (p, doc.sha256 if doc.sha256 else sha, links_key, doc.title, names),
+                        (p, row_sha, links_key, doc.title, names),
                     )
                     nid = int(cur.lastrowid or 0)
+                stored[p] = (nid, row_sha, links_key)
+                self._note_named(p, nid, keys)
                 rows = []
                 for kind, target, heading, text in doc.links:
                     status, to, _ = resolver.resolve(p, kind, target)
@@ -485,17 +521,50 @@ class SearchLayer:
                         affected.add(to)
                 db.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", rows)
                 fresh.append((nid, doc))
-            ids = {p: i for i, p in db.execute("SELECT id, path FROM notes")}
             for nid, doc in fresh:
                 self._insert_rows(nid, doc, self._incoming(doc.path))
             done = {doc.path for _, doc in fresh}
             for target in sorted(affected - done):
-                if target in ids:
-                    self._rewrite_incoming(ids[target], self._incoming(target))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('notes', ?)", (str(len(ids)),))
+                if target in stored:
+                    self._rewrite_incoming(stored[target][0], self._incoming(target))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('notes', ?)", (str(len(stored)),))
+            self.generation = os.urandom(8).hex()
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (self.generation,))
             db.commit()
-            self.forget()
+            self._forget_scores()
             return len(todo)
+
+    def _note_gone(self, path: str, nid: int) -> None:
+        """Take a removed note out of the name and path tables read so far."""
+        if self._path_of is not None:
+            self._path_of.pop(nid, None)
+        if self._names is not None:
+            for key in self._keys_of.pop(path, []):
+                paths = self._names[key]
+                paths.remove(path)
+                if not paths:
+                    del self._names[key]
+        if self._name_sets is not None:
+            self._name_sets.pop(path, None)
+
+    def _note_named(self, path: str, nid: int, keys: list[str]) -> None:
+        """Put a (re)indexed note's id and names into the tables read so far, as a new read would."""
+        if self._path_of is not None:
+            self._path_of[nid] = path
+        if self._names is not None:
+            for key in self._keys_of.pop(path, []):
+                paths = self._names[key]
+                paths.remove(path)
+                if not paths:
+                    del self._names[key]
+            for key in keys:
+                bisect.insort(self._names.setdefault(key, []), path)
+            self._keys_of[path] = list(keys)
+        if self._name_sets is not None:
+            if keys:
+                self._name_sets[path] = [frozenset(key.split()) for key in keys]
+            else:
+                self._name_sets.pop(path, None)
 
     def _incoming(self, path: str) -> list[tuple[str | None, str]]:
         return [
@@ -602,10 +671,12 @@ class SearchLayer:
         with self.lock:
             if self._names is None:
                 table: dict[str, list[str]] = {}
+                keys_of: dict[str, list[str]] = {}
                 for path, names in self.db.execute("SELECT path, names FROM notes ORDER BY path"):
-                    for key in json.loads(names):
+                    keys = keys_of[path] = json.loads(names)
+                    for key in keys:
                         table.setdefault(key, []).append(path)
-                self._names = table
+                self._names, self._keys_of = table, keys_of
             return self._names
 
     def _heading_terms(self, heading: str) -> frozenset[str]:
@@ -1096,6 +1167,28 @@ def _links_key(entry: dict[str, Any]) -> str:
     return hashlib.sha256("\n".join(entry.get("links_out") or []).encode("utf-8")).hexdigest()[:16]
 
 
+def _wanted(layer: SearchLayer, by_path: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """{path: (sha256, links key)} of the manifest's notes; a note's links key is hashed again
+    only when its outgoing links changed since the last sync (one hash a note took ~50 ms at 10,000)."""
+    known = layer.link_keys
+    wanted: dict[str, tuple[str, str]] = {}
+    fresh: dict[str, tuple[list[str], str]] = {}
+    for p, e in by_path.items():
+        links = e.get("links_out") or []
+        seen = known.get(p)
+        key = seen[1] if seen is not None and seen[0] == links else _links_key(e)
+        fresh[p] = (links, key)
+        wanted[p] = (str(e["sha256"]), key)
+    layer.link_keys = fresh
+    return wanted
+
+
+def remember_link_keys(layer: SearchLayer, manifest: dict[str, Any]) -> None:
+    """Hash the notes' links keys now (warm_search), so that the first sync after an edit need not."""
+    with layer.lock:
+        _wanted(layer, manifest["by_path"])
+
+
 def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> SearchLayer:
     """The vault's search layer, brought in step with the manifest identified by `manifest_key`."""
     layer = MEMORY.open_layer(vault)
@@ -1104,7 +1197,7 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
     with layer.lock:
         if layer.in_step_with == manifest_key:
             return layer
-        layer.forget()
+        layer.check_generation()
         if layer.meta("manifest") == manifest_key:
             layer.in_step_with = manifest_key
             return layer
@@ -1121,11 +1214,24 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
                 path, raw, sha, str(entry["title"]), list(entry.get("aliases") or []), list(entry.get("tags") or [])
             )
 
-        wanted = {p: (str(e["sha256"]), _links_key(e)) for p, e in by_path.items()}
-        layer.sync(wanted, load, Resolver(wanted))
+        wanted = _wanted(layer, by_path)
+        paths = frozenset(wanted)
+        if layer.resolver is None or layer.resolver[0] != paths:
+            layer.resolver = (paths, Resolver(paths))
+        layer.sync(wanted, load, layer.resolver[1])
+        layer.needs_warm = True
         layer.set_meta("manifest", manifest_key)
         layer.in_step_with = manifest_key
     return layer
 
 
-__all__ = ["NoteDoc", "Ranked", "SearchLayer", "documents_in_memory", "note_document", "snippet", "vault_layer"]
+__all__ = [
+    "NoteDoc",
+    "Ranked",
+    "SearchLayer",
+    "documents_in_memory",
+    "note_document",
+    "remember_link_keys",
+    "snippet",
+    "vault_layer",
+]
