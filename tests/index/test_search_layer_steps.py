@@ -3,11 +3,13 @@
 After any sequence of edits, additions, removals and renames, each followed by an incremental
 build and a search, the layer's tables (rows compared by path, since ids differ), the name and
 path tables the process keeps in memory, and the ranking of a few queries are those of a layer
-made from a fresh copy of the vault.
+made from a fresh copy of the vault; the manifest read line by line (the lines of the previous
+one reused) is json.loads of its bytes.
 """
 
 from __future__ import annotations
 
+import json
 import shutil
 import tempfile
 from pathlib import Path
@@ -20,7 +22,7 @@ from tests.support.index_vaults import write_note
 
 from knowledge_harness.index import search as search_module
 from knowledge_harness.index.build import build_index
-from knowledge_harness.index.query import search
+from knowledge_harness.index.query import load_manifest, search
 from knowledge_harness.vault.paths import Vault
 
 QUERIES = ("Note A", "技術", "text only", "Section", "index note", "one more line", "Dup")
@@ -61,6 +63,11 @@ def _memory(layer: search_module.SearchLayer) -> dict[str, Any]:
     }
 
 
+def _parsed(vault: Vault) -> dict[str, Any]:
+    """The manifest as load_manifest read it (line by line, reusing the previous one's lines)."""
+    return {k: v for k, v in load_manifest(vault).items() if k not in ("by_path", "linked_from")}
+
+
 def _ranked(vault: Vault) -> list[list[tuple[str, float]]]:
     return [[(h.path, h.score) for h in search(vault, q).hits] for q in QUERIES]
 
@@ -88,4 +95,25 @@ def test_a_layer_kept_in_step_equals_one_made_from_scratch(steps: list[tuple[str
             assert _rows(layer) == _rows(made), f"step {i}: {action} {name}"
             assert _memory(layer) == _memory(made), f"step {i}: {action} {name}"
             assert _ranked(vault) == _ranked(fresh), f"step {i}: {action} {name}"
+            assert _parsed(vault) == json.loads((root / ".harness/index/manifest.json").read_bytes()), f"step {i}"
     search_module.MEMORY.clear()
+
+
+def test_a_manifest_is_parsed_only_where_its_lines_changed(tmp_path: Path) -> None:
+    root = tmp_path / "v"
+    for name, text in NOTES.items():
+        write_note(root, name, text)
+    vault = Vault.open(root)
+    build_index(vault)
+    before = {e["path"]: e for e in load_manifest(vault)["notes"]}
+    write_note(root, "Home.md", "[[技術]] and one more line\n")
+    build_index(vault)
+    raw = (root / ".harness/index/manifest.json").read_bytes()
+    after = load_manifest(vault)
+    assert {k: v for k, v in after.items() if k not in ("by_path", "linked_from")} == json.loads(raw)
+    same = {p for p, e in after["by_path"].items() if e is before.get(p)}
+    assert "Home.md" not in same and same >= {"Note A.md", "x/Dup.md", "y/Dup.md"}
+    # another layout (written by hand, say) is parsed whole
+    (root / ".harness/index/manifest.json").write_text(json.dumps(json.loads(raw), indent=2), encoding="utf-8")
+    again = load_manifest(vault)
+    assert {k: v for k, v in again.items() if k not in ("by_path", "linked_from")} == json.loads(raw)
