@@ -388,6 +388,8 @@ class SearchLayer:
         # warmed once in this process (a sidecar's) is warmed again then
         self.needs_warm = False
         self.keep_warm = False
+        self._reader: sqlite3.Connection | None = None  # the warm-up's own connection (_reading_apart)
+        self._reader_lock = threading.RLock()
         self._df_of: dict[str, dict[str, int]] = {}
         self._section_avg: tuple[int, float] | None = None
         self._postings_of: OrderedDict[tuple[str, str], tuple[array[int], array[float]]] = OrderedDict()
@@ -441,7 +443,9 @@ class SearchLayer:
             self.db.commit()
 
     def close(self) -> None:
-        with self.lock:
+        with self.lock, self._reader_lock:
+            if self._reader is not None:
+                self._reader.close()
             self.db.close()
 
     # -- keeping it in step ----------------------------------------------------------------------
@@ -717,12 +721,40 @@ class SearchLayer:
         """How many (row, score) pairs of terms this layer remembers (bounded by MAX_POSTINGS)."""
         return self._postings_rows
 
-    def _fetch(self, table: str, terms: list[str]) -> tuple[array[int], array[float]]:
+    def _fetch(
+        self, table: str, terms: list[str], db: sqlite3.Connection | None = None
+    ) -> tuple[array[int], array[float]]:
         """Each row of a table that holds any of the terms, with the sum of their BM25 parts."""
         sql, weights, factor = _TERM_QUERIES[table]
         match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
-        rows = self.db.execute(sql, (*weights, match)).fetchall()
+        rows = (db or self.db).execute(sql, (*weights, match)).fetchall()
         return array("i", [r[0] for r in rows]), array("d", [r[1] * factor for r in rows])
+
+    def _part(self, table: str, term: str, db: sqlite3.Connection) -> tuple[array[int], array[float]]:
+        """One term's part in a table ("both": its two parts summed once)."""
+        if table == "both":
+            merged = _summed([self._fetch("note", [term], db), self._fetch("text", [term], db)])
+            return array("i", merged.keys()), array("d", merged.values())
+        return self._fetch(table, [term], db)
+
+    def _keep(self, key: tuple[str, str], found: tuple[array[int], array[float]]) -> None:
+        self._postings_of[key] = found
+        self._postings_rows += len(found[0])
+        while self._postings_rows > MAX_POSTINGS and len(self._postings_of) > 1:
+            _, (gone, _) = self._postings_of.popitem(last=False)
+            self._postings_rows -= len(gone)
+
+    def _reading_apart(self) -> tuple[sqlite3.Connection, threading.RLock]:
+        """A connection for the warm-up and the lock that guards it: for a layer in a file, a
+        read-only one of its own, so that the warm-up reads beside the queries (WAL) instead of
+        holding the layer's lock through a vocabulary scan (0.3 s at 10,000 notes); else the layer's."""
+        if self.location is None:
+            return self.db, self.lock
+        with self.lock:
+            if self._reader is None:
+                uri = f"{self.location.as_uri()}?mode=ro"
+                self._reader = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=60)
+            return self._reader, self._reader_lock
 
     def _postings(self, table: str, term: str) -> tuple[array[int], array[float]]:
         """One term's BM25 part in one table, for every row that holds it: (row ids, scores).
@@ -735,26 +767,38 @@ class SearchLayer:
         if known is not None:
             self._postings_of.move_to_end(key)
             return known
-        if table == "both":  # a term asked of both tables: its two parts summed once
-            merged = _summed([self._fetch("note", [term]), self._fetch("text", [term])])
-            found = (array("i", merged.keys()), array("d", merged.values()))
-        else:
-            found = self._fetch(table, [term])
-        self._postings_of[key] = found
-        self._postings_rows += len(found[0])
-        while self._postings_rows > MAX_POSTINGS and len(self._postings_of) > 1:
-            _, (gone, _) = self._postings_of.popitem(last=False)
-            self._postings_rows -= len(gone)
+        found = self._part(table, term, self.db)
+        self._keep(key, found)
         return found
+
+    def _warm_part(self, table: str, term: str) -> None:
+        """_postings for the warm-up: asked apart (_reading_apart), kept if the layer did not change meanwhile."""
+        key = (table, term)
+        with self.lock:
+            if key in self._postings_of:
+                return
+            generation = self.generation
+        db, lock = self._reading_apart()
+        with lock:
+            found = self._part(table, term, db)
+        with self.lock:
+            if self.generation == generation and key not in self._postings_of:
+                self._keep(key, found)
 
     def _remember_vocabulary(self, vocab: str) -> dict[str, int]:
         """Every term of an FTS5 vocabulary table with its row count, the most common
         MAX_REMEMBERED_TERMS of them remembered for _df: fts5vocab counts a term's rows by reading
         them, so a common term's first lookup costs as much as its rows (milliseconds at 10,000 notes)."""
         with self.lock:
+            generation = self.generation
+        db, lock = self._reading_apart()
+        with lock:
             sql = f"SELECT term, doc FROM {vocab}"  # noqa: S608 - a fixed name
-            counts = {str(t): int(d) for t, d in self.db.execute(sql)}
-            kept = sorted(counts, key=lambda t: -counts[t])[:MAX_REMEMBERED_TERMS]
+            counts = {str(t): int(d) for t, d in db.execute(sql)}
+        kept = sorted(counts, key=lambda t: -counts[t])[:MAX_REMEMBERED_TERMS]
+        with self.lock:
+            if self.generation != generation:
+                return counts
             known = self._df_of.setdefault(vocab, {})
             if len(known) + len(kept) > MAX_REMEMBERED_TERMS:
                 known.clear()
@@ -765,8 +809,9 @@ class SearchLayer:
         """Ask now the BM25 parts of the terms in the most rows that a query may ask (up to
         `budget` rows in all, MAX_POSTINGS by default), and read the vocabularies' row counts and
         the name tables, so that the first queries after a build do not pay for them (a common
-        term's first query cost 10-30 ms at 10,000 notes). Run in the background (warm_search);
-        the lock is taken one term at a time. Returns the rows remembered."""
+        term's first query cost 10-30 ms at 10,000 notes). Run in the background (warm_search):
+        the rows are read on a connection of its own (_reading_apart) and the layer's lock is
+        taken only to keep each result. Returns the rows remembered."""
         budget = MAX_POSTINGS if budget is None else budget
         with self.lock:
             n_notes = len(self._paths())
@@ -786,8 +831,7 @@ class SearchLayer:
         for rows, table, term in picks:
             if used + rows > budget:
                 continue
-            with self.lock:
-                self._postings(table, term)
+            self._warm_part(table, term)
             used += rows
         return used
 
