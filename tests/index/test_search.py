@@ -366,6 +366,8 @@ def test_after_warming_a_first_query_asks_no_rows_of_its_common_terms(monkeypatc
     layer = documents_in_memory(notes)
     monkeypatch.setattr(search_module, "REMEMBER_ROWS", 2)
     monkeypatch.setattr(search_module, "KEEP_RAREST", 3)
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.5)  # the terms are in 8 of 17 notes
+    monkeypatch.setattr(search_module, "NOTE_COMMON_SHARE", 0.5)
     assert layer.remember_common_terms() > 0
     asked = _counted_fetches(monkeypatch)
     hits = layer.rank("plugin settings page", limit=3).hits

@@ -270,24 +270,24 @@ _SECTION_ROWS = "SELECT rowid, heading, body, code, links_in FROM section_fts WH
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() constants (sections are scored here with the same formula)
 
 
-def _summed(lists: list[tuple[array[int], array[float]]]) -> dict[int, float]:
-    """Row id -> the sum of its scores over the lists."""
+def _summed(lists: list[tuple[array[int], array[float]]], weights: list[float] | None = None) -> dict[int, float]:
+    """Row id -> the sum of its scores over the lists (each times its weight, 1 without weights)."""
     if not lists:
         return {}
-    lists = sorted(lists, key=lambda pair: -len(pair[0]))
-    total = dict(zip(lists[0][0], lists[0][1], strict=True))
+    order = sorted(range(len(lists)), key=lambda k: -len(lists[k][0]))
+    weight_of = weights or [1.0] * len(lists)
+    first, w = lists[order[0]], weight_of[order[0]]
+    total = dict(zip(first[0], first[1] if w == 1.0 else [v * w for v in first[1]], strict=True))
     get = total.get
-    for ids, values in lists[1:]:
-        for i, v in zip(ids, values, strict=True):
-            total[i] = get(i, 0.0) + v
+    for k in order[1:]:
+        (ids, values), w = lists[k], weight_of[k]
+        if w == 1.0:
+            for i, v in zip(ids, values, strict=True):
+                total[i] = get(i, 0.0) + v
+        else:
+            for i, v in zip(ids, values, strict=True):
+                total[i] = get(i, 0.0) + v * w
     return total
-
-
-def _scaled(found: tuple[array[int], array[float]], weight: float) -> tuple[array[int], array[float]]:
-    """A term's (row ids, scores) times its query weight (the same arrays when the weight is 1)."""
-    if weight == 1.0:
-        return found
-    return found[0], array("d", [v * weight for v in found[1]])
 
 
 def _common(terms: list[str], df: Mapping[str, int], most: float) -> set[str]:
@@ -806,24 +806,25 @@ class SearchLayer:
         return counts
 
     def remember_common_terms(self, budget: int | None = None) -> int:
-        """Ask now the BM25 parts of the terms in the most rows that a query may ask (up to
-        `budget` rows in all, MAX_POSTINGS by default), and read the vocabularies' row counts and
+        """Ask now the BM25 parts of the terms in the most rows that a query would still ask (up
+        to `budget` rows in all, half of MAX_POSTINGS by default), and read the vocabularies' row counts and
         the name tables, so that the first queries after a build do not pay for them (a common
         term's first query cost 10-30 ms at 10,000 notes). Run in the background (warm_search):
         the rows are read on a connection of its own (_reading_apart) and the layer's lock is
         taken only to keep each result. Returns the rows remembered."""
-        budget = MAX_POSTINGS if budget is None else budget
+        budget = MAX_POSTINGS // 2 if budget is None else budget
         with self.lock:
             n_notes = len(self._paths())
             self.names_by_path()  # read once per state of the layer: the first query need not
             self._section_totals()
         counts = {vocab: self._remember_vocabulary(vocab) for vocab in ("note_vocab", "text_vocab", "section_vocab")}
         asked: dict[str, dict[str, int]] = {}  # term -> {table: its rows}, for the terms a query would ask
-        for table, vocab in (("note", "note_vocab"), ("text", "text_vocab")):
+        for table, vocab, share in (("note", "note_vocab", NOTE_COMMON_SHARE), ("text", "text_vocab", COMMON_SHARE)):
             for term, doc in counts[vocab].items():
-                # a term over the common share is still asked while it is among a query's
-                # KEEP_RAREST rarest; one in half of the rows or more is left out (see rank)
-                if doc >= REMEMBER_ROWS and 2 * doc < n_notes:
+                # Terms over the share (asked only while among a query's KEEP_RAREST rarest)
+                # were measured too: with the whole bound they left a fifth fewer rows to the
+                # first queries but doubled the warm-up's CPU, which a sidecar's first queries share.
+                if REMEMBER_ROWS <= doc <= share * n_notes:
                     asked.setdefault(term, {})[table] = doc
         picks = [(sum(by.values()), "both" if len(by) == 2 else next(iter(by)), t) for t, by in asked.items()]
         picks.sort(key=lambda p: (-p[0], p[1], p[2]))
@@ -843,13 +844,13 @@ class SearchLayer:
         note_df: Mapping[str, int],
         df: Mapping[str, int],
         weight: Mapping[str, float],
-    ) -> list[tuple[array[int], array[float]]]:
-        """The BM25 parts of the terms asked of each table (times their query weights): a term in
+    ) -> list[tuple[tuple[array[int], array[float]], float]]:
+        """The BM25 parts of the terms asked of each table, each with its query weight: a term in
         many rows from its remembered postings, the terms in few rows in one statement per weight."""
         many_note = {t for t in note_terms if note_df[t] >= REMEMBER_ROWS}
         many_text = {t for t in text_terms if df[t] >= REMEMBER_ROWS}
         lists = [
-            _scaled(
+            (
                 self._postings(
                     "both" if t in many_note and t in many_text else "note" if t in many_note else "text", t
                 ),
@@ -862,7 +863,7 @@ class SearchLayer:
             few = [t for t in terms if t in asked and t not in many]
             # terms of one weight are asked in one statement (BM25 of an OR is the sum of its terms)
             for w in sorted({weight.get(t, 1.0) for t in few}):
-                lists.append(_scaled(self._fetch(table, [t for t in few if weight.get(t, 1.0) == w]), w))
+                lists.append((self._fetch(table, [t for t in few if weight.get(t, 1.0) == w]), w))
         return lists
 
     def rank(
@@ -899,11 +900,11 @@ class SearchLayer:
             ask_note = {t for t in terms if t not in note_common and note_df[t]}
             ask_text = {t for t in terms if t not in common and df[t]}
             lists = self._term_lists(terms, ask_note - floored_note, ask_text - floored_text, note_df, df, weight)
-            by_id = _summed(lists)
+            by_id = _summed([found for found, _ in lists], [w for _, w in lists])
             want = max(CANDIDATES, limit * 4)
             if (floored_note or floored_text) and (keep is not None or len(by_id) < want):
                 lists += self._term_lists(terms, floored_note, floored_text, note_df, df, weight)
-                by_id = _summed(lists)
+                by_id = _summed([found for found, _ in lists], [w for _, w in lists])
             if keep is not None:
                 want = len(by_id)
             if len(by_id) > want:  # the best `want` and those tied with the last of them
