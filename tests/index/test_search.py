@@ -12,7 +12,7 @@ from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 from tests.support.index_vaults import write_note
 from tests.support.mcp_clients import http_session
 
-from knowledge_harness.core.text import name_key, tokenize
+from knowledge_harness.core.text import name_key, query_weights, tokenize
 from knowledge_harness.errors import InputError
 from knowledge_harness.index import search as search_module
 from knowledge_harness.index.build import build_index
@@ -85,6 +85,26 @@ def test_one_tokenizer_stems_english_and_cuts_cjk_into_bigrams() -> None:
     assert tokenize("ＡＢＣ") == ["abc"]  # full-width letters meet their usual form
     assert tokenize("the of and") == [] and tokenize("のは") == []
     assert name_key("create-note-list") == name_key("Create List of Notes")
+
+
+def test_each_korean_word_of_a_query_counts_once_whatever_its_length() -> None:
+    assert query_weights("스프레드시트 표준") == {
+        "스프": 0.2,
+        "프레": 0.2,
+        "레드": 0.2,
+        "드시": 0.2,
+        "시트": 0.2,
+        "표준": 1.0,
+    }
+    assert query_weights("検索の仕組み sync") == dict.fromkeys(tokenize("検索の仕組み sync"), 1.0)
+    filler = [(f"f{k}.md", f"# 기타 {k}\n다른 내용 {k}.\n".encode(), "", f"f{k}", [], []) for k in range(12)]
+    notes = [
+        ("long.md", "# 첫째\n스프레드시트 하나.\n".encode(), "", "long", [], []),
+        ("short.md", "# 둘째\n표준 그리고 표준.\n".encode(), "", "short", [], []),
+    ]
+    layer = documents_in_memory(notes + filler)
+    # unweighted, the six-syllable word's five bigrams outscored the two-syllable word five to one
+    assert [h.path for h in layer.rank("스프레드시트 표준", limit=2).hits] == ["short.md", "long.md"]
 
 
 def test_names_win_over_notes_that_only_repeat_the_words(vault: Path) -> None:
@@ -294,3 +314,62 @@ def test_term_by_term_scores_sum_to_fts5_bm25_and_stay_bounded(monkeypatch: pyte
         layer._postings("text", t)
         assert layer._postings_rows <= 3 or len(layer._postings_of) == 1
     assert [h.path for h in layer.rank("plugin settings", limit=2).hits] == ["b.md", "a.md"]
+
+
+def _counted_fetches(monkeypatch: pytest.MonkeyPatch) -> list[tuple[str, list[str]]]:
+    asked: list[tuple[str, list[str]]] = []
+    fetch = search_module.SearchLayer._fetch
+
+    def counting(self: search_module.SearchLayer, table: str, terms: list[str]) -> Any:
+        asked.append((table, list(terms)))
+        return fetch(self, table, terms)
+
+    monkeypatch.setattr(search_module.SearchLayer, "_fetch", counting)
+    return asked
+
+
+def test_a_term_in_half_the_notes_is_asked_only_when_the_others_find_too_few(monkeypatch: pytest.MonkeyPatch) -> None:
+    """FTS5 floors the idf of a term in half of the rows or more: leaving it out changes no rank
+    (SQLite's bm25() over the whole query is the oracle) and asks none of its rows."""
+    notes = [
+        (
+            f"n{k:02d}.md",
+            ("walrus " * (k + 1) * (k < 5) + "harbor " * (k >= 4) + "filler.\n").encode(),
+            "",
+            f"n{k:02d}",
+            [],
+            [],
+        )
+        for k in range(12)
+    ]
+    layer = documents_in_memory(notes)
+    asked = _counted_fetches(monkeypatch)
+    monkeypatch.setattr(search_module, "CANDIDATES", 4)
+    ranked = [h.path for h in layer.rank("walrus harbor", limit=1).hits]
+    assert asked and all("harbor" not in terms for _, terms in asked)  # in 8 of 12 notes; walrus in 5
+    weights = ", ".join(str(w) for w in TEXT_WEIGHTS.values())
+    sql = f"SELECT rowid, -bm25(text_fts, {weights}) FROM text_fts WHERE text_fts MATCH ?"
+    oracle = sorted(layer.db.execute(sql, ('"walrus" OR "harbor"',)).fetchall(), key=lambda r: -r[1])
+    paths = layer._paths()
+    assert ranked == [paths[oracle[0][0]]]
+    # too few notes without it, or a filter that needs every match: it is asked
+    asked.clear()
+    assert [h.path for h in layer.rank("harbor zebra", limit=1).hits]
+    assert any("harbor" in terms for _, terms in asked)
+    kept = layer.rank("walrus harbor", limit=20, keep=lambda p: p == "n11.md")
+    assert [h.path for h in kept.hits] == ["n11.md"]
+
+
+def test_after_warming_a_first_query_asks_no_rows_of_its_common_terms(monkeypatch: pytest.MonkeyPatch) -> None:
+    notes = [(f"n{k}.md", f"# Topic {k}\nplugin settings page {k}.\n".encode(), "", f"n{k}", [], []) for k in range(8)]
+    notes += [(f"o{k}.md", f"# Other {k}\nsomething else {k}.\n".encode(), "", f"o{k}", [], []) for k in range(9)]
+    layer = documents_in_memory(notes)
+    monkeypatch.setattr(search_module, "REMEMBER_ROWS", 2)
+    monkeypatch.setattr(search_module, "KEEP_RAREST", 3)
+    monkeypatch.setattr(search_module, "COMMON_SHARE", 0.5)  # the terms are in 8 of 17 notes
+    monkeypatch.setattr(search_module, "NOTE_COMMON_SHARE", 0.5)
+    assert layer.remember_common_terms() > 0
+    asked = _counted_fetches(monkeypatch)
+    hits = layer.rank("plugin settings page", limit=3).hits
+    assert len(hits) == 3 and all(h.path.startswith("n") for h in hits)
+    assert asked == []  # every term's rows were remembered, and their row counts read

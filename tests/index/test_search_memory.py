@@ -4,6 +4,7 @@ brought in step by a build through the sidecar."""
 from __future__ import annotations
 
 import sqlite3
+import threading
 import time
 from contextlib import closing
 from pathlib import Path
@@ -27,7 +28,10 @@ def _vault(root: Path, word: str) -> Vault:
 
 def _layer_manifest(location: Path) -> str | None:
     with closing(sqlite3.connect(f"{location.as_uri()}?mode=ro", uri=True)) as db:
-        row = db.execute("SELECT value FROM meta WHERE key = 'manifest'").fetchone()
+        try:
+            row = db.execute("SELECT value FROM meta WHERE key = 'manifest'").fetchone()
+        except sqlite3.OperationalError:  # the file is there, its tables not yet (the sidecar is making them)
+            return None
     return None if row is None else str(row[0])
 
 
@@ -127,3 +131,35 @@ def test_a_cjk_name_inside_the_query_counts_as_a_word(tmp_path: Path, monkeypatc
     assert [h.path for h in query.search(handle, "自定义主题").hits] == ["外观/主题.md", "外观/colors.md"]
     monkeypatch.setattr(search, "NAME_PART", 0.0)  # without the rule, bigrams alone rank the other first
     assert query.search(handle, "自定义主题").hits[0].path == "外观/colors.md"
+
+
+def test_a_warmed_layer_is_warmed_again_after_a_build_by_another_process(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A layer warmed in this process (a sidecar's) is warmed again in the background when a
+    search finds the index rebuilt elsewhere (kh index build); a layer never warmed is not."""
+    monkeypatch.setattr(search, "REMEMBER_ROWS", 1)
+
+    def warm_threads() -> list[threading.Thread]:
+        return [t for t in threading.enumerate() if t.name == "kh-search-warm"]
+
+    cold = _vault(tmp_path / "cold", "quillwort")
+    query.search(cold, "quillwort")
+    write_note(cold.root, "Notes/New.md", "# New\nquillwort again.\n")
+    build_index(cold)
+    query.search(cold, "quillwort")
+    assert search.MEMORY.open_layer(cold).needs_warm  # synced, and no warm was started for it
+    for k in range(4):  # a term in fewer than half the notes is remembered
+        write_note(tmp_path / "v", f"Notes/Filler {k}.md", f"# Filler {k}\nplain words.\n")
+    handle = _vault(tmp_path / "v", "quillwort")
+    query.warm_search(handle)
+    layer = search.MEMORY.open_layer(handle)
+    assert layer.remembered_rows() > 0
+    write_note(handle.root, "Notes/New.md", "# New\nquillwort again.\n")
+    build_index(handle)  # as another process would: the sidecar learns of it at the next search
+    assert [h.path for h in query.search(handle, "again").hits] == ["Notes/New.md"]
+    for thread in warm_threads():
+        thread.join(timeout=60)
+    # a term the query did not ask was remembered again (the build made the layer forget all)
+    assert {term for _, term in layer._postings_of} >= {"quillwort"} and not layer.needs_warm
+    search.MEMORY.clear()

@@ -6,6 +6,11 @@
   morphological analyzer measured no better than bigrams on the shared vaults (docs/reasoning-index.md).
 - Every other script: Unicode words, case-folded.
 
+A query's tokens count with weights (query_weights): Korean writes words between spaces, and a
+word of n syllables makes n-1 bigrams, so without them a long Korean word outweighed a short one
+(and an English word) n-1 to 1; each bigram of a Korean word counts 1/(n-1). Chinese and Japanese
+runs are phrases without spaces between words, so their bigrams keep weight 1.
+
 Text is NFKC-normalized first, so full-width Latin letters and half-width katakana meet their
 usual forms, and file names in NFD read like those in NFC.
 """
@@ -149,6 +154,7 @@ def _is_kana_function(token: str) -> bool:
 
 
 _HIRAGANA = re.compile("[\u3040-\u309f]")
+_HANGUL_START = re.compile("[\uac00-\ud7af\u1100-\u11ff\u3130-\u318f]")
 
 
 def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
@@ -174,6 +180,20 @@ def tokenize(text: str, *, keep_stopwords: bool = False) -> list[str]:
     return out
 
 
+def query_weights(text: str) -> dict[str, float]:
+    """Each token of a query with the weight it counts with: 1 for a word, and 1/(n-1) for each of
+    the n-1 bigrams of a Korean word of n syllables, so that every written word counts once
+    whatever its length (a token made by several words gets its largest weight)."""
+    out: dict[str, float] = {}
+    for run, word in _TOKEN.findall(normalize(text)):
+        tokens = tokenize(run or word)
+        # Chinese and Japanese runs are whole phrases (no spaces between words): they keep weight 1
+        share = 1.0 / len(tokens) if tokens and _HANGUL_START.match(run) else 1.0
+        for t in tokens:
+            out[t] = max(out.get(t, 0.0), share)
+    return out
+
+
 def iter_tokens(text: str, *, keep_stopwords: bool = False) -> Iterator[str]:
     """tokenize() one token at a time."""
     return iter(tokenize(text, keep_stopwords=keep_stopwords))
@@ -189,4 +209,4 @@ def name_key(text: str) -> frozenset[str]:
     return frozenset(iter_tokens(text.replace("_", " ")))
 
 
-__all__ = ["ENGLISH_STOPWORDS", "has_words", "iter_tokens", "name_key", "normalize", "tokenize"]
+__all__ = ["ENGLISH_STOPWORDS", "has_words", "iter_tokens", "name_key", "normalize", "query_weights", "tokenize"]

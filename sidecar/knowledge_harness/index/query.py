@@ -41,7 +41,8 @@ from .schema import (
     TreeResult,
     TrustSummary,
 )
-from .search import MAX_QUERY_CHARS, vault_layer
+from .search import MAX_QUERY_CHARS, remember_link_keys, vault_layer
+from .serialize import MANIFEST_HEAD, MANIFEST_SETTINGS
 
 MAX_SECTION_CHARS = 200_000
 MAX_LINKS = 5000
@@ -82,6 +83,9 @@ class QueryMemory:
     - refreshing: the roots whose staleness is being refreshed now (one refresh at a time).
     - stamps: build.json's path -> ((size, mtime_ns), its per-file (size, mtime_ns) stamps).
       Invalidated when the file's size or mtime changes.
+    - manifest_lines: manifest.json's path -> its note lines (bytes) -> their parsed entries (the
+      same objects as in `manifests`), so that the next manifest parses only the lines that changed.
+      Replaced with each manifest read; about the manifest's size in bytes.
     Keys are path strings. Bound: MEMORY_VAULTS vaults in each table, the oldest dropped first.
     """
 
@@ -89,15 +93,22 @@ class QueryMemory:
     staleness: dict[str, StaleAnswer] = field(default_factory=dict)
     refreshing: set[str] = field(default_factory=set)
     stamps: dict[str, tuple[tuple[int, int], dict[str, list[int]]]] = field(default_factory=dict)
+    manifest_lines: dict[str, dict[bytes, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def sizes(self) -> dict[str, int]:
         with self.lock:
-            return {"manifests": len(self.manifests), "staleness": len(self.staleness), "stamps": len(self.stamps)}
+            return {
+                "manifests": len(self.manifests),
+                "manifest_lines": sum(len(lines) for lines in self.manifest_lines.values()),
+                "staleness": len(self.staleness),
+                "stamps": len(self.stamps),
+            }
 
     def clear(self) -> None:
         with self.lock:
             self.manifests.clear()
+            self.manifest_lines.clear()
             self.staleness.clear()
             self.refreshing.clear()
             self.stamps.clear()
@@ -128,15 +139,50 @@ def load_manifest(vault: Vault) -> dict[str, Any]:
         hit = MEMORY.manifests.get(str(path))
     if hit and hit[0] == key:
         return hit[1]
+    with MEMORY.lock:
+        known = MEMORY.manifest_lines.get(str(path), {})
     with index_read_lock(vault):
-        data = _load_json(vault, "manifest.json")
+        raw = read_index_file(vault, "manifest.json")
+    try:
+        data, lines = (None, {}) if raw is None else _parse_manifest(raw, known)
+    except ValueError:
+        data, lines = None, {}
     if not isinstance(data, dict):
         raise IndexMissing.for_vault(vault.root, "The reasoning index is unreadable")
     data["by_path"] = {n["path"]: n for n in data.get("notes", [])}
     data["linked_from"] = {n["path"]: len(n.get("links_in") or []) for n in data.get("notes", [])}
     with MEMORY.lock:
         _remember(MEMORY.manifests, str(path), (key, data))
+        _remember(MEMORY.manifest_lines, str(path), lines)
     return data
+
+
+_FORMAT_HEAD = MANIFEST_HEAD[: -len(b',"notes":[\n')] + b"}"  # {"format":N}
+
+
+def _parse_manifest(raw: bytes, known: dict[bytes, Any]) -> tuple[Any, dict[bytes, Any]]:
+    """json.loads of manifest.json, and its note lines -> their entries. The manifest has one
+    note a line (serialize.manifest_bytes): a line the vault's previous manifest had is not
+    parsed again (a one-note edit re-parsed all 10,000 lines, ~120 ms). Another layout is parsed whole."""
+    end = raw.rfind(MANIFEST_SETTINGS)
+    tail = raw[end + len(MANIFEST_SETTINGS) :].rstrip()
+    if not raw.startswith(MANIFEST_HEAD) or end < len(MANIFEST_HEAD) - 1 or not tail.endswith(b"}"):
+        return json.loads(raw), {}
+    body = raw[len(MANIFEST_HEAD) : end]
+    lines: dict[bytes, Any] = {}
+    notes: list[Any] = []
+    for line in body.split(b",\n") if body else []:
+        entry = known.get(line)
+        if entry is None:
+            entry = json.loads(line)  # a raw newline is never inside a JSON value: one note a line
+            if not isinstance(entry, dict):
+                return json.loads(raw), {}
+        lines[line] = entry
+        notes.append(entry)
+    data = json.loads(_FORMAT_HEAD)
+    data["notes"] = notes
+    data["settings"] = json.loads(tail[:-1])
+    return data, lines
 
 
 # -- staleness -------------------------------------------------------------------------------
@@ -386,6 +432,7 @@ def search(
         return not (trust and not _trust_ok(summary_of(entry), trust))
 
     reason: str | None = None
+    rewarm = False
     ranked: list[tuple[dict[str, Any], float, list[SearchSection]]] = []
     if not query:
         listed = [entry for entry in manifest["notes"] if passes(entry)]
@@ -400,6 +447,9 @@ def search(
         )
     else:
         layer = vault_layer(vault, manifest, key)
+        # a sidecar's layer after a build by another process: warmed again, once this query is answered
+        rewarm = layer.keep_warm and layer.needs_warm
+        layer.needs_warm = False if rewarm else layer.needs_warm
         found = layer.rank(
             query,
             limit=limit,
@@ -448,6 +498,8 @@ def search(
                 sections=sections,
             )
         )
+    if rewarm:
+        warm_search_in_background(vault)
     changed_list = sorted(set(report.changed) | {h.path for h in hits if h.note_changed and h.path in by_path})
     stale = not report.fresh or bool(changed_list)
     return SearchResult(
@@ -471,6 +523,8 @@ def warm_search(vault: Vault) -> None:
         layer = vault_layer(vault, manifest, _manifest_key(vault))
     except (NotFound, OSError):
         return
+    layer.keep_warm, layer.needs_warm = True, False
+    remember_link_keys(layer, manifest)
     layer.remember_common_terms()
 
 

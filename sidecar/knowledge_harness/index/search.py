@@ -21,6 +21,7 @@ incoming-link texts rewritten. The pipeline builds the same layer in memory over
 
 from __future__ import annotations
 
+import bisect
 import hashlib
 import json
 import math
@@ -39,7 +40,7 @@ from typing import Any
 
 import platformdirs
 
-from ..core.text import name_key, normalize, tokenize
+from ..core.text import name_key, normalize, query_weights, tokenize
 from ..vault.note import markdown_lines
 from ..vault.paths import Vault
 from .build import heading_tree
@@ -269,16 +270,23 @@ _SECTION_ROWS = "SELECT rowid, heading, body, code, links_in FROM section_fts WH
 BM25_K1, BM25_B = 1.2, 0.75  # FTS5's bm25() constants (sections are scored here with the same formula)
 
 
-def _summed(lists: list[tuple[array[int], array[float]]]) -> dict[int, float]:
-    """Row id -> the sum of its scores over the lists."""
+def _summed(lists: list[tuple[array[int], array[float]]], weights: list[float] | None = None) -> dict[int, float]:
+    """Row id -> the sum of its scores over the lists (each times its weight, 1 without weights)."""
     if not lists:
         return {}
-    lists = sorted(lists, key=lambda pair: -len(pair[0]))
-    total = dict(zip(lists[0][0], lists[0][1], strict=True))
+    order = sorted(range(len(lists)), key=lambda k: -len(lists[k][0]))
+    weight_of = weights or [1.0] * len(lists)
+    first, w = lists[order[0]], weight_of[order[0]]
+    total = dict(zip(first[0], first[1] if w == 1.0 else [v * w for v in first[1]], strict=True))
     get = total.get
-    for ids, values in lists[1:]:
-        for i, v in zip(ids, values, strict=True):
-            total[i] = get(i, 0.0) + v
+    for k in order[1:]:
+        (ids, values), w = lists[k], weight_of[k]
+        if w == 1.0:
+            for i, v in zip(ids, values, strict=True):
+                total[i] = get(i, 0.0) + v
+        else:
+            for i, v in zip(ids, values, strict=True):
+                total[i] = get(i, 0.0) + v * w
     return total
 
 
@@ -366,8 +374,22 @@ class SearchLayer:
             self.db.execute("INSERT OR REPLACE INTO meta VALUES ('format', ?)", (LAYER_FORMAT,))
             self.db.commit()
         self._names: dict[str, list[str]] | None = None
+        self._keys_of: dict[str, list[str]] = {}  # path -> its name keys, while _names is read
         self._path_of: dict[int, str] | None = None
         self._name_sets: dict[str, list[frozenset[str]]] | None = None
+        self._stored: dict[str, tuple[int, str, str]] | None = None
+        # What this process read of the tables is that of this generation (meta 'generation',
+        # new at every sync): a sync by another process makes it differ, and all is read again.
+        self.generation: str | None = None
+        # derived from the manifest alone (vault_layer): the link keys and the resolver of the last sync
+        self.link_keys: dict[str, tuple[list[str], str]] = {}
+        self.resolver: tuple[frozenset[str], Resolver] | None = None
+        # synced since the last warm (query.warm_search): the remembered parts are gone; a layer
+        # warmed once in this process (a sidecar's) is warmed again then
+        self.needs_warm = False
+        self.keep_warm = False
+        self._reader: sqlite3.Connection | None = None  # the warm-up's own connection (_reading_apart)
+        self._reader_lock = threading.RLock()
         self._df_of: dict[str, dict[str, int]] = {}
         self._section_avg: tuple[int, float] | None = None
         self._postings_of: OrderedDict[tuple[str, str], tuple[array[int], array[float]]] = OrderedDict()
@@ -378,8 +400,13 @@ class SearchLayer:
         self.in_step_with: str | None = None
 
     def forget(self) -> None:
-        """Drop what was read from the tables (after they changed)."""
-        self._names = self._path_of = self._name_sets = None
+        """Drop what was read from the tables (after another process changed them)."""
+        self._names = self._path_of = self._name_sets = self._stored = None
+        self._keys_of = {}
+        self._forget_scores()
+
+    def _forget_scores(self) -> None:
+        """Drop what depends on every row (BM25's idf and average lengths): after any change."""
         self._df_of = {}
         self._section_avg = None
         self._postings_of = OrderedDict()
@@ -416,14 +443,28 @@ class SearchLayer:
             self.db.commit()
 
     def close(self) -> None:
-        with self.lock:
+        with self.lock, self._reader_lock:
+            if self._reader is not None:
+                self._reader.close()
             self.db.close()
 
     # -- keeping it in step ----------------------------------------------------------------------
 
     def stored(self) -> dict[str, tuple[int, str, str]]:
+        """path -> (id, sha256, links key) of the notes in the layer (read once, then kept in step by sync)."""
         with self.lock:
-            return {p: (i, s, k) for i, p, s, k in self.db.execute("SELECT id, path, sha256, links_key FROM notes")}
+            if self._stored is None:
+                rows = self.db.execute("SELECT id, path, sha256, links_key FROM notes")
+                self._stored = {p: (i, s, k) for i, p, s, k in rows}
+            return self._stored
+
+    def check_generation(self) -> None:
+        """Forget what was read when another process changed the tables since."""
+        with self.lock:
+            current = self._meta_raw("generation") or ""
+            if current != self.generation:
+                self.forget()
+                self.generation = current
 
     def sync(
         self,
@@ -436,13 +477,13 @@ class SearchLayer:
         Returns how many notes were (re)indexed."""
         with self.lock:
             stored = self.stored()
-            gone = [p for p in stored if p not in wanted]
+            gone = {p for p in stored if p not in wanted}
             todo = sorted(p for p, key in wanted.items() if p not in stored or stored[p][1:] != key)
             if not gone and not todo:
                 return 0
             db = self.db
             affected: set[str] = set()
-            for p in [*gone, *todo]:
+            for p in [*sorted(gone), *todo]:
                 if p not in stored:
                     continue
                 nid = stored[p][0]
@@ -451,25 +492,31 @@ class SearchLayer:
                 self._delete_rows(nid)
                 if p in gone:
                     db.execute("DELETE FROM notes WHERE id = ?", (nid,))
+                    self._note_gone(p, nid)
+                    del stored[p]
             fresh: list[tuple[int, NoteDoc]] = []
             for p in todo:
                 doc = load(p)
                 sha, links_key = wanted[p]
                 if doc is None:
                     doc = NoteDoc(p, sha, posixpath.splitext(posixpath.basename(p))[0], [], [], [])
-                names = json.dumps(_names_of(p, doc.title, doc.aliases), ensure_ascii=False)
+                keys = _names_of(p, doc.title, doc.aliases)
+                names = json.dumps(keys, ensure_ascii=False)
+                row_sha = doc.sha256 if doc.sha256 else sha
                 if p in stored:
                     nid = stored[p][0]
                     db.execute(
                         "UPDATE notes SET sha256 = ?, links_key = ?, title = ?, names = ? WHERE id = ?",
-                        (doc.sha256 if doc.sha256 else sha, links_key, doc.title, names, nid),
+                        (row_sha, links_key, doc.title, names, nid),
                     )
                 else:
                     cur = db.execute(
                         "INSERT INTO notes(path, sha256, links_key, title, names) VALUES (?, ?, ?, ?, ?)",
-                        (p, doc.sha256 if doc.sha256 else sha, links_key, doc.title, names),
+                        (p, row_sha, links_key, doc.title, names),
                     )
                     nid = int(cur.lastrowid or 0)
+                stored[p] = (nid, row_sha, links_key)
+                self._note_named(p, nid, keys)
                 rows = []
                 for kind, target, heading, text in doc.links:
                     status, to, _ = resolver.resolve(p, kind, target)
@@ -478,17 +525,50 @@ class SearchLayer:
                         affected.add(to)
                 db.executemany("INSERT INTO links VALUES (?, ?, ?, ?)", rows)
                 fresh.append((nid, doc))
-            ids = {p: i for i, p in db.execute("SELECT id, path FROM notes")}
             for nid, doc in fresh:
                 self._insert_rows(nid, doc, self._incoming(doc.path))
             done = {doc.path for _, doc in fresh}
             for target in sorted(affected - done):
-                if target in ids:
-                    self._rewrite_incoming(ids[target], self._incoming(target))
-            db.execute("INSERT OR REPLACE INTO meta VALUES ('notes', ?)", (str(len(ids)),))
+                if target in stored:
+                    self._rewrite_incoming(stored[target][0], self._incoming(target))
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('notes', ?)", (str(len(stored)),))
+            self.generation = os.urandom(8).hex()
+            db.execute("INSERT OR REPLACE INTO meta VALUES ('generation', ?)", (self.generation,))
             db.commit()
-            self.forget()
+            self._forget_scores()
             return len(todo)
+
+    def _note_gone(self, path: str, nid: int) -> None:
+        """Take a removed note out of the name and path tables read so far."""
+        if self._path_of is not None:
+            self._path_of.pop(nid, None)
+        if self._names is not None:
+            for key in self._keys_of.pop(path, []):
+                paths = self._names[key]
+                paths.remove(path)
+                if not paths:
+                    del self._names[key]
+        if self._name_sets is not None:
+            self._name_sets.pop(path, None)
+
+    def _note_named(self, path: str, nid: int, keys: list[str]) -> None:
+        """Put a (re)indexed note's id and names into the tables read so far, as a new read would."""
+        if self._path_of is not None:
+            self._path_of[nid] = path
+        if self._names is not None:
+            for key in self._keys_of.pop(path, []):
+                paths = self._names[key]
+                paths.remove(path)
+                if not paths:
+                    del self._names[key]
+            for key in keys:
+                bisect.insort(self._names.setdefault(key, []), path)
+            self._keys_of[path] = list(keys)
+        if self._name_sets is not None:
+            if keys:
+                self._name_sets[path] = [frozenset(key.split()) for key in keys]
+            else:
+                self._name_sets.pop(path, None)
 
     def _incoming(self, path: str) -> list[tuple[str | None, str]]:
         return [
@@ -595,10 +675,12 @@ class SearchLayer:
         with self.lock:
             if self._names is None:
                 table: dict[str, list[str]] = {}
+                keys_of: dict[str, list[str]] = {}
                 for path, names in self.db.execute("SELECT path, names FROM notes ORDER BY path"):
-                    for key in json.loads(names):
+                    keys = keys_of[path] = json.loads(names)
+                    for key in keys:
                         table.setdefault(key, []).append(path)
-                self._names = table
+                self._names, self._keys_of = table, keys_of
             return self._names
 
     def _heading_terms(self, heading: str) -> frozenset[str]:
@@ -639,12 +721,40 @@ class SearchLayer:
         """How many (row, score) pairs of terms this layer remembers (bounded by MAX_POSTINGS)."""
         return self._postings_rows
 
-    def _fetch(self, table: str, terms: list[str]) -> tuple[array[int], array[float]]:
+    def _fetch(
+        self, table: str, terms: list[str], db: sqlite3.Connection | None = None
+    ) -> tuple[array[int], array[float]]:
         """Each row of a table that holds any of the terms, with the sum of their BM25 parts."""
         sql, weights, factor = _TERM_QUERIES[table]
         match = " OR ".join(f'"{_fts_token(t)}"' for t in terms)
-        rows = self.db.execute(sql, (*weights, match)).fetchall()
+        rows = (db or self.db).execute(sql, (*weights, match)).fetchall()
         return array("i", [r[0] for r in rows]), array("d", [r[1] * factor for r in rows])
+
+    def _part(self, table: str, term: str, db: sqlite3.Connection) -> tuple[array[int], array[float]]:
+        """One term's part in a table ("both": its two parts summed once)."""
+        if table == "both":
+            merged = _summed([self._fetch("note", [term], db), self._fetch("text", [term], db)])
+            return array("i", merged.keys()), array("d", merged.values())
+        return self._fetch(table, [term], db)
+
+    def _keep(self, key: tuple[str, str], found: tuple[array[int], array[float]]) -> None:
+        self._postings_of[key] = found
+        self._postings_rows += len(found[0])
+        while self._postings_rows > MAX_POSTINGS and len(self._postings_of) > 1:
+            _, (gone, _) = self._postings_of.popitem(last=False)
+            self._postings_rows -= len(gone)
+
+    def _reading_apart(self) -> tuple[sqlite3.Connection, threading.RLock]:
+        """A connection for the warm-up and the lock that guards it: for a layer in a file, a
+        read-only one of its own, so that the warm-up reads beside the queries (WAL) instead of
+        holding the layer's lock through a vocabulary scan (0.3 s at 10,000 notes); else the layer's."""
+        if self.location is None:
+            return self.db, self.lock
+        with self.lock:
+            if self._reader is None:
+                uri = f"{self.location.as_uri()}?mode=ro"
+                self._reader = sqlite3.connect(uri, uri=True, check_same_thread=False, timeout=60)
+            return self._reader, self._reader_lock
 
     def _postings(self, table: str, term: str) -> tuple[array[int], array[float]]:
         """One term's BM25 part in one table, for every row that holds it: (row ids, scores).
@@ -657,44 +767,104 @@ class SearchLayer:
         if known is not None:
             self._postings_of.move_to_end(key)
             return known
-        if table == "both":  # a term asked of both tables: its two parts summed once
-            merged = _summed([self._fetch("note", [term]), self._fetch("text", [term])])
-            found = (array("i", merged.keys()), array("d", merged.values()))
-        else:
-            found = self._fetch(table, [term])
-        self._postings_of[key] = found
-        self._postings_rows += len(found[0])
-        while self._postings_rows > MAX_POSTINGS and len(self._postings_of) > 1:
-            _, (gone, _) = self._postings_of.popitem(last=False)
-            self._postings_rows -= len(gone)
+        found = self._part(table, term, self.db)
+        self._keep(key, found)
         return found
 
+    def _warm_part(self, table: str, term: str) -> None:
+        """_postings for the warm-up: asked apart (_reading_apart), kept if the layer did not change meanwhile."""
+        key = (table, term)
+        with self.lock:
+            if key in self._postings_of:
+                return
+            generation = self.generation
+        db, lock = self._reading_apart()
+        with lock:
+            found = self._part(table, term, db)
+        with self.lock:
+            if self.generation == generation and key not in self._postings_of:
+                self._keep(key, found)
+
+    def _remember_vocabulary(self, vocab: str) -> dict[str, int]:
+        """Every term of an FTS5 vocabulary table with its row count, the most common
+        MAX_REMEMBERED_TERMS of them remembered for _df: fts5vocab counts a term's rows by reading
+        them, so a common term's first lookup costs as much as its rows (milliseconds at 10,000 notes)."""
+        with self.lock:
+            generation = self.generation
+        db, lock = self._reading_apart()
+        with lock:
+            sql = f"SELECT term, doc FROM {vocab}"  # noqa: S608 - a fixed name
+            counts = {str(t): int(d) for t, d in db.execute(sql)}
+        kept = sorted(counts, key=lambda t: -counts[t])[:MAX_REMEMBERED_TERMS]
+        with self.lock:
+            if self.generation != generation:
+                return counts
+            known = self._df_of.setdefault(vocab, {})
+            if len(known) + len(kept) > MAX_REMEMBERED_TERMS:
+                known.clear()
+            known.update((t, counts[t]) for t in kept)
+        return counts
+
     def remember_common_terms(self, budget: int | None = None) -> int:
-        """Ask now the BM25 parts of the terms in the most rows that a query would still ask
-        (up to `budget` rows in all, half of MAX_POSTINGS by default), so that the first queries
-        after a build do not pay for them. Run in the background (warm_search); the lock is
-        taken one term at a time. Returns the rows remembered."""
+        """Ask now the BM25 parts of the terms in the most rows that a query would still ask (up
+        to `budget` rows in all, half of MAX_POSTINGS by default), and read the vocabularies' row counts and
+        the name tables, so that the first queries after a build do not pay for them (a common
+        term's first query cost 10-30 ms at 10,000 notes). Run in the background (warm_search):
+        the rows are read on a connection of its own (_reading_apart) and the layer's lock is
+        taken only to keep each result. Returns the rows remembered."""
         budget = MAX_POSTINGS // 2 if budget is None else budget
         with self.lock:
             n_notes = len(self._paths())
-            asked: dict[str, dict[str, int]] = {}  # term -> {table: its rows}, for the terms a query would ask
-            for table, vocab, share in (
-                ("note", "note_vocab", NOTE_COMMON_SHARE),
-                ("text", "text_vocab", COMMON_SHARE),
-            ):
-                sql = f"SELECT term, doc FROM {vocab} WHERE doc <= ? AND doc >= ?"  # noqa: S608 - fixed names
-                for term, doc in self.db.execute(sql, (share * n_notes, REMEMBER_ROWS)):
-                    asked.setdefault(str(term), {})[table] = int(doc)
+            self.names_by_path()  # read once per state of the layer: the first query need not
+            self._section_totals()
+        counts = {vocab: self._remember_vocabulary(vocab) for vocab in ("note_vocab", "text_vocab", "section_vocab")}
+        asked: dict[str, dict[str, int]] = {}  # term -> {table: its rows}, for the terms a query would ask
+        for table, vocab, share in (("note", "note_vocab", NOTE_COMMON_SHARE), ("text", "text_vocab", COMMON_SHARE)):
+            for term, doc in counts[vocab].items():
+                # Terms over the share (asked only while among a query's KEEP_RAREST rarest)
+                # were measured too: with the whole bound they left a fifth fewer rows to the
+                # first queries but doubled the warm-up's CPU, which a sidecar's first queries share.
+                if REMEMBER_ROWS <= doc <= share * n_notes:
+                    asked.setdefault(term, {})[table] = doc
         picks = [(sum(by.values()), "both" if len(by) == 2 else next(iter(by)), t) for t, by in asked.items()]
         picks.sort(key=lambda p: (-p[0], p[1], p[2]))
         used = 0
         for rows, table, term in picks:
             if used + rows > budget:
                 continue
-            with self.lock:
-                self._postings(table, term)
+            self._warm_part(table, term)
             used += rows
         return used
+
+    def _term_lists(
+        self,
+        terms: list[str],
+        note_terms: set[str],
+        text_terms: set[str],
+        note_df: Mapping[str, int],
+        df: Mapping[str, int],
+        weight: Mapping[str, float],
+    ) -> list[tuple[tuple[array[int], array[float]], float]]:
+        """The BM25 parts of the terms asked of each table, each with its query weight: a term in
+        many rows from its remembered postings, the terms in few rows in one statement per weight."""
+        many_note = {t for t in note_terms if note_df[t] >= REMEMBER_ROWS}
+        many_text = {t for t in text_terms if df[t] >= REMEMBER_ROWS}
+        lists = [
+            (
+                self._postings(
+                    "both" if t in many_note and t in many_text else "note" if t in many_note else "text", t
+                ),
+                weight.get(t, 1.0),
+            )
+            for t in terms
+            if t in many_note or t in many_text
+        ]
+        for table, asked, many in (("note", note_terms, many_note), ("text", text_terms, many_text)):
+            few = [t for t in terms if t in asked and t not in many]
+            # terms of one weight are asked in one statement (BM25 of an OR is the sum of its terms)
+            for w in sorted({weight.get(t, 1.0) for t in few}):
+                lists.append((self._fetch(table, [t for t in few if weight.get(t, 1.0) == w]), w))
+        return lists
 
     def rank(
         self,
@@ -714,27 +884,29 @@ class SearchLayer:
         with self.lock:
             n_notes = len(self._paths())
             df = self._df(terms)
-            # A term in most notes ranks almost nothing (its idf is near 0) but makes FTS5 score
-            # every one of them: such terms are left out while rarer ones remain.
-            common = _common(terms, df, COMMON_SHARE * n_notes)
-            note_common = _common(terms, self._df(terms, "note_vocab"), NOTE_COMMON_SHARE * n_notes)
-            # each table is asked only the terms that are not in most of its rows; BM25 is a sum
-            # over the terms, so each term's scores are asked (or remembered) on their own
-            # terms in few rows are asked in one statement per table, each time; a term in many
-            # rows has its parts remembered
             note_df = self._df(terms, "note_vocab")
-            many_note = {t for t in terms if t not in note_common and note_df[t] >= REMEMBER_ROWS}
-            many_text = {t for t in terms if t not in common and df[t] >= REMEMBER_ROWS}
-            lists = [
-                self._postings("both" if t in many_note and t in many_text else "note" if t in many_note else "text", t)
-                for t in terms
-                if t in many_note or t in many_text
-            ]
-            few_note = [t for t in terms if t not in note_common and 0 < note_df[t] < REMEMBER_ROWS]
-            few_text = [t for t in terms if t not in common and 0 < df[t] < REMEMBER_ROWS]
-            lists += [self._fetch(table, few) for table, few in (("note", few_note), ("text", few_text)) if few]
-            by_id = _summed(lists)
-            want = max(CANDIDATES, limit * 4) if keep is None else len(by_id)
+            # A term in most notes ranks almost nothing (its idf is near 0) but makes FTS5 score
+            # every one of them: such terms are left out while rarer ones remain. BM25 is a sum
+            # over the terms, so each table is asked its terms' parts on their own (_term_lists).
+            common = _common(terms, df, COMMON_SHARE * n_notes)
+            note_common = _common(terms, note_df, NOTE_COMMON_SHARE * n_notes)
+            weight = query_weights(query[:MAX_QUERY_CHARS])
+            # A term in half of a table's rows or more gets the idf FTS5 floors at 1e-6: its part
+            # only breaks ties, yet asking it scores every one of those rows (most of a first
+            # query's time at 10,000 notes). It is asked only when the other terms find fewer
+            # than `want` notes (or a filter needs every note that holds a term).
+            floored_note = {t for t in terms if t not in note_common and 2 * note_df[t] >= n_notes}
+            floored_text = {t for t in terms if t not in common and 2 * df[t] >= n_notes}
+            ask_note = {t for t in terms if t not in note_common and note_df[t]}
+            ask_text = {t for t in terms if t not in common and df[t]}
+            lists = self._term_lists(terms, ask_note - floored_note, ask_text - floored_text, note_df, df, weight)
+            by_id = _summed([found for found, _ in lists], [w for _, w in lists])
+            want = max(CANDIDATES, limit * 4)
+            if (floored_note or floored_text) and (keep is not None or len(by_id) < want):
+                lists += self._term_lists(terms, floored_note, floored_text, note_df, df, weight)
+                by_id = _summed([found for found, _ in lists], [w for _, w in lists])
+            if keep is not None:
+                want = len(by_id)
             if len(by_id) > want:  # the best `want` and those tied with the last of them
                 cut = sorted(by_id.values(), reverse=True)[want - 1]
                 by_id = {i: v for i, v in by_id.items() if v >= cut}
@@ -1040,6 +1212,28 @@ def _links_key(entry: dict[str, Any]) -> str:
     return hashlib.sha256("\n".join(entry.get("links_out") or []).encode("utf-8")).hexdigest()[:16]
 
 
+def _wanted(layer: SearchLayer, by_path: dict[str, Any]) -> dict[str, tuple[str, str]]:
+    """{path: (sha256, links key)} of the manifest's notes; a note's links key is hashed again
+    only when its outgoing links changed since the last sync (one hash a note took ~50 ms at 10,000)."""
+    known = layer.link_keys
+    wanted: dict[str, tuple[str, str]] = {}
+    fresh: dict[str, tuple[list[str], str]] = {}
+    for p, e in by_path.items():
+        links = e.get("links_out") or []
+        seen = known.get(p)
+        key = seen[1] if seen is not None and seen[0] == links else _links_key(e)
+        fresh[p] = (links, key)
+        wanted[p] = (str(e["sha256"]), key)
+    layer.link_keys = fresh
+    return wanted
+
+
+def remember_link_keys(layer: SearchLayer, manifest: dict[str, Any]) -> None:
+    """Hash the notes' links keys now (warm_search), so that the first sync after an edit need not."""
+    with layer.lock:
+        _wanted(layer, manifest["by_path"])
+
+
 def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> SearchLayer:
     """The vault's search layer, brought in step with the manifest identified by `manifest_key`."""
     layer = MEMORY.open_layer(vault)
@@ -1048,7 +1242,7 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
     with layer.lock:
         if layer.in_step_with == manifest_key:
             return layer
-        layer.forget()
+        layer.check_generation()
         if layer.meta("manifest") == manifest_key:
             layer.in_step_with = manifest_key
             return layer
@@ -1065,11 +1259,24 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
                 path, raw, sha, str(entry["title"]), list(entry.get("aliases") or []), list(entry.get("tags") or [])
             )
 
-        wanted = {p: (str(e["sha256"]), _links_key(e)) for p, e in by_path.items()}
-        layer.sync(wanted, load, Resolver(wanted))
+        wanted = _wanted(layer, by_path)
+        paths = frozenset(wanted)
+        if layer.resolver is None or layer.resolver[0] != paths:
+            layer.resolver = (paths, Resolver(paths))
+        layer.sync(wanted, load, layer.resolver[1])
+        layer.needs_warm = True
         layer.set_meta("manifest", manifest_key)
         layer.in_step_with = manifest_key
     return layer
 
 
-__all__ = ["NoteDoc", "Ranked", "SearchLayer", "documents_in_memory", "note_document", "snippet", "vault_layer"]
+__all__ = [
+    "NoteDoc",
+    "Ranked",
+    "SearchLayer",
+    "documents_in_memory",
+    "note_document",
+    "remember_link_keys",
+    "snippet",
+    "vault_layer",
+]
