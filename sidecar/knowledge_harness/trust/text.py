@@ -12,6 +12,8 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .english_forms import BRITISH_ROOTS, canonical_word, ordinal_word, written_forms
+
 OPEN_BRACKETS = "「『（(【［[〈《\u201c"
 CLOSE_BRACKETS = "」』）)】］]〉》\u201d"
 JA_TERMINATORS = "。！？"
@@ -213,7 +215,7 @@ def sentence_texts(text: str) -> list[str]:
 # -- terms for alignment -------------------------------------------------------------------------
 
 _TOKEN_RE = re.compile(
-    r"(?P<num>\d+(?:[.,]\d+)*)"
+    r"(?P<num>\d+(?:[.,]\d+)*)(?:(?P<ord>st|nd|rd|th)(?![a-z]))?"
     r"|(?P<latin>[a-z][a-z0-9'\-]*)"
     r"|(?P<kanji>[\u3400-\u9fff\uf900-\ufaff々〆ヶ]+)"
     r"|(?P<kata>[\u30a0-\u30ffー]+)"
@@ -536,7 +538,7 @@ class Terms:
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     word = word.removesuffix("'s").removesuffix("s'")
-    word = EN_IRREGULAR.get(word, word)
+    word = canonical_word(EN_IRREGULAR.get(word, word))
     stem = _stem_suffix(word)
     return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
 
@@ -567,6 +569,35 @@ def _irregular_forms() -> dict[str, tuple[str, ...]]:
 IRREGULAR_FORMS = _irregular_forms()
 
 
+@functools.lru_cache(maxsize=65536)
+def search_forms(term: str) -> tuple[str, ...]:
+    """Texts other than the term's own that a page may hold a Latin term in, each the start of a word it is
+    read from: irregular forms ("began" for "begin"), abbreviated months ("nov" for "november"),
+    nationalities ("french" for "franc"), British spellings ("metre" for "meter"), ordinals in digits ("15th"
+    for "fifteenth"). A sentence holding none of them nor the term's text never holds the term."""
+    forms = set(IRREGULAR_FORMS.get(term, ()))
+    forms.update(written_forms(term))
+    for canonical in _CANONICAL_OF_TERM.get(term, ()):
+        forms.update(written_forms(canonical))
+    forms.discard(term)
+    return tuple(sorted(forms))
+
+
+def _canonical_of_term() -> dict[str, tuple[str, ...]]:
+    """term -> the canonical words that stem to it ("franc" <- "france"), for the tables' written forms."""
+    from .english_forms import DEMONYMS, MONTH_ABBREVIATIONS, ORDINAL_DIGITS
+
+    canonicals = {*MONTH_ABBREVIATIONS.values(), *(p.split()[0] for p in DEMONYMS.values()), *ORDINAL_DIGITS}
+    canonicals |= set(BRITISH_ROOTS.values())
+    by_term: dict[str, set[str]] = {}
+    for word in canonicals:
+        by_term.setdefault(_stem(word), set()).add(word)
+    return {term: tuple(sorted(words)) for term, words in by_term.items()}
+
+
+_CANONICAL_OF_TERM = _canonical_of_term()
+
+
 def _bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
@@ -580,17 +611,32 @@ def _norm_number(raw: str) -> str:
     return value.lstrip("0") or "0"
 
 
+# A year range with its second year cut short ("2018–19", "1990-95") states both years in full.
+_YEAR_RANGE = re.compile(r"(?<![\d.,\-\u2013/])(1\d|20)(\d\d)([\-\u2013])(\d\d)(?![\d\-\u2013/]|[.,]\d)")
+
+
+def expand_year_ranges(text: str) -> str:
+    """ "2018–19" -> "2018–2019" (a lower-cased text)."""
+    return _YEAR_RANGE.sub(r"\1\2\3\1\4", text) if "-" in text or "\u2013" in text else text
+
+
 def terms(text: str) -> Terms:
-    """Content terms of a text: Latin words (stemmed, stopwords out), CJK bigrams, numbers+units."""
-    t = nfkc(text).lower()
+    """Content terms of a text: Latin words (stemmed, stopwords out), CJK bigrams, numbers+units; an ordinal
+    in digits ("15th") is its number and its word ("fifteenth")."""
+    t = expand_year_ranges(nfkc(text).lower())
     content: list[str] = []
     numbers: list[str] = []
     hira: list[str] = []
     matches = list(_TOKEN_RE.finditer(t))
     for idx, m in enumerate(matches):
-        kind = m.lastgroup
+        kind = "num" if m.lastgroup == "ord" else m.lastgroup  # the ordinal suffix is the number's last group
         tok = m.group()
         if kind == "num":
+            tok = m.group("num")
+            if m.group("ord") and tok.isdigit() and (m.start() == 0 or t[m.start() - 1] not in ".,"):
+                content.append(ordinal_word(int(tok)))
+                if not content[-1]:
+                    content.pop()
             rest = t[m.end() :].lstrip(" ")
             unit_m = UNIT_RE.match(rest)
             unit = unit_m.group() if unit_m else ""
@@ -630,10 +676,13 @@ def iter_windows(sentences: list[str], size: int = 3) -> Iterator[tuple[int, int
 _CJK_TOKEN_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々〆ヶ\u30a0-\u30ffー\u3040-\u309f]")
 # numbers (with the unit that follows, looked at but not taken: "20 km" still yields the word "km") or words
 _ASCII_TOKEN_RE = re.compile(
-    r"(\d+(?:[.,]\d+)*)(?=(?: *(" + UNIT_RE.pattern.removeprefix("^") + r"))?)|([a-z][a-z0-9'\-]*)"
+    r"(\d+(?:[.,]\d+)*)(?:(?:st|nd|rd|th)(?![a-z]))?(?=(?: *("
+    + UNIT_RE.pattern.removeprefix("^")
+    + r"))?)|([a-z][a-z0-9'\-]*)"
 )
-# the Latin words _TOKEN_RE finds in such text: a number never starts inside a word, nor a word inside a number
-_LATIN_WORD_RE = re.compile(r"[a-z][a-z0-9'\-]*")
+# the Latin words _TOKEN_RE finds in such text (a number never starts inside a word, nor a word inside a
+# number), and ordinals in digits, whose suffix is no word: a digit-led match is an ordinal
+_LATIN_WORD_RE = re.compile(r"(?:(?<![\d.,])(\d+)|\d)(?:st|nd|rd|th)(?![a-z])|[a-z][a-z0-9'\-]*")
 _DIGIT_RE = re.compile(r"\d")
 _TERMS_CACHE_MAX = 200_000
 
@@ -671,15 +720,21 @@ def forget_cached_terms() -> None:
     _NUMBER_TERMS.clear()
 
 
+def _ordinal_term(digits: str | None) -> str:
+    return ordinal_word(int(digits)) if digits else ""
+
+
 def sentence_terms(text: str) -> tuple[set[str], set[str], set[str]]:
     """The sets of terms(text): content terms, numbers with their unit, hiragana words."""
-    t = text.lower() if text.isascii() else nfkc(text).lower()
+    t = expand_year_ranges(text.lower() if text.isascii() else nfkc(text).lower())
     if _CJK_TOKEN_CHAR.search(t):
         full = terms(text)
         return set(full.content), set(full.numbers), set(full.hiragana)
     words = _WORD_TERMS
     numbers = _NUMBER_TERMS
-    content = {words[w] for w in _LATIN_WORD_RE.findall(t)}
+    content = {
+        words[m.group()] if m.group()[0].isalpha() else _ordinal_term(m.group(1)) for m in _LATIN_WORD_RE.finditer(t)
+    }
     content.discard("")
     if not _DIGIT_RE.search(t):
         return content, set(), set()

@@ -37,7 +37,18 @@ from collections import defaultdict
 from collections.abc import Container
 from dataclasses import dataclass
 
-from ..text import EN_IRREGULAR, IRREGULAR_FORMS, Terms, has_cjk, nfkc, sentence_terms, sentence_texts, terms
+from ..english_forms import ordinal_word
+from ..text import (
+    EN_IRREGULAR,
+    Terms,
+    expand_year_ranges,
+    has_cjk,
+    nfkc,
+    search_forms,
+    sentence_terms,
+    sentence_texts,
+    terms,
+)
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
@@ -296,7 +307,7 @@ class _Doc:
             # a Latin term is the start of a word it came from, but "studies" gave "study": look for "stud"
             key = t[:-1] if len(t) > 1 and t.isascii() and t.endswith("y") else t
             holding = self._holding(key).union(self._always)
-            for form in IRREGULAR_FORMS.get(t, ()):  # "began" holds "begin"
+            for form in search_forms(t):  # "began" holds "begin", "nov" holds "november"
                 holding |= self._holding(form)
             candidates = sorted(holding)
             self.index[t] = [i for i in candidates if t in self.terms_at(i)]
@@ -314,7 +325,7 @@ class _Doc:
         (1,999 and 1999 both hold "1999"; leading zeros are never part of a value)."""
         if self._digit_texts is None:
             self._digit_texts = [
-                (i, sentence.replace(",", ""))
+                (i, expand_year_ranges(sentence).replace(",", ""))
                 for i, sentence in enumerate(self._normalized)
                 if _HAS_DIGIT.search(sentence) or i in self._always
             ]
@@ -472,7 +483,7 @@ class LexicalJudge:
                     for v, u in window_numbers
                     if u == unit and v != value and (value, u) not in window_numbers and (unit or _same_kind(v, value))
                 )
-                if clash and (unit or coverage >= 0.8):
+                if clash and (unit or _coverage_beside_ordinals(content, numbers, window_terms, weight) >= 0.8):
                     v, u = clash[0]
                     return _Alignment(
                         "contradicted",
@@ -692,6 +703,16 @@ def _flipped_predicate(
             if len(ours) == 1 and len(theirs.get(stem, ())) == 1 and ours != theirs[stem] and others & sentence_terms_:
                 return stem
     return None
+
+
+def _coverage_beside_ordinals(
+    content: set[str], numbers: set[tuple[str, str]], window_terms: set[str], weight: dict[str, float]
+) -> float:
+    """The window's coverage of the claim's terms other than the words of its ordinals in digits ("70th" is
+    the number 70 and the word "seventieth": against "69th" the word is missing because the number differs)."""
+    rest = content - {ordinal_word(int(value)) for value, _ in numbers if value.isdigit()}
+    total = sum(weight[t] for t in rest) or 1.0
+    return sum(weight[t] for t in rest & window_terms) / total
 
 
 def _restates(match: WindowMatch) -> bool:
