@@ -182,6 +182,16 @@ BRITISH_ROOTS = {
 }
 BRITISH_WORDS = {"programme": "program", "programmes": "programs", "grey": "gray", "tyre": "tire", "tyres": "tires"}
 
+# terms (stemmed words) that say the same thing, read as the first: "started" = "began", "death" = "died"
+SAME_TERMS = {
+    "start": "begin",
+    "commenc": "begin",
+    "death": "die",
+    "died": "die",
+    "born": "birth",
+    "purchas": "buy",
+}
+
 # -ise/-yse and their inflections read as -ize/-yze ("organised" = "organized", "analyse" = "analyze")
 _ISE = re.compile(r"(?<=[a-z]{2})([iy])s(e|es|ed|ing|ation|ations|er|ers)$")
 
@@ -225,6 +235,8 @@ def canonical_word(word: str) -> str:
     singular = word[:-1] if word.endswith("s") and word[:-1] in DEMONYMS else word
     if singular in DEMONYMS:
         return DEMONYMS[singular].split()[0]
+    if word.startswith("co-") and len(word) > 5:  # "co-operation" = "cooperation", "co-star" = "costar"
+        word = "co" + word[3:]
     if word in BRITISH_WORDS:
         return BRITISH_WORDS[word]
     for length in range(4, min(len(word), 10) + 1):
@@ -262,10 +274,13 @@ def written_forms(word: str) -> tuple[str, ...]:
     """Texts other than `word` itself that a page may hold it in, each the start of such a word (for the
     judge's lazy sentence index: a sentence holding none of them and not `word` never holds the term)."""
     forms = set(_WRITTEN_FORMS.get(word, ()))
+    forms.update(other for other, same in SAME_TERMS.items() if same == word)
     for length in range(4, min(len(word), 10) + 1):
         british = _AMERICAN_ROOTS.get(word[:length])
         if british is not None:
             forms.add(british + word[length:])
+    if word.startswith("co") and len(word) > 4:
+        forms.add("co-" + word[2:])
     at = max(word.rfind("iz"), word.rfind("yz"))
     if at > 1:
         forms.add(word[: at + 1] + "s" + word[at + 2 :])

@@ -12,7 +12,7 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from .english_forms import BRITISH_ROOTS, canonical_word, ordinal_word, written_forms
+from .english_forms import BRITISH_ROOTS, SAME_TERMS, canonical_word, ordinal_word, written_forms
 
 OPEN_BRACKETS = "「『（(【［[〈《\u201c"
 CLOSE_BRACKETS = "」』）)】］]〉》\u201d"
@@ -540,16 +540,42 @@ def _stem(word: str) -> str:
     word = word.removesuffix("'s").removesuffix("s'")
     word = canonical_word(EN_IRREGULAR.get(word, word))
     stem = _stem_suffix(word)
-    return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
+    stem = stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
+    stem = SAME_TERMS.get(stem, stem)
+    return _derivation_root(stem) if len(stem) > 7 else stem
+
+
+# Nouns made of a verb read as it (the root keeps five letters at least): "appearance" = "appear",
+# "announcement" = "announce", "election" = "elect", "discussion" = "discuss". A few nouns whose root is
+# another word are kept whole.
+_DERIVED_NOUN = re.compile(r"(?<=[a-z]{5})(?:ment|anc|enc|(?<=t)ion|(?<=s)ion)$")
+_NOT_DERIVED = frozenset(
+    ["department", "apartment", "compartment", "importanc", "question", "convention", "exception", "production"]
+)
+
+
+def _derivation_root(stem: str) -> str:
+    if stem in _NOT_DERIVED:
+        return stem
+    root = _DERIVED_NOUN.sub("", stem)
+    if root == stem:
+        return stem
+    root = root[:-1] if root.endswith("e") else root
+    return _undoubled(root)
+
+
+def _undoubled(stem: str) -> str:
+    """A consonant doubled before -ing/-ed is one ("winning" = "win", "stopped" = "stop")."""
+    return stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] in "bgmnprt" else stem
 
 
 def _stem_suffix(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
+        return _undoubled(word[:-3])
     if len(word) > 4 and word.endswith("ed"):
-        return word[:-2]
+        return _undoubled(word[:-2])
     if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):

@@ -155,7 +155,9 @@ JA_ANTONYMS: tuple[tuple[str, str], ...] = (
     ("上旬", "下旬"),
 )
 
-_EN_NEG = re.compile(r"\b(?:not|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
+# "not only … but" adds a fact, it denies none
+_EN_NEG = re.compile(r"\b(?:not(?! only\b)|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
+_QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 _JA_NEG = re.compile(
     r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満]"
     r"|(?:対象|範囲|想定|適用|対応|保証|規格|管轄)外)"
@@ -203,6 +205,12 @@ def _unit(number: str) -> tuple[str, str]:
 
 def _numbers(t: Terms) -> set[tuple[str, str]]:
     return {_unit(n) for n in t.numbers}
+
+
+def _claim_negated(claim: str) -> bool:
+    """Is the claim itself negative? Words it quotes are someone's words: "he said that 'it hasn't done
+    anything'" states what was said, and the page must hold the quote."""
+    return _negated(claim if has_cjk(claim) else _QUOTED.sub(" ", claim))
 
 
 def _negated(text: str) -> bool:
@@ -493,7 +501,7 @@ class LexicalJudge:
                         coverage,
                     )
             focus_cov = sum(weight[t] for t in content & doc.terms_at(focus)) / total
-            claim_neg = _negated(claim)
+            claim_neg = _claim_negated(claim)
             if not missing_numbers and claim_neg and coverage >= 0.75 and not _negated(window_text):
                 return _Alignment(
                     "contradicted",
@@ -571,7 +579,7 @@ class LexicalJudge:
         numbers_found = not doc.absent_numbers(numbers) if english else not missing_numbers
         # a missing word holding a digit is an identifier (W3C, AES-256, RFC 7541): as binding as a number
         identifiers_found = not any(any(ch.isdigit() for ch in t) for t in missing)
-        if numbers_found and identifiers_found and not (_negated(claim) and not _negated(window_text)):
+        if numbers_found and identifiers_found and not (_claim_negated(claim) and not _negated(window_text)):
             # the model was fitted on one-sentence Japanese evidence and on pages in English; on a
             # page of several sentences version 1's close-match rule still decides first
             if (not missing_numbers and _restates(match)) or (
