@@ -242,14 +242,9 @@ def canonical_word(word: str) -> str:
     for length in range(4, min(len(word), 10) + 1):
         american = BRITISH_ROOTS.get(word[:length])
         if american is not None:
-            return american + word[length:]
+            word = american + word[length:]
+            break
     return _ISE.sub(r"\1z\2", word) if len(word) > 5 else word
-
-
-def _ordinal_suffix(value: int) -> str:
-    if value % 100 in (11, 12, 13):
-        return "th"
-    return {1: "st", 2: "nd", 3: "rd"}.get(value % 10, "th")
 
 
 def _written_forms() -> dict[str, set[str]]:
@@ -261,7 +256,7 @@ def _written_forms() -> dict[str, set[str]]:
     for demonym, place in DEMONYMS.items():
         forms.setdefault(place.split()[0], set()).add(demonym)
     for word, digits in ORDINAL_DIGITS.items():
-        forms.setdefault(word, set()).add(digits + _ordinal_suffix(int(digits)))
+        forms.setdefault(word, set()).update(digits + suffix for suffix in ("st", "nd", "rd", "th"))  # "13rd" too
     return forms
 
 
@@ -275,14 +270,19 @@ def written_forms(word: str) -> tuple[str, ...]:
     judge's lazy sentence index: a sentence holding none of them and not `word` never holds the term)."""
     forms = set(_WRITTEN_FORMS.get(word, ()))
     forms.update(other for other, same in SAME_TERMS.items() if same == word)
-    for length in range(4, min(len(word), 10) + 1):
-        british = _AMERICAN_ROOTS.get(word[:length])
-        if british is not None:
-            forms.add(british + word[length:])
-    if word.startswith("co") and len(word) > 4:
-        forms.add("co-" + word[2:])
-    at = max(word.rfind("iz"), word.rfind("yz"))
-    if at > 1:
-        forms.add(word[: at + 1] + "s" + word[at + 2 :])
+    # the spellings undone one after the other, so that they combine ("co-organised" = "coorganized")
+    spellings = {word}
+    if word.startswith("co") and len(word) > 2:
+        spellings.add("co-" + word[2:])
+    for spelling in list(spellings):
+        for length in range(4, min(len(spelling), 10) + 1):
+            british = _AMERICAN_ROOTS.get(spelling[:length])
+            if british is not None:
+                spellings.add(british + spelling[length:])
+    for spelling in list(spellings):
+        at = max(spelling.rfind("iz"), spelling.rfind("yz"))
+        if at > 1:
+            spellings.add(spelling[: at + 1] + "s" + spelling[at + 2 :])
+    forms |= spellings
     forms.discard(word)
     return tuple(sorted(forms))

@@ -611,10 +611,10 @@ def search_forms(term: str) -> tuple[str, ...]:
 
 def _canonical_of_term() -> dict[str, tuple[str, ...]]:
     """term -> the canonical words that stem to it ("franc" <- "france"), for the tables' written forms."""
-    from .english_forms import DEMONYMS, MONTH_ABBREVIATIONS, ORDINAL_DIGITS
+    from .english_forms import BRITISH_WORDS, DEMONYMS, MONTH_ABBREVIATIONS, ORDINAL_DIGITS
 
     canonicals = {*MONTH_ABBREVIATIONS.values(), *(p.split()[0] for p in DEMONYMS.values()), *ORDINAL_DIGITS}
-    canonicals |= set(BRITISH_ROOTS.values())
+    canonicals |= set(BRITISH_ROOTS.values()) | set(BRITISH_WORDS.values())
     by_term: dict[str, set[str]] = {}
     for word in canonicals:
         by_term.setdefault(_stem(word), set()).add(word)
@@ -638,7 +638,7 @@ def _norm_number(raw: str) -> str:
 
 
 # A year range with its second year cut short ("2018–19", "1990-95") states both years in full.
-_YEAR_RANGE = re.compile(r"(?<![\d.,\-\u2013/])(1\d|20)(\d\d)([\-\u2013])(\d\d)(?![\d\-\u2013/]|[.,]\d)")
+_YEAR_RANGE = re.compile(r"(?<![\w.,'\-\u2013/])(1\d|20)(\d\d)([\-\u2013])(\d\d)(?![\w'\-\u2013/]|[.,]\d)")
 
 
 def expand_year_ranges(text: str) -> str:
@@ -670,8 +670,9 @@ def terms(text: str) -> Terms:
             numbers.append(f"{_norm_number(tok)}|{unit}")
         elif kind == "latin":
             word = tok.strip("'-")
-            if word and word not in EN_STOPWORDS and len(word) > 1:
-                content.append(_stem(word))
+            term = _stem(word) if word and word not in EN_STOPWORDS and len(word) > 1 else ""
+            if term:  # "s''s" is no word
+                content.append(term)
         elif kind == "kanji" or kind == "kata":
             content.extend(_bigrams(tok))
             # kanji + first okurigana (高い, 行う) as an extra term keeps verbs/adjectives apart
