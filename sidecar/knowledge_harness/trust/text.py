@@ -709,7 +709,8 @@ _ASCII_TOKEN_RE = re.compile(
 )
 # the Latin words _TOKEN_RE finds in such text (a number never starts inside a word, nor a word inside a
 # number), and ordinals in digits, whose suffix is no word: a digit-led match is an ordinal
-_LATIN_WORD_RE = re.compile(r"(?:(?<![\d.,])(\d+)|\d)(?:st|nd|rd|th)(?![a-z])|[a-z][a-z0-9'\-]*")
+_LATIN_WORD_RE = re.compile(r"(?:(?<![\d.,])(\d+)|\d)(?:st|nd|rd|th)(?![a-z])|([a-z][a-z0-9'\-]*)")
+_PLAIN_WORD_RE = re.compile(r"[a-z][a-z0-9'\-]*")  # the same words in a text without a digit
 _DIGIT_RE = re.compile(r"\d")
 _TERMS_CACHE_MAX = 200_000
 
@@ -747,7 +748,7 @@ def forget_cached_terms() -> None:
     _NUMBER_TERMS.clear()
 
 
-def _ordinal_term(digits: str | None) -> str:
+def _ordinal_term(digits: str) -> str:
     return ordinal_word(int(digits)) if digits else ""
 
 
@@ -758,11 +759,11 @@ def sentence_terms(text: str) -> tuple[set[str], set[str], set[str]]:
         full = terms(text)
         return set(full.content), set(full.numbers), set(full.hiragana)
     words = _WORD_TERMS
-    numbers = _NUMBER_TERMS
-    content = {
-        words[m.group()] if m.group()[0].isalpha() else _ordinal_term(m.group(1)) for m in _LATIN_WORD_RE.finditer(t)
-    }
-    content.discard("")
-    if not _DIGIT_RE.search(t):
+    if not _DIGIT_RE.search(t):  # most sentences: no number, no ordinal
+        content = {words[w] for w in _PLAIN_WORD_RE.findall(t)}
+        content.discard("")
         return content, set(), set()
+    content = {words[word] if word else _ordinal_term(digits) for digits, word in _LATIN_WORD_RE.findall(t)}
+    content.discard("")
+    numbers = _NUMBER_TERMS
     return content, {numbers[n, u] for n, u, _ in _ASCII_TOKEN_RE.findall(t) if n}, set()
