@@ -180,6 +180,7 @@ BRITISH_ROOTS = {
     "vapour": "vapor",
     "vigour": "vigor",
 }
+_BRITISH_STARTS = frozenset(root[:4] for root in BRITISH_ROOTS)
 BRITISH_WORDS = {"programme": "program", "programmes": "programs", "grey": "gray", "tyre": "tire", "tyres": "tires"}
 
 # terms (stemmed words) that say the same thing, read as the first: "started" = "began", "death" = "died"
@@ -239,12 +240,13 @@ def canonical_word(word: str) -> str:
         word = "co" + word[3:]
     if word in BRITISH_WORDS:
         return BRITISH_WORDS[word]
-    for length in range(4, min(len(word), 10) + 1):
-        american = BRITISH_ROOTS.get(word[:length])
-        if american is not None:
-            word = american + word[length:]
-            break
-    return _ISE.sub(r"\1z\2", word) if len(word) > 5 else word
+    if word[:4] in _BRITISH_STARTS:
+        for length in range(4, min(len(word), 10) + 1):
+            american = BRITISH_ROOTS.get(word[:length])
+            if american is not None:
+                word = american + word[length:]
+                break
+    return _ISE.sub(r"\1z\2", word) if len(word) > 5 and ("is" in word or "ys" in word) else word
 
 
 def _written_forms() -> dict[str, set[str]]:

@@ -555,7 +555,7 @@ _NOT_DERIVED = frozenset(
 
 
 def _derivation_root(stem: str) -> str:
-    if stem in _NOT_DERIVED:
+    if not stem.endswith(("ment", "anc", "enc", "ion")) or stem in _NOT_DERIVED:
         return stem
     root = _DERIVED_NOUN.sub("", stem)
     if root == stem:
@@ -754,15 +754,16 @@ def _ordinal_term(digits: str) -> str:
 
 def sentence_terms(text: str) -> tuple[set[str], set[str], set[str]]:
     """The sets of terms(text): content terms, numbers with their unit, hiragana words."""
-    t = expand_year_ranges(text.lower() if text.isascii() else nfkc(text).lower())
+    t = text.lower() if text.isascii() else nfkc(text).lower()
     if _CJK_TOKEN_CHAR.search(t):
         full = terms(text)
         return set(full.content), set(full.numbers), set(full.hiragana)
     words = _WORD_TERMS
-    if not _DIGIT_RE.search(t):  # most sentences: no number, no ordinal
+    if not _DIGIT_RE.search(t):  # most sentences: no number, no ordinal, no year range
         content = {words[w] for w in _PLAIN_WORD_RE.findall(t)}
         content.discard("")
         return content, set(), set()
+    t = expand_year_ranges(t)
     content = {words[word] if word else _ordinal_term(digits) for digits, word in _LATIN_WORD_RE.findall(t)}
     content.discard("")
     numbers = _NUMBER_TERMS
