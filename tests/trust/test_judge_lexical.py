@@ -216,3 +216,39 @@ _CLUB = (
 )
 def test_english_verb_forms_and_light_words(claim: str, expected: str) -> None:
     assert LexicalJudge().judge_pair(claim, _CLUB) == expected
+
+
+_PLANT = (
+    "The Blanda Station is an underground plant in northern Iceland.\n"
+    "The plant lies 230 meters under ground and opened on Nov. 10, 1991.\n"
+    "Its Canadian owners expect the 2018-2019 season to be its best.\n"
+    "The station won its 15th safety award in the winter."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "expected"),
+    [
+        # British spelling, an abbreviated month, a nationality against its country, a short year range, an
+        # ordinal in words against one in digits: the same fact
+        ("The plant lies 230 metres under ground.", "supported"),
+        ("The plant opened on November 10, 1991.", "supported"),
+        ("Its owners from Canada expect the 2018–19 season to be its best.", "supported"),
+        ("The station won its fifteenth safety award.", "supported"),
+        # the number still decides: another year, another ordinal
+        ("The plant opened on November 10, 1992.", "contradicted"),
+        ("The station won its 16th safety award.", "contradicted"),
+    ],
+)
+def test_one_english_fact_written_several_ways(claim: str, expected: str) -> None:
+    assert LexicalJudge().judge_pair(claim, _PLANT) == expected
+
+
+def test_not_only_and_quoted_words_do_not_make_an_english_claim_negative() -> None:
+    evidence = "The fossil showed that the climate was warm and that the continents were joined."
+    claim = "The fossil showed not only that the climate was warm, but that the continents were joined."
+    assert LexicalJudge().judge_pair(claim, evidence) != "contradicted"
+    assert LexicalJudge().judge_pair("The fossil did not show that the climate was warm.", evidence) == "contradicted"
+    quoted = 'In 2018 he said the plan "has not worked" and he regrets it.'
+    page = 'In 2018 he said the plan "has not worked" and he regrets it.\nHe voted for it in 2016.'
+    assert LexicalJudge().judge_pair(quoted, page) == "supported"

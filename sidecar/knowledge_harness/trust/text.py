@@ -12,6 +12,8 @@ import unicodedata
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from .english_forms import BRITISH_ROOTS, SAME_TERMS, canonical_word, ordinal_word, written_forms
+
 OPEN_BRACKETS = "「『（(【［[〈《\u201c"
 CLOSE_BRACKETS = "」』）)】］]〉》\u201d"
 JA_TERMINATORS = "。！？"
@@ -213,7 +215,7 @@ def sentence_texts(text: str) -> list[str]:
 # -- terms for alignment -------------------------------------------------------------------------
 
 _TOKEN_RE = re.compile(
-    r"(?P<num>\d+(?:[.,]\d+)*)"
+    r"(?P<num>\d+(?:[.,]\d+)*)(?:(?P<ord>st|nd|rd|th)(?![a-z]))?"
     r"|(?P<latin>[a-z][a-z0-9'\-]*)"
     r"|(?P<kanji>[\u3400-\u9fff\uf900-\ufaff々〆ヶ]+)"
     r"|(?P<kata>[\u30a0-\u30ffー]+)"
@@ -536,18 +538,44 @@ class Terms:
 @functools.lru_cache(maxsize=65536)
 def _stem(word: str) -> str:
     word = word.removesuffix("'s").removesuffix("s'")
-    word = EN_IRREGULAR.get(word, word)
+    word = canonical_word(EN_IRREGULAR.get(word, word))
     stem = _stem_suffix(word)
-    return stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
+    stem = stem[:-1] if len(stem) > 3 and stem.endswith("e") else stem
+    stem = SAME_TERMS.get(stem, stem)
+    return _derivation_root(stem) if len(stem) > 7 else stem
+
+
+# Nouns made of a verb read as it (the root keeps five letters at least): "appearance" = "appear",
+# "announcement" = "announce", "election" = "elect", "discussion" = "discuss". A few nouns whose root is
+# another word are kept whole.
+_DERIVED_NOUN = re.compile(r"(?<=[a-z]{5})(?:ment|anc|enc|(?<=t)ion|(?<=s)ion)$")
+_NOT_DERIVED = frozenset(
+    ["department", "apartment", "compartment", "importanc", "question", "convention", "exception", "production"]
+)
+
+
+def _derivation_root(stem: str) -> str:
+    if not stem.endswith(("ment", "anc", "enc", "ion")) or stem in _NOT_DERIVED:
+        return stem
+    root = _DERIVED_NOUN.sub("", stem)
+    if root == stem:
+        return stem
+    root = root[:-1] if root.endswith("e") else root
+    return _undoubled(root)
+
+
+def _undoubled(stem: str) -> str:
+    """A consonant doubled before -ing/-ed is one ("winning" = "win", "stopped" = "stop")."""
+    return stem[:-1] if len(stem) > 2 and stem[-1] == stem[-2] and stem[-1] in "bgmnprt" else stem
 
 
 def _stem_suffix(word: str) -> str:
     if len(word) > 4 and word.endswith("ies"):
         return word[:-3] + "y"
     if len(word) > 5 and word.endswith("ing"):
-        return word[:-3]
+        return _undoubled(word[:-3])
     if len(word) > 4 and word.endswith("ed"):
-        return word[:-2]
+        return _undoubled(word[:-2])
     if len(word) > 3 and word.endswith("es") and word[-3] in "sxz":
         return word[:-2]
     if len(word) > 3 and word.endswith("s") and not word.endswith("ss"):
@@ -567,6 +595,35 @@ def _irregular_forms() -> dict[str, tuple[str, ...]]:
 IRREGULAR_FORMS = _irregular_forms()
 
 
+@functools.lru_cache(maxsize=65536)
+def search_forms(term: str) -> tuple[str, ...]:
+    """Texts other than the term's own that a page may hold a Latin term in, each the start of a word it is
+    read from: irregular forms ("began" for "begin"), abbreviated months ("nov" for "november"),
+    nationalities ("french" for "franc"), British spellings ("metre" for "meter"), ordinals in digits ("15th"
+    for "fifteenth"). A sentence holding none of them nor the term's text never holds the term."""
+    forms = set(IRREGULAR_FORMS.get(term, ()))
+    forms.update(written_forms(term))
+    for canonical in _CANONICAL_OF_TERM.get(term, ()):
+        forms.update(written_forms(canonical))
+    forms.discard(term)
+    return tuple(sorted(forms))
+
+
+def _canonical_of_term() -> dict[str, tuple[str, ...]]:
+    """term -> the canonical words that stem to it ("franc" <- "france"), for the tables' written forms."""
+    from .english_forms import BRITISH_WORDS, DEMONYMS, MONTH_ABBREVIATIONS, ORDINAL_DIGITS
+
+    canonicals = {*MONTH_ABBREVIATIONS.values(), *(p.split()[0] for p in DEMONYMS.values()), *ORDINAL_DIGITS}
+    canonicals |= set(BRITISH_ROOTS.values()) | set(BRITISH_WORDS.values())
+    by_term: dict[str, set[str]] = {}
+    for word in canonicals:
+        by_term.setdefault(_stem(word), set()).add(word)
+    return {term: tuple(sorted(words)) for term, words in by_term.items()}
+
+
+_CANONICAL_OF_TERM = _canonical_of_term()
+
+
 def _bigrams(run: str) -> list[str]:
     if len(run) == 1:
         return [run]
@@ -580,17 +637,32 @@ def _norm_number(raw: str) -> str:
     return value.lstrip("0") or "0"
 
 
+# A year range with its second year cut short ("2018–19", "1990-95") states both years in full.
+_YEAR_RANGE = re.compile(r"(?<![\w.,'\-\u2013/])(1\d|20)(\d\d)([\-\u2013])(\d\d)(?![\w'\-\u2013/]|[.,]\d)")
+
+
+def expand_year_ranges(text: str) -> str:
+    """ "2018–19" -> "2018–2019" (a lower-cased text)."""
+    return _YEAR_RANGE.sub(r"\1\2\3\1\4", text) if "-" in text or "\u2013" in text else text
+
+
 def terms(text: str) -> Terms:
-    """Content terms of a text: Latin words (stemmed, stopwords out), CJK bigrams, numbers+units."""
-    t = nfkc(text).lower()
+    """Content terms of a text: Latin words (stemmed, stopwords out), CJK bigrams, numbers+units; an ordinal
+    in digits ("15th") is its number and its word ("fifteenth")."""
+    t = expand_year_ranges(nfkc(text).lower())
     content: list[str] = []
     numbers: list[str] = []
     hira: list[str] = []
     matches = list(_TOKEN_RE.finditer(t))
     for idx, m in enumerate(matches):
-        kind = m.lastgroup
+        kind = "num" if m.lastgroup == "ord" else m.lastgroup  # the ordinal suffix is the number's last group
         tok = m.group()
         if kind == "num":
+            tok = m.group("num")
+            if m.group("ord") and tok.isdigit() and (m.start() == 0 or t[m.start() - 1] not in ".,"):
+                content.append(ordinal_word(int(tok)))
+                if not content[-1]:
+                    content.pop()
             rest = t[m.end() :].lstrip(" ")
             unit_m = UNIT_RE.match(rest)
             unit = unit_m.group() if unit_m else ""
@@ -598,8 +670,9 @@ def terms(text: str) -> Terms:
             numbers.append(f"{_norm_number(tok)}|{unit}")
         elif kind == "latin":
             word = tok.strip("'-")
-            if word and word not in EN_STOPWORDS and len(word) > 1:
-                content.append(_stem(word))
+            term = _stem(word) if word and word not in EN_STOPWORDS and len(word) > 1 else ""
+            if term:  # "s''s" is no word
+                content.append(term)
         elif kind == "kanji" or kind == "kata":
             content.extend(_bigrams(tok))
             # kanji + first okurigana (高い, 行う) as an extra term keeps verbs/adjectives apart
@@ -630,10 +703,14 @@ def iter_windows(sentences: list[str], size: int = 3) -> Iterator[tuple[int, int
 _CJK_TOKEN_CHAR = re.compile(r"[\u3400-\u9fff\uf900-\ufaff々〆ヶ\u30a0-\u30ffー\u3040-\u309f]")
 # numbers (with the unit that follows, looked at but not taken: "20 km" still yields the word "km") or words
 _ASCII_TOKEN_RE = re.compile(
-    r"(\d+(?:[.,]\d+)*)(?=(?: *(" + UNIT_RE.pattern.removeprefix("^") + r"))?)|([a-z][a-z0-9'\-]*)"
+    r"(\d+(?:[.,]\d+)*)(?:(?:st|nd|rd|th)(?![a-z]))?(?=(?: *("
+    + UNIT_RE.pattern.removeprefix("^")
+    + r"))?)|([a-z][a-z0-9'\-]*)"
 )
-# the Latin words _TOKEN_RE finds in such text: a number never starts inside a word, nor a word inside a number
-_LATIN_WORD_RE = re.compile(r"[a-z][a-z0-9'\-]*")
+# the Latin words _TOKEN_RE finds in such text (a number never starts inside a word, nor a word inside a
+# number), and ordinals in digits, whose suffix is no word: a digit-led match is an ordinal
+_LATIN_WORD_RE = re.compile(r"(?:(?<![\d.,])(\d+)|\d)(?:st|nd|rd|th)(?![a-z])|([a-z][a-z0-9'\-]*)")
+_PLAIN_WORD_RE = re.compile(r"[a-z][a-z0-9'\-]*")  # the same words in a text without a digit
 _DIGIT_RE = re.compile(r"\d")
 _TERMS_CACHE_MAX = 200_000
 
@@ -671,6 +748,10 @@ def forget_cached_terms() -> None:
     _NUMBER_TERMS.clear()
 
 
+def _ordinal_term(digits: str) -> str:
+    return ordinal_word(int(digits)) if digits else ""
+
+
 def sentence_terms(text: str) -> tuple[set[str], set[str], set[str]]:
     """The sets of terms(text): content terms, numbers with their unit, hiragana words."""
     t = text.lower() if text.isascii() else nfkc(text).lower()
@@ -678,9 +759,12 @@ def sentence_terms(text: str) -> tuple[set[str], set[str], set[str]]:
         full = terms(text)
         return set(full.content), set(full.numbers), set(full.hiragana)
     words = _WORD_TERMS
-    numbers = _NUMBER_TERMS
-    content = {words[w] for w in _LATIN_WORD_RE.findall(t)}
-    content.discard("")
-    if not _DIGIT_RE.search(t):
+    if not _DIGIT_RE.search(t):  # most sentences: no number, no ordinal, no year range
+        content = {words[w] for w in _PLAIN_WORD_RE.findall(t)}
+        content.discard("")
         return content, set(), set()
+    t = expand_year_ranges(t)
+    content = {words[word] if word else _ordinal_term(digits) for digits, word in _LATIN_WORD_RE.findall(t)}
+    content.discard("")
+    numbers = _NUMBER_TERMS
     return content, {numbers[n, u] for n, u, _ in _ASCII_TOKEN_RE.findall(t) if n}, set()

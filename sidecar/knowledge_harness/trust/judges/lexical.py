@@ -24,6 +24,10 @@ regularization are chosen by cross-validation inside the fitting rows (bench/jud
 English number stated elsewhere on the page is no longer contradicted by the window's number.
 Version 5 (against 4): English irregular past forms are read as their verb (also for antonyms), adverbs
 and connectives that state no fact are not content words, and a missing name is never a close match.
+Version 6 (against 5): one English fact written several ways is read as one (trust/english_forms.py:
+abbreviated months, nationalities as their country, British spellings, ordinals in digits and words,
+short year ranges, a doubled consonant before -ing/-ed, nouns made of a verb, a few terms that say the
+same); "not only" and words a claim quotes do not make it negative.
 """
 
 from __future__ import annotations
@@ -37,14 +41,25 @@ from collections import defaultdict
 from collections.abc import Container
 from dataclasses import dataclass
 
-from ..text import EN_IRREGULAR, IRREGULAR_FORMS, Terms, has_cjk, nfkc, sentence_terms, sentence_texts, terms
+from ..english_forms import ordinal_word
+from ..text import (
+    EN_IRREGULAR,
+    Terms,
+    expand_year_ranges,
+    has_cjk,
+    nfkc,
+    search_forms,
+    sentence_terms,
+    sentence_texts,
+    terms,
+)
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 
 NAME = "lexical"
-VERSION = "5"
+VERSION = "6"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
 EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
@@ -144,7 +159,9 @@ JA_ANTONYMS: tuple[tuple[str, str], ...] = (
     ("上旬", "下旬"),
 )
 
-_EN_NEG = re.compile(r"\b(?:not|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
+# "not only … but" adds a fact, it denies none
+_EN_NEG = re.compile(r"\b(?:not(?! only\b)|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
+_QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
 _JA_NEG = re.compile(
     r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満]"
     r"|(?:対象|範囲|想定|適用|対応|保証|規格|管轄)外)"
@@ -192,6 +209,12 @@ def _unit(number: str) -> tuple[str, str]:
 
 def _numbers(t: Terms) -> set[tuple[str, str]]:
     return {_unit(n) for n in t.numbers}
+
+
+def _claim_negated(claim: str) -> bool:
+    """Is the claim itself negative? Words it quotes are someone's words: "he said that 'it hasn't done
+    anything'" states what was said, and the page must hold the quote."""
+    return _negated(claim if has_cjk(claim) else _QUOTED.sub(" ", claim))
 
 
 def _negated(text: str) -> bool:
@@ -294,10 +317,9 @@ class _Doc:
             if t in self.index:
                 continue
             # a Latin term is the start of a word it came from, but "studies" gave "study": look for "stud"
-            key = t[:-1] if len(t) > 1 and t.isascii() and t.endswith("y") else t
-            holding = self._holding(key).union(self._always)
-            for form in IRREGULAR_FORMS.get(t, ()):  # "began" holds "begin"
-                holding |= self._holding(form)
+            holding = set(self._always)
+            for form in (t, *search_forms(t)):  # "began" holds "begin", "nov" holds "november"
+                holding |= self._holding(form[:-1] if len(form) > 1 and form.isascii() and form.endswith("y") else form)
             candidates = sorted(holding)
             self.index[t] = [i for i in candidates if t in self.terms_at(i)]
 
@@ -314,7 +336,7 @@ class _Doc:
         (1,999 and 1999 both hold "1999"; leading zeros are never part of a value)."""
         if self._digit_texts is None:
             self._digit_texts = [
-                (i, sentence.replace(",", ""))
+                (i, expand_year_ranges(sentence).replace(",", ""))
                 for i, sentence in enumerate(self._normalized)
                 if _HAS_DIGIT.search(sentence) or i in self._always
             ]
@@ -472,7 +494,7 @@ class LexicalJudge:
                     for v, u in window_numbers
                     if u == unit and v != value and (value, u) not in window_numbers and (unit or _same_kind(v, value))
                 )
-                if clash and (unit or coverage >= 0.8):
+                if clash and (unit or _coverage_beside_ordinals(content, numbers, window_terms, weight) >= 0.8):
                     v, u = clash[0]
                     return _Alignment(
                         "contradicted",
@@ -482,7 +504,7 @@ class LexicalJudge:
                         coverage,
                     )
             focus_cov = sum(weight[t] for t in content & doc.terms_at(focus)) / total
-            claim_neg = _negated(claim)
+            claim_neg = _claim_negated(claim)
             if not missing_numbers and claim_neg and coverage >= 0.75 and not _negated(window_text):
                 return _Alignment(
                     "contradicted",
@@ -494,7 +516,7 @@ class LexicalJudge:
             if (
                 focus_cov >= 0.75
                 and not missing_numbers
-                and not claim_neg
+                and not _negated(claim)  # a negation the claim quotes is still not the page's alone
                 and _negated(focus_text)
                 and _negation_on_claim(content, focus_text, weight)
             ):
@@ -560,7 +582,7 @@ class LexicalJudge:
         numbers_found = not doc.absent_numbers(numbers) if english else not missing_numbers
         # a missing word holding a digit is an identifier (W3C, AES-256, RFC 7541): as binding as a number
         identifiers_found = not any(any(ch.isdigit() for ch in t) for t in missing)
-        if numbers_found and identifiers_found and not (_negated(claim) and not _negated(window_text)):
+        if numbers_found and identifiers_found and not (_claim_negated(claim) and not _negated(window_text)):
             # the model was fitted on one-sentence Japanese evidence and on pages in English; on a
             # page of several sentences version 1's close-match rule still decides first
             if (not missing_numbers and _restates(match)) or (
@@ -692,6 +714,16 @@ def _flipped_predicate(
             if len(ours) == 1 and len(theirs.get(stem, ())) == 1 and ours != theirs[stem] and others & sentence_terms_:
                 return stem
     return None
+
+
+def _coverage_beside_ordinals(
+    content: set[str], numbers: set[tuple[str, str]], window_terms: set[str], weight: dict[str, float]
+) -> float:
+    """The window's coverage of the claim's terms other than the words of its ordinals in digits ("70th" is
+    the number 70 and the word "seventieth": against "69th" the word is missing because the number differs)."""
+    rest = content - {ordinal_word(int(value)) for value, _ in numbers if value.isdigit()}
+    total = sum(weight[t] for t in rest) or 1.0
+    return sum(weight[t] for t in rest & window_terms) / total
 
 
 def _restates(match: WindowMatch) -> bool:
