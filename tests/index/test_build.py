@@ -315,3 +315,14 @@ def test_one_shot_incremental_builds_equal_a_full_rebuild(small_vault: Path, tmp
         assert check_index(vault).fresh
         assert build_index(vault).reparsed == 0  # the cache (with the one-shot parts) is complete
     assert used_lite >= 3
+
+
+def test_the_http_build_report_has_the_outcome_fields_in_order() -> None:
+    """The build returns a plain named tuple (no Pydantic in `kh index build`); the HTTP door
+    validates it as BuildReport, built from the same fields."""
+    from knowledge_harness.index.answer import BuildOutcome
+    from knowledge_harness.index.schema import BuildReport
+
+    assert tuple(BuildReport.model_fields) == BuildOutcome._fields
+    outcome = BuildOutcome(notes=2, headings=3, links=1, errors=[], seconds=0.5, reparsed=2, files_written=5)
+    assert BuildReport(**outcome._asdict()).model_dump() == outcome._asdict()

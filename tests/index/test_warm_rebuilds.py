@@ -56,6 +56,15 @@ STEPS = st.lists(
 TICKS = 0.03
 
 
+def _built(root: Path) -> Vault:
+    """The vault of NOTES written under `root` and indexed once, in this process."""
+    for name, text in NOTES.items():
+        write_note(root, name, text)
+    vault = Vault.open(root)
+    build_index(vault)
+    return vault
+
+
 def _apply(root: Path, action: str, name: str, body: str) -> None:
     path = root / name
     if action == "append" and path.exists():
@@ -84,11 +93,8 @@ def _build_maps(root: Path) -> tuple[object, object]:
 def test_warm_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str]]) -> None:
     with tempfile.TemporaryDirectory(prefix="kh-warm-") as tmp:
         root = Path(tmp) / "vault"
-        for name, text in NOTES.items():
-            write_note(root, name, text)
-        vault = Vault.open(root)
         MEMORY.clear()
-        build_index(vault)
+        vault = _built(root)
         state = MEMORY.get(str(vault.root))
         assert state is not None
         state.walk.settle_ns = 0  # reuse every listing: the pauses stand in for settling
@@ -114,10 +120,7 @@ def test_a_one_shot_build_patches_the_first_middle_and_last_manifest_lines(tmp_p
     each changed note's manifest line by its path (the first, one inside, the last) and the
     result is a full build's."""
     root = tmp_path / "vault"
-    for name, text in NOTES.items():
-        write_note(root, name, text)
-    vault = Vault.open(root)
-    build_index(vault)
+    vault = _built(root)
     paths = sorted(NOTES)
     for name in (paths[0], paths[3], paths[4], paths[-1]):
         with (root / name).open("a", encoding="utf-8") as handle:
@@ -152,10 +155,7 @@ def test_new_process_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str
     applies (links gained or lost included), the full incremental build otherwise."""
     with tempfile.TemporaryDirectory(prefix="kh-new-") as tmp:
         root = Path(tmp) / "vault"
-        for name, text in NOTES.items():
-            write_note(root, name, text)
-        vault = Vault.open(root)
-        build_index(vault)
+        vault = _built(root)
         for i, (action, name, body) in enumerate(steps):
             _apply(root, action, name, body)
             MEMORY.clear()  # a new process
@@ -170,10 +170,7 @@ def _one_shot_parts(root: Path) -> int:
 
 def test_a_link_gained_or_lost_by_a_plain_note_patches_its_targets_backlinks_in_one_shot(tmp_path: Path) -> None:
     root = tmp_path / "vault"
-    for name, text in NOTES.items():
-        write_note(root, name, text)
-    vault = Vault.open(root)
-    build_index(vault)
+    vault = _built(root)
     # Home gains Note A and x/Dup, Note A loses Note B (and keeps nothing else)
     edits = {"Home.md": "[[技術]]\n\n[[Note A]] [[x/Dup]]\n", "Note A.md": "---\ntitle: Alpha\n---\n# Alpha\n"}
     for step, (name, text) in enumerate(edits.items()):
@@ -192,10 +189,7 @@ def test_a_link_gained_or_lost_by_a_plain_note_patches_its_targets_backlinks_in_
 def test_a_link_to_an_index_note_takes_the_full_incremental_build(tmp_path: Path) -> None:
     """An index note's backlinks can decide where a cycle of index notes is entered (categories)."""
     root = tmp_path / "vault"
-    for name, text in NOTES.items():
-        write_note(root, name, text)
-    vault = Vault.open(root)
-    build_index(vault)
+    vault = _built(root)
     write_note(root, "Home.md", "[[技術]]\n\n[[GitHub CI]]\n")
     MEMORY.clear()
     report = build_index(vault, resident=False)

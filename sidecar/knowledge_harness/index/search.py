@@ -543,24 +543,24 @@ class SearchLayer:
         if self._path_of is not None:
             self._path_of.pop(nid, None)
         if self._names is not None:
-            for key in self._keys_of.pop(path, []):
-                paths = self._names[key]
-                paths.remove(path)
-                if not paths:
-                    del self._names[key]
+            self._unname(path, self._names)
         if self._name_sets is not None:
             self._name_sets.pop(path, None)
+
+    def _unname(self, path: str, names: dict[str, list[str]]) -> None:
+        """Take `path` out of the name table under each key it was filed under."""
+        for key in self._keys_of.pop(path, []):
+            paths = names[key]
+            paths.remove(path)
+            if not paths:
+                del names[key]
 
     def _note_named(self, path: str, nid: int, keys: list[str]) -> None:
         """Put a (re)indexed note's id and names into the tables read so far, as a new read would."""
         if self._path_of is not None:
             self._path_of[nid] = path
         if self._names is not None:
-            for key in self._keys_of.pop(path, []):
-                paths = self._names[key]
-                paths.remove(path)
-                if not paths:
-                    del self._names[key]
+            self._unname(path, self._names)
             for key in keys:
                 bisect.insort(self._names.setdefault(key, []), path)
             self._keys_of[path] = list(keys)
