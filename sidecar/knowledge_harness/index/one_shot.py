@@ -104,6 +104,32 @@ def _backlink_changes(patched: dict[str, _PatchedLine]) -> tuple[dict[str, set[s
     return gained, lost
 
 
+def _target_lines(
+    manifest: bytes, paths: list[str], gained: dict[str, set[str]], lost: dict[str, set[str]], settings_at: int
+) -> dict[int, tuple[int, bytes]]:
+    """start -> (end, new line) of the unchanged notes whose backlinks the changed notes changed."""
+    lines: dict[int, tuple[int, bytes]] = {}
+    for path, (start, end) in zip(paths, _line_spans(manifest, paths, settings_at), strict=True):
+        old = orjson.loads(manifest[start:end])
+        if old["path"] != path or old["index_note"]:
+            raise NotOneShot  # an index note's backlinks can change how categories chain
+        links_in = _links_in(old["links_in"], gained.get(path, ()), lost.get(path, ()))
+        lines[start] = (end, _with_links_in(manifest[start:end], old, links_in))
+    return lines
+
+
+def _changed_line(
+    before: bytes, path: str, line: _PatchedLine, gained: dict[str, set[str]], lost: dict[str, set[str]]
+) -> bytes:
+    """A changed note's new manifest line (`before` is its previous one), backlinks included."""
+    if line.old["index_note"] and (path in gained or path in lost):
+        raise NotOneShot
+    links_in = _links_in(line.old["links_in"], gained.get(path, ()), lost.get(path, ()))
+    if line.parts is not None:
+        return manifest_line(line.parts, line.old["categories"], line.old["index_note"], links_in, line.links_out)
+    return before if links_in == line.old["links_in"] else _with_links_in(before, line.old, links_in)
+
+
 def _links_in(before: list[str], gained: Iterable[str], lost: Iterable[str]) -> list[str]:
     # a full build lists a note's backlinks in path order, each once
     return sorted(set(before).difference(lost).union(gained))
@@ -218,29 +244,11 @@ class _OneShot:
             fs.path: self._patch(fs, manifest[start:end]) for fs, (start, end) in zip(changed, spans, strict=True)
         }
         gained, lost = _backlink_changes(patched)
-        others = sorted((gained.keys() | lost.keys()) - patched.keys())
-        lines: dict[int, tuple[int, bytes]] = {}  # start -> (end, new line)
-        for path, (start, end) in zip(others, _line_spans(manifest, others, settings_at), strict=True):
-            old = orjson.loads(manifest[start:end])
-            if old["path"] != path or old["index_note"]:
-                raise NotOneShot  # an index note's backlinks can change how categories chain
-            links_in = _links_in(old["links_in"], gained.get(path, ()), lost.get(path, ()))
-            lines[start] = (end, _with_links_in(manifest[start:end], old, links_in))
+        lines = _target_lines(
+            manifest, sorted((gained.keys() | lost.keys()) - patched.keys()), gained, lost, settings_at
+        )
         for (start, end), (path, line) in zip(spans, patched.items(), strict=True):
-            if line.old["index_note"] and (path in gained or path in lost):
-                raise NotOneShot
-            links_in = _links_in(line.old["links_in"], gained.get(path, ()), lost.get(path, ()))
-            if line.parts is None:
-                new = (
-                    manifest[start:end]
-                    if links_in == line.old["links_in"]
-                    else _with_links_in(manifest[start:end], line.old, links_in)
-                )
-            else:
-                new = manifest_line(
-                    line.parts, line.old["categories"], line.old["index_note"], links_in, line.links_out
-                )
-            lines[start] = (end, new)
+            lines[start] = (end, _changed_line(manifest[start:end], path, line, gained, lost))
         pieces: list[bytes] = []
         done = 0  # manifest[:done] is in pieces
         for start in sorted(lines):
