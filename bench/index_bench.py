@@ -181,10 +181,10 @@ def _real_10k_figures(real: Path, dest: Path) -> list[dict[str, Any]]:
     """A realistic 10,000-note vault of real notes: copies of the English developer docs, each in
     its own folder with its links rewritten to its own notes (the HTTP search bench's vault); a
     full build, then `kh index build` after a one-line edit, as a person runs them."""
-    from bench.retrieval_eval import _copies
+    from bench.retrieval_eval import linked_copies
 
     source = real / "obsidian-developer-docs" if (real / "obsidian-developer-docs").is_dir() else real
-    notes = _copies(source, dest, N_NOTES)[0]
+    notes = linked_copies(source, dest, N_NOTES)[0]
     os.sync()
     full = _child(_CHILD, "full", str(dest), "0")
     cli, runs = _runs("cli", dest, 1, CLI_RUNS)

@@ -338,7 +338,7 @@ def _name_lookups(root: Path, notes: dict[str, str]) -> dict[str, Any]:
 # -- HTTP at 10,000 notes ------------------------------------------------------------------------
 
 
-def _copies(src: Path, dest: Path, total: int) -> tuple[int, list[str]]:
+def linked_copies(src: Path, dest: Path, total: int) -> tuple[int, list[str]]:
     """Copies of a vault in folders c00, c01, …; every resolved wikilink points into its own copy."""
     from knowledge_harness.index.links import Resolver
 
@@ -379,7 +379,7 @@ def http_figures(root: Path) -> dict[str, Any]:
     work = Path(tempfile.mkdtemp(prefix="kh-search-http-"))
     vault = work / "vault"
     try:
-        count, texts = _copies(root / HTTP_VAULT, vault, HTTP_NOTES)
+        count, texts = linked_copies(root / HTTP_VAULT, vault, HTTP_NOTES)
         t0 = time.perf_counter()
         subprocess.run([str(KH), "index", "build", str(vault), "--json"], check=True, capture_output=True)
         build_seconds = time.perf_counter() - t0

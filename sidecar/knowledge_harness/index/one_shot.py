@@ -6,7 +6,6 @@ import hashlib
 import os
 import re
 import time
-from collections.abc import Iterable
 from operator import attrgetter
 from typing import Any, NamedTuple
 
@@ -113,8 +112,7 @@ def _target_lines(
         old = orjson.loads(manifest[start:end])
         if old["path"] != path or old["index_note"]:
             raise NotOneShot  # an index note's backlinks can change how categories chain
-        links_in = _links_in(old["links_in"], gained.get(path, ()), lost.get(path, ()))
-        lines[start] = (end, _with_links_in(manifest[start:end], old, links_in))
+        lines[start] = (end, _with_links_in(manifest[start:end], old, _links_in(path, old, gained, lost)))
     return lines
 
 
@@ -124,15 +122,16 @@ def _changed_line(
     """A changed note's new manifest line (`before` is its previous one), backlinks included."""
     if line.old["index_note"] and (path in gained or path in lost):
         raise NotOneShot
-    links_in = _links_in(line.old["links_in"], gained.get(path, ()), lost.get(path, ()))
+    links_in = _links_in(path, line.old, gained, lost)
     if line.parts is not None:
         return manifest_line(line.parts, line.old["categories"], line.old["index_note"], links_in, line.links_out)
     return before if links_in == line.old["links_in"] else _with_links_in(before, line.old, links_in)
 
 
-def _links_in(before: list[str], gained: Iterable[str], lost: Iterable[str]) -> list[str]:
-    # a full build lists a note's backlinks in path order, each once
-    return sorted(set(before).difference(lost).union(gained))
+def _links_in(path: str, old: dict[str, Any], gained: dict[str, set[str]], lost: dict[str, set[str]]) -> list[str]:
+    """The note's backlinks (`old` is its previous manifest entry) after the changed notes' links:
+    in path order, each once, as a full build lists them."""
+    return sorted(set(old["links_in"]).difference(lost.get(path, ())).union(gained.get(path, ())))
 
 
 def _with_links_in(line: bytes, old: dict[str, Any], links_in: list[str]) -> bytes:

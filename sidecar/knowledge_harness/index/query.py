@@ -449,7 +449,8 @@ def search(
         layer = vault_layer(vault, manifest, key)
         # a sidecar's layer after a build by another process: warmed again, once this query is answered
         rewarm = layer.keep_warm and layer.needs_warm
-        layer.needs_warm = False if rewarm else layer.needs_warm
+        if rewarm:
+            layer.needs_warm = False
         found = layer.rank(
             query,
             limit=limit,
