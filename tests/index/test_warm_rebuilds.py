@@ -16,11 +16,13 @@ import tempfile
 import time
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from tests.support.examples import examples
 from tests.support.index_vaults import index_layers, write_note
 
+from knowledge_harness.index import one_shot
 from knowledge_harness.index.build import MEMORY, build_index
 from knowledge_harness.vault.paths import Vault
 
@@ -195,4 +197,37 @@ def test_a_link_to_an_index_note_takes_the_full_incremental_build(tmp_path: Path
     report = build_index(vault, resident=False)
     assert _one_shot_parts(root) == 0
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "Home.md")
+    MEMORY.clear()
+
+
+def test_a_new_process_finds_in_place_edits_without_listing_a_folder_once_the_folders_settled(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A build saves the folders' listings (cache/walk.json); a folder changed in the last 3 s is
+    not saved, so the test waits that long. Then a new process after in-place edits stats the
+    notes and lists no folder, and its index is a full build's."""
+    root = tmp_path / "vault"
+    vault = _built(root)
+    time.sleep(3.1)  # WalkMemory.settle_ns
+    MEMORY.clear()
+    build_index(vault, resident=False)  # lists every folder again and saves their listings
+    saved = json.loads((root / ".harness/index/cache/walk.json").read_bytes())
+    assert set(saved["folders"]) == {"", "MOC", "Deep", "x", "y"}
+    for name in ("Home.md", "Deep/Note B.md"):
+        with (root / name).open("a", encoding="utf-8") as handle:
+            handle.write("\nan edit in place\n")
+
+    def no_walk(*args: object, **kwargs: object) -> object:
+        raise AssertionError("a folder was listed")
+
+    monkeypatch.setattr(one_shot, "list_note_files", no_walk)
+    MEMORY.clear()
+    report = build_index(vault, resident=False)
+    assert report.reparsed == 2 and _one_shot_parts(root) == 1
+    _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "in-place edits")
+    monkeypatch.undo()
+    write_note(root, "x/Added.md", "# Added\n")  # a folder changed: the walk lists it
+    MEMORY.clear()
+    report = build_index(vault, resident=False)
+    _equal_to_a_fresh_full_build(root, tmp_path / "fresh2", report, "a note added")
     MEMORY.clear()

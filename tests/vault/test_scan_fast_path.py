@@ -11,6 +11,7 @@ for WalkMemory, edits, additions, removals and renames between two walks.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import tempfile
@@ -33,6 +34,7 @@ from knowledge_harness.vault.paths import (
     ScanProblem,
     Vault,
     WalkMemory,
+    changed_notes_if_no_folder_changed,
     internal_folder,
     list_note_files,
     printable_path,
@@ -275,7 +277,9 @@ def test_a_walk_with_memory_lists_what_a_fresh_walk_lists_after_edits(
         time.sleep(TICKS)
         expected, got = _both(vault, memory)
         assert got == expected
-        assert memory.folders  # the root at least took the plain pass or was kept
+        # some folder took the plain pass and was kept, unless a link to "a" took its place (a
+        # folder reached through a link is never kept)
+        assert memory.folders or any(KINDS[kind] == "link-dir" for *_, kind in spec)
         for edits in (first, second, []):
             time.sleep(TICKS)
             _edit(root, edits)
@@ -328,3 +332,131 @@ def test_a_note_that_vanishes_between_listing_and_stat(tmp_path: Path, monkeypat
         assert now == before
     assert [f.path for f in expected] == ["keep.md"]
     assert [p.path for p in before] == ["gone.md"]
+
+
+def _stats(notes: list[NoteFile]) -> dict[str, list[int]]:
+    """What build.json keeps of a walk: each note's [size, mtime_ns]."""
+    return {n.path: [n.size, n.mtime_ns] for n in notes}
+
+
+@settings(max_examples=examples(0.5))
+@given(SPEC, EDITS)
+def test_a_saved_walk_gives_a_new_process_what_a_fresh_walk_gives(
+    spec: list[tuple[int, int, int]], edits: list[tuple[str, int]]
+) -> None:
+    """`kh index build` runs in a new process: it walks with the memory the last build saved, or,
+    when no folder changed, only stats the notes. Both agree with a fresh walk after edits."""
+    with _vault() as (root, outside):
+        _make(root, outside, spec)
+        vault = Vault.open(root)
+        memory = WalkMemory(settle_ns=0)
+        time.sleep(TICKS)
+        last = _stats(list_note_files(vault, memory=memory))
+        saved = memory.saved(str(vault.root))
+        time.sleep(TICKS)
+        _edit(root, edits)
+        time.sleep(TICKS)
+        loaded = WalkMemory.loaded(saved, str(vault.root), last)
+        loaded.settle_ns = 0
+        expected, got = _both(vault, loaded)
+        assert got == expected
+        quick = changed_notes_if_no_folder_changed(str(vault.root), saved, last)
+        if quick is not None:
+            notes, problems = expected
+            assert problems == []
+            assert [n.path for n in notes] == list(last)
+            assert quick == [n for n in notes if [n.size, n.mtime_ns] != last[n.path]]
+
+
+def _plain_vault(root: Path) -> tuple[Vault, WalkMemory, dict[str, list[int]]]:
+    for rel in ("a/one.md", "a/b/two.md", "日記/三.md", "top.md"):
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(f"# {rel}\n")
+    vault = Vault.open(root)
+    memory = WalkMemory(settle_ns=0)
+    time.sleep(TICKS)
+    return vault, memory, _stats(list_note_files(vault, memory=memory))
+
+
+def test_with_no_folder_changed_only_the_edited_note_is_found_without_a_walk(tmp_path: Path) -> None:
+    vault, memory, last = _plain_vault(tmp_path)
+    saved = memory.saved(str(vault.root))
+    assert changed_notes_if_no_folder_changed(str(vault.root), saved, last) == []
+    with (tmp_path / "日記" / "三.md").open("a") as handle:
+        handle.write("one more line\n")
+    [changed] = changed_notes_if_no_folder_changed(str(vault.root), saved, last) or [None]
+    assert changed is not None
+    assert (changed.path, changed.size) == ("日記/三.md", len("# 日記/三.md\none more line\n".encode()))
+    for rel in ("top.md", "a/b/two.md"):  # the root's note is stat-ed first, but comes last
+        with (tmp_path / rel).open("a") as handle:
+            handle.write("more\n")
+    changed_now = changed_notes_if_no_folder_changed(str(vault.root), saved, last) or []
+    assert [n.path for n in changed_now] == ["a/b/two.md", "top.md", "日記/三.md"]  # the walk's order
+    time.sleep(TICKS)
+    (tmp_path / "a" / "b" / "new.md").write_text("# new")  # a folder changed: the walk decides
+    assert changed_notes_if_no_folder_changed(str(vault.root), saved, last) is None
+
+
+@pytest.mark.parametrize(
+    "forge",
+    [
+        lambda f: f[""][5].append("../outside"),  # a subfolder name that leaves its folder
+        lambda f: f["a"][4].append("../../outside/secret.md"),  # a note name that does
+        lambda f: f[""][5].extend(["a", "a"]),  # the same subfolder twice (a tree that doubles)
+        lambda f: f["a"].__setitem__(4, "one.md"),  # not a list of names
+        lambda f: f["a"].__setitem__(0, "1"),  # a stamp that is not a number
+        lambda f: f["a"][4].append("notes.txt"),  # not a note
+    ],
+)
+def test_a_forged_saved_walk_never_lists_a_file_a_fresh_walk_would_not(tmp_path: Path, forge: Any) -> None:
+    vault_dir, outside = tmp_path / "vault", tmp_path / "outside"
+    vault_dir.mkdir()
+    outside.mkdir()
+    (outside / "secret.md").write_text("# secret")
+    vault, memory, last = _plain_vault(vault_dir)
+    folders = json.loads(memory.saved(str(vault.root)))
+    forge(folders["folders"])
+    saved = json.dumps(folders).encode()
+    forged_stats = {**last, "../outside/secret.md": [8, 0], "a/../../outside/secret.md": [8, 0], "a/notes.txt": [0, 0]}
+    assert changed_notes_if_no_folder_changed(str(vault.root), saved, forged_stats) is None
+    loaded = WalkMemory.loaded(saved, str(vault.root), forged_stats)
+    expected, got = _both(vault, loaded)
+    assert got == expected
+    assert "secret" not in repr(got)
+
+
+def test_a_saved_walk_never_reuses_a_folder_reached_through_a_link(tmp_path: Path) -> None:
+    """A forged walk that names a link to a folder outside, with that folder's own stamp and
+    notes, is not taken: the link is listed, and the careful pass refuses it."""
+    vault_dir, outside = tmp_path / "vault", tmp_path / "outside"
+    vault_dir.mkdir()
+    outside.mkdir()
+    (outside / "secret.md").write_text("# secret")
+    vault, memory, last = _plain_vault(vault_dir)
+    (vault_dir / "a" / "b" / "out").symlink_to(outside, target_is_directory=True)
+    memory.folders = {}
+    time.sleep(TICKS)
+    list_note_files(vault, memory=memory)  # "a/b" now holds a link: its listing is careful, not kept
+    saved = json.loads(memory.saved(str(vault.root)))
+    st = os.stat(outside)
+    saved["folders"]["a/b"] = [*_stamp(vault_dir / "a" / "b"), ["two.md"], ["out"]]
+    saved["folders"]["a/b/out"] = [st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns, ["secret.md"], []]
+    forged = json.dumps(saved).encode()
+    stats = {**last, "a/b/out/secret.md": [8, (outside / "secret.md").stat().st_mtime_ns]}
+    assert changed_notes_if_no_folder_changed(str(vault.root), forged, stats) is None
+    problems: list[ScanProblem] = []
+    got = list_note_files(vault, problems, memory=WalkMemory.loaded(forged, str(vault.root), stats))
+    assert "a/b/out/secret.md" not in [n.path for n in got]
+    assert [p.message for p in problems] == ["Symbolic link leaves the vault; skipped."]
+
+
+def _stamp(folder: Path) -> tuple[int, int, int, int]:
+    st = os.stat(folder)
+    return st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns
+
+
+def test_a_saved_walk_that_is_not_json_is_no_memory(tmp_path: Path) -> None:
+    vault, _, last = _plain_vault(tmp_path)
+    for data in (b"", b"{", b"[]", b'{"format": 99, "folders": {}}', b'{"format": 1, "folders": []}', None):
+        assert WalkMemory.loaded(data, str(vault.root), last).folders == {}
+        assert changed_notes_if_no_folder_changed(str(vault.root), data, last) is None

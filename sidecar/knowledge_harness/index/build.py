@@ -41,6 +41,7 @@ from .build_state import (
     LEGACY_CACHE,
     MEMORY,
     REST_PART,
+    WALK_FILE,
     BuildRows,
     BuildState,
     IndexedNote,
@@ -144,6 +145,8 @@ def _build(
     pending = run.cache_files()
     generation = os.urandom(8).hex()
     run.out_files["build.json"] = run.build_json(generation, rows, new_layers)
+    if run.state.walk.changed:
+        run.out_files[WALK_FILE] = run.state.walk.saved(str(vault.root))
     written = write_index_files(vault, run.out_files, run.delete, staging=run.staging, staged=run.staged)
     MEMORY.put(str(vault.root), run.next_state(generation, rows, new_layers, manifest, tree, pending))
     return BuildOutcome(
@@ -446,7 +449,7 @@ class _Run:
             self.out_files[REST_PART] = b"\n".join(lines) + b"\n" if lines else b""
         self.staged.extend(self.cache_parts)
         keep = {REST_PART, *self.cache_parts}
-        old_parts = [r for r in list_index_files(self.vault, "cache") if r not in keep]
+        old_parts = [r for r in list_index_files(self.vault, "cache") if r not in keep and r != WALK_FILE]
         self.delete = [*self.delete, *old_parts, LEGACY_CACHE]
         return 0
 

@@ -25,6 +25,7 @@ from .serialize import CACHE_FORMAT, INDEX_FORMAT, encode, manifest_parts, note_
 # process parsed the chunk, and REST_PART with every other line; parts are read in name order
 # and a later line for a path wins.
 REST_PART = "cache/r.jsonl"
+WALK_FILE = "cache/walk.json"  # the folders' listings, for the next process's walk (WalkMemory.saved)
 LEGACY_CACHE = "cache.json"  # the single-file cache of earlier versions: removed when the cache is written
 
 
@@ -324,7 +325,7 @@ MEMORY = BuildMemory()
 def load_state(vault: Vault) -> BuildState:
     state = BuildState()
     build_raw = read_index_file(vault, "build.json")
-    parts = list_index_files(vault, "cache")
+    parts = [p for p in list_index_files(vault, "cache") if p.endswith(".jsonl")]
     if build_raw is None or not parts:
         return state
     try:
@@ -333,6 +334,7 @@ def load_state(vault: Vault) -> BuildState:
             return state
         files = build.get("files", {})
         state.paths_key = tuple(sorted(files))
+        state.walk = WalkMemory.loaded(read_index_file(vault, WALK_FILE), str(vault.root), files)
         fp = paths_fingerprint(state.paths_key)
         for part in parts:
             for line in (read_index_file(vault, part) or b"").split(b"\n"):

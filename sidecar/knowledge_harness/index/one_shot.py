@@ -12,9 +12,16 @@ from typing import Any, NamedTuple
 import orjson
 
 from ..vault.harness_files import list_index_files, read_index_file, write_index_files
-from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
+from ..vault.paths import (
+    NoteFile,
+    ScanProblem,
+    Vault,
+    WalkMemory,
+    changed_notes_if_no_folder_changed,
+    list_note_files,
+)
 from .answer import BuildOutcome
-from .build_state import new_note, paths_fingerprint
+from .build_state import WALK_FILE, new_note, paths_fingerprint
 from .categories import index_settings, is_index_note
 from .links import Resolver
 from .reading import read_note_bytes
@@ -189,12 +196,7 @@ class _OneShot:
         self.counts = [build["fallback_notes"], build["headings"], build["links"]]
         self.note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
         problems: list[ScanProblem] = []
-        scan = list_note_files(self.vault, problems)
-        self.paths = list(map(_PATH, scan))
-        if self.paths != list(self.files):
-            raise NotOneShot  # notes added, removed or renamed: links resolve differently
-        stats = zip(scan, map(_SIZE_AND_MTIME, scan), map(tuple, self.files.values()), strict=True)
-        changed = [fs for fs, now, before in stats if now != before]
+        changed, walk = self._changed_notes(problems)
         lite_parts = [int(m.group(1)) for r in list_index_files(self.vault, "cache") if (m := _LITE_PART.fullmatch(r))]
         if len(changed) > LITE_MAX_CHANGED or len(lite_parts) >= LITE_MAX_PARTS:
             raise NotOneShot
@@ -209,6 +211,8 @@ class _OneShot:
         if self.cache_lines:
             part = f"cache/u{max(lite_parts, default=0) + 1:05}.jsonl"
             self.out_files[part] = b"\n".join(self.cache_lines) + b"\n"
+        if walk is not None and walk.changed:
+            self.out_files[WALK_FILE] = walk.saved(str(self.vault.root))
         errors_list = [self.note_errors[p] for p in self.paths if p in self.note_errors]
         self.out_files["build.json"] = self._build_json(errors_list)
         written = write_index_files(self.vault, self.out_files)
@@ -225,6 +229,25 @@ class _OneShot:
             files_written=written,
             fallback_notes=self.counts[0],
         )
+
+    def _changed_notes(self, problems: list[ScanProblem]) -> tuple[list[NoteFile], WalkMemory | None]:
+        """The notes whose size or mtime changed since the last build, and the walk's memory
+        when the folders had to be walked (None when the saved walk showed that no folder
+        changed). NotOneShot when notes were added, removed or renamed: links resolve differently."""
+        root = str(self.vault.root)
+        saved = read_index_file(self.vault, WALK_FILE)
+        self.paths = list(self.files)
+        changed = changed_notes_if_no_folder_changed(root, saved, self.files)
+        if changed is not None:
+            if self.paths != sorted(self.paths):  # the walk's order, which build.json keeps
+                raise NotOneShot
+            return changed, None
+        walk = WalkMemory.loaded(saved, root, self.files)
+        scan = list_note_files(self.vault, problems, memory=walk)
+        if list(map(_PATH, scan)) != self.paths:
+            raise NotOneShot
+        stats = zip(scan, map(_SIZE_AND_MTIME, scan), map(tuple, self.files.values()), strict=True)
+        return [fs for fs, now, before in stats if now != before], walk
 
     def _patched_manifest(self, changed: list[NoteFile]) -> bytes:
         """The previous manifest (checked against its digest and the settings) with the lines of

@@ -7,16 +7,20 @@ single place that decides which folders are never part of the vault's notes.
 
 from __future__ import annotations
 
+import operator
 import os
 import re
 import stat
 import time
 import unicodedata
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress
+from itertools import compress, repeat
 from operator import attrgetter
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple, TypeGuard
+
+import orjson
 
 from ..errors import NotFound, PathRejected
 
@@ -281,6 +285,153 @@ class WalkMemory:
 
     settle_ns: int = 3_000_000_000
     folders: dict[str, _KeptFolder] = field(default_factory=dict)
+    changed: bool = False  # the last walk kept a listing it made, or stopped keeping one
+
+    def saved(self, root: str) -> bytes:
+        """The listings as JSON, for a later process (`loaded`): each folder (its path on disk
+        under `root`), its stamp, its notes' and subfolders' names. The notes' stats are not in
+        it: the loader takes them from the index's build.json, which holds them anyway."""
+        folders: dict[str, list[Any]] = {}
+        cut = len(_folder_prefix(root))
+        for folder, kept in self.folders.items():
+            key = "" if folder == root else folder[cut:]
+            if _is_utf8_name(key):  # a folder under a name that is not UTF-8 is listed again
+                notes = [n.disk.rpartition("/")[2] for n in kept.notes]
+                folders[key] = [*kept.stamp, notes, [s.rpartition("/")[2] for s in kept.subfolders]]
+        return orjson.dumps({"format": _SAVED_WALK_FORMAT, "folders": folders})
+
+    @classmethod
+    def loaded(cls, data: bytes | None, root: str, stats: Mapping[str, Sequence[int]]) -> WalkMemory:
+        """The memory `saved` wrote, with each note's (size, mtime_ns) from `stats` (path -> stat
+        as last seen); an empty memory for anything malformed. A folder with a note `stats`
+        lacks, or a name that could lead out of its folder, is left out: it is listed again."""
+        memory = cls()
+        if data is None:
+            return memory
+        try:
+            saved = orjson.loads(data)
+            if saved.get("format") != _SAVED_WALK_FORMAT:
+                return memory
+            for key, (dev, ino, mtime_ns, ctime_ns, names, subnames) in saved["folders"].items():
+                kept = _loaded_folder(key, root, (dev, ino, mtime_ns, ctime_ns), names, subnames, stats)
+                if kept is not None:
+                    memory.folders[root if key == "" else _folder_prefix(root) + key] = kept
+        except (orjson.JSONDecodeError, AttributeError, TypeError, ValueError, KeyError):
+            return cls()
+        return memory
+
+
+_SAVED_WALK_FORMAT = 1
+
+
+def changed_notes_if_no_folder_changed(
+    root: str, saved: bytes | None, stats: Mapping[str, Sequence[int]]
+) -> list[NoteFile] | None:
+    """The notes whose (size, mtime_ns) differ from `stats` (path -> stat as last seen, the
+    index's build.json), found without listing a folder, or None when that cannot be known so.
+
+    It answers only when the saved walk (`WalkMemory.saved`) holds the whole vault, from the
+    root down every subfolder, each folder with the stamp it has now (and not reached through a
+    symbolic link), and its notes are exactly the paths of `stats`: then `list_note_files` with
+    that memory would reuse every folder, report no problem and list exactly those paths, and
+    this gives its answer for the notes that changed. It skips the walk's bookkeeping: one stat
+    per folder and per note, no NoteFile for a note that did not change.
+    """
+    if saved is None:
+        return None
+    try:
+        folders = orjson.loads(saved)
+        if folders.get("format") != _SAVED_WALK_FORMAT:
+            return None
+        folders = folders["folders"]
+        prefix = _folder_prefix(root)
+        paths: list[str] = []
+        disks: list[str] = []
+        keys = [""]
+        for key in keys:  # grows as subfolders are found (never twice: a listing has distinct names)
+            dev, ino, mtime_ns, ctime_ns, names, subnames = folders[key]
+            folder = root if key == "" else prefix + key
+            st = os.lstat(folder)
+            if stat.S_ISLNK(st.st_mode) or (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns) != (
+                dev,
+                ino,
+                mtime_ns,
+                ctime_ns,
+            ):
+                return None
+            if not _saved_listing(names, subnames):
+                return None
+            folder_rel = "" if key == "" else unicodedata.normalize("NFC", key) + "/"
+            paths += map(folder_rel.__add__, names)
+            disks += map(_folder_prefix(folder).__add__, names)
+            keys += map((key + "/" if key else "").__add__, subnames)
+        if len(keys) != len(set(keys)) or len(paths) != len(stats) or stats.keys() != set(paths):
+            return None
+        now = list(map(_SIZE_AND_MTIME, map(os.stat, disks)))
+    except (OSError, orjson.JSONDecodeError, AttributeError, TypeError, ValueError, KeyError):
+        return None
+    before = map(tuple, map(stats.__getitem__, paths))
+    moved = compress(range(len(paths)), map(operator.ne, now, before))
+    return [_new_note_file(NoteFile, (paths[i], disks[i], *now[i])) for i in sorted(moved, key=paths.__getitem__)]
+
+
+def _loaded_folder(
+    key: str,
+    root: str,
+    stamp: tuple[int, int, int, int],
+    names: list[str],
+    subnames: list[str],
+    stats: Mapping[str, Sequence[int]],
+) -> _KeptFolder | None:
+    """One saved folder's listing, or None when a value is not what `saved` writes or a note is
+    not in `stats`. Every step runs over the whole folder in C (10,000 notes are loaded per
+    `kh index build`)."""
+    if not all(type(v) is int for v in stamp) or not _saved_listing(names, subnames):
+        return None
+    folder = root if key == "" else _folder_prefix(root) + key
+    folder_rel = "" if key == "" else unicodedata.normalize("NFC", key) + "/"
+    paths = list(map(folder_rel.__add__, names))
+    try:
+        note_stats: list[tuple[int, int]] = list(map(tuple, map(stats.__getitem__, paths)))  # type: ignore[arg-type]
+    except (KeyError, TypeError):  # a note build.json does not know
+        return None
+    if note_stats and set(map(len, note_stats)) != {2}:
+        return None
+    prefix = _folder_prefix(folder)
+    rows = zip(paths, map(prefix.__add__, names), *zip(*note_stats, strict=True), strict=True) if names else ()
+    notes = list(map(_new_note_file, repeat(NoteFile), rows))
+    return _KeptFolder(stamp, notes, note_stats, list(map(prefix.__add__, subnames)))
+
+
+_NAME_END = "\x00"  # no file name holds it
+
+
+def _saved_listing(names: object, subnames: object) -> bool:
+    """A folder's saved note and subfolder names are what a plain listing gives: plain names,
+    each once, the notes' ending in .md, no excluded folder."""
+    if not _plain_names(names) or not _plain_names(subnames):
+        return False
+    if len(set(names)) != len(names) or len(set(subnames)) != len(subnames) or "node_modules" in subnames:
+        return False
+    return (_NAME_END.join(names) + _NAME_END).count(NOTE_SUFFIX + _NAME_END) == len(names)
+
+
+def _plain_names(names: object) -> TypeGuard[list[str]]:
+    """Names of entries inside one folder: a list of non-empty text, none holding "/" or NUL,
+    none hidden (which rules out "." and ".." too)."""
+    if type(names) is not list or not all(names):
+        return False
+    if not names:
+        return True
+    try:
+        joined = _NAME_END + _NAME_END.join(names)
+    except TypeError:
+        return False
+    return joined.count(_NAME_END) == len(names) and "/" not in joined and _NAME_END + "." not in joined
+
+
+def _folder_prefix(root: str) -> str:
+    return root if root.endswith("/") else root + "/"
 
 
 def list_note_files(
@@ -312,12 +463,23 @@ def list_note_files(
     kept = memory.folders if memory is not None else {}
     keep: dict[str, _KeptFolder] = {}
     settled_before = time.time_ns() - memory.settle_ns if memory is not None else 0
+    listed_kept = False
     while stack:
         folder = stack.pop()
         try:
-            st = os.stat(folder)  # noqa: PTH116 - strings, not Path objects: this walk is hot
-        except OSError as exc:
-            sink.append(ScanProblem(_rel(folder, root, cut), f"Cannot read folder: {exc.strerror}."))
+            st = os.lstat(folder)
+            # a folder reached through a symbolic link is never reused from memory
+            is_link = stat.S_ISLNK(st.st_mode)
+            if is_link:
+                # the careful pass checked the links it took; a saved memory (a file in the vault)
+                # may name one it never took
+                if (why := _link_refusal(vault, folder)) is not None:
+                    sink.append(ScanProblem(_rel(folder, root, cut), why))
+                    continue
+                st = os.stat(folder)  # noqa: PTH116 - strings, not Path objects: this walk is hot
+        except (OSError, RuntimeError) as exc:  # RuntimeError: resolving a link that loops
+            reason = exc.strerror if isinstance(exc, OSError) else str(exc)
+            sink.append(ScanProblem(_rel(folder, root, cut), f"Cannot read folder: {reason}."))
             continue
         key = (st.st_dev, st.st_ino)
         if key in visited_dirs:
@@ -326,7 +488,12 @@ def list_note_files(
         visited_dirs.add(key)
         stamp = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
         before = kept.get(folder)
-        if before is not None and before.stamp == stamp and (again := _restat(before, found)) is not None:
+        if (
+            before is not None
+            and before.stamp == stamp
+            and not is_link
+            and (again := _restat(before, found)) is not None
+        ):
             keep[folder] = again
             found.update(zip(map(_PATH, again.notes), again.notes, strict=True))
             stack.extend(again.subfolders)
@@ -346,9 +513,11 @@ def list_note_files(
         found.update(zip(map(_PATH, notes), notes, strict=True))
         subfolders.sort()
         stack.extend(subfolders)
-        if memory is not None and max(st.st_ctime_ns, st.st_mtime_ns) < settled_before:
+        if memory is not None and not is_link and max(st.st_ctime_ns, st.st_mtime_ns) < settled_before:
             keep[folder] = _KeptFolder(stamp, notes, list(map(_NOTE_STAT, notes)), subfolders)
+            listed_kept = True
     if memory is not None:
+        memory.changed = listed_kept or keep.keys() != kept.keys()
         memory.folders = keep
     return [found[p] for p in sorted(found)]
 
@@ -440,6 +609,18 @@ _IS_FILE = os.DirEntry.is_file
 _STAT = os.DirEntry.stat
 
 
+def _link_refusal(vault: Vault, disk: str) -> str | None:
+    """Why a symbolic link must not be followed (it leaves the vault or leads into a folder that
+    is not part of the notes), or None."""
+    real = Path(disk).resolve()
+    if not real.is_relative_to(vault.root):
+        return "Symbolic link leaves the vault; skipped."
+    inside = internal_folder(real.relative_to(vault.root).parts)
+    if inside is not None:
+        return f"Symbolic link leads into {inside!r}, which is not part of the notes; skipped."
+    return None
+
+
 def _careful_folder(
     vault: Vault,
     entries: list[os.DirEntry[str]],
@@ -466,16 +647,9 @@ def _careful_folder(
                     sink.append(ScanProblem(_shown(_rel(disk, root, cut)), why))
                 continue
         try:
-            if entry.is_symlink():
-                real = Path(disk).resolve()
-                if not real.is_relative_to(vault.root):
-                    sink.append(ScanProblem(_rel(disk, root, cut), "Symbolic link leaves the vault; skipped."))
-                    continue
-                inside = internal_folder(real.relative_to(vault.root).parts)
-                if inside is not None:
-                    message = f"Symbolic link leads into {inside!r}, which is not part of the notes; skipped."
-                    sink.append(ScanProblem(_rel(disk, root, cut), message))
-                    continue
+            if entry.is_symlink() and (why := _link_refusal(vault, disk)) is not None:
+                sink.append(ScanProblem(_rel(disk, root, cut), why))
+                continue
             if entry.is_dir():
                 stack.append(disk)
                 continue
