@@ -9,12 +9,15 @@ Exit codes: 0 ok, 1 the check failed or was refused, 2 usage or input error.
 
 from __future__ import annotations
 
-import logging
 import sys
 
 
 def configure_logging(verbose: int) -> None:
-    """Log lines go to stderr: warnings always, INFO with -v, DEBUG with -vv (per-module loggers)."""
+    """Log lines go to stderr: warnings always, INFO with -v, DEBUG with -vv (per-module loggers).
+    The plain `kh index build` never calls it: no module it loads logs, and importing logging
+    costs that process ~12 ms."""
+    import logging
+
     level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(level=level, format="kh: %(name)s: %(message)s", stream=sys.stderr, force=True)
     if verbose < 2:  # the HTTP client's request lines are detail

@@ -6,14 +6,12 @@ cli/__init__.py) both run `index_build`, so nothing here imports Typer or Pydant
 
 from __future__ import annotations
 
-import json
 import sys
 from pathlib import Path
 
 from ..index.build import build_index
 from ..vault.lock import vault_lock
 from ..vault.paths import Vault
-from . import configure_logging
 from .progress import progress_reporter
 
 
@@ -25,7 +23,6 @@ def run_plain_index_build(rest: list[str]) -> bool:
     vaults = [a for a in rest if a != "--json"]
     if len(vaults) != 1 or len(rest) != 1 + as_json or vaults[0].startswith("-"):
         return False
-    configure_logging(0)
     index_build(Path(vaults[0]), as_json=as_json, full=False, workers=0)
     return True
 
@@ -36,6 +33,8 @@ def index_build(vault: Path, *, as_json: bool, full: bool, workers: int) -> None
         # one writer of .harness/ at a time (Busy → exit 1)
         report = build_index(opened, full=full, workers=workers, resident=False, progress=progress)
     if as_json:
+        import json
+
         answer = {
             "notes": report.notes,
             "headings": report.headings,

@@ -7,7 +7,6 @@ and column of the first problem. A missing file is not an error here: each calle
 from __future__ import annotations
 
 import re
-import tomllib
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +23,8 @@ def parse_toml(raw: bytes, *, what: str) -> dict[str, Any]:
         line = raw.count(b"\n", 0, exc.start) + 1
         column = exc.start - (raw.rfind(b"\n", 0, exc.start) + 1) + 1
         raise TomlInvalid(what, "not UTF-8 text", line, column) from exc
+    import tomllib  # here: most `kh index build` runs read no TOML file (start-up time)
+
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:

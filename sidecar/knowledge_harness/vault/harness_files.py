@@ -18,8 +18,6 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
-import shutil
-import tempfile
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
 from pathlib import Path
@@ -83,6 +81,9 @@ def _owner_alive(name: str) -> bool:
 
 def new_index_staging(vault: Vault) -> Path:
     """An empty staging folder (with `notes/`) beside the index; stale ones of dead builds go."""
+    import shutil  # here, not at the top: the one-shot `kh index build` never stages (start-up time)
+    import tempfile
+
     vault.harness_dir.mkdir(parents=True, exist_ok=True)
     for entry in os.scandir(vault.harness_dir):
         if entry.name.startswith(_STAGING_PREFIX) and entry.is_dir() and not _owner_alive(entry.name):
@@ -116,6 +117,8 @@ def write_staged_lines(staging: Path, rel: str, lines: Iterable[bytes]) -> None:
 
 def discard_staging(staging: Path | None) -> None:
     if staging is not None:
+        import shutil
+
         shutil.rmtree(staging, ignore_errors=True)
 
 
