@@ -22,8 +22,9 @@ from hypothesis import strategies as st
 from tests.support.examples import examples
 from tests.support.index_vaults import index_layers, write_note
 
-from knowledge_harness.index import one_shot
 from knowledge_harness.index.build import MEMORY, build_index
+from knowledge_harness.index.query import check_index
+from knowledge_harness.vault import paths as vault_paths
 from knowledge_harness.vault.paths import Vault
 
 NOTES = {
@@ -220,14 +221,23 @@ def test_a_new_process_finds_in_place_edits_without_listing_a_folder_once_the_fo
     def no_walk(*args: object, **kwargs: object) -> object:
         raise AssertionError("a folder was listed")
 
-    monkeypatch.setattr(one_shot, "list_note_files", no_walk)
+    monkeypatch.setattr(vault_paths, "list_note_files", no_walk)
+    staleness = check_index(vault)  # the sidecar's staleness answer takes the same way
+    assert (staleness.status, staleness.changed, staleness.added, staleness.removed) == (
+        "stale",
+        ["Deep/Note B.md", "Home.md"],
+        [],
+        [],
+    )
     MEMORY.clear()
     report = build_index(vault, resident=False)
+    assert check_index(vault).status == "fresh"
     assert report.reparsed == 2 and _one_shot_parts(root) == 1
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "in-place edits")
     monkeypatch.undo()
     write_note(root, "x/Added.md", "# Added\n")  # a folder changed: the walk lists it
     MEMORY.clear()
+    assert check_index(vault).added == ["x/Added.md"]
     report = build_index(vault, resident=False)
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh2", report, "a note added")
     MEMORY.clear()

@@ -6,20 +6,12 @@ import hashlib
 import os
 import re
 import time
-from operator import attrgetter
 from typing import Any, NamedTuple
 
 import orjson
 
 from ..vault.harness_files import list_index_files, read_index_file, write_index_files
-from ..vault.paths import (
-    NoteFile,
-    ScanProblem,
-    Vault,
-    WalkMemory,
-    changed_notes_if_no_folder_changed,
-    list_note_files,
-)
+from ..vault.paths import NoteFile, ScanProblem, Vault, scan_against_stamps
 from .answer import BuildOutcome
 from .build_state import WALK_FILE, new_note, paths_fingerprint
 from .categories import index_settings, is_index_note
@@ -51,8 +43,6 @@ from .serialize import (
 LITE_MAX_CHANGED = 2000
 LITE_MAX_PARTS = 64
 _LITE_PART = re.compile(r"cache/u(\d{5})\.jsonl")
-_PATH = attrgetter("path")
-_SIZE_AND_MTIME = attrgetter("size", "mtime_ns")
 
 
 def _resolved_as_before(raw_links: list[list[Any]], old_links: list[dict[str, Any]]) -> list[ResolvedLink] | None:
@@ -196,7 +186,11 @@ class _OneShot:
         self.counts = [build["fallback_notes"], build["headings"], build["links"]]
         self.note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
         problems: list[ScanProblem] = []
-        changed, walk = self._changed_notes(problems)
+        self.paths, changed, walk = scan_against_stamps(
+            self.vault, read_index_file(self.vault, WALK_FILE), self.files, problems
+        )
+        if self.paths != list(self.files):
+            raise NotOneShot  # notes added, removed or renamed: links resolve differently
         lite_parts = [int(m.group(1)) for r in list_index_files(self.vault, "cache") if (m := _LITE_PART.fullmatch(r))]
         if len(changed) > LITE_MAX_CHANGED or len(lite_parts) >= LITE_MAX_PARTS:
             raise NotOneShot
@@ -229,25 +223,6 @@ class _OneShot:
             files_written=written,
             fallback_notes=self.counts[0],
         )
-
-    def _changed_notes(self, problems: list[ScanProblem]) -> tuple[list[NoteFile], WalkMemory | None]:
-        """The notes whose size or mtime changed since the last build, and the walk's memory
-        when the folders had to be walked (None when the saved walk showed that no folder
-        changed). NotOneShot when notes were added, removed or renamed: links resolve differently."""
-        root = str(self.vault.root)
-        saved = read_index_file(self.vault, WALK_FILE)
-        self.paths = list(self.files)
-        changed = changed_notes_if_no_folder_changed(root, saved, self.files)
-        if changed is not None:
-            if self.paths != sorted(self.paths):  # the walk's order, which build.json keeps
-                raise NotOneShot
-            return changed, None
-        walk = WalkMemory.loaded(saved, root, self.files)
-        scan = list_note_files(self.vault, problems, memory=walk)
-        if list(map(_PATH, scan)) != self.paths:
-            raise NotOneShot
-        stats = zip(scan, map(_SIZE_AND_MTIME, scan), map(tuple, self.files.values()), strict=True)
-        return [fs for fs, now, before in stats if now != before], walk
 
     def _patched_manifest(self, changed: list[NoteFile]) -> bytes:
         """The previous manifest (checked against its digest and the settings) with the lines of

@@ -20,13 +20,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import ijson
+import orjson
 
 from ..core.text import has_words
 from ..core.text import tokenize as text_tokenize
 from ..errors import IndexMissing, InputError, NotFound
 from ..vault.harness_files import index_read_lock, open_index_file, read_index_file
-from ..vault.paths import Vault, list_note_files, require_note_path
+from ..vault.paths import Vault, require_note_path, scan_against_stamps
 from .build import _index_settings, heading_tree, note_id, parse_record
+from .build_state import WALK_FILE
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
 from .schema import (
     DEFAULT_HEADINGS,
@@ -194,21 +196,15 @@ def check_index(vault: Vault) -> CheckReport:
         manifest = load_manifest(vault)
     except NotFound:
         return CheckReport(status="missing", fresh=False)
-    build = _load_json(vault, "build.json") or {}
-    known: dict[str, list[int]] = build.get("files", {}) if isinstance(build, dict) else {}
+    known = _build_stamps(vault)
     by_path: dict[str, Any] = manifest["by_path"]
     changed: list[str] = []
     added: list[str] = []
-    seen: set[str] = set()
-    for nf in list_note_files(vault):
-        seen.add(nf.path)
+    seen, moved, _ = scan_against_stamps(vault, read_index_file(vault, WALK_FILE), known)
+    for nf in moved:
         entry = by_path.get(nf.path)
         if entry is None:
-            added.append(nf.path)
-            continue
-        stamp = known.get(nf.path)
-        if stamp is not None and stamp[0] == nf.size and stamp[1] == nf.mtime_ns:
-            continue
+            continue  # added: below
         try:
             digest = _sha256_file(nf.disk_path)
         except OSError:
@@ -216,7 +212,9 @@ def check_index(vault: Vault) -> CheckReport:
             continue
         if digest != entry["sha256"]:
             changed.append(nf.path)
-    removed = sorted(p for p in by_path if p not in seen)
+    added = [p for p in seen if p not in by_path]
+    present = set(seen)
+    removed = sorted(p for p in by_path if p not in present)
     settings_changed = manifest.get("settings") != _index_settings(vault)
     fresh = not (changed or added or removed or settings_changed)
     return CheckReport(
@@ -349,11 +347,16 @@ def _build_stamps(vault: Vault) -> dict[str, list[int]]:
         hit = MEMORY.stamps.get(str(path))
     if hit and hit[0] == key:
         return hit[1]
-    build = _load_json(vault, "build.json") or {}
+    raw = read_index_file(vault, "build.json")
+    try:
+        build = orjson.loads(raw) if raw is not None else {}
+    except orjson.JSONDecodeError:
+        build = {}
     files = build.get("files", {}) if isinstance(build, dict) else {}
+    files = files if isinstance(files, dict) else {}
     with MEMORY.lock:
         _remember(MEMORY.stamps, str(path), (key, files))
-    return files if isinstance(files, dict) else {}
+    return files
 
 
 def _note_changed(vault: Vault, entry: dict[str, Any], stamps: dict[str, list[int]]) -> bool:

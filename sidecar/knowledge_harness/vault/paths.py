@@ -15,7 +15,7 @@ import time
 import unicodedata
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from itertools import compress, repeat
+from itertools import compress, islice, repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
@@ -322,6 +322,31 @@ class WalkMemory:
 
 
 _SAVED_WALK_FORMAT = 1
+
+
+class StampedScan(NamedTuple):
+    """The vault's notes against the stamps of a build (`scan_against_stamps`)."""
+
+    paths: list[str]  # every note, in path order
+    moved: list[NoteFile]  # the notes whose (size, mtime_ns) differ from the stamps, or that they lack
+    walk: WalkMemory | None  # the listings the walk used and kept; None when no folder was listed
+
+
+def scan_against_stamps(
+    vault: Vault, saved: bytes | None, stamps: Mapping[str, Sequence[int]], problems: list[ScanProblem] | None = None
+) -> StampedScan:
+    """The vault's notes compared with a build's stamps (path -> [size, mtime_ns], in path order)
+    and the walk that build saved (`WalkMemory.saved`): when no folder changed since, no folder is
+    listed (`changed_notes_if_no_folder_changed`); otherwise the walk reuses the saved listings
+    of the folders that did not change. Either way the answer is a fresh walk's."""
+    root = str(vault.root)
+    quick = changed_notes_if_no_folder_changed(root, saved, stamps) if stamps else None
+    if quick is not None and all(map(operator.lt, stamps, islice(stamps, 1, None))):
+        return StampedScan(list(stamps), quick, None)
+    walk = WalkMemory.loaded(saved, root, stamps)
+    scan = list_note_files(vault, problems, memory=walk)
+    moved = [nf for nf in scan if tuple(stamps.get(nf.path, ())) != (nf.size, nf.mtime_ns)]
+    return StampedScan([nf.path for nf in scan], moved, walk)
 
 
 def changed_notes_if_no_folder_changed(
