@@ -3,6 +3,7 @@ brought in step by a build through the sidecar."""
 
 from __future__ import annotations
 
+import os
 import sqlite3
 import threading
 import time
@@ -163,3 +164,65 @@ def test_a_warmed_layer_is_warmed_again_after_a_build_by_another_process(
     # a term the query did not ask was remembered again (the build made the layer forget all)
     assert {term for _, term in layer._postings_of} >= {"quillwort"} and not layer.needs_warm
     search.MEMORY.clear()
+
+
+def test_warming_after_a_build_answers_staleness_for_the_new_index(tmp_path: Path) -> None:
+    """The sidecar warms the search layer after each build; it also answers staleness for the new
+    manifest then, so that the first search after the build does not walk the vault."""
+    handle = _vault(tmp_path / "v", "quillwort")
+    query.MEMORY.clear()
+    query.warm_search(handle)
+    key = query._manifest_key(handle)
+    answer = query.MEMORY.staleness[str(handle.root)]
+    assert answer.manifest_key == key and answer.report == query.check_index(handle)
+    write_note(handle.root, "Notes/Only.md", "# About quillwort\nEdited after the build.\n")
+    write_note(handle.root, "Notes/Added.md", "# Added\n")
+    query.warm_search(handle)  # the same index: the answer it has stands until the throttle renews it
+    assert query.MEMORY.staleness[str(handle.root)] is answer
+    build_index(handle)
+    query.warm_search(handle)
+    renewed = query.MEMORY.staleness[str(handle.root)]
+    assert renewed.manifest_key == query._manifest_key(handle) != key
+    assert renewed.report.fresh and renewed.report == query.check_index(handle)
+    search.MEMORY.clear()
+    query.MEMORY.clear()
+
+
+def _renewed(handle: Vault) -> None:
+    deadline = time.monotonic() + 30
+    while str(handle.root) in query.MEMORY.refreshing and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
+def test_the_first_search_after_a_build_takes_the_builds_own_answer_and_renews_it_at_once(tmp_path: Path) -> None:
+    """Right after a build (another process's, or the sidecar's), the vault-wide staleness is the
+    build's own: the vault was its index when scanned. A scan renews it in the background, as
+    the throttle renews any answer; a hit's own note is always checked exactly."""
+    handle = _vault(tmp_path / "v", "quillwort")
+    query.MEMORY.clear()
+    write_note(handle.root, "Notes/Other.md", "# Something else\nEdited after the build.\n")
+    first = query.search(handle, "quillwort")
+    assert [h.path for h in first.hits] == ["Notes/Only.md"]
+    assert (first.stale, first.changed) == (False, [])  # as built: the walk did not hold this search up
+    _renewed(handle)
+    later = query.search(handle, "quillwort")
+    assert (later.stale, later.changed) == (True, ["Notes/Other.md"])
+    search.MEMORY.clear()
+    query.MEMORY.clear()
+
+
+def test_an_older_build_or_one_with_problems_is_checked_before_the_first_search_answers(tmp_path: Path) -> None:
+    handle = _vault(tmp_path / "v", "quillwort")
+    write_note(handle.root, "Notes/Other.md", "# Something else\nEdited after the build.\n")
+    build_json = handle.root / ".harness/index/build.json"
+    old = time.time() - 60
+    os.utime(build_json, (old, old))  # built a minute ago: its answer is too old to stand in
+    query.MEMORY.clear()
+    assert query.search(handle, "quillwort").changed == ["Notes/Other.md"]
+    (handle.root / "Notes/Broken.md").write_bytes(b"\xff\xfe not UTF-8")  # the build reports it
+    build_index(handle)
+    write_note(handle.root, "Notes/Other.md", "# Something else\nEdited again.\n")
+    query.MEMORY.clear()
+    assert query.search(handle, "quillwort").changed == ["Notes/Other.md"]
+    search.MEMORY.clear()
+    query.MEMORY.clear()

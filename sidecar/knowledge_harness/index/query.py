@@ -7,6 +7,7 @@ bytes (`source: "live"`, `note_changed: true`).
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 import hashlib
 import json
@@ -17,11 +18,12 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 import ijson
 import orjson
 
+from ..core.memory import freeze_long_lived, paused_gc
 from ..core.text import has_words
 from ..core.text import tokenize as text_tokenize
 from ..errors import IndexMissing, InputError, NotFound
@@ -74,17 +76,28 @@ def _remember(table: dict[str, Any], key: str, value: Any) -> None:
         del table[next(iter(table))]
 
 
+class _BuildRecord(NamedTuple):
+    """What the sidecar keeps of build.json: its stat, its notes' stamps, and whether the build
+    reported no problem (then the vault was, when it was built, exactly its index)."""
+
+    key: tuple[int, int]  # size, mtime_ns
+    files: dict[str, list[int]]
+    clean: bool
+
+
 @dataclass
 class QueryMemory:
     """What reading the index keeps between calls, per vault, so that a query reads no file twice.
 
     - manifests: manifest.json's path -> ((size, mtime_ns), the parsed manifest with `by_path`
       and `linked_from` added). Invalidated when the file's size or mtime changes.
-    - staleness: the vault's root -> StaleAnswer. Replaced when the manifest changes; refreshed
-      in the background once older than STALENESS_SECONDS (see _throttled_check).
+    - staleness: the vault's root -> StaleAnswer. Replaced when the manifest changes (by the
+      build's own answer when it is known, `_as_built`, renewed at once in the background);
+      refreshed in the background once older than STALENESS_SECONDS (see _throttled_check).
     - refreshing: the roots whose staleness is being refreshed now (one refresh at a time).
-    - stamps: build.json's path -> ((size, mtime_ns), its per-file (size, mtime_ns) stamps).
-      Invalidated when the file's size or mtime changes.
+    - stamps: build.json's path -> _BuildRecord (its size and mtime, its per-file (size,
+      mtime_ns) stamps, whether the build reported no problem). Invalidated when the file's size
+      or mtime changes.
     - manifest_lines: manifest.json's path -> its note lines (bytes) -> their parsed entries (the
       same objects as in `manifests`), so that the next manifest parses only the lines that changed.
       Replaced with each manifest read; about the manifest's size in bytes.
@@ -94,7 +107,7 @@ class QueryMemory:
     manifests: dict[str, tuple[tuple[int, int], dict[str, Any]]] = field(default_factory=dict)
     staleness: dict[str, StaleAnswer] = field(default_factory=dict)
     refreshing: set[str] = field(default_factory=set)
-    stamps: dict[str, tuple[tuple[int, int], dict[str, list[int]]]] = field(default_factory=dict)
+    stamps: dict[str, _BuildRecord] = field(default_factory=dict)
     manifest_lines: dict[str, dict[bytes, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -200,7 +213,8 @@ def check_index(vault: Vault) -> CheckReport:
     by_path: dict[str, Any] = manifest["by_path"]
     changed: list[str] = []
     added: list[str] = []
-    seen, moved, _ = scan_against_stamps(vault, read_index_file(vault, WALK_FILE), known)
+    with paused_gc():
+        seen, moved, _ = scan_against_stamps(vault, read_index_file(vault, WALK_FILE), known)
     for nf in moved:
         entry = by_path.get(nf.path)
         if entry is None:
@@ -324,9 +338,15 @@ def _throttled_check(vault: Vault, key: str) -> CheckReport:
     with MEMORY.lock:
         cached = MEMORY.staleness.get(root)
     if cached is None or cached.manifest_key != key:
-        _refresh_staleness(vault, key)
+        as_built = _as_built(vault, load_manifest(vault))
+        if as_built is None:
+            _refresh_staleness(vault, key)
+            with MEMORY.lock:
+                return MEMORY.staleness[root].report
+        # the build's own answer, as old as its scan: renewed at once, in the background below
+        cached = StaleAnswer(key, -math.inf, as_built, cached.walk_seconds if cached is not None else 0.0)
         with MEMORY.lock:
-            return MEMORY.staleness[root].report
+            _remember(MEMORY.staleness, root, cached)
     if time.monotonic() - cached.checked_at > max(STALENESS_SECONDS, STALENESS_DUTY * cached.walk_seconds):
         with MEMORY.lock:
             start = root not in MEMORY.refreshing
@@ -336,27 +356,54 @@ def _throttled_check(vault: Vault, key: str) -> CheckReport:
     return cached.report
 
 
-def _build_stamps(vault: Vault) -> dict[str, list[int]]:
+def _build_record(vault: Vault) -> _BuildRecord | None:
     path = vault.harness_dir / "index" / "build.json"
     try:
         st = path.stat()
     except FileNotFoundError:
-        return {}
+        return None
     key = (st.st_size, st.st_mtime_ns)
     with MEMORY.lock:
         hit = MEMORY.stamps.get(str(path))
-    if hit and hit[0] == key:
-        return hit[1]
+    if hit and hit.key == key:
+        return hit
     raw = read_index_file(vault, "build.json")
     try:
         build = orjson.loads(raw) if raw is not None else {}
     except orjson.JSONDecodeError:
         build = {}
-    files = build.get("files", {}) if isinstance(build, dict) else {}
+    build = build if isinstance(build, dict) else {}
+    files = build.get("files", {})
     files = files if isinstance(files, dict) else {}
+    record = _BuildRecord(key, files, build.get("errors") == [])
     with MEMORY.lock:
-        _remember(MEMORY.stamps, str(path), (key, files))
-    return files
+        _remember(MEMORY.stamps, str(path), record)
+    return record
+
+
+def _build_stamps(vault: Vault) -> dict[str, list[int]]:
+    record = _build_record(vault)
+    return {} if record is None else record.files
+
+
+def _as_built(vault: Vault, manifest: dict[str, Any]) -> CheckReport | None:
+    """`fresh` when the manifest is the last build's (build.json written after it, on the same
+    notes and settings, less than STALENESS_SECONDS ago) and that build reported no problem: the
+    vault was, when it was scanned, exactly its index. None when that is not known (an older
+    build, a manifest written by hand or by git, a build with errors): then only a scan answers."""
+    record = _build_record(vault)
+    try:
+        manifest_mtime = (vault.harness_dir / "index" / "manifest.json").stat().st_mtime_ns
+    except FileNotFoundError:
+        return None
+    by_path: dict[str, Any] = manifest["by_path"]
+    if record is None or not record.clean or record.key[1] < manifest_mtime or len(record.files) != len(by_path):
+        return None
+    if time.time_ns() - record.key[1] > STALENESS_SECONDS * 1e9:  # only as old as a throttled answer may be
+        return None
+    if not all(map(by_path.__contains__, record.files)) or manifest.get("settings") != _index_settings(vault):
+        return None
+    return CheckReport(status="fresh", fresh=True)
 
 
 def _note_changed(vault: Vault, entry: dict[str, Any], stamps: dict[str, list[int]]) -> bool:
@@ -520,16 +567,26 @@ def search(
 
 
 def warm_search(vault: Vault) -> None:
-    """Bring the vault's search layer in step with its index now (e.g. right after a build), so
-    that the first search does not pay for it. Without an index there is nothing to do."""
+    """Bring the vault's search layer in step with its index now (e.g. right after a build), and
+    answer staleness for that index, so that the first search pays for neither. Without an index
+    there is nothing to do."""
     try:
         manifest = load_manifest(vault)
-        layer = vault_layer(vault, manifest, _manifest_key(vault))
+        key = _manifest_key(vault)
+        layer = vault_layer(vault, manifest, key)
     except (NotFound, OSError):
         return
     layer.keep_warm, layer.needs_warm = True, False
     remember_link_keys(layer, manifest)
     layer.remember_common_terms()
+    with MEMORY.lock:
+        known = MEMORY.staleness.get(str(vault.root))
+    if known is None or known.manifest_key != key:  # the first search need not wait for it
+        with contextlib.suppress(NotFound, OSError):
+            _refresh_staleness(vault, key)
+    # the layer's tables and the manifest live until they change: out of the collector's walks
+    # (without it, a full collection during the first search after an edit took ~120 ms)
+    freeze_long_lived(collect_first=False)
 
 
 def warm_search_in_background(vault: Vault) -> threading.Thread | None:
