@@ -384,6 +384,10 @@ class SearchLayer:
         # derived from the manifest alone (vault_layer): the link keys and the resolver of the last sync
         self.link_keys: dict[str, tuple[list[str], str]] = {}
         self.resolver: tuple[frozenset[str], Resolver] | None = None
+        # the manifest entries (the parsed objects, which the next manifest's parse reuses for its
+        # unchanged lines) and the `wanted` of the last complete sync: the next sync looks only
+        # at the entries that are new objects
+        self.synced: tuple[dict[str, Any], dict[str, tuple[str, str]]] | None = None
         # synced since the last warm (query.warm_search): the remembered parts are gone; a layer
         # warmed once in this process (a sidecar's) is warmed again then
         self.needs_warm = False
@@ -403,6 +407,7 @@ class SearchLayer:
         """Drop what was read from the tables (after another process changed them)."""
         self._names = self._path_of = self._name_sets = self._stored = None
         self._keys_of = {}
+        self.synced = None
         self._forget_scores()
 
     def _forget_scores(self) -> None:
@@ -471,14 +476,21 @@ class SearchLayer:
         wanted: dict[str, tuple[str, str]],
         load: Callable[[str], NoteDoc | None],
         resolver: Resolver,
+        only: list[str] | None = None,
     ) -> int:
         """Bring the layer to `wanted` ({path: (sha256, links_key)}); `load` reads a note's document.
+        `only`: the paths that may differ, when the layer was in step with `wanted` but for them
+        (the same paths, the other notes unchanged).
 
         Returns how many notes were (re)indexed."""
         with self.lock:
             stored = self.stored()
-            gone = {p for p in stored if p not in wanted}
-            todo = sorted(p for p, key in wanted.items() if p not in stored or stored[p][1:] != key)
+            if only is None:
+                gone = {p for p in stored if p not in wanted}
+                todo = sorted(p for p, key in wanted.items() if p not in stored or stored[p][1:] != key)
+            else:
+                gone = set()
+                todo = sorted(p for p in only if p not in stored or stored[p][1:] != wanted[p])
             if not gone and not todo:
                 return 0
             db = self.db
@@ -1219,13 +1231,36 @@ def _wanted(layer: SearchLayer, by_path: dict[str, Any]) -> dict[str, tuple[str,
     wanted: dict[str, tuple[str, str]] = {}
     fresh: dict[str, tuple[list[str], str]] = {}
     for p, e in by_path.items():
-        links = e.get("links_out") or []
-        seen = known.get(p)
-        key = seen[1] if seen is not None and seen[0] == links else _links_key(e)
-        fresh[p] = (links, key)
-        wanted[p] = (str(e["sha256"]), key)
+        fresh[p] = _link_key_of(e, known.get(p))
+        wanted[p] = (str(e["sha256"]), fresh[p][1])
     layer.link_keys = fresh
     return wanted
+
+
+def _link_key_of(entry: dict[str, Any], seen: tuple[list[str], str] | None) -> tuple[list[str], str]:
+    links = entry.get("links_out") or []
+    return (links, seen[1]) if seen is not None and seen[0] == links else (links, _links_key(entry))
+
+
+def _changed_since_sync(
+    layer: SearchLayer, by_path: dict[str, Any]
+) -> tuple[dict[str, tuple[str, str]], list[str]] | None:
+    """The wanted rows and the paths that may differ, when the last complete sync saw the same
+    paths: an entry the manifest parse reused (the same object) is the same note line. None
+    when the paths changed or nothing was synced yet in this process."""
+    if layer.synced is None:
+        return None
+    entries, wanted = layer.synced
+    if len(entries) != len(by_path):
+        return None
+    changed = [p for p, e in by_path.items() if entries.get(p) is not e]
+    if not all(map(entries.__contains__, changed)):
+        return None
+    wanted = dict(wanted)
+    for p in changed:
+        layer.link_keys[p] = _link_key_of(by_path[p], layer.link_keys.get(p))
+        wanted[p] = (str(by_path[p]["sha256"]), layer.link_keys[p][1])
+    return wanted, changed
 
 
 def remember_link_keys(layer: SearchLayer, manifest: dict[str, Any]) -> None:
@@ -1259,11 +1294,17 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
                 path, raw, sha, str(entry["title"]), list(entry.get("aliases") or []), list(entry.get("tags") or [])
             )
 
-        wanted = _wanted(layer, by_path)
-        paths = frozenset(wanted)
-        if layer.resolver is None or layer.resolver[0] != paths:
-            layer.resolver = (paths, Resolver(paths))
-        layer.sync(wanted, load, layer.resolver[1])
+        since = _changed_since_sync(layer, by_path)
+        if since is not None and layer.resolver is not None:  # the same paths: the same resolver
+            wanted, only = since
+        else:
+            wanted, only = _wanted(layer, by_path), None
+            paths = frozenset(wanted)
+            if layer.resolver is None or layer.resolver[0] != paths:
+                layer.resolver = (paths, Resolver(paths))
+        layer.synced = None  # until this sync is complete
+        layer.sync(wanted, load, layer.resolver[1], only)
+        layer.synced = (dict(by_path), wanted)
         layer.needs_warm = True
         layer.set_meta("manifest", manifest_key)
         layer.in_step_with = manifest_key

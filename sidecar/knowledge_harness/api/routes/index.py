@@ -38,7 +38,7 @@ def build(ctx: Ctx, full: bool = False) -> BuildReport:
     with vault_lock(ctx.vault, "index build (sidecar)"):
         outcome = build_index(ctx.vault, full=full)
     # the search layer follows in the background: the next search finds it in step
-    warm_search_in_background(ctx.vault)
+    warm_search_in_background(ctx.vault, after_a_build=True)
     return BuildReport(**outcome._asdict())
 
 
