@@ -306,13 +306,9 @@ class WalkMemory:
         as last seen); an empty memory for anything malformed. A folder with a note `stats`
         lacks, or a name that could lead out of its folder, is left out: it is listed again."""
         memory = cls()
-        if data is None:
-            return memory
         try:
-            saved = orjson.loads(data)
-            if saved.get("format") != _SAVED_WALK_FORMAT:
-                return memory
-            for key, (dev, ino, mtime_ns, ctime_ns, names, subnames) in saved["folders"].items():
+            folders = _saved_folders(data)
+            for key, (dev, ino, mtime_ns, ctime_ns, names, subnames) in folders.items():
                 kept = _loaded_folder(key, root, (dev, ino, mtime_ns, ctime_ns), names, subnames, stats)
                 if kept is not None:
                     memory.folders[root if key == "" else _folder_prefix(root) + key] = kept
@@ -322,6 +318,18 @@ class WalkMemory:
 
 
 _SAVED_WALK_FORMAT = 1
+
+
+def _saved_folders(data: bytes | None) -> dict[str, Any]:
+    """The folders of a saved walk; {} when there is none or it is of another format (ValueError
+    and the like for what is not JSON of that shape)."""
+    if data is None:
+        return {}
+    saved = orjson.loads(data)
+    if saved.get("format") != _SAVED_WALK_FORMAT:
+        return {}
+    folders: dict[str, Any] = saved["folders"]
+    return folders
 
 
 class StampedScan(NamedTuple):
@@ -362,13 +370,8 @@ def changed_notes_if_no_folder_changed(
     this gives its answer for the notes that changed. It skips the walk's bookkeeping: one stat
     per folder and per note, no NoteFile for a note that did not change.
     """
-    if saved is None:
-        return None
     try:
-        folders = orjson.loads(saved)
-        if folders.get("format") != _SAVED_WALK_FORMAT:
-            return None
-        folders = folders["folders"]
+        folders = _saved_folders(saved)
         prefix = _folder_prefix(root)
         paths: list[str] = []
         disks: list[str] = []
