@@ -3,6 +3,7 @@ brought in step by a build through the sidecar."""
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import sqlite3
 import threading
@@ -194,16 +195,25 @@ def _renewed(handle: Vault) -> None:
         time.sleep(0.01)
 
 
-def test_the_first_search_after_a_build_takes_the_builds_own_answer_and_renews_it_at_once(tmp_path: Path) -> None:
+def test_the_first_search_after_a_build_takes_the_builds_own_answer_and_renews_it_as_any(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Right after a build (another process's, or the sidecar's), the vault-wide staleness is the
-    build's own: the vault was its index when scanned. A scan renews it in the background, as
-    the throttle renews any answer; a hit's own note is always checked exactly."""
+    build's own: the vault was its index when scanned. A scan renews it in the background once it
+    is STALENESS_SECONDS old, as the throttle renews any answer; a hit's own note is always
+    checked exactly."""
+    monkeypatch.setattr(query, "STALENESS_SECONDS", 60.0)  # a slow machine never makes the build too old
     handle = _vault(tmp_path / "v", "quillwort")
     query.MEMORY.clear()
     write_note(handle.root, "Notes/Other.md", "# Something else\nEdited after the build.\n")
     first = query.search(handle, "quillwort")
     assert [h.path for h in first.hits] == ["Notes/Only.md"]
-    assert (first.stale, first.changed) == (False, [])  # as built: the walk did not hold this search up
+    assert (first.stale, first.changed) == (False, [])  # as built: no scan held this search up
+    assert str(handle.root) not in query.MEMORY.refreshing  # nor runs beside it
+    root = str(handle.root)
+    answer = query.MEMORY.staleness[root]
+    query.MEMORY.staleness[root] = dataclasses.replace(answer, checked_at=answer.checked_at - 61)  # a minute on
+    assert query.search(handle, "quillwort").changed == []  # the old answer, while the scan renews it
     _renewed(handle)
     later = query.search(handle, "quillwort")
     assert (later.stale, later.changed) == (True, ["Notes/Other.md"])

@@ -83,6 +83,7 @@ class _BuildRecord(NamedTuple):
     key: tuple[int, int]  # size, mtime_ns
     files: dict[str, list[int]]
     clean: bool
+    seconds: float  # how long the build took (its scan was that long before the file was written)
 
 
 @dataclass
@@ -343,8 +344,10 @@ def _throttled_check(vault: Vault, key: str) -> CheckReport:
             _refresh_staleness(vault, key)
             with MEMORY.lock:
                 return MEMORY.staleness[root].report
-        # the build's own answer, as old as its scan: renewed at once, in the background below
-        cached = StaleAnswer(key, -math.inf, as_built, cached.walk_seconds if cached is not None else 0.0)
+        # the build's own answer, as old as its scan: renewed in the background below once that is
+        # STALENESS_SECONDS ago, as any answer
+        report, age = as_built
+        cached = StaleAnswer(key, time.monotonic() - age, report, cached.walk_seconds if cached is not None else 0.0)
         with MEMORY.lock:
             _remember(MEMORY.staleness, root, cached)
     if time.monotonic() - cached.checked_at > max(STALENESS_SECONDS, STALENESS_DUTY * cached.walk_seconds):
@@ -375,7 +378,8 @@ def _build_record(vault: Vault) -> _BuildRecord | None:
     build = build if isinstance(build, dict) else {}
     files = build.get("files", {})
     files = files if isinstance(files, dict) else {}
-    record = _BuildRecord(key, files, build.get("errors") == [])
+    seconds = build.get("seconds")
+    record = _BuildRecord(key, files, build.get("errors") == [], seconds if isinstance(seconds, int | float) else 0.0)
     with MEMORY.lock:
         _remember(MEMORY.stamps, str(path), record)
     return record
@@ -386,11 +390,12 @@ def _build_stamps(vault: Vault) -> dict[str, list[int]]:
     return {} if record is None else record.files
 
 
-def _as_built(vault: Vault, manifest: dict[str, Any]) -> CheckReport | None:
-    """`fresh` when the manifest is the last build's (build.json written after it, on the same
-    notes and settings, less than STALENESS_SECONDS ago) and that build reported no problem: the
-    vault was, when it was scanned, exactly its index. None when that is not known (an older
-    build, a manifest written by hand or by git, a build with errors): then only a scan answers."""
+def _as_built(vault: Vault, manifest: dict[str, Any]) -> tuple[CheckReport, float] | None:
+    """`fresh`, and how many seconds ago, when the manifest is the last build's (build.json written
+    after it, on the same notes and settings, its scan less than STALENESS_SECONDS ago) and that
+    build reported no problem: the vault was, when it was scanned, exactly its index. None when
+    that is not known (an older build, a manifest written by hand or by git, a build with
+    errors): then only a scan answers."""
     record = _build_record(vault)
     try:
         manifest_mtime = (vault.harness_dir / "index" / "manifest.json").stat().st_mtime_ns
@@ -399,11 +404,12 @@ def _as_built(vault: Vault, manifest: dict[str, Any]) -> CheckReport | None:
     by_path: dict[str, Any] = manifest["by_path"]
     if record is None or not record.clean or record.key[1] < manifest_mtime or len(record.files) != len(by_path):
         return None
-    if time.time_ns() - record.key[1] > STALENESS_SECONDS * 1e9:  # only as old as a throttled answer may be
+    age = (time.time_ns() - record.key[1]) / 1e9 + record.seconds  # since the build's scan began
+    if age > STALENESS_SECONDS:  # only as old as a throttled answer may be
         return None
     if not all(map(by_path.__contains__, record.files)) or manifest.get("settings") != _index_settings(vault):
         return None
-    return CheckReport(status="fresh", fresh=True)
+    return CheckReport(status="fresh", fresh=True), age
 
 
 def _note_changed(vault: Vault, entry: dict[str, Any], stamps: dict[str, list[int]]) -> bool:
@@ -584,11 +590,8 @@ def warm_search(vault: Vault, *, after_a_build: bool = False) -> None:
         return
     layer.keep_warm, layer.needs_warm = True, False
     remember_link_keys(layer, manifest)
-    with MEMORY.lock:
-        known = MEMORY.staleness.get(str(vault.root))
-    if known is None or known.manifest_key != key:  # the first search need not wait for it
-        with contextlib.suppress(NotFound, OSError):
-            _refresh_staleness(vault, key)
+    with contextlib.suppress(NotFound, OSError):  # the first search need not wait for it
+        _throttled_check(vault, key)
     if after_a_build:
         time.sleep(WARM_PAUSE)
     layer.remember_common_terms()
