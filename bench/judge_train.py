@@ -18,6 +18,8 @@ English, where the best of many settings on a few hundred pairs overstates itsel
 
     python bench/judge_train.py            # fit, print the held-out figures, write lexical_model.json
     python bench/judge_train.py --dry-run  # figures only
+    python bench/judge_train.py --splits 8 --lang en  # the held-out counts over eight other splits, and their mean
+    python bench/judge_train.py --profile embeddings --dry-run  # words read through embeddings (bench/judge_embeddings.py)
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import hashlib
 import json
 import math
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -82,8 +85,9 @@ def load(lang: str) -> list[Row]:
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
 
 
-def fold_of(row: Row) -> int:
-    return int(hashlib.sha256(str(row["id"]).encode()).hexdigest(), 16) % 2
+def fold_of(row: Row, salt: str = "") -> int:
+    """The outer fold of a pair; another `salt` splits the pairs another way (the eight-split check)."""
+    return int(hashlib.sha256(f"{salt}{row['id']}".encode()).hexdigest(), 16) % 2
 
 
 def never(lang: str) -> LogisticModel:
@@ -108,8 +112,22 @@ class Probe:
     gate: GateMeasures | None  # what an English gate looks at
 
 
-def probe(rows: list[Row]) -> list[Probe]:
-    judge = LexicalJudge(models={"ja": never("ja"), "en": never("en")})
+# a lexical judge around the given models: the default, or a reading under test (--profile)
+JudgeMaker = Callable[[dict[str, LogisticModel]], LexicalJudge]
+
+
+def lexical_judge(models: dict[str, LogisticModel]) -> LexicalJudge:
+    return LexicalJudge(models=models)
+
+
+def _embeddings_judge(models: dict[str, LogisticModel]) -> LexicalJudge:
+    from bench.judge_embeddings import embeddings_judge  # needs wordllama, not part of the install
+
+    return embeddings_judge(models=models)
+
+
+def probe(rows: list[Row], make_judge: JudgeMaker = lexical_judge) -> list[Probe]:
+    judge = make_judge({"ja": never("ja"), "en": never("en")})
     out: list[Probe] = []
     for row in rows:
         doc = prepare(EvidenceIn(source_id="e", text=row["evidence"]))
@@ -289,24 +307,57 @@ def judge_rows(judge: Judge, rows: list[Row]) -> list[str]:
     return verdicts
 
 
-def cross_validate(lang: str, rows: list[Row], probes: list[Probe]) -> dict[str, Any]:
+def cross_validate(
+    lang: str, rows: list[Row], probes: list[Probe], make_judge: JudgeMaker = lexical_judge, salt: str = ""
+) -> dict[str, Any]:
     """Held-out figures of the 2-fold protocol: each fold judged, through the validator, by a model whose
     gate, threshold target, weights and threshold were all chosen on the other fold."""
     held_rows: list[Row] = []
     held_verdicts: list[str] = []
     settings = []
     for k in (0, 1):
-        train = [i for i, r in enumerate(rows) if fold_of(r) != k]
+        train = [i for i, r in enumerate(rows) if fold_of(r, salt) != k]
         train_rows, train_probes = [rows[i] for i in train], [probes[i] for i in train]
         setting, inner = choose(lang, train_rows, train_probes)
         model = fitted(lang, train_rows, train_probes, setting)
         settings.append({"fold": k, **setting.as_json(), **inner})
-        test = [r for r in rows if fold_of(r) == k]
+        test = [r for r in rows if fold_of(r, salt) == k]
         other = "en" if lang == "ja" else "ja"
-        judge = LexicalJudge(models={lang: model, other: never(other)})
+        judge = make_judge({lang: model, other: never(other)})
         held_rows += test
         held_verdicts += judge_rows(judge, test)
     return {**metrics(held_rows, held_verdicts), "chosen_per_fold": settings}
+
+
+def split_check(
+    lang: str,
+    rows: list[Row],
+    splits: int,
+    make_judge: JudgeMaker = lexical_judge,
+) -> dict[str, Any]:
+    """The protocol's held-out counts (supported pairs confirmed, not-supported pairs judged supported) on
+    the reported split and on `splits` other splits of the same pairs, and their mean over the others: one
+    split of a few hundred pairs moves by a handful of pairs with any change, the mean says more."""
+    probes = probe(rows, make_judge)
+    supported = sum(r["label"] == "supported" for r in rows)
+    others = len(rows) - supported
+    counts: dict[str, tuple[int, int]] = {}
+    for salt in ["", *(f"split{i}:" for i in range(splits))]:
+        held = cross_validate(lang, rows, probes, make_judge, salt)
+        counts[salt or "reported"] = (
+            round(float(held["recall_supported"]) * supported),
+            round(float(held["false_verified"]) * others),
+        )
+    other_splits = [c for name, c in counts.items() if name != "reported"]
+    return {
+        "supported": supported,
+        "not_supported": others,
+        "confirmed_false_verified": counts,
+        "mean_over_splits": [
+            round(sum(c[0] for c in other_splits) / len(other_splits), 1),
+            round(sum(c[1] for c in other_splits) / len(other_splits), 1),
+        ],
+    }
 
 
 def _gate_json(gate: Gate | None) -> dict[str, Any] | None:
@@ -322,12 +373,33 @@ def _rounded(value: float | int) -> float | int | None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--dry-run", action="store_true")
+    parser.add_argument(
+        "--splits",
+        type=int,
+        default=0,
+        help="figures only: the held-out counts over N other 2-fold splits of the pairs and their mean",
+    )
+    parser.add_argument("--lang", choices=("ja", "en"), default=None, help="one language only (with --splits)")
+    parser.add_argument(
+        "--profile",
+        choices=("lexical", "embeddings"),
+        default="lexical",
+        help="embeddings: the lexical judge reading words through WordLlama neighbours (English; needs wordllama)",
+    )
     args = parser.parse_args()
+    make_judge, langs = lexical_judge, ("ja", "en")
+    if args.profile == "embeddings":
+        make_judge, langs = _embeddings_judge, ("en",)
+        args.dry_run = True  # measured, not shipped (docs/validator.md)
+    if args.splits:
+        for lang in (args.lang,) if args.lang else langs:
+            print(lang, json.dumps(split_check(lang, load(lang), args.splits, make_judge)))
+        return
     out: dict[str, Any] = {"features": list(FEATURE_NAMES), "models": {}, "figures": {}}
-    for lang in ("ja", "en"):
+    for lang in langs:
         rows = load(lang)
-        probes = probe(rows)
-        figures = cross_validate(lang, rows, probes)
+        probes = probe(rows, make_judge)
+        figures = cross_validate(lang, rows, probes, make_judge)
         setting, inner = choose(lang, rows, probes)
         model = fitted(lang, rows, probes, setting)
         out["models"][lang] = {
