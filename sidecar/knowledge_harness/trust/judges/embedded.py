@@ -1,48 +1,61 @@
-"""Word neighbours from WordLlama's token embeddings: the lexical judge reading an English word the page
-never uses as used when the page holds a word of like meaning (measured, not shipped: docs/validator.md).
+"""The optional `lexical+embeddings` judge: the lexical judge reading an English word that the page never
+uses as used when the page holds a word of like meaning, by WordLlama's token embeddings.
 
 WordLlama (PyPI `wordllama`, MIT) ships a 32,000 × 256 token-embedding matrix and its tokenizer inside its
 wheel, so nothing is downloaded at run time; its own loader would still try the network for the
 tokenizer file the wheel already holds, so the two files are read here directly. A word's vector is the
-mean of its tokens' rows, normalized; two words are neighbours when their cosine reaches `threshold`.
-The judge asks `near` through its `RelatedWords` seam (judges/lexical.py): for the claim's terms absent
-from the page, and for those missing from the best window.
-
-    pip install wordllama   # not part of the project's install
-    python bench/judge_train.py --profile embeddings --dry-run          # the nested protocol
-    python bench/judge_train.py --profile embeddings --splits 8 --lang en  # and the eight-split check
+mean of its tokens' rows, normalized; two words are neighbours when their cosine reaches the profile's
+threshold. The judge asks `near` through its `RelatedWords` seam (judges/lexical.py): for the claim's
+terms absent from the page, and for those missing from the best window; never for a name or a word
+holding a digit. The English model and the cosine are fitted and chosen by
+`bench/judge_train.py --profile embeddings` into lexical_embeddings_model.json; Japanese is read as the
+default judge reads it. Install: `pip install 'knowledge-harness[embeddings]'` (`make setup` does).
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import re
 from collections import OrderedDict
 from importlib import resources
 from typing import Any
 
-from knowledge_harness.trust.judges.lexical import VERSION, LexicalJudge
-from knowledge_harness.trust.judges.lexical_features import LogisticModel, normalize
-from knowledge_harness.trust.text import terms
-from knowledge_harness.trust.validation_models import ValidatorInfo
+from ..text import terms
+from ..validation_models import ValidatorInfo
+from . import UnknownJudge
+from .lexical import VERSION, LexicalJudge
+from .lexical_features import LogisticModel, normalize
+from .lexical_model import fitted_models, model_from_json
 
 DEFAULT_THRESHOLD = 0.6
 _WORD = re.compile(r"[a-z][a-z']+")
 _PAGES_KEPT = 8  # a note's claims are judged against the same few pages in turn
 
 
+PROFILE = "lexical+embeddings"
+MODEL_FILE = "lexical_embeddings_model.json"
+
+
+class EmbeddingsMissing(UnknownJudge):
+    """The profile's extra is not installed."""
+
+
 @functools.cache
 def _model() -> tuple[Any, Any]:
     """The tokenizer and the token-embedding matrix shipped in the wordllama wheel."""
-    import numpy as np
-    from safetensors import safe_open
-    from tokenizers import Tokenizer
+    try:
+        import numpy as np
+        from safetensors.numpy import load
+        from tokenizers import Tokenizer
 
-    package = resources.files("wordllama")
-    tokenizer = Tokenizer.from_file(str(package / "tokenizers" / "l2_supercat_tokenizer_config.json"))
+        package = resources.files("wordllama")
+    except ImportError as exc:
+        raise EmbeddingsMissing(f"The {PROFILE} judge needs: pip install 'knowledge-harness[embeddings]'.") from exc
+    tokenizer = Tokenizer.from_str((package / "tokenizers" / "l2_supercat_tokenizer_config.json").read_text("utf-8"))
     tokenizer.no_padding()
-    with safe_open(str(package / "weights" / "l2_supercat_256.safetensors"), framework="np", device="cpu") as f:
-        matrix = np.asarray(f.get_tensor("embedding.weight"), dtype=np.float32)
+    weights = load((package / "weights" / "l2_supercat_256.safetensors").read_bytes())
+    matrix = np.asarray(weights["embedding.weight"], dtype=np.float32)
     return tokenizer, matrix
 
 
@@ -100,12 +113,25 @@ class EmbeddingNeighbours:
         return {term for term, words in by_term.items() if float((self._embed(words) @ page.T).max()) >= self.threshold}
 
 
-def embeddings_judge(models: dict[str, LogisticModel], threshold: float = DEFAULT_THRESHOLD) -> LexicalJudge:
-    """The lexical judge reading English words through their WordLlama neighbours."""
+def embeddings_judge(models: dict[str, LogisticModel], threshold: float | None) -> LexicalJudge:
+    """The lexical judge reading English words through their WordLlama neighbours at `threshold` (None:
+    as the default judge reads them)."""
     return LexicalJudge(
         models=models,
-        related=EmbeddingNeighbours(threshold),
-        info=ValidatorInfo(
-            name="lexical+embeddings", version=VERSION, model=f"wordllama l2_supercat_256, cosine >= {threshold}"
-        ),
+        related=EmbeddingNeighbours(threshold) if threshold is not None else None,
+        info=ValidatorInfo(name=PROFILE, version=VERSION, model=f"wordllama l2_supercat_256, cosine >= {threshold}"),
     )
+
+
+@functools.cache
+def _shipped() -> tuple[dict[str, LogisticModel], float | None]:
+    raw = json.loads(resources.files(__package__).joinpath(MODEL_FILE).read_text(encoding="utf-8"))
+    english = raw["models"]["en"]
+    return {**fitted_models(), "en": model_from_json(english)}, english["cosine"]
+
+
+def profile_judge() -> LexicalJudge:
+    """The shipped profile: its English model and cosine (lexical_embeddings_model.json), the default's
+    Japanese model."""
+    models, threshold = _shipped()
+    return embeddings_judge(models, threshold)
