@@ -59,6 +59,7 @@ def _model() -> tuple[Any, Any]:
     return tokenizer, matrix
 
 
+@functools.lru_cache(maxsize=65536)
 def _term_of(word: str) -> str | None:
     found = terms(word).content
     return found[0] if len(found) == 1 else None
@@ -78,10 +79,13 @@ class EmbeddingNeighbours:
 
         new = [w for w in words if w not in self._vectors]
         if new:
-            for word, encoding in zip(new, self._tokenizer.encode_batch(new, add_special_tokens=False), strict=True):
-                ids = encoding.ids or [0]
-                v = self._matrix[ids].mean(axis=0)
-                self._vectors[word] = v / (float(np.linalg.norm(v)) or 1.0)
+            token_ids = [e.ids or [0] for e in self._tokenizer.encode_batch(new, add_special_tokens=False)]
+            lengths = np.array([len(ids) for ids in token_ids])
+            starts = np.concatenate(([0], np.cumsum(lengths)[:-1]))
+            sums = np.add.reduceat(self._matrix[[i for ids in token_ids for i in ids]], starts, axis=0)
+            norms = np.linalg.norm(sums, axis=1, keepdims=True)  # the mean's direction is the sum's
+            vectors = sums / np.where(norms > 0, norms, 1.0)
+            self._vectors.update(zip(new, vectors, strict=True))
         return np.stack([self._vectors[w] for w in words]) if words else np.zeros((0, self._matrix.shape[1]))
 
     def _page(self, text: str) -> Any:
