@@ -19,7 +19,7 @@ English, where the best of many settings on a few hundred pairs overstates itsel
     python bench/judge_train.py            # fit, print the held-out figures, write lexical_model.json
     python bench/judge_train.py --dry-run  # figures only
     python bench/judge_train.py --splits 8 --lang en  # the held-out counts over eight other splits, and their mean
-    python bench/judge_train.py --profile embeddings  # the optional lexical+embeddings judge's English model
+    python bench/judge_train.py --profile embeddings  # the optional lexical_embeddings judge's English model
 """
 
 from __future__ import annotations
@@ -122,7 +122,7 @@ def lexical_judge(models: dict[str, LogisticModel]) -> LexicalJudge:
     return LexicalJudge(models=models)
 
 
-# the cosines the lexical+embeddings profile may read words at (chosen with the rest, inside the fitting rows)
+# the cosines the lexical_embeddings profile may read words at (chosen with the rest, inside the fitting rows)
 READING_COSINES: dict[str, float | None] = {"lexical": None, "cosine>=0.6": 0.6, "cosine>=0.7": 0.7, "cosine>=0.8": 0.8}
 
 
@@ -425,7 +425,7 @@ def main() -> None:
         "--profile",
         choices=("lexical", "embeddings"),
         default="lexical",
-        help="embeddings: the optional lexical+embeddings judge (English; its own model file; needs the extra)",
+        help="embeddings: the optional lexical_embeddings judge (English; its own model file; needs the extra)",
     )
     args = parser.parse_args()
     embeddings = args.profile == "embeddings"

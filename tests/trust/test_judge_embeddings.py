@@ -1,4 +1,4 @@
-"""The optional lexical+embeddings judge: English words read through their WordLlama neighbours, loaded
+"""The optional lexical_embeddings judge: English words read through their WordLlama neighbours, loaded
 from the wheel without the network. Skipped only when the `embeddings` extra is not installed (make
 setup installs it)."""
 

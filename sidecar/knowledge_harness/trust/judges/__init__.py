@@ -1,7 +1,7 @@
 """Judges behind one small protocol, found by name in a registry (like `llm`'s model plugins).
 
 `get_judge(name, config)` returns a Judge; `register_judge(name, factory)` adds one. Built in:
-`lexical` (the embedded offline default), `lexical+embeddings` (the same judge reading English words
+`lexical` (the embedded offline default), `lexical_embeddings` (the same judge reading English words
 through their neighbours in WordLlama's embeddings; the `embeddings` extra) and `openai_compat` (any
 OpenAI-compatible chat-completions endpoint). This package imports nothing from `vault/` and writes nothing.
 """
@@ -58,7 +58,7 @@ def _openai_compat(config: dict[str, Any]) -> Judge:
 
 
 register_judge("lexical", _lexical)
-register_judge("lexical+embeddings", _lexical_embeddings)  # optional: the `embeddings` extra
+register_judge("lexical_embeddings", _lexical_embeddings)  # optional: the `embeddings` extra
 register_judge("openai_compat", _openai_compat)
 
 __all__ = ["Judge", "JudgeFailed", "JudgeOutput", "UnknownJudge", "get_judge", "judge_names", "register_judge"]

@@ -1,4 +1,4 @@
-"""The optional `lexical+embeddings` judge: the lexical judge reading an English word that the page never
+"""The optional `lexical_embeddings` judge: the lexical judge reading an English word that the page never
 uses as used when the page holds a word of like meaning, by WordLlama's token embeddings.
 
 WordLlama (PyPI `wordllama`, MIT) ships a 32,000 × 256 token-embedding matrix and its tokenizer inside its
@@ -33,7 +33,7 @@ _WORD = re.compile(r"[a-z][a-z']+")
 _PAGES_KEPT = 8  # a note's claims are judged against the same few pages in turn
 
 
-PROFILE = "lexical+embeddings"
+PROFILE = "lexical_embeddings"
 MODEL_FILE = "lexical_embeddings_model.json"
 
 
