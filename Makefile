@@ -15,7 +15,7 @@ setup: $(VENV)/.installed $(PLUGIN)/node_modules/.installed
 $(VENV)/.installed: pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,embeddings]'
 	touch $@
 
 $(PLUGIN)/node_modules/.installed: $(PLUGIN)/package.json $(PLUGIN)/package-lock.json

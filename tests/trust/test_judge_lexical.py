@@ -252,3 +252,50 @@ def test_not_only_and_quoted_words_do_not_make_an_english_claim_negative() -> No
     quoted = 'In 2018 he said the plan "has not worked" and he regrets it.'
     page = 'In 2018 he said the plan "has not worked" and he regrets it.\nHe voted for it in 2016.'
     assert LexicalJudge().judge_pair(quoted, page) == "supported"
+
+
+class _Thesaurus:
+    """A RelatedWords that knows a few pairs of words of like meaning, and records what it was asked."""
+
+    def __init__(self, pairs: dict[str, str]) -> None:
+        self.pairs = pairs
+        self.asked: set[str] = set()
+
+    def near(self, claim: str, absent: set[str], text: str) -> set[str]:
+        self.asked |= absent
+        return {t for t in absent if self.pairs.get(t, "\0") in text}
+
+
+def _undecided(claim: str, evidence: str, related: _Thesaurus | None) -> tuple[int, int]:
+    """The English gate's absent and missing counts, from a judge whose model never supports."""
+    import math
+
+    from knowledge_harness.trust.judges.lexical import prepare
+    from knowledge_harness.trust.judges.lexical_features import LANGUAGE_FEATURES, LogisticModel
+    from knowledge_harness.trust.judges.lexical_model import columns_of, fitted_models
+
+    n = len(LANGUAGE_FEATURES["en"])
+    never = LogisticModel(columns_of(LANGUAGE_FEATURES["en"]), (0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, math.inf)
+    judge = LexicalJudge(models={"ja": fitted_models()["ja"], "en": never}, related=related)
+    found = judge.align(claim, prepare(EvidenceIn(source_id="e", text=evidence)))
+    assert found.verdict == "unsupported" and found.gate is not None
+    return found.gate.absent, found.gate.missing
+
+
+_CLINIC = "The doctor opened a small clinic in Leeds in 1901.\nIt moved to York in 1950."
+
+
+def test_related_words_count_a_paraphrased_word_as_used() -> None:
+    claim = "The physician opened a small clinic in Leeds in 1901."
+    assert _undecided(claim, _CLINIC, None) == (1, 1)
+    assert _undecided(claim, _CLINIC, _Thesaurus({"physician": "doctor"})) == (0, 0)
+    assert _undecided(claim, _CLINIC, _Thesaurus({"physician": "nurse"})) == (1, 1)
+
+
+def test_related_words_never_stand_in_for_a_name_or_an_identifier() -> None:
+    thesaurus = _Thesaurus({"physician": "doctor", "bradford": "leeds", "w3c": "clinic"})
+    absent, _ = _undecided("The physician opened a small clinic in Bradford in 1901.", _CLINIC, thesaurus)
+    assert absent == 1  # Bradford stays absent; physician is read as doctor
+    judge = LexicalJudge(related=thesaurus)
+    assert judge.judge_pair("The physician opened a small W3C clinic in Leeds in 1901.", _CLINIC) == "unsupported"
+    assert "physician" in thesaurus.asked and not thesaurus.asked & {"bradford", "w3c"}

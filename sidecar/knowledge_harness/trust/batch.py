@@ -318,8 +318,8 @@ class PlanPreview:
 
     @property
     def paid(self) -> bool:
-        """Every judge but the embedded lexical one calls a model, which may cost money."""
-        return self.judge != "lexical"
+        """Every judge but the embedded lexical ones (with or without embeddings) calls a model, which may cost money."""
+        return self.judge not in ("lexical", "lexical_embeddings")
 
     def describe(self) -> str:
         calls = f", {self.judge_calls} call(s) to the {self.judge} judge" if self.paid else " (offline, free)"

@@ -1,8 +1,9 @@
 """Judges behind one small protocol, found by name in a registry (like `llm`'s model plugins).
 
 `get_judge(name, config)` returns a Judge; `register_judge(name, factory)` adds one. Built in:
-`lexical` (the embedded offline default) and `openai_compat` (any OpenAI-compatible
-chat-completions endpoint). This package imports nothing from `vault/` and writes nothing.
+`lexical` (the embedded offline default), `lexical_embeddings` (the same judge reading English words
+through their neighbours in WordLlama's embeddings; the `embeddings` extra) and `openai_compat` (any
+OpenAI-compatible chat-completions endpoint). This package imports nothing from `vault/` and writes nothing.
 """
 
 from __future__ import annotations
@@ -44,6 +45,12 @@ def _lexical(_: dict[str, Any]) -> Judge:
     return LexicalJudge()
 
 
+def _lexical_embeddings(_: dict[str, Any]) -> Judge:
+    from .embedded import profile_judge
+
+    return profile_judge()
+
+
 def _openai_compat(config: dict[str, Any]) -> Judge:
     from .openai_compat import OpenAICompatJudge
 
@@ -51,6 +58,7 @@ def _openai_compat(config: dict[str, Any]) -> Judge:
 
 
 register_judge("lexical", _lexical)
+register_judge("lexical_embeddings", _lexical_embeddings)  # optional: the `embeddings` extra
 register_judge("openai_compat", _openai_compat)
 
 __all__ = ["Judge", "JudgeFailed", "JudgeOutput", "UnknownJudge", "get_judge", "judge_names", "register_judge"]

@@ -40,6 +40,7 @@ import re
 from collections import defaultdict
 from collections.abc import Container
 from dataclasses import dataclass
+from typing import Protocol
 
 from ..english_forms import ordinal_word
 from ..text import (
@@ -376,12 +377,27 @@ class _Alignment:
     gate: GateMeasures | None = None  # … and, for an English claim, what its gate looked at
 
 
+class RelatedWords(Protocol):
+    """Which of an English claim's content terms that a page never uses have a near neighbour on it (a
+    word of like meaning: "began" for "started"); an optional profile supplies it (judges/embedded.py)."""
+
+    def near(self, claim: str, absent: set[str], text: str) -> set[str]:
+        """The terms of `absent` (read from `claim`) for which `text` holds a word of like meaning."""
+        ...
+
+
 class LexicalJudge:
     """The embedded default judge (see the module docstring)."""
 
-    def __init__(self, models: dict[str, LogisticModel] | None = None) -> None:
-        self._info = ValidatorInfo(name=NAME, version=VERSION)
+    def __init__(
+        self,
+        models: dict[str, LogisticModel] | None = None,
+        related: RelatedWords | None = None,
+        info: ValidatorInfo | None = None,
+    ) -> None:
+        self._info = info or ValidatorInfo(name=NAME, version=VERSION)
         self._models = models if models is not None else fitted_models()
+        self._related = related
 
     @property
     def info(self) -> ValidatorInfo:
@@ -561,6 +577,12 @@ class LexicalJudge:
         missing_hira = hira - window_hira
         english = not has_cjk(claim)
         page_terms = {t for t in content if doc.on_page(t)}  # the claim's terms the page uses
+        if english and self._related is not None:
+            # an optional profile's reading: a word the page (or the window) says in other words is used;
+            # never a name or a word holding a digit, which bind as they are written
+            loose = {t for t in content if not any(ch.isdigit() for ch in t)} - _name_terms(claim)
+            page_terms |= self._related.near(claim, loose - page_terms, doc.page_text)
+            missing -= self._related.near(claim, loose & missing, window_text)
         weak, weakest, union_coverage = self._subclaim_alignment(claim, doc, weight) if english else (0, 1.0, coverage)
         match = WindowMatch(
             coverage=coverage,
