@@ -380,15 +380,15 @@ EDIT_WORDS = [
 ]  # fmt: skip
 
 
-def _wait_idle(pid: int, *, quiet: float = 0.02, step: float = 0.5, most: float = 60.0) -> None:
-    """Until the process used at most `quiet` s of CPU in the last `step` s (or `most` s passed)."""
+def _wait_idle(pid: int, *, quiet: float = 0.02, step: float = 0.5, steps: int = 4, most: float = 60.0) -> None:
+    """Until the process used at most `quiet` s of CPU in each of the last `steps` periods of `step`
+    s (longer than the pause the warm-up after a build takes, query.WARM_PAUSE), or `most` s passed."""
     end = time.monotonic() + most
-    before = _process_cpu_seconds(pid)
-    while time.monotonic() < end:
+    before, calm = _process_cpu_seconds(pid), 0
+    while time.monotonic() < end and calm < steps:
         time.sleep(step)
         now = _process_cpu_seconds(pid)
-        if now - before <= quiet:
-            return
+        calm = calm + 1 if now - before <= quiet else 0
         before = now
 
 

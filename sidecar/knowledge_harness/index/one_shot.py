@@ -8,7 +8,8 @@ import os
 import re
 import threading
 import time
-from typing import Any, NamedTuple
+from collections.abc import Callable
+from typing import Any, Generic, NamedTuple, TypeVar
 
 import orjson
 
@@ -144,6 +145,9 @@ def _with_links_in(line: bytes, old: dict[str, Any], links_in: list[str]) -> byt
     return new
 
 
+T = TypeVar("T")
+
+
 class NotOneShot(Exception):
     """The one-shot path does not apply: the full incremental build runs instead."""
 
@@ -155,25 +159,25 @@ def _verified(vault: Vault, rel: str, digest: str) -> bytes:
     return data
 
 
-class _ReadBeside(threading.Thread):
-    """An index file read and checked against its digest in a thread, beside the scan of the
-    vault: reading the 8 MB manifest and hashing it (~15 ms at 10,000 notes) release the GIL,
-    and the scan's stat calls do too, so on two cores the two overlap."""
+class _Beside(threading.Thread, Generic[T]):
+    """A call run in a thread beside the build's own work: reading the 8 MB manifest, hashing it and
+    writing files release the GIL (as the scan's stat calls do), so on two cores they overlap
+    (~15 ms each at 10,000 notes). A call that fails makes the one-shot path not apply."""
 
-    def __init__(self, vault: Vault, rel: str, digest: str) -> None:
-        super().__init__(name="kh-index-read", daemon=True)
-        self.vault, self.rel, self.digest = vault, rel, digest
-        self.data: bytes | None = None
+    def __init__(self, call: Callable[[], T]) -> None:
+        super().__init__(name="kh-index-beside", daemon=True)
+        self.call = call
+        self.value: T | None = None
 
     def run(self) -> None:
         with contextlib.suppress(NotOneShot, OSError):
-            self.data = _verified(self.vault, self.rel, self.digest)
+            self.value = self.call()
 
-    def result(self) -> bytes:
+    def result(self) -> T:
         self.join()
-        if self.data is None:
+        if self.value is None:
             raise NotOneShot
-        return self.data
+        return self.value
 
 
 def build_one_shot(vault: Vault) -> BuildOutcome | None:
@@ -208,7 +212,8 @@ class _OneShot:
         self.layers: dict[str, str] = build["layers"]  # rel -> digest
         self.counts = [build["fallback_notes"], build["headings"], build["links"]]
         self.note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
-        self.manifest = _ReadBeside(self.vault, "manifest.json", self.layers.get("manifest.json", ""))
+        digest_before = self.layers.get("manifest.json", "")
+        self.manifest = _Beside(lambda: _verified(self.vault, "manifest.json", digest_before))
         self.manifest.start()
         problems: list[ScanProblem] = []
         self.paths, changed, walk = scan_against_stamps(
@@ -221,9 +226,10 @@ class _OneShot:
             raise NotOneShot
         self.settings = index_settings(self.vault)
         manifest = self._patched_manifest(changed)
-        digest = hashlib.sha256(manifest).hexdigest()
-        if digest != self.layers["manifest.json"]:
-            self.layers["manifest.json"] = digest
+        digest: _Beside[str] | None = None
+        if manifest != self.manifest.result():  # hashed while the other files are written
+            digest = _Beside(lambda: hashlib.sha256(manifest).hexdigest())
+            digest.start()
             self.out_files["manifest.json"] = manifest
         if self.tree_patch:
             self._patch_tree()
@@ -232,9 +238,11 @@ class _OneShot:
             self.out_files[part] = b"\n".join(self.cache_lines) + b"\n"
         if walk is not None and walk.changed:
             self.out_files[WALK_FILE] = walk.saved(str(self.vault.root))
+        written = write_index_files(self.vault, self.out_files)  # build.json after: it holds their digests
+        if digest is not None:
+            self.layers["manifest.json"] = digest.result()
         errors_list = [self.note_errors[p] for p in self.paths if p in self.note_errors]
-        self.out_files["build.json"] = self._build_json(errors_list)
-        written = write_index_files(self.vault, self.out_files)
+        written += write_index_files(self.vault, {"build.json": self._build_json(errors_list)})
         errors: list[dict[str, Any]] = [{"path": p.path, "message": p.message, "line": None} for p in problems]
         errors += [{"path": p, "message": m, "line": line} for p, m, line in errors_list]
         return BuildOutcome(
