@@ -18,6 +18,7 @@ import threading
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any, NamedTuple
 
 import ijson
@@ -111,6 +112,7 @@ class QueryMemory:
     stamps: dict[str, _BuildRecord] = field(default_factory=dict)
     manifest_lines: dict[str, dict[bytes, Any]] = field(default_factory=dict)
     lock: threading.Lock = field(default_factory=threading.Lock)
+    parsing: threading.Lock = field(default_factory=threading.Lock)  # held while a manifest is parsed
 
     def sizes(self) -> dict[str, int]:
         with self.lock:
@@ -155,6 +157,17 @@ def load_manifest(vault: Vault) -> dict[str, Any]:
         hit = MEMORY.manifests.get(str(path))
     if hit and hit[0] == key:
         return hit[1]
+    # one parse at a time: the warm-up after a build and the first search after it would both
+    # parse the new manifest, each slowing the other down (one interpreter)
+    with MEMORY.parsing:
+        with MEMORY.lock:
+            hit = MEMORY.manifests.get(str(path))
+        if hit and hit[0] == key:
+            return hit[1]
+        return _read_manifest(vault, path, key)
+
+
+def _read_manifest(vault: Vault, path: Path, key: tuple[int, int]) -> dict[str, Any]:
     with MEMORY.lock:
         known = MEMORY.manifest_lines.get(str(path), {})
     with index_read_lock(vault):
