@@ -94,8 +94,8 @@ class QueryMemory:
     - manifests: manifest.json's path -> ((size, mtime_ns), the parsed manifest with `by_path`
       and `linked_from` added). Invalidated when the file's size or mtime changes.
     - staleness: the vault's root -> StaleAnswer. Replaced when the manifest changes (by the
-      build's own answer when it is known, `_as_built`, renewed at once in the background);
-      refreshed in the background once older than STALENESS_SECONDS (see _throttled_check).
+      build's own answer when it is known, `_as_built`, as old as the build's scan); refreshed in
+      the background once older than STALENESS_SECONDS (see _throttled_check).
     - refreshing: the roots whose staleness is being refreshed now (one refresh at a time).
     - stamps: build.json's path -> _BuildRecord (its size and mtime, its per-file (size,
       mtime_ns) stamps, whether the build reported no problem). Invalidated when the file's size
@@ -226,7 +226,6 @@ def check_index(vault: Vault) -> CheckReport:
     known = _build_stamps(vault)
     by_path: dict[str, Any] = manifest["by_path"]
     changed: list[str] = []
-    added: list[str] = []
     with paused_gc():
         seen, moved, _ = scan_against_stamps(vault, read_index_file(vault, WALK_FILE), known)
     for nf in moved:

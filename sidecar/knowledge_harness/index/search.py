@@ -1231,15 +1231,20 @@ def _wanted(layer: SearchLayer, by_path: dict[str, Any]) -> dict[str, tuple[str,
     wanted: dict[str, tuple[str, str]] = {}
     fresh: dict[str, tuple[list[str], str]] = {}
     for p, e in by_path.items():
-        fresh[p] = _link_key_of(e, known.get(p))
-        wanted[p] = (str(e["sha256"]), fresh[p][1])
+        wanted[p] = _wanted_row(e, known.get(p), fresh, p)
     layer.link_keys = fresh
     return wanted
 
 
-def _link_key_of(entry: dict[str, Any], seen: tuple[list[str], str] | None) -> tuple[list[str], str]:
+def _wanted_row(
+    entry: dict[str, Any], seen: tuple[list[str], str] | None, link_keys: dict[str, tuple[list[str], str]], path: str
+) -> tuple[str, str]:
+    """A note's (sha256, links key); its links key, hashed again only when its links changed since
+    `seen`, is put in `link_keys`."""
     links = entry.get("links_out") or []
-    return (links, seen[1]) if seen is not None and seen[0] == links else (links, _links_key(entry))
+    key = seen[1] if seen is not None and seen[0] == links else _links_key(entry)
+    link_keys[path] = (links, key)
+    return str(entry["sha256"]), key
 
 
 def _changed_since_sync(
@@ -1258,8 +1263,7 @@ def _changed_since_sync(
         return None
     wanted = dict(wanted)
     for p in changed:
-        layer.link_keys[p] = _link_key_of(by_path[p], layer.link_keys.get(p))
-        wanted[p] = (str(by_path[p]["sha256"]), layer.link_keys[p][1])
+        wanted[p] = _wanted_row(by_path[p], layer.link_keys.get(p), layer.link_keys, p)
     return wanted, changed
 
 

@@ -311,7 +311,7 @@ class WalkMemory:
             for key, (dev, ino, mtime_ns, ctime_ns, names, subnames) in folders.items():
                 kept = _loaded_folder(key, root, (dev, ino, mtime_ns, ctime_ns), names, subnames, stats)
                 if kept is not None:
-                    memory.folders[root if key == "" else _folder_prefix(root) + key] = kept
+                    memory.folders[_saved_folder(root, key)[0]] = kept
         except (orjson.JSONDecodeError, AttributeError, TypeError, ValueError, KeyError):
             return cls()
         return memory
@@ -372,24 +372,18 @@ def changed_notes_if_no_folder_changed(
     """
     try:
         folders = _saved_folders(saved)
-        prefix = _folder_prefix(root)
         paths: list[str] = []
         disks: list[str] = []
         keys = [""]
         for key in keys:  # grows as subfolders are found (never twice: a listing has distinct names)
             dev, ino, mtime_ns, ctime_ns, names, subnames = folders[key]
-            folder = root if key == "" else prefix + key
+            folder, folder_rel = _saved_folder(root, key)
             st = os.lstat(folder)
-            if stat.S_ISLNK(st.st_mode) or (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns) != (
-                dev,
-                ino,
-                mtime_ns,
-                ctime_ns,
-            ):
+            stamp_now = (st.st_dev, st.st_ino, st.st_mtime_ns, st.st_ctime_ns)
+            if stat.S_ISLNK(st.st_mode) or stamp_now != (dev, ino, mtime_ns, ctime_ns):
                 return None
             if not _saved_listing(names, subnames):
                 return None
-            folder_rel = "" if key == "" else unicodedata.normalize("NFC", key) + "/"
             paths += map(folder_rel.__add__, names)
             disks += map(_folder_prefix(folder).__add__, names)
             keys += map((key + "/" if key else "").__add__, subnames)
@@ -416,8 +410,7 @@ def _loaded_folder(
     `kh index build`)."""
     if not all(type(v) is int for v in stamp) or not _saved_listing(names, subnames):
         return None
-    folder = root if key == "" else _folder_prefix(root) + key
-    folder_rel = "" if key == "" else unicodedata.normalize("NFC", key) + "/"
+    folder, folder_rel = _saved_folder(root, key)
     paths = list(map(folder_rel.__add__, names))
     try:
         note_stats: list[tuple[int, int]] = list(map(tuple, map(stats.__getitem__, paths)))  # type: ignore[arg-type]
@@ -460,6 +453,14 @@ def _plain_names(names: object) -> TypeGuard[list[str]]:
 
 def _folder_prefix(root: str) -> str:
     return root if root.endswith("/") else root + "/"
+
+
+def _saved_folder(root: str, key: str) -> tuple[str, str]:
+    """A saved folder's path on disk and its notes' path prefix ("" or the NFC path and "/"),
+    from its key (its path on disk under `root`; "" for the root), as the walk makes them."""
+    if key == "":
+        return root, ""
+    return _folder_prefix(root) + key, unicodedata.normalize("NFC", key) + "/"
 
 
 def list_note_files(
