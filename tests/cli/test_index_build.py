@@ -14,9 +14,11 @@ from tests.conftest import KH
 
 REPORT_MODULES = (
     "import sys, runpy\n"
-    "from knowledge_harness.cli import main\n"
+    "import knowledge_harness.cli as cli\n"
+    "def stop():\n    raise SystemExit(0)\n"
+    "cli._exit_now = stop  # the real one ends the process before the modules can be listed\n"
     "sys.argv = ['kh', *sys.argv[1:]]\n"
-    "try:\n    main()\nexcept SystemExit as exc:\n    code = exc.code\nelse:\n    code = 0\n"
+    "try:\n    cli.main()\nexcept SystemExit as exc:\n    code = exc.code\nelse:\n    code = 0\n"
     "loaded = sorted({m.split('.')[0] for m in sys.modules} & {'typer', 'pydantic', 'click', 'rich'})\n"
     "print('LOADED', ','.join(loaded), code, file=sys.stderr)\n"
 )

@@ -24,15 +24,31 @@ def configure_logging(verbose: int) -> None:
         logging.getLogger("httpx").setLevel(max(level, logging.WARNING))
 
 
+def _exit_now() -> None:
+    """Ends the plain `kh index build` without the interpreter's teardown: freeing the build's
+    objects one by one (the stamps and listings of 10,000 notes) costs ~10 ms that the operating
+    system does at once. Everything it wrote is closed by then (the lock released, the files
+    renamed into place); only the standard streams are still buffered."""
+    import os
+
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(0)
+
+
 def main() -> None:
     from ..errors import HarnessError
 
     try:
         if sys.argv[1:3] == ["index", "build"]:
+            import gc
+
+            gc.disable()  # the plain build's imports and build leave no garbage cycle worth collecting (~5 ms)
             from .index_build import run_plain_index_build
 
             if run_plain_index_build(sys.argv[3:]):
-                return
+                _exit_now()
+            gc.enable()
         from .root import app
 
         app()  # click handles its own usage errors (exit 2)

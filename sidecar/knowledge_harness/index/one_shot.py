@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
+import mmap
 import os
 import re
 import threading
@@ -13,7 +14,8 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 import orjson
 
-from ..vault.harness_files import list_index_files, read_index_file, write_index_files
+from ..vault.atomic import Pieces
+from ..vault.harness_files import list_index_files, map_index_file, read_index_file, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, scan_against_stamps
 from .answer import BuildOutcome
 from .build_state import WALK_FILE, new_note, paths_fingerprint
@@ -72,7 +74,7 @@ class _PatchedLine(NamedTuple):
     links_out: list[str]
 
 
-def _line_spans(manifest: bytes, paths: list[str], settings_at: int) -> list[tuple[int, int]]:
+def _line_spans(manifest: bytes | mmap.mmap, paths: list[str], settings_at: int) -> list[tuple[int, int]]:
     """(start, end) of the manifest line of each path (in path order, as the lines), without its
     final ","; NotOneShot when one is missing."""
     spans: list[tuple[int, int]] = []
@@ -104,7 +106,11 @@ def _backlink_changes(patched: dict[str, _PatchedLine]) -> tuple[dict[str, set[s
 
 
 def _target_lines(
-    manifest: bytes, paths: list[str], gained: dict[str, set[str]], lost: dict[str, set[str]], settings_at: int
+    manifest: bytes | mmap.mmap,
+    paths: list[str],
+    gained: dict[str, set[str]],
+    lost: dict[str, set[str]],
+    settings_at: int,
 ) -> dict[int, tuple[int, bytes]]:
     """start -> (end, new line) of the unchanged notes whose backlinks the changed notes changed."""
     lines: dict[int, tuple[int, bytes]] = {}
@@ -159,6 +165,21 @@ def _verified(vault: Vault, rel: str, digest: str) -> bytes:
     return data
 
 
+def _verified_map(vault: Vault, rel: str, digest: str) -> mmap.mmap:
+    """`_verified` for a large file, mapped instead of read (see `map_index_file`)."""
+    data = map_index_file(vault, rel)
+    if data is None or not digest or hashlib.sha256(data).hexdigest() != digest:
+        raise NotOneShot
+    return data
+
+
+def _sha256_of(pieces: Pieces) -> str:
+    digest = hashlib.sha256()
+    for piece in pieces:
+        digest.update(piece)
+    return digest.hexdigest()
+
+
 class _Beside(threading.Thread, Generic[T]):
     """A call run in a thread beside the build's own work: reading the 8 MB manifest, hashing it and
     writing files release the GIL (as the scan's stat calls do), so on two cores they overlap
@@ -194,7 +215,7 @@ class _OneShot:
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
         self.started = time.perf_counter()
-        self.out_files: dict[str, bytes] = {}
+        self.out_files: dict[str, bytes | Pieces] = {}
         self.cache_lines: list[bytes] = []
         self.tree_patch: dict[str, tuple[str, int]] = {}  # path -> (title, heading_count)
         self.resolver: Resolver | None = None
@@ -213,7 +234,7 @@ class _OneShot:
         self.counts = [build["fallback_notes"], build["headings"], build["links"]]
         self.note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
         digest_before = self.layers.get("manifest.json", "")
-        self.manifest = _Beside(lambda: _verified(self.vault, "manifest.json", digest_before))
+        self.manifest = _Beside(lambda: _verified_map(self.vault, "manifest.json", digest_before))
         self.manifest.start()
         problems: list[ScanProblem] = []
         self.paths, changed, walk = scan_against_stamps(
@@ -227,8 +248,8 @@ class _OneShot:
         self.settings = index_settings(self.vault)
         manifest = self._patched_manifest(changed)
         digest: _Beside[str] | None = None
-        if manifest != self.manifest.result():  # hashed while the other files are written
-            digest = _Beside(lambda: hashlib.sha256(manifest).hexdigest())
+        if manifest is not None:  # hashed while the other files are written
+            digest = _Beside(lambda: _sha256_of(manifest))
             digest.start()
             self.out_files["manifest.json"] = manifest
         if self.tree_patch:
@@ -257,17 +278,19 @@ class _OneShot:
             fallback_notes=self.counts[0],
         )
 
-    def _patched_manifest(self, changed: list[NoteFile]) -> bytes:
+    def _patched_manifest(self, changed: list[NoteFile]) -> Pieces | None:
         """The previous manifest (checked against its digest and the settings) with the lines of
-        the changed notes, and of the notes whose backlinks they changed, patched. A note's line
-        is found by its `,"path":` key, which no other line holds (in JSON text a quote inside a
-        value is escaped; no nested object has that key), and a line break only ends a line: the
-        8 MB manifest of 10,000 notes is never split.
+        the changed notes, and of the notes whose backlinks they changed, patched: as pieces,
+        most of them views of the previous manifest's unchanged lines (nothing of the 8 MB
+        manifest of 10,000 notes is copied); None when no line changed. A note's line is found
+        by its `,"path":` key, which no other line holds (in JSON text a quote inside a value is
+        escaped; no nested object has that key), and a line break only ends a line.
         """
         manifest = self.manifest.result()
         settings_at = manifest.rfind(MANIFEST_SETTINGS)
         tail = manifest[settings_at:]
-        if not manifest.startswith(MANIFEST_HEAD) or tail != MANIFEST_SETTINGS + encode(self.settings) + b"}\n":
+        head_ok = manifest[: len(MANIFEST_HEAD)] == MANIFEST_HEAD
+        if settings_at < 0 or not head_ok or tail != MANIFEST_SETTINGS + encode(self.settings) + b"}\n":
             raise NotOneShot
         spans = _line_spans(manifest, [fs.path for fs in changed], settings_at)
         patched = {
@@ -279,14 +302,17 @@ class _OneShot:
         )
         for (start, end), (path, line) in zip(spans, patched.items(), strict=True):
             lines[start] = (end, _changed_line(manifest[start:end], path, line, gained, lost))
-        pieces: list[bytes] = []
+        if all(new == manifest[start:end] for start, (end, new) in lines.items()):
+            return None
+        view = memoryview(manifest)
+        pieces: list[bytes | memoryview] = []
         done = 0  # manifest[:done] is in pieces
         for start in sorted(lines):
             end, new = lines[start]
-            pieces += (manifest[done:start], new)
+            pieces += (view[done:start], new)
             done = end
-        pieces.append(manifest[done:])
-        return b"".join(pieces)
+        pieces.append(view[done:])
+        return pieces
 
     def _patch(self, fs: NoteFile, line: bytes) -> _PatchedLine:
         """A changed note: parsed again, its layer, totals, error and cache line updated; what its

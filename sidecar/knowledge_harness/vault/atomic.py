@@ -10,6 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +28,20 @@ def fsync_dir(folder: Path) -> None:
         os.close(fd)
 
 
-def atomic_write(path: Path, data: bytes, *, durable: bool = True, mode: int | None = None) -> None:
+Pieces = Sequence[bytes | memoryview]
+"""A file's bytes as consecutive pieces, written one after the other (never joined in memory)."""
+
+
+def atomic_write(path: Path, data: bytes | Pieces, *, durable: bool = True, mode: int | None = None) -> None:
     """Replace `path` with `data` atomically; `durable=False` skips the fsyncs (rebuildable caches)."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _new_temp_file(path.parent)
     try:
         with os.fdopen(fd, "wb") as handle:
-            handle.write(data)
+            if isinstance(data, bytes):
+                handle.write(data)
+            else:
+                handle.writelines(data)
             if durable:
                 handle.flush()
                 os.fsync(handle.fileno())

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
+import mmap
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
@@ -25,7 +26,7 @@ from typing import Any, BinaryIO
 
 from ..core.tomlfile import read_toml
 from ..errors import InputError
-from .atomic import atomic_write
+from .atomic import Pieces, atomic_write
 from .paths import Vault
 
 INDEX_DIR = "index"
@@ -61,7 +62,7 @@ def index_read_lock(vault: Vault) -> Iterator[None]:
         yield
 
 
-def _write_file(path: Path, data: bytes) -> None:
+def _write_file(path: Path, data: bytes | Pieces) -> None:
     # The index is rebuildable from the vault: no fsync per file (the swap is still atomic).
     atomic_write(path, data, durable=False, mode=0o644)
 
@@ -95,13 +96,14 @@ def new_index_staging(vault: Vault) -> Path:
     return staging
 
 
-def write_staged(staging: Path, rel: str, data: bytes) -> None:
+def write_staged(staging: Path, rel: str, data: bytes | Pieces) -> None:
     """Write one index file (relative to the index folder) into a staging folder."""
     fd = os.open(staging / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
-        view = memoryview(data)
-        while view:
-            view = view[os.write(fd, view) :]
+        for piece in [data] if isinstance(data, bytes) else data:
+            view = memoryview(piece)
+            while view:
+                view = view[os.write(fd, view) :]
     finally:
         os.close(fd)
 
@@ -130,7 +132,7 @@ def _order(rel: str) -> tuple[int, str]:
 
 def write_index_files(
     vault: Vault,
-    files: Mapping[str, bytes],
+    files: Mapping[str, bytes | Pieces],
     delete: Iterable[str] = (),
     *,
     staging: Path | None = None,
@@ -181,6 +183,23 @@ def read_index_file(vault: Vault, rel: str) -> bytes | None:
         return (index_dir(vault) / rel).read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return None
+
+
+def map_index_file(vault: Vault, rel: str) -> mmap.mmap | None:
+    """An index file mapped read-only (relative to the index folder), or None when it is missing
+    or empty: no copy of its bytes is made, and slices of a memoryview of it are not copied either
+    (the one-shot build keeps most of the 8 MB manifest as it was). Index files are replaced by
+    rename, never rewritten in place, so the mapping keeps one build's bytes."""
+    try:
+        fd = os.open(index_dir(vault) / rel, os.O_RDONLY | os.O_CLOEXEC)
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    try:
+        if os.fstat(fd).st_size == 0:
+            return None
+        return mmap.mmap(fd, 0, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0), prot=mmap.PROT_READ)
+    finally:
+        os.close(fd)
 
 
 def open_index_file(vault: Vault, rel: str) -> BinaryIO | None:
