@@ -70,7 +70,9 @@ def test_a_state_in_memory_is_not_used_after_another_writer_rebuilt(tmp_path: Pa
     assert index_layers(root) == fresh_layers(root, tmp_path, "fresh")
 
 
-def test_kh_index_build_imports_neither_the_query_side_nor_the_parser_nor_multiprocessing(tmp_path: Path) -> None:
+def test_kh_index_build_after_an_edit_imports_only_what_the_edit_needs(tmp_path: Path) -> None:
+    """Not the query side, the fallback parser or multiprocessing; not orjson or dataclasses
+    either (their imports cost a new process ~20 ms: core/jsoncodec.py)."""
     root = _vault(tmp_path / "v")
     build_index(Vault.open(root), full=True)
     write_note(root, "A.md", "# A\n\n[[Home]]\n\nOne more line.\n")
@@ -82,7 +84,7 @@ def test_kh_index_build_imports_neither_the_query_side_nor_the_parser_nor_multip
         "sys.argv = ['kh', 'index', 'build', sys.argv[1]]\n"
         "try:\n    cli.main()\nexcept SystemExit:\n    pass\n"
         "names = ('knowledge_harness.index.query', 'knowledge_harness.index.search', 'knowledge_harness.index.schema',"
-        " 'markdown_it', 'multiprocessing')\n"
+        " 'markdown_it', 'multiprocessing', 'orjson', 'dataclasses')\n"
         "print(sorted(n for n in names if n in sys.modules))\n"
     )
     out = subprocess.run([sys.executable, "-c", code, str(root)], capture_output=True, text=True, check=True).stdout

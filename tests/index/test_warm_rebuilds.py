@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from tests.support.examples import examples
 from tests.support.index_vaults import index_layers, write_note
 
+from knowledge_harness.core import jsoncodec
 from knowledge_harness.index.build import MEMORY, build_index
 from knowledge_harness.index.query import check_index
 from knowledge_harness.vault import paths as vault_paths
@@ -152,17 +153,20 @@ def _equal_to_a_fresh_full_build(root: Path, fresh: Path, report: object, label:
 
 
 @settings(max_examples=examples(0.3))
-@given(STEPS)
-def test_new_process_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str]]) -> None:
+@given(STEPS, st.booleans())
+def test_new_process_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str]], standard_json: bool) -> None:
     """`kh index build` after each edit, in a new process each time: the one-shot path where it
-    applies (links gained or lost included), the full incremental build otherwise."""
+    applies (links gained or lost included), the full incremental build otherwise. A new process
+    has not loaded orjson, so its one-shot path writes with the standard library's json
+    (`standard_json`); one that has, with orjson: the same bytes either way."""
     with tempfile.TemporaryDirectory(prefix="kh-new-") as tmp:
         root = Path(tmp) / "vault"
         vault = _built(root)
         for i, (action, name, body) in enumerate(steps):
             _apply(root, action, name, body)
             MEMORY.clear()  # a new process
-            report = build_index(vault, resident=False)
+            with jsoncodec.standard_library_only(even_if_loaded=standard_json):
+                report = build_index(vault, resident=False)
             _equal_to_a_fresh_full_build(root, Path(tmp) / f"fresh{i}", report, f"step {i}: {action} {name}")
     MEMORY.clear()
 
@@ -240,4 +244,55 @@ def test_a_new_process_finds_in_place_edits_without_listing_a_folder_once_the_fo
     assert check_index(vault).added == ["x/Added.md"]
     report = build_index(vault, resident=False)
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh2", report, "a note added")
+    MEMORY.clear()
+
+
+def _stamps_are_the_files_stamps(root: Path) -> None:
+    """build.json's files: every note, each with its size and mtime as the file has them now."""
+    files = json.loads((root / ".harness/index/build.json").read_text())["files"]
+    notes = sorted(p.relative_to(root).as_posix() for p in root.rglob("*.md") if ".harness" not in p.parts)
+    assert sorted(files) == notes
+    assert files == {p: [(root / p).stat().st_size, (root / p).stat().st_mtime_ns] for p in files}
+
+
+@pytest.mark.parametrize("standard_json", [True, False])
+def test_a_one_shot_build_patches_build_json_entry_by_entry_and_never_inside_another_name(
+    tmp_path: Path, standard_json: bool
+) -> None:
+    """`0"a.md` sorts before `a.md` and, written as JSON, holds `"a.md":` after an escaped quote;
+    with the same stamp as a.md it is the first text that matches a.md's entry: it stays as it was."""
+    root = tmp_path / "vault"
+    vault = _built(root)
+    for name in ('0"a.md', "a.md"):
+        write_note(root, name, "# same\n")
+        os.utime(root / name, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
+    MEMORY.clear()
+    build_index(vault, resident=False)  # as `kh index build` does: build.json holds the manifest's digest
+    with (root / "a.md").open("a", encoding="utf-8") as handle:
+        handle.write("edited\n")
+    MEMORY.clear()  # a new process
+    with jsoncodec.standard_library_only(even_if_loaded=standard_json):
+        report = build_index(vault, resident=False)
+    assert report.reparsed == 1 and _one_shot_parts(root) == 1
+    _stamps_are_the_files_stamps(root)
+    _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "a.md edited")
+    MEMORY.clear()
+
+
+def test_a_build_json_rewritten_by_another_tool_still_gives_a_one_shot_build_its_exact_build_json(
+    tmp_path: Path,
+) -> None:
+    root = tmp_path / "vault"
+    vault = _built(root)
+    build_json = root / ".harness/index/build.json"
+    build_json.write_text(json.dumps(json.loads(build_json.read_text()), indent=1) + "\n")  # same values, spaced
+    with (root / "Home.md").open("a", encoding="utf-8") as handle:
+        handle.write("edited\n")
+    MEMORY.clear()
+    with jsoncodec.standard_library_only(even_if_loaded=True):
+        report = build_index(vault, resident=False)
+    assert report.reparsed == 1 and _one_shot_parts(root) == 1
+    assert b'"files":{"' in build_json.read_bytes()  # written compact again, as a full build writes it
+    _stamps_are_the_files_stamps(root)
+    _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "Home.md edited")
     MEMORY.clear()

@@ -21,12 +21,10 @@ import hashlib
 import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from ..core import jsoncodec
 from ..core.memory import paused_gc
 from ..vault.harness_files import (
     discard_staging,
@@ -57,7 +55,6 @@ from .record import heading_tree, note_id, parse_record, resolve_links
 from .serialize import (
     GITIGNORE,
     GITIGNORE_DIGEST,
-    SORTED_KEYS,
     build_json_bytes,
     file_entry,
     manifest_bytes,
@@ -106,7 +103,8 @@ def build_index(
             if not full and not resident and not MEMORY.holds(str(vault.root)):
                 from .one_shot import build_one_shot
 
-                report = build_one_shot(vault)
+                with jsoncodec.standard_library_only():
+                    report = build_one_shot(vault)
                 if report is not None:
                     return report
             return _build(vault, full=full, workers=workers, stagings=stagings, progress=progress)
@@ -159,39 +157,39 @@ def _build(
     )
 
 
-@dataclass
 class _Run:
     """One build in progress: the previous build's state, and what each step leaves for the next."""
 
-    vault: Vault
-    full: bool
-    state: BuildState
-    started: float
-    errors: list[dict[str, Any]] = field(default_factory=list)
-    notes: dict[str, IndexedNote] = field(default_factory=dict)  # path order
-    touched: list[str] = field(default_factory=list)  # notes whose object is not the previous build's
-    reparsed: int = 0
-    paths: list[str] = field(default_factory=list)
-    paths_key: tuple[str, ...] = ()  # the previous build's tuple itself when the paths are the same
-    paths_fp: str = ""
-    resolver: Resolver | None = None
-    settings: dict[str, list[str]] = field(default_factory=dict)
-    changed: int = 0  # notes whose manifest or cache line may differ
-    total_links: int = 0
-    links_out: dict[str, list[str]] = field(default_factory=dict)
-    same_graph: bool = False
-    links_in: dict[str, list[str]] = field(default_factory=dict)
-    index_notes: list[str] = field(default_factory=list)
-    categories: dict[str, list[list[str]]] = field(default_factory=dict)
-    out_files: dict[str, bytes] = field(default_factory=dict)
-    staged: list[str] = field(default_factory=list)  # files a worker already wrote into `staging`
-    delete: list[str] = field(default_factory=list)
-    staging: Path | None = None
-    cache_parts: list[str] = field(default_factory=list)
-    staged_lines: StagedLines | None = None
-    in_order: bool = False  # `notes` holds the previous build's notes in path order, changed ones in place
-    scan_files: list[NoteFile] = field(default_factory=list)
-    scanned: tuple[str, ...] = ()  # the paths of `scan_files`
+    def __init__(self, vault: Vault, full: bool, state: BuildState, started: float) -> None:
+        self.vault = vault
+        self.full = full
+        self.state = state
+        self.started = started
+        self.errors: list[dict[str, Any]] = []
+        self.notes: dict[str, IndexedNote] = {}  # path order
+        self.touched: list[str] = []  # notes whose object is not the previous build's
+        self.reparsed: int = 0
+        self.paths: list[str] = []
+        self.paths_key: tuple[str, ...] = ()  # the previous build's tuple itself when the paths are the same
+        self.paths_fp: str = ""
+        self.resolver: Resolver | None = None
+        self.settings: dict[str, list[str]] = {}
+        self.changed: int = 0  # notes whose manifest or cache line may differ
+        self.total_links: int = 0
+        self.links_out: dict[str, list[str]] = {}
+        self.same_graph: bool = False
+        self.links_in: dict[str, list[str]] = {}
+        self.index_notes: list[str] = []
+        self.categories: dict[str, list[list[str]]] = {}
+        self.out_files: dict[str, bytes] = {}
+        self.staged: list[str] = []  # files a worker already wrote into `staging`
+        self.delete: list[str] = []
+        self.staging: Path | None = None
+        self.cache_parts: list[str] = []
+        self.staged_lines: StagedLines | None = None
+        self.in_order: bool = False  # `notes` holds the previous build's notes in path order, changed ones in place
+        self.scan_files: list[NoteFile] = []
+        self.scanned: tuple[str, ...] = ()  # the paths of `scan_files`
 
     def scan(self) -> tuple[list[NoteFile], list[NoteFile]]:
         """The vault's note files, and those whose size or mtime changed (the others are kept)."""
@@ -413,7 +411,7 @@ class _Run:
         if state.tree is not None and self.paths_key is state.paths_key and not tree_changed:
             tree, tree_digest = state.tree
         else:
-            tree = orjson.dumps(tree_of(self.paths, self.notes), option=SORTED_KEYS | orjson.OPT_APPEND_NEWLINE)
+            tree = jsoncodec.dumps(tree_of(self.paths, self.notes), sort_keys=True, newline=True)
             tree_digest = hashlib.sha256(tree).hexdigest()
         for rel, data, digest in (("tree.json", tree, tree_digest), (".gitignore", GITIGNORE, GITIGNORE_DIGEST)):
             new_layers[rel] = digest

@@ -9,12 +9,10 @@ import json
 import os
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-import orjson
-
+from ..core import jsoncodec
 from ..vault.harness_files import index_dir, list_index_files, read_index_file
 from ..vault.paths import NoteFile, Vault, WalkMemory
 from .links import Resolver
@@ -139,7 +137,7 @@ class IndexedNote:
                 source, part, index = self.c_ref
                 self.c_line = source.line(part, index)
             header, self.rec_json, _ = self.c_line.split(b"\t", 2)
-            fields = orjson.loads(header)
+            fields = jsoncodec.loads(header)
             self.resolved = [tuple(r) for r in fields[7]]
             self.links = fields[8][5]
 
@@ -149,7 +147,7 @@ class IndexedNote:
 
     def record(self) -> dict[str, Any]:
         self._materialize()
-        rec: dict[str, Any] = orjson.loads(self.rec_json)  # type: ignore[arg-type]
+        rec: dict[str, Any] = jsoncodec.loads(self.rec_json)  # type: ignore[arg-type]
         return rec
 
     def set_resolution(self, key: object, fp: str, resolved: list[ResolvedLink], links_out: list[str]) -> None:
@@ -218,7 +216,7 @@ class IndexedNote:
         i2 = line.index(b"\t", i1 + 1)
         i3 = line.index(b"\t", i2 + 1)
         i4 = line.index(b"\t", i3 + 1)
-        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = orjson.loads(line[:i1])
+        path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = jsoncodec.loads(line[:i1])
         lite[5] = []  # the raw links: see _materialize
         parts = (line[i2 + 1 : i3], line[i3 + 1 : i4], line[i4 + 1 :])
         note = cls(path, note_id(path), size, mtime_ns, sha, tuple(lite), None, parts)
@@ -236,46 +234,81 @@ def new_note(path: str, size: int, mtime_ns: int, sha: str, rec: dict[str, Any])
     return IndexedNote(path, nid, size, mtime_ns, sha, lite, encode(rec), manifest_parts(path, nid, sha, size, rec))
 
 
-@dataclass
 class BuildState:
-    notes: dict[str, IndexedNote] = field(default_factory=dict)
-    layers: dict[str, str] = field(default_factory=dict)  # index-relative path -> sha256 of its bytes on disk
-    paths_key: tuple[str, ...] = ()
-    resolver: Resolver | None = None
-    generation: str = ""
-    build_stat: tuple[int, int, int] | None = None
-    manifest: tuple[bytes, str] | None = None  # bytes and digest
-    tree: tuple[bytes, str] | None = None  # bytes and digest
-    rows: BuildRows | None = None  # per-note pieces of the last build, in path order
-    paths_fp: str = ""
-    settings: dict[str, list[str]] = field(default_factory=dict)
-    in_memory: bool = False  # kept by this process since its last build (else loaded from disk)
-    cache_pending: int = 0  # notes changed since the cache was last written
-    links_in: dict[str, list[str]] = field(default_factory=dict)
-    index_notes: list[str] = field(default_factory=list)
-    categories: dict[str, list[list[str]]] = field(default_factory=dict)
-    # what an in-memory state adds, so that the next build in this process touches only what changed:
-    walk: WalkMemory = field(default_factory=WalkMemory)  # the folders' listings (vault/paths.py)
-    files: list[NoteFile] | None = None  # the scan that gave `paths_key`, in its order
-    links_out: dict[str, list[str]] | None = None  # every note's links_out, in path order
-    total_links: int = 0
+    """What a build leaves for the next one (kept in MEMORY by the sidecar, else loaded from disk)."""
+
+    def __init__(
+        self,
+        *,
+        notes: dict[str, IndexedNote] | None = None,
+        layers: dict[str, str] | None = None,
+        paths_key: tuple[str, ...] = (),
+        resolver: Resolver | None = None,
+        generation: str = "",
+        build_stat: tuple[int, int, int] | None = None,
+        manifest: tuple[bytes, str] | None = None,
+        tree: tuple[bytes, str] | None = None,
+        rows: BuildRows | None = None,
+        paths_fp: str = "",
+        settings: dict[str, list[str]] | None = None,
+        in_memory: bool = False,
+        cache_pending: int = 0,
+        links_in: dict[str, list[str]] | None = None,
+        index_notes: list[str] | None = None,
+        categories: dict[str, list[list[str]]] | None = None,
+        walk: WalkMemory | None = None,
+        files: list[NoteFile] | None = None,
+        links_out: dict[str, list[str]] | None = None,
+        total_links: int = 0,
+    ) -> None:
+        self.notes: dict[str, IndexedNote] = {} if notes is None else notes
+        self.layers: dict[str, str] = (
+            {} if layers is None else layers
+        )  # index-relative path -> sha256 of its bytes on disk
+        self.paths_key = paths_key
+        self.resolver = resolver
+        self.generation = generation
+        self.build_stat = build_stat
+        self.manifest = manifest  # bytes and digest
+        self.tree = tree  # bytes and digest
+        self.rows = rows  # per-note pieces of the last build, in path order
+        self.paths_fp = paths_fp
+        self.settings: dict[str, list[str]] = {} if settings is None else settings
+        self.in_memory = in_memory  # kept by this process since its last build (else loaded from disk)
+        self.cache_pending = cache_pending  # notes changed since the cache was last written
+        self.links_in: dict[str, list[str]] = {} if links_in is None else links_in
+        self.index_notes: list[str] = [] if index_notes is None else index_notes
+        self.categories: dict[str, list[list[str]]] = {} if categories is None else categories
+        # what an in-memory state adds, so that the next build in this process touches only what changed:
+        self.walk: WalkMemory = WalkMemory() if walk is None else walk  # the folders' listings (vault/paths.py)
+        self.files = files  # the scan that gave `paths_key`, in its order
+        self.links_out = links_out  # every note's links_out, in path order
+        self.total_links = total_links
 
 
-@dataclass
 class BuildRows:
     """What the last build wrote for each note, aligned with its paths: a rebuild in which only
     some notes changed and the link graph did not replaces just their rows."""
 
-    position: dict[str, int]
-    manifest_lines: list[bytes]
-    layer_entries: list[str]  # '"notes/<id>.json":"<digest>"' of build.json's layers
-    file_entries: list[str]  # '"<path>":[size,mtime_ns]' of build.json's files
-    headings: int
-    fallback: int  # notes parsed by markdown-it
-    errors: list[tuple[str, dict[str, Any]]]  # (path, error) of notes with one
+    def __init__(
+        self,
+        position: dict[str, int],
+        manifest_lines: list[bytes],
+        layer_entries: list[str],
+        file_entries: list[str],
+        headings: int,
+        fallback: int,
+        errors: list[tuple[str, dict[str, Any]]],
+    ) -> None:
+        self.position = position
+        self.manifest_lines = manifest_lines
+        self.layer_entries = layer_entries  # '"notes/<id>.json":"<digest>"' of build.json's layers
+        self.file_entries = file_entries  # '"<path>":[size,mtime_ns]' of build.json's files
+        self.headings = headings
+        self.fallback = fallback  # notes parsed by markdown-it
+        self.errors = errors  # (path, error) of notes with one
 
 
-@dataclass
 class BuildMemory:
     """The build states this process keeps, so that the next build of a vault starts from them.
 
@@ -288,9 +321,10 @@ class BuildMemory:
     load from disk instead. `clear()` forgets everything (as a new process would).
     """
 
-    max_vaults: int = 4
-    _states: OrderedDict[str, BuildState] = field(default_factory=OrderedDict)
-    _lock: threading.Lock = field(default_factory=threading.Lock)
+    def __init__(self, max_vaults: int = 4) -> None:
+        self.max_vaults = max_vaults
+        self._states: OrderedDict[str, BuildState] = OrderedDict()
+        self._lock = threading.Lock()
 
     def get(self, root: str) -> BuildState | None:
         with self._lock:

@@ -20,7 +20,6 @@ callout or a list item is content of that block, not a section of the note.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -40,14 +39,13 @@ class FlatHeading(NamedTuple):
     line: int  # 1-based first line (the paragraph's first line for a setext heading)
 
 
-@dataclass(slots=True)
-class Structure:
+class Structure(NamedTuple):
     """Block structure of a note in 1-based file lines."""
 
     line_count: int
     body_start_line: int  # first line after the frontmatter (1 when there is none)
     headings: list[FlatHeading]
-    code_lines: list[tuple[int, int]] = field(default_factory=list)  # inclusive ranges of code lines
+    code_lines: list[tuple[int, int]]  # inclusive ranges of code lines
     scanner: str = "scan"  # "scan" or "markdown-it"
 
 

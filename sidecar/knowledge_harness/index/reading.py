@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import hashlib
 import os
-from dataclasses import dataclass, field
 from pathlib import Path
 
 from ..vault.harness_files import new_index_staging, write_staged
@@ -21,17 +20,17 @@ Parsed = tuple[NoteFile, int, str, str | None, IndexedNote | None]
 PARALLEL_MIN_NOTES = 1500
 
 
-@dataclass
 class ParseJob:
     """What every parse needs besides the file: the scan's paths, and where layers may go."""
 
-    resolver: Resolver
-    paths_key: tuple[str, ...]
-    paths_fp: str
-    staging: Path | None = None  # parallel builds write note layers and cache parts here
-    old_layers: dict[str, str] = field(default_factory=dict)  # rel -> digest already on disk
-    cache_parts: list[str] = field(default_factory=list)  # staged cache parts, one per chunk
-    lines: StagedLines | None = None  # where the parent finds a helper's note's cache line
+    def __init__(self, resolver: Resolver, paths_key: tuple[str, ...], paths_fp: str) -> None:
+        self.resolver = resolver
+        self.paths_key = paths_key
+        self.paths_fp = paths_fp
+        self.staging: Path | None = None  # parallel builds write note layers and cache parts here
+        self.old_layers: dict[str, str] = {}  # rel -> digest already on disk
+        self.cache_parts: list[str] = []  # staged cache parts, one per chunk
+        self.lines: StagedLines | None = None  # where the parent finds a helper's note's cache line
 
 
 def read_note_bytes(fs: NoteFile) -> tuple[bytes | None, str]:

@@ -1,9 +1,9 @@
 """The bytes of the index's files: note layers, manifest lines, the tree, build.json.
 
-Every layer byte is produced by `encode`: orjson with sorted keys, whose output for the index's
-values (str, int, bool, None, lists, str-keyed dicts; never a float) is byte-identical to
-json.dumps(sort_keys=True, ensure_ascii=False, separators=(",", ":")) and ~10x faster
-(tests/index/test_build_cache.py re-serializes every layer with json.dumps to check). To keep
+Every layer byte is produced by `encode`: compact JSON with sorted keys, written by orjson or,
+in a new `kh index build` process that patches a few notes, by the standard library, with the
+same bytes for the index's values (str, int, bool, None, lists, str-keyed dicts; never a float;
+core/jsoncodec.py; tests/index/test_build_cache.py re-serializes every layer with json.dumps to check). To keep
 an incremental rebuild cheap, each note carries what was already serialized for it (see
 build_state.IndexedNote); a rebuild re-serializes only what changed.
 """
@@ -13,8 +13,7 @@ from __future__ import annotations
 import hashlib
 from typing import TYPE_CHECKING, Any
 
-import orjson
-
+from ..core import jsoncodec
 from .record import ResolvedLink
 
 if TYPE_CHECKING:
@@ -27,11 +26,9 @@ GITIGNORE_DIGEST = hashlib.sha256(GITIGNORE).hexdigest()
 MANIFEST_HEAD = b'{"format":' + str(INDEX_FORMAT).encode() + b',"notes":[\n'
 MANIFEST_SETTINGS = b'\n],"settings":'
 
-SORTED_KEYS = orjson.OPT_SORT_KEYS
-
 
 def encode(obj: Any) -> bytes:
-    return orjson.dumps(obj, option=SORTED_KEYS)
+    return jsoncodec.dumps(obj, sort_keys=True)
 
 
 def note_layer_bytes(path: str, nid: str, sha: str, rec: dict[str, Any], resolved: list[ResolvedLink]) -> bytes:
@@ -60,7 +57,7 @@ def note_layer_bytes(path: str, nid: str, sha: str, rec: dict[str, Any], resolve
         "error": rec["error"],
         "parser": rec["parser"],
     }
-    return orjson.dumps(layer, option=SORTED_KEYS | orjson.OPT_APPEND_NEWLINE)
+    return jsoncodec.dumps(layer, sort_keys=True, newline=True)
 
 
 def manifest_parts(path: str, nid: str, sha: str, size: int, rec: dict[str, Any]) -> tuple[bytes, bytes, bytes]:

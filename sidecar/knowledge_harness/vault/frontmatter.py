@@ -6,13 +6,12 @@ the original bytes and keep every other byte (BOM, CRLF, no final newline) ident
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 BOM = b"\xef\xbb\xbf"
 
 
-@dataclass(frozen=True, slots=True)
-class FrontmatterSpan:
+class FrontmatterSpan(NamedTuple):
     """Byte offsets into the raw file.
 
     raw[yaml_start:yaml_end] is the YAML text; raw[body_start:] is the body.

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from ..errors import InvalidNote
 from .frontmatter import BOM, FrontmatterSpan, find_frontmatter
@@ -30,8 +29,7 @@ def markdown_lines(text: str) -> list[str]:
     return lines
 
 
-@dataclass(frozen=True, slots=True)
-class NoteProblem:
+class NoteProblem(NamedTuple):
     """Why a note's properties could not be read; line and column are 1-based in the file."""
 
     message: str
@@ -42,14 +40,13 @@ class NoteProblem:
         return {"message": self.message, "line": self.line, "column": self.column}
 
 
-@dataclass(frozen=True, slots=True)
-class Note:
+class Note(NamedTuple):
     path: str
     raw: bytes
     span: FrontmatterSpan | None
     properties: dict[str, Any]
     problem: NoteProblem | None
-    text: str = field(repr=False)  # the whole file decoded (BOM removed); "" when not UTF-8
+    text: str  # the whole file decoded (BOM removed); "" when not UTF-8
 
     @property
     def has_frontmatter(self) -> bool:

@@ -14,14 +14,12 @@ import stat
 import time
 import unicodedata
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from itertools import compress, islice, repeat
 from operator import attrgetter
 from pathlib import Path
 from typing import Any, NamedTuple, TypeGuard
 
-import orjson
-
+from ..core import jsoncodec
 from ..errors import NotFound, PathRejected
 
 EXCLUDED_DIRS = frozenset({".obsidian", ".harness", ".git", ".trash", "node_modules"})
@@ -96,8 +94,7 @@ def require_note_path(raw: str) -> str:
     return path
 
 
-@dataclass(frozen=True, slots=True)
-class Vault:
+class Vault(NamedTuple):
     """A vault root on disk; resolves note paths without ever leaving it."""
 
     root: Path
@@ -211,8 +208,7 @@ class NoteFile(NamedTuple):
         return Path(self.disk)
 
 
-@dataclass(frozen=True, slots=True)
-class ScanProblem:
+class ScanProblem(NamedTuple):
     path: str
     message: str
 
@@ -257,8 +253,7 @@ def _shown(path: str) -> str:
     return _CONTROL.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), path)
 
 
-@dataclass(slots=True)
-class _KeptFolder:
+class _KeptFolder(NamedTuple):
     """A folder the plain pass listed: its stamp then, its notes and their (size, mtime_ns)
     as last stat-ed, and its subfolders (paths on disk, sorted)."""
 
@@ -268,7 +263,6 @@ class _KeptFolder:
     subfolders: list[str]
 
 
-@dataclass
 class WalkMemory:
     """What a process that walks the same vault again keeps between walks (the sidecar's build).
 
@@ -283,9 +277,10 @@ class WalkMemory:
     Bound: one entry per folder of the vault; replaced whole by each walk.
     """
 
-    settle_ns: int = 3_000_000_000
-    folders: dict[str, _KeptFolder] = field(default_factory=dict)
-    changed: bool = False  # the last walk kept a listing it made, or stopped keeping one
+    def __init__(self, settle_ns: int = 3_000_000_000) -> None:
+        self.settle_ns = settle_ns
+        self.folders: dict[str, _KeptFolder] = {}
+        self.changed = False  # the last walk kept a listing it made, or stopped keeping one
 
     def saved(self, root: str) -> bytes:
         """The listings as JSON, for a later process (`loaded`): each folder (its path on disk
@@ -298,7 +293,7 @@ class WalkMemory:
             if _is_utf8_name(key):  # a folder under a name that is not UTF-8 is listed again
                 notes = [n.disk.rpartition("/")[2] for n in kept.notes]
                 folders[key] = [*kept.stamp, notes, [s.rpartition("/")[2] for s in kept.subfolders]]
-        return orjson.dumps({"format": _SAVED_WALK_FORMAT, "folders": folders})
+        return jsoncodec.dumps({"format": _SAVED_WALK_FORMAT, "folders": folders})
 
     @classmethod
     def loaded(cls, data: bytes | None, root: str, stats: Mapping[str, Sequence[int]]) -> WalkMemory:
@@ -312,7 +307,7 @@ class WalkMemory:
                 kept = _loaded_folder(key, root, (dev, ino, mtime_ns, ctime_ns), names, subnames, stats)
                 if kept is not None:
                     memory.folders[_saved_folder(root, key)[0]] = kept
-        except (orjson.JSONDecodeError, AttributeError, TypeError, ValueError, KeyError):
+        except (AttributeError, TypeError, ValueError, KeyError):  # ValueError: not JSON
             return cls()
         return memory
 
@@ -325,7 +320,7 @@ def _saved_folders(data: bytes | None) -> dict[str, Any]:
     and the like for what is not JSON of that shape)."""
     if data is None:
         return {}
-    saved = orjson.loads(data)
+    saved = jsoncodec.loads(data)
     if saved.get("format") != _SAVED_WALK_FORMAT:
         return {}
     folders: dict[str, Any] = saved["folders"]
@@ -390,7 +385,7 @@ def changed_notes_if_no_folder_changed(
         if len(keys) != len(set(keys)) or len(paths) != len(stats) or stats.keys() != set(paths):
             return None
         now = list(map(_SIZE_AND_MTIME, map(os.stat, disks)))
-    except (OSError, orjson.JSONDecodeError, AttributeError, TypeError, ValueError, KeyError):
+    except (OSError, AttributeError, TypeError, ValueError, KeyError):  # ValueError: not JSON
         return None
     before = map(tuple, map(stats.__getitem__, paths))
     moved = compress(range(len(paths)), map(operator.ne, now, before))

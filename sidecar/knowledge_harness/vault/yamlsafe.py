@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import datetime
 import re
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 MAX_YAML_BYTES = 64 * 1024
 MAX_ALIASES = 16
@@ -43,8 +42,7 @@ CORE_RESOLVERS: list[tuple[str, str, list[str]]] = [
 _ANCHOR_OR_ALIAS = re.compile(r"(?:^|[\s\[{,:-])[&*][^\s\[\]{},]+", re.MULTILINE)
 
 
-@dataclass(frozen=True, slots=True)
-class YamlProblem:
+class YamlProblem(NamedTuple):
     message: str
     line: int | None  # 0-based line inside the YAML text
     column: int | None  # 0-based
