@@ -15,7 +15,6 @@ import os
 import threading
 import time
 from collections.abc import Iterator
-from datetime import UTC, datetime
 from pathlib import Path
 
 from ..errors import Busy, NotWritable
@@ -96,7 +95,8 @@ def vault_lock(vault: Vault, purpose: str, *, wait_seconds: float = DEFAULT_WAIT
                         detail={"holder": holder, "purpose": purpose},
                     ) from None
                 time.sleep(0.05)
-        info = {"pid": os.getpid(), "purpose": purpose, "since": datetime.now(UTC).isoformat(timespec="seconds")}
+        since = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())  # as datetime's isoformat, without its import
+        info = {"pid": os.getpid(), "purpose": purpose, "since": since}
         os.ftruncate(fd, 0)
         os.pwrite(fd, json.dumps(info).encode(), 0)
         depths[key] = 1
