@@ -87,7 +87,7 @@ def _apply(root: Path, action: str, name: str, body: str) -> None:
 
 def _build_maps(root: Path) -> tuple[object, object]:
     data = json.loads((root / ".harness/index/build.json").read_text())
-    layers = {rel: digest for rel, digest in data["layers"].items() if rel != "manifest.json"}  # "" in memory
+    layers = dict(data["layers"])
     files = {p: stamp[0] for p, stamp in data["files"].items()}  # sizes: a copy has other mtimes
     return layers, files
 
@@ -295,4 +295,22 @@ def test_a_build_json_rewritten_by_another_tool_still_gives_a_one_shot_build_its
     assert b'"files":{"' in build_json.read_bytes()  # written compact again, as a full build writes it
     _stamps_are_the_files_stamps(root)
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "Home.md edited")
+    MEMORY.clear()
+
+
+def test_after_a_build_in_the_sidecar_a_new_process_patches_the_index_in_one_shot(tmp_path: Path) -> None:
+    """The sidecar's build leaves the manifest's digest in build.json, which a new `kh index
+    build` process checks before patching the manifest."""
+    root = tmp_path / "vault"
+    vault = _built(root)
+    for step, name in enumerate(("Home.md", "Note A.md")):
+        with (root / name).open("a", encoding="utf-8") as handle:
+            handle.write("one more line\n")
+        if step == 0:
+            build_index(vault)  # warm, in this process, as the sidecar builds
+            continue
+        MEMORY.clear()  # a new process
+        report = build_index(vault, resident=False)
+        assert report.reparsed == 1 and _one_shot_parts(root) == 1
+        _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, name)
     MEMORY.clear()

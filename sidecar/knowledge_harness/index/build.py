@@ -397,15 +397,15 @@ class _Run:
         layers to delete; returns the manifest's and the tree's (bytes, digest)."""
         state, old_layers = self.state, self.state.layers
         manifest = manifest_bytes(rows.manifest_lines, self.settings)
-        # In the sidecar the previous manifest is in memory and on disk: comparing bytes decides; its
-        # digest (8 MB: ~15 ms) is left empty, which makes the next build from disk rewrite it.
-        if state.manifest is not None:
-            manifest_digest = state.manifest[1] if state.manifest[0] == manifest else ""
-            if state.manifest[0] != manifest:
-                self.out_files["manifest.json"] = manifest
+        # In the sidecar the previous manifest is in memory and on disk: comparing bytes decides.
+        # Its digest (8 MB: ~4 ms) is in build.json all the same: a new `kh index build` process
+        # checks the manifest against it before patching it (one_shot.py).
+        kept = state.manifest
+        if kept is not None and kept[0] == manifest and kept[1]:
+            manifest_digest = kept[1]
         else:
             manifest_digest = hashlib.sha256(manifest).hexdigest()
-            if old_layers.get("manifest.json") != manifest_digest:
+            if (kept is None or kept[0] != manifest) and old_layers.get("manifest.json") != manifest_digest:
                 self.out_files["manifest.json"] = manifest
         new_layers["manifest.json"] = manifest_digest
         if state.tree is not None and self.paths_key is state.paths_key and not tree_changed:
