@@ -168,13 +168,25 @@ def build_json_bytes(
     files_json: str,
 ) -> bytes:
     """build.json: generation first (see build_stamp); counts = (fallback notes, headings, links);
-    errors = [path, message, line] of every note with one, in path order."""
+    errors = [path, message, line] of every note with one, in path order; then the "layers" and
+    "files" objects, whose insides are `layers_json` and `files_json`."""
+    head = build_json_head(generation, notes, reparsed, seconds, counts, errors)
+    return head + f'{BUILD_JSON_LAYERS}{{{layers_json}}},"files":{{{files_json}}}}}\n'.encode()
+
+
+BUILD_JSON_LAYERS = ',"layers":'
+
+
+def build_json_head(
+    generation: str, notes: int, reparsed: int, seconds: float, counts: tuple[int, int, int], errors: list[list[Any]]
+) -> bytes:
+    """build.json up to its "layers" object (see build_json_bytes)."""
     fallback, headings, links = counts
     return (
         f'{{"generation":"{generation}","format":{INDEX_FORMAT},"cache_format":{CACHE_FORMAT},'
         f'"notes":{notes},"reparsed":{reparsed},"seconds":{round(seconds, 4)},'
         f'"fallback_notes":{fallback},"headings":{headings},"links":{links},'
-        f'"errors":{encode(errors).decode("utf-8")},"layers":{{{layers_json}}},"files":{{{files_json}}}}}\n'
+        f'"errors":{encode(errors).decode("utf-8")}'
     ).encode()
 
 
