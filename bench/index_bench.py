@@ -28,6 +28,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 from typing import Any
 
@@ -39,6 +40,7 @@ SAMPLE_BYTES = 3_000_000
 FULL_RUNS = 3  # the full build is timed on this many fresh copies; the median is reported
 CLI_RUNS = 5  # `kh index build` after an edit, each run editing other notes; the median is reported
 WARM_RUNS = 3
+SETTLE_SECONDS = 3.5  # the walk keeps a folder's listing once its ctime is 3 s old (WalkMemory.settle_ns)
 
 _CHILD = r"""
 import json, resource, sys, time, random
@@ -233,6 +235,9 @@ def _real_10k_figures(real: Path, dest: Path) -> list[dict[str, Any]]:
     source = real / "obsidian-developer-docs" if (real / "obsidian-developer-docs").is_dir() else real
     notes = linked_copies(source, dest, N_NOTES)[0]
     os.sync()
+    # A person's vault has folders older than a few seconds; the walk keeps a folder's listing
+    # only once it has settled, so the build waits for the fresh copies' folders to.
+    time.sleep(SETTLE_SECONDS)
     full = _child(_CHILD, "full", str(dest), "0")
     label = f"real notes x copies ({source.name}, {notes} notes): "
     return [
