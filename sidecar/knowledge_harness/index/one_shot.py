@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import mmap
 import os
 import re
 import threading
@@ -14,7 +13,7 @@ from typing import Any, Generic, NamedTuple, TypeVar
 
 from ..core import jsoncodec
 from ..vault.atomic import Pieces
-from ..vault.harness_files import list_index_files, map_index_file, read_index_file, write_index_files
+from ..vault.harness_files import list_index_files, read_index_file, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, scan_against_stamps
 from .answer import BuildOutcome
 from .build_state import WALK_FILE, new_note, paths_fingerprint
@@ -74,7 +73,7 @@ class _PatchedLine(NamedTuple):
     links_out: list[str]
 
 
-def _line_spans(manifest: bytes | mmap.mmap, paths: list[str], settings_at: int) -> list[tuple[int, int]]:
+def _line_spans(manifest: bytes, paths: list[str], settings_at: int) -> list[tuple[int, int]]:
     """(start, end) of the manifest line of each path (in path order, as the lines), without its
     final ","; NotOneShot when one is missing."""
     spans: list[tuple[int, int]] = []
@@ -106,7 +105,7 @@ def _backlink_changes(patched: dict[str, _PatchedLine]) -> tuple[dict[str, set[s
 
 
 def _target_lines(
-    manifest: bytes | mmap.mmap,
+    manifest: bytes,
     paths: list[str],
     gained: dict[str, set[str]],
     lost: dict[str, set[str]],
@@ -160,14 +159,6 @@ class NotOneShot(Exception):
 
 def _verified(vault: Vault, rel: str, digest: str) -> bytes:
     data = read_index_file(vault, rel)
-    if data is None or not digest or hashlib.sha256(data).hexdigest() != digest:
-        raise NotOneShot
-    return data
-
-
-def _verified_map(vault: Vault, rel: str, digest: str) -> mmap.mmap:
-    """`_verified` for a large file, mapped instead of read (see `map_index_file`)."""
-    data = map_index_file(vault, rel)
     if data is None or not digest or hashlib.sha256(data).hexdigest() != digest:
         raise NotOneShot
     return data
@@ -285,7 +276,7 @@ class _OneShot:
         self.counts = [build["fallback_notes"], build["headings"], build["links"]]
         self.note_errors: dict[str, list[Any]] = {e[0]: e for e in build["errors"]}
         digest_before = self.layers.get("manifest.json", "")
-        self.manifest = _Beside(lambda: _verified_map(self.vault, "manifest.json", digest_before))
+        self.manifest = _Beside(lambda: _verified(self.vault, "manifest.json", digest_before))
         self.manifest.start()
         problems: list[ScanProblem] = []
         self.paths, changed, walk = scan_against_stamps(
@@ -332,16 +323,21 @@ class _OneShot:
     def _patched_manifest(self, changed: list[NoteFile]) -> Pieces | None:
         """The previous manifest (checked against its digest and the settings) with the lines of
         the changed notes, and of the notes whose backlinks they changed, patched: as pieces,
-        most of them views of the previous manifest's unchanged lines (nothing of the 8 MB
-        manifest of 10,000 notes is copied); None when no line changed. A note's line is found
+        most of them views of the previous manifest's unchanged lines (the 8 MB manifest of
+        10,000 notes is read once and not copied again); None when no line changed. It is read,
+        not mapped: a file rewritten in place by another program meanwhile would change a
+        mapping's bytes after their digest was checked. A note's line is found
         by its `,"path":` key, which no other line holds (in JSON text a quote inside a value is
         escaped; no nested object has that key), and a line break only ends a line.
         """
         manifest = self.manifest.result()
         settings_at = manifest.rfind(MANIFEST_SETTINGS)
         tail = manifest[settings_at:]
-        head_ok = manifest[: len(MANIFEST_HEAD)] == MANIFEST_HEAD
-        if settings_at < 0 or not head_ok or tail != MANIFEST_SETTINGS + encode(self.settings) + b"}\n":
+        if (
+            settings_at < 0
+            or not manifest.startswith(MANIFEST_HEAD)
+            or tail != MANIFEST_SETTINGS + encode(self.settings) + b"}\n"
+        ):
             raise NotOneShot
         spans = _line_spans(manifest, [fs.path for fs in changed], settings_at)
         patched = {

@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import mmap
 import os
 from collections.abc import Iterable, Iterator, Mapping
 from itertools import islice
@@ -183,23 +182,6 @@ def read_index_file(vault: Vault, rel: str) -> bytes | None:
         return (index_dir(vault) / rel).read_bytes()
     except (FileNotFoundError, NotADirectoryError):
         return None
-
-
-def map_index_file(vault: Vault, rel: str) -> mmap.mmap | None:
-    """An index file mapped read-only (relative to the index folder), or None when it is missing
-    or empty: no copy of its bytes is made, and slices of a memoryview of it are not copied either
-    (the one-shot build keeps most of the 8 MB manifest as it was). Index files are replaced by
-    rename, never rewritten in place, so the mapping keeps one build's bytes."""
-    try:
-        fd = os.open(index_dir(vault) / rel, os.O_RDONLY | os.O_CLOEXEC)
-    except (FileNotFoundError, NotADirectoryError):
-        return None
-    try:
-        if os.fstat(fd).st_size == 0:
-            return None
-        return mmap.mmap(fd, 0, flags=mmap.MAP_SHARED | getattr(mmap, "MAP_POPULATE", 0), prot=mmap.PROT_READ)
-    finally:
-        os.close(fd)
 
 
 def open_index_file(vault: Vault, rel: str) -> BinaryIO | None:
