@@ -5,7 +5,6 @@ digests (BuildState), the parse cache on disk (cache/*.jsonl) and the states kep
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from collections import OrderedDict
@@ -363,7 +362,7 @@ def load_state(vault: Vault) -> BuildState:
     if build_raw is None or not parts:
         return state
     try:
-        build = json.loads(build_raw)
+        build = jsoncodec.loads(build_raw)
         if build.get("format") != INDEX_FORMAT or build.get("cache_format") != CACHE_FORMAT:
             return state
         files = build.get("files", {})
