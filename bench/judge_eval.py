@@ -24,6 +24,7 @@ from typing import Any
 
 from knowledge_harness.trust.judges import get_judge
 from knowledge_harness.trust.judges.lexical import LexicalJudge, prepare
+from knowledge_harness.trust.judges.related_words import RELATED_WORDS, term_of
 from knowledge_harness.trust.text import forget_cached_terms
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
 
@@ -87,6 +88,7 @@ def real_figures() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         speeds = []
         for _ in range(SPEED_RUNS):
             forget_cached_terms()  # the pages were seen above: time them as a sidecar meets them first
+            term_of.cache_clear()
             start = time.process_time()
             judge_train.judge_rows(shipped, rows)
             speeds.append(len(rows) / (time.process_time() - start))
@@ -208,8 +210,17 @@ NOTES = (
 )
 
 
+def table_load_ms() -> float:
+    """CPU time of reading the related-words table (once per process, on the first English claim that
+    needs it): paid before the timed runs, and reported on its own."""
+    start = time.process_time()
+    RELATED_WORDS.related("film")
+    return (time.process_time() - start) * 1000
+
+
 def run() -> dict[str, Any]:
     rows = load()
+    table_ms = table_load_ms()
     # warm up once (imports, regex compilation), then measure
     evaluate(rows[:20])
     m = evaluate(rows)
@@ -248,6 +259,11 @@ def run() -> dict[str, Any]:
                 "value": round(m["pairs_per_second"]),
                 "unit": "pairs/s",
                 "target": "≥ 500",
+            },
+            {
+                "name": "related-words table: first read (once per process), CPU time",
+                "value": round(table_ms),
+                "unit": "ms",
             },
             *profile,
         ],

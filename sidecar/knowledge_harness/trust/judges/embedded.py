@@ -68,6 +68,8 @@ def _term_of(word: str) -> str | None:
 class EmbeddingNeighbours:
     """`RelatedWords` by cosine between WordLlama word vectors (see the module docstring)."""
 
+    reads_window = True
+
     def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
         self.threshold = threshold
         self._tokenizer, self._matrix = _model()

@@ -28,6 +28,9 @@ Version 6 (against 5): one English fact written several ways is read as one (tru
 abbreviated months, nationalities as their country, British spellings, ordinals in digits and words,
 short year ranges, a doubled consonant before -ing/-ed, nouns made of a verb, a few terms that say the
 same); "not only" and words a claim quotes do not make it negative.
+Version 7 (against 6): an English content word that the page never uses counts as used on the page when
+the page holds a related word (judges/related_words.py: WordNet 3.0 synonyms and derivationally related
+forms; never for names or words holding a digit); the English model is refitted under that reading.
 """
 
 from __future__ import annotations
@@ -58,9 +61,10 @@ from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
+from .related_words import RELATED_WORDS
 
 NAME = "lexical"
-VERSION = "6"
+VERSION = "7"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
 EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
@@ -379,7 +383,11 @@ class _Alignment:
 
 class RelatedWords(Protocol):
     """Which of an English claim's content terms that a page never uses have a near neighbour on it (a
-    word of like meaning: "began" for "started"); an optional profile supplies it (judges/embedded.py)."""
+    word of like meaning: "movie" for "film"): the default judge's table (judges/related_words.py) or an
+    optional profile's embeddings (judges/embedded.py). With `reads_window`, a term missing from the best
+    window also counts as present when the window holds such a word."""
+
+    reads_window: bool
 
     def near(self, claim: str, absent: set[str], text: str) -> set[str]:
         """The terms of `absent` (read from `claim`) for which `text` holds a word of like meaning."""
@@ -392,7 +400,7 @@ class LexicalJudge:
     def __init__(
         self,
         models: dict[str, LogisticModel] | None = None,
-        related: RelatedWords | None = None,
+        related: RelatedWords | None = RELATED_WORDS,
         info: ValidatorInfo | None = None,
     ) -> None:
         self._info = info or ValidatorInfo(name=NAME, version=VERSION)
@@ -582,7 +590,8 @@ class LexicalJudge:
             # never a name or a word holding a digit, which bind as they are written
             loose = {t for t in content if not any(ch.isdigit() for ch in t)} - _name_terms(claim)
             page_terms |= self._related.near(claim, loose - page_terms, doc.page_text)
-            missing -= self._related.near(claim, loose & missing, window_text)
+            if self._related.reads_window:
+                missing -= self._related.near(claim, loose & missing, window_text)
         weak, weakest, union_coverage = self._subclaim_alignment(claim, doc, weight) if english else (0, 1.0, coverage)
         match = WindowMatch(
             coverage=coverage,
