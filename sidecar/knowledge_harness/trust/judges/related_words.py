@@ -14,6 +14,7 @@ import functools
 import gzip
 import re
 import threading
+from dataclasses import dataclass
 from importlib import resources
 from pathlib import Path
 
@@ -49,6 +50,7 @@ class RelatedTable:
     def __init__(self, path: Path | None = None) -> None:
         self._path = path  # None: the table shipped in the package
         self._table: dict[str, str] | None = None
+        self._entries: dict[str, _Related] = {}  # the words claims asked about, read (at most the table's)
         self._lock = threading.Lock()
 
     def _loaded(self) -> dict[str, str]:
@@ -68,38 +70,58 @@ class RelatedTable:
         found = self._loaded().get(word)
         return found.split() if found else []
 
+    def forget_words(self) -> None:
+        """Forget the words read so far (the table stays loaded): a benchmark's cold start."""
+        self._entries.clear()
+        term_of.cache_clear()
+
+    def _entry(self, word: str) -> _Related:
+        found = self._entries.get(word)
+        if found is None:
+            found = self._entries[word] = _Related.of(self.related(word))
+        return found
+
     def near(self, claim: str, absent: set[str], text: str) -> set[str]:
         """The terms of `absent` one of whose words in `claim` has a related word among the words of `text`."""
         if not absent:
             return set()
-        by_term: dict[str, set[str]] = {}
+        table = self._loaded()
+        found: set[str] = set()
         for word in WORD.findall(normalize(claim)):
-            term = term_of(word)
-            if term in absent:
-                by_term.setdefault(term, set()).add(word)
-        return {
-            term for term, words in by_term.items() if _holds_word(text, {r for w in words for r in self.related(w)})
-        }
+            # most of a claim's words are not in the table: cheaper to skip than to read as terms
+            if word in table and (term := term_of(word)) in absent and term not in found and self._entry(word).on(text):
+                found.add(term)
+        return found
 
 
-def _holds_word(text: str, words: set[str]) -> bool:
-    """Whether `text` holds one of `words` as a whole word (a possessive "movie's" holds "movie")."""
-    # one look per run of words sharing a start (flick, flicked, flicking: "flick"), then the whole word
-    # at each place the start is found
-    starts: list[str] = []
-    for word in sorted(words):  # the words starting with a word follow it at once
-        if not (starts and word.startswith(starts[-1])):
-            starts.append(word)
-    for start in starts:
-        at = text.find(start)
-        while at != -1:
-            end = at + len(start)
-            while end < len(text) and "a" <= text[end] <= "z":
-                end += 1
-            if text[at:end] in words and not (at and "a" <= text[at - 1] <= "z"):
-                return True
-            at = text.find(start, end)
-    return False
+@dataclass(frozen=True)
+class _Related:
+    """One word's related words, and the starts to look for them by: one per run of words sharing a
+    start (flick, flicked, flicking: "flick")."""
+
+    words: frozenset[str]
+    starts: tuple[str, ...]
+
+    @classmethod
+    def of(cls, words: list[str]) -> _Related:
+        starts: list[str] = []
+        for word in sorted(words):  # the words starting with a word follow it at once
+            if not (starts and word.startswith(starts[-1])):
+                starts.append(word)
+        return cls(frozenset(words), tuple(starts))
+
+    def on(self, text: str) -> bool:
+        """Whether `text` holds one of the words as a whole word (a possessive "movie's" holds "movie")."""
+        for start in self.starts:
+            at = text.find(start)
+            while at != -1:
+                end = at + len(start)
+                while end < len(text) and "a" <= text[end] <= "z":
+                    end += 1
+                if text[at:end] in self.words and not (at and "a" <= text[at - 1] <= "z"):
+                    return True
+                at = text.find(start, end)
+        return False
 
 
 RELATED_WORDS = RelatedTable()  # the shipped table, loaded on first use
