@@ -35,7 +35,7 @@ def _gate(claim: str, evidence: str, related: RelatedTable | None) -> tuple[int,
     return found.gate.absent, found.gate.missing
 
 
-def test_the_table_loads_in_plain_python_without_numpy_or_the_network() -> None:
+def test_the_table_loads_in_plain_python_without_numpy_or_the_network_and_only_when_needed() -> None:
     # a fresh interpreter in which numpy (and the embeddings' other packages) cannot be imported and every
     # connection fails: the default judge still reads the table, and reads "physician" as "doctor"
     script = """
@@ -50,16 +50,21 @@ def refuse(*a, **k):
 socket.socket.connect = refuse
 socket.create_connection = refuse
 from knowledge_harness.trust.judges import get_judge
-judge = get_judge("lexical")
-claim = "The physician opened a small clinic in Leeds in 1901."
-page = "The doctor opened a small clinic in Leeds in 1901. It moved to York in 1950."
-print(judge.judge_pair(claim, page))
 from knowledge_harness.trust.judges.related_words import RELATED_WORDS
+judge = get_judge("lexical")
+page = "The doctor opened a small clinic in Leeds in 1901. It moved to York in 1950."
+judge.judge_pair("富士山は日本で最も高い山である。", "富士山は日本で最も高い山である。")
+judge.judge_pair("The doctor opened a small clinic in Leeds.", page)
+print(RELATED_WORDS.loaded)
+judge.judge_pair("The physician opened a small clinic in Leeds in 1901.", page)
+print(RELATED_WORDS.loaded)
 print("doctor" in RELATED_WORDS.related("physician"), "numpy" in sys.modules)
 """
     env = {**os.environ, "PYTHONPATH": os.pathsep.join([str(REPO / "sidecar"), str(REPO)])}
     out = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, env=env, check=True)
-    assert out.stdout.split("\n")[1] == "True False", out.stdout + out.stderr
+    # not read for a Japanese claim, nor for an English one whose words are all on the page; read for the first
+    # English claim with a word the page lacks
+    assert out.stdout.split("\n")[:3] == ["False", "True", "True False"], out.stdout + out.stderr
 
 
 def test_a_word_the_page_says_in_other_words_counts_as_used_on_the_page() -> None:

@@ -584,30 +584,16 @@ class LexicalJudge:
         n_content = len(content)
         missing_hira = hira - window_hira
         english = not has_cjk(claim)
-        page_terms = {t for t in content if doc.on_page(t)}  # the claim's terms the page uses
-        if english and self._related is not None:
-            # an optional profile's reading: a word the page (or the window) says in other words is used;
-            # never a name or a word holding a digit, which bind as they are written
-            loose = {t for t in content if not any(ch.isdigit() for ch in t)} - _name_terms(claim)
-            page_terms |= self._related.near(claim, loose - page_terms, doc.page_text)
-            if self._related.reads_window:
-                missing -= self._related.near(claim, loose & missing, window_text)
-        weak, weakest, union_coverage = self._subclaim_alignment(claim, doc, weight) if english else (0, 1.0, coverage)
-        match = WindowMatch(
-            coverage=coverage,
-            missing_terms=len(missing),
-            content_terms=n_content,
-            missing_hiragana=len(missing_hira),
-            focus_coverage=sum(weight[t] for t in content & doc.terms_at(focus)) / total,
-            subclaim_min_coverage=self._clause_coverage(claim, doc),
-            window_sentences=end - start,
-            window_text=window_text,
-            page_coverage=sum(weight[t] for t in content if t in page_terms) / total,
-            subclaims_weak=weak,
-            subclaim_union_coverage=union_coverage,
-            sentences=len(doc.sentences),
-            page_text=doc.page_text,
+        related = self._related if english else None
+        # a word the page (or, for a profile that reads it, the window) says in other words is used; never a
+        # name or a word holding a digit, which bind as they are written
+        loose = (
+            {t for t in content if not any(ch.isdigit() for ch in t)} - _name_terms(claim)
+            if related is not None
+            else set()
         )
+        if related is not None and related.reads_window:
+            missing -= related.near(claim, loose & missing, window_text)
         # every number of the claim must be in the window (Japanese) or somewhere on the page (English,
         # whose claims gather facts from several sentences)
         numbers_found = not doc.absent_numbers(numbers) if english else not missing_numbers
@@ -616,13 +602,35 @@ class LexicalJudge:
         if numbers_found and identifiers_found and not (_claim_negated(claim) and not _negated(window_text)):
             # the model was fitted on one-sentence Japanese evidence and on pages in English; on a
             # page of several sentences version 1's close-match rule still decides first
-            if (not missing_numbers and _restates(match)) or (
+            if (not missing_numbers and _restates(len(missing), len(missing_hira), coverage)) or (
                 not missing_numbers
                 and len(doc.sentences) > 1
                 and _close_match(claim, len(missing), n_content, len(missing_hira), len(hira), coverage)
                 and not (english and missing & _name_terms(claim))  # a missing name is an added fact
             ):
                 return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
+            # what only the model reads is measured here, after the rules
+            page_terms = {t for t in content if doc.on_page(t)}  # the claim's terms the page uses
+            if related is not None:
+                page_terms |= related.near(claim, loose - page_terms, doc.page_text)
+            weak, weakest, union_coverage = (
+                self._subclaim_alignment(claim, doc, weight) if english else (0, 1.0, coverage)
+            )
+            match = WindowMatch(
+                coverage=coverage,
+                missing_terms=len(missing),
+                content_terms=n_content,
+                missing_hiragana=len(missing_hira),
+                focus_coverage=sum(weight[t] for t in content & doc.terms_at(focus)) / total,
+                subclaim_min_coverage=self._clause_coverage(claim, doc),
+                window_sentences=end - start,
+                window_text=window_text,
+                page_coverage=sum(weight[t] for t in content if t in page_terms) / total,
+                subclaims_weak=weak,
+                subclaim_union_coverage=union_coverage,
+                sentences=len(doc.sentences),
+                page_text=doc.page_text,
+            )
             # English pages are long and real claims hold several facts: the model is asked only through
             # its gate (lexical_model.json): few content words of the claim missing from its best window,
             # few absent from the whole page and no two in a row, and every sub-claim with its own window
@@ -757,9 +765,9 @@ def _coverage_beside_ordinals(
     return sum(weight[t] for t in rest & window_terms) / total
 
 
-def _restates(match: WindowMatch) -> bool:
+def _restates(missing_terms: int, missing_hiragana: int, coverage: float) -> bool:
     """Every content term and character of the claim is in the window."""
-    return match.missing_terms == 0 and match.missing_hiragana == 0 and match.coverage >= 0.999
+    return missing_terms == 0 and missing_hiragana == 0 and coverage >= 0.999
 
 
 def _close_match(claim: str, missing: int, content: int, missing_hira: int, hira: int, coverage: float) -> bool:

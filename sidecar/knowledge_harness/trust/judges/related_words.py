@@ -53,6 +53,11 @@ class RelatedTable:
         self._entries: dict[str, _Related] = {}  # the words claims asked about, read (at most the table's)
         self._lock = threading.Lock()
 
+    @property
+    def loaded(self) -> bool:
+        """Whether the table has been read (it is, on the first English claim with a word the page lacks)."""
+        return self._table is not None
+
     def _loaded(self) -> dict[str, str]:
         if self._table is None:
             with self._lock:
