@@ -206,7 +206,8 @@ NOTES = (
     "Each pair goes through the validator with one claim and one evidence text (pass = supported, fail = "
     "contradicted). WiCE has no contradicted label: every contradicted call there is a wrong one. "
     "Throughput is per second of this process's CPU time, the median of {runs} runs, each starting with empty "
-    "word tables (one core; the machine is shared: load average {load} when measured). "
+    "word tables (one core; the machine is shared: load average {load} when measured). The related-words table "
+    "is read once per process, before the timed runs (its first read is the figure of its own). "
 )
 
 
