@@ -1,17 +1,22 @@
 """Writes the lexical judge's table of related English words (trust/judges/related_words.txt.gz).
 
-Two English words are related when the cosine of their WordLlama vectors (a word's vector is the mean of
-its token rows in l2_supercat_256, as the optional lexical_embeddings judge reads it) is at least
---cosine, and they are not already one term for the judge (film/films is read as one term anyway). The
-words come from a word list that has nothing to do with the pairs the judge is measured on: SCOWL's
-American English list (Debian package `wamerican`, /usr/share/dict/american-english), lower-case
-alphabetic words of three letters or more that the judge reads as one content term (no stopwords).
+The words are SCOWL's American English list (Debian package `wamerican`, /usr/share/dict/american-english):
+lower-case alphabetic words of three letters or more that the judge reads as one content term (no
+stopwords) — a list that has nothing to do with the pairs the judge is measured on. Two of them are
+related (--source wordnet, the shipped table) when one of the first's base forms shares a WordNet 3.0
+synset with one of the second's (synonyms), or is linked to it by WordNet's "derivationally related form"
+pointer (elect / electorate), read from Debian's `wordnet-base` (/usr/share/wordnet); base forms by
+WordNet's own rules (its exception lists and suffix rules). Antonyms, kept by another pointer, are never
+read. --source embeddings relates two words whose WordLlama vectors (the mean of their token rows, as the
+optional lexical_embeddings judge reads them) have a cosine of at least --cosine: measured, not shipped
+(docs/validator.md; it needs the `embeddings` extra). Either way, two words the judge already reads as one
+term are left out. The table's first lines name its sources and carry their notices. Build time only:
+the judge reads the table in plain Python. The output is byte-for-byte reproducible.
 
-Needs the `embeddings` extra (numpy, safetensors, tokenizers, wordllama: `make setup` installs it) at
-build time only; the judge reads the table in plain Python. The output is byte-for-byte reproducible.
-
-    python bench/make_related_words.py                         # writes the shipped table
-    python bench/make_related_words.py --cosine 0.7 --out /tmp/related-0.7.txt.gz
+    python bench/make_related_words.py                                     # writes the shipped table
+    python bench/make_related_words.py --senses 1 --out /tmp/related-1.txt.gz   # most frequent sense only
+    python bench/make_related_words.py --source embeddings --cosine 0.6 --out /tmp/related-emb.txt.gz
+    python bench/judge_train.py --splits 8 --lang en --related /tmp/related-1.txt.gz   # measure another table
 """
 
 from __future__ import annotations

@@ -93,7 +93,7 @@ class RelatedTable:
         table = self._loaded()
         found: set[str] = set()
         for word in WORD.findall(normalize(claim)):
-            # most of a claim's words are not in the table: cheaper to skip than to read as terms
+            # a word the table does not list (a name, a rare word) is skipped before it is read as a term
             if word in table and (term := term_of(word)) in absent and term not in found and self._entry(word).on(text):
                 found.add(term)
         return found
