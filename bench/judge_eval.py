@@ -24,6 +24,7 @@ from typing import Any
 
 from knowledge_harness.trust.judges import get_judge
 from knowledge_harness.trust.judges.lexical import LexicalJudge, prepare
+from knowledge_harness.trust.judges.related_words import RELATED_WORDS
 from knowledge_harness.trust.text import forget_cached_terms
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
 
@@ -87,6 +88,7 @@ def real_figures() -> tuple[list[dict[str, Any]], dict[str, Any]]:
         speeds = []
         for _ in range(SPEED_RUNS):
             forget_cached_terms()  # the pages were seen above: time them as a sidecar meets them first
+            RELATED_WORDS.forget_words()
             start = time.process_time()
             judge_train.judge_rows(shipped, rows)
             speeds.append(len(rows) / (time.process_time() - start))
@@ -204,12 +206,22 @@ NOTES = (
     "Each pair goes through the validator with one claim and one evidence text (pass = supported, fail = "
     "contradicted). WiCE has no contradicted label: every contradicted call there is a wrong one. "
     "Throughput is per second of this process's CPU time, the median of {runs} runs, each starting with empty "
-    "word tables (one core; the machine is shared: load average {load} when measured). "
+    "word tables (one core; the machine is shared: load average {load} when measured). The related-words table "
+    "is read once per process, before the timed runs (its first read is the figure of its own). "
 )
+
+
+def table_load_ms() -> float:
+    """CPU time of reading the related-words table (once per process, on the first English claim that
+    needs it): paid before the timed runs, and reported on its own."""
+    start = time.process_time()
+    RELATED_WORDS.related("film")
+    return (time.process_time() - start) * 1000
 
 
 def run() -> dict[str, Any]:
     rows = load()
+    table_ms = table_load_ms()
     # warm up once (imports, regex compilation), then measure
     evaluate(rows[:20])
     m = evaluate(rows)
@@ -248,6 +260,11 @@ def run() -> dict[str, Any]:
                 "value": round(m["pairs_per_second"]),
                 "unit": "pairs/s",
                 "target": "≥ 500",
+            },
+            {
+                "name": "related-words table: first read (once per process), CPU time",
+                "value": round(table_ms),
+                "unit": "ms",
             },
             *profile,
         ],

@@ -20,6 +20,7 @@ English, where the best of many settings on a few hundred pairs overstates itsel
     python bench/judge_train.py --dry-run  # figures only
     python bench/judge_train.py --splits 8 --lang en  # the held-out counts over eight other splits, and their mean
     python bench/judge_train.py --profile embeddings  # the optional lexical_embeddings judge's English model
+    python bench/judge_train.py --splits 8 --lang en --related none  # the same without the related-words table
 """
 
 from __future__ import annotations
@@ -37,7 +38,7 @@ from pathlib import Path
 from typing import Any
 
 from knowledge_harness.trust.judges.base import Judge
-from knowledge_harness.trust.judges.lexical import LexicalJudge, prepare
+from knowledge_harness.trust.judges.lexical import LexicalJudge, RelatedWords, prepare
 from knowledge_harness.trust.judges.lexical_features import (
     FEATURE_NAMES,
     LANGUAGE_FEATURES,
@@ -46,6 +47,7 @@ from knowledge_harness.trust.judges.lexical_features import (
     LogisticModel,
 )
 from knowledge_harness.trust.judges.lexical_model import columns_of
+from knowledge_harness.trust.judges.related_words import RELATED_WORDS, RelatedTable
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
 from knowledge_harness.trust.validator import validate
 
@@ -118,8 +120,12 @@ class Probe:
 JudgeMaker = Callable[[dict[str, LogisticModel]], LexicalJudge]
 
 
+# the related-words table the default reading uses (--related: another table, or none)
+RELATED: RelatedWords | None = RELATED_WORDS
+
+
 def lexical_judge(models: dict[str, LogisticModel]) -> LexicalJudge:
-    return LexicalJudge(models=models)
+    return LexicalJudge(models=models, related=RELATED)
 
 
 # the cosines the lexical_embeddings profile may read words at (chosen with the rest, inside the fitting rows)
@@ -427,7 +433,16 @@ def main() -> None:
         default="lexical",
         help="embeddings: the optional lexical_embeddings judge (English; its own model file; needs the extra)",
     )
+    parser.add_argument(
+        "--related",
+        default=None,
+        help="figures only: the default reading with another related-words table (a .txt.gz path) or 'none'",
+    )
     args = parser.parse_args()
+    if args.related:
+        global RELATED
+        RELATED = None if args.related == "none" else RelatedTable(Path(args.related))
+        args.dry_run = True
     embeddings = args.profile == "embeddings"
     langs = ("en",) if embeddings else ("ja", "en")
     if args.splits:

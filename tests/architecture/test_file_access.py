@@ -37,6 +37,8 @@ ALLOWED: dict[str, str] = {
     ".harness/pipeline.toml, the machine configuration)",
     # package data shipped inside the wheel
     "knowledge_harness.trust.judges.lexical_model": "the lexical judge's fitted weights (package data)",
+    "knowledge_harness.trust.judges.related_words": "the lexical judge's table of related English words (package "
+    "data; bench/make_related_words.py may name another table)",
     "knowledge_harness.trust.judges.embedded": "the optional judge's fitted weights, WordLlama's embeddings and tokenizer (package data)",
     "knowledge_harness.trust.judges.openai_compat": "the judge prompt (package data)",
     # hot read paths that read vault or .harness/ files directly, for speed (docs/architecture.md)

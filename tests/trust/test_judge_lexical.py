@@ -257,6 +257,8 @@ def test_not_only_and_quoted_words_do_not_make_an_english_claim_negative() -> No
 class _Thesaurus:
     """A RelatedWords that knows a few pairs of words of like meaning, and records what it was asked."""
 
+    reads_window = True  # the window too, as the optional embeddings profile reads
+
     def __init__(self, pairs: dict[str, str]) -> None:
         self.pairs = pairs
         self.asked: set[str] = set()

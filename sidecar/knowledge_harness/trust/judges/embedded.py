@@ -16,20 +16,18 @@ from __future__ import annotations
 
 import functools
 import json
-import re
 from collections import OrderedDict
 from importlib import resources
 from typing import Any
 
-from ..text import terms
 from ..validation_models import ValidatorInfo
 from . import UnknownJudge
 from .lexical import VERSION, LexicalJudge
 from .lexical_features import LogisticModel, normalize
 from .lexical_model import fitted_models, model_from_json
+from .related_words import RELATED_WORDS, WORD, term_of
 
 DEFAULT_THRESHOLD = 0.6
-_WORD = re.compile(r"[a-z][a-z']+")
 _PAGES_KEPT = 8  # a note's claims are judged against the same few pages in turn
 
 
@@ -59,14 +57,10 @@ def _model() -> tuple[Any, Any]:
     return tokenizer, matrix
 
 
-@functools.lru_cache(maxsize=65536)
-def _term_of(word: str) -> str | None:
-    found = terms(word).content
-    return found[0] if len(found) == 1 else None
-
-
 class EmbeddingNeighbours:
     """`RelatedWords` by cosine between WordLlama word vectors (see the module docstring)."""
+
+    reads_window = True
 
     def __init__(self, threshold: float = DEFAULT_THRESHOLD) -> None:
         self.threshold = threshold
@@ -91,7 +85,7 @@ class EmbeddingNeighbours:
     def _page(self, text: str) -> Any:
         found = self._pages.get(text)
         if found is None:
-            words = sorted({w for w in _WORD.findall(normalize(text)) if len(w) > 2 and _term_of(w)})
+            words = sorted({w for w in WORD.findall(normalize(text)) if len(w) > 2 and term_of(w)})
             found = self._embed(words)
             self._pages[text] = found
             if len(self._pages) > _PAGES_KEPT:
@@ -105,8 +99,8 @@ class EmbeddingNeighbours:
         if not absent:
             return set()
         by_term: dict[str, list[str]] = {}
-        for word in _WORD.findall(normalize(claim)):
-            term = _term_of(word)
+        for word in WORD.findall(normalize(claim)):
+            term = term_of(word)
             if term in absent:
                 by_term.setdefault(term, []).append(word)
         if not by_term:
@@ -119,10 +113,10 @@ class EmbeddingNeighbours:
 
 def embeddings_judge(models: dict[str, LogisticModel], threshold: float | None) -> LexicalJudge:
     """The lexical judge reading English words through their WordLlama neighbours at `threshold` (None:
-    as the default judge reads them)."""
+    as the default judge reads them, through its related-words table)."""
     return LexicalJudge(
         models=models,
-        related=EmbeddingNeighbours(threshold) if threshold is not None else None,
+        related=EmbeddingNeighbours(threshold) if threshold is not None else RELATED_WORDS,
         info=ValidatorInfo(name=PROFILE, version=VERSION, model=f"wordllama l2_supercat_256, cosine >= {threshold}"),
     )
 

@@ -28,6 +28,9 @@ Version 6 (against 5): one English fact written several ways is read as one (tru
 abbreviated months, nationalities as their country, British spellings, ordinals in digits and words,
 short year ranges, a doubled consonant before -ing/-ed, nouns made of a verb, a few terms that say the
 same); "not only" and words a claim quotes do not make it negative.
+Version 7 (against 6): an English content word that the page never uses counts as used on the page when
+the page holds a related word (judges/related_words.py: WordNet 3.0 synonyms and derivationally related
+forms; never for names or words holding a digit); the English model is refitted under that reading.
 """
 
 from __future__ import annotations
@@ -58,9 +61,10 @@ from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
+from .related_words import RELATED_WORDS
 
 NAME = "lexical"
-VERSION = "6"
+VERSION = "7"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
 EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
@@ -379,7 +383,11 @@ class _Alignment:
 
 class RelatedWords(Protocol):
     """Which of an English claim's content terms that a page never uses have a near neighbour on it (a
-    word of like meaning: "began" for "started"); an optional profile supplies it (judges/embedded.py)."""
+    word of like meaning: "movie" for "film"): the default judge's table (judges/related_words.py) or an
+    optional profile's embeddings (judges/embedded.py). With `reads_window`, a term missing from the best
+    window also counts as present when the window holds such a word."""
+
+    reads_window: bool
 
     def near(self, claim: str, absent: set[str], text: str) -> set[str]:
         """The terms of `absent` (read from `claim`) for which `text` holds a word of like meaning."""
@@ -392,7 +400,7 @@ class LexicalJudge:
     def __init__(
         self,
         models: dict[str, LogisticModel] | None = None,
-        related: RelatedWords | None = None,
+        related: RelatedWords | None = RELATED_WORDS,
         info: ValidatorInfo | None = None,
     ) -> None:
         self._info = info or ValidatorInfo(name=NAME, version=VERSION)
@@ -576,29 +584,16 @@ class LexicalJudge:
         n_content = len(content)
         missing_hira = hira - window_hira
         english = not has_cjk(claim)
-        page_terms = {t for t in content if doc.on_page(t)}  # the claim's terms the page uses
-        if english and self._related is not None:
-            # an optional profile's reading: a word the page (or the window) says in other words is used;
-            # never a name or a word holding a digit, which bind as they are written
-            loose = {t for t in content if not any(ch.isdigit() for ch in t)} - _name_terms(claim)
-            page_terms |= self._related.near(claim, loose - page_terms, doc.page_text)
-            missing -= self._related.near(claim, loose & missing, window_text)
-        weak, weakest, union_coverage = self._subclaim_alignment(claim, doc, weight) if english else (0, 1.0, coverage)
-        match = WindowMatch(
-            coverage=coverage,
-            missing_terms=len(missing),
-            content_terms=n_content,
-            missing_hiragana=len(missing_hira),
-            focus_coverage=sum(weight[t] for t in content & doc.terms_at(focus)) / total,
-            subclaim_min_coverage=self._clause_coverage(claim, doc),
-            window_sentences=end - start,
-            window_text=window_text,
-            page_coverage=sum(weight[t] for t in content if t in page_terms) / total,
-            subclaims_weak=weak,
-            subclaim_union_coverage=union_coverage,
-            sentences=len(doc.sentences),
-            page_text=doc.page_text,
+        related = self._related if english else None
+        # a word the page (or, for a profile that reads it, the window) says in other words is used; never a
+        # name or a word holding a digit, which bind as they are written
+        loose = (
+            {t for t in content if not any(ch.isdigit() for ch in t)} - _name_terms(claim)
+            if related is not None
+            else set()
         )
+        if related is not None and related.reads_window:
+            missing -= related.near(claim, loose & missing, window_text)
         # every number of the claim must be in the window (Japanese) or somewhere on the page (English,
         # whose claims gather facts from several sentences)
         numbers_found = not doc.absent_numbers(numbers) if english else not missing_numbers
@@ -607,13 +602,35 @@ class LexicalJudge:
         if numbers_found and identifiers_found and not (_claim_negated(claim) and not _negated(window_text)):
             # the model was fitted on one-sentence Japanese evidence and on pages in English; on a
             # page of several sentences version 1's close-match rule still decides first
-            if (not missing_numbers and _restates(match)) or (
+            if (not missing_numbers and _restates(len(missing), len(missing_hira), coverage)) or (
                 not missing_numbers
                 and len(doc.sentences) > 1
                 and _close_match(claim, len(missing), n_content, len(missing_hira), len(hira), coverage)
                 and not (english and missing & _name_terms(claim))  # a missing name is an added fact
             ):
                 return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
+            # what only the model reads is measured here, after the rules
+            page_terms = {t for t in content if doc.on_page(t)}  # the claim's terms the page uses
+            if related is not None:
+                page_terms |= related.near(claim, loose - page_terms, doc.page_text)
+            weak, weakest, union_coverage = (
+                self._subclaim_alignment(claim, doc, weight) if english else (0, 1.0, coverage)
+            )
+            match = WindowMatch(
+                coverage=coverage,
+                missing_terms=len(missing),
+                content_terms=n_content,
+                missing_hiragana=len(missing_hira),
+                focus_coverage=sum(weight[t] for t in content & doc.terms_at(focus)) / total,
+                subclaim_min_coverage=self._clause_coverage(claim, doc),
+                window_sentences=end - start,
+                window_text=window_text,
+                page_coverage=sum(weight[t] for t in content if t in page_terms) / total,
+                subclaims_weak=weak,
+                subclaim_union_coverage=union_coverage,
+                sentences=len(doc.sentences),
+                page_text=doc.page_text,
+            )
             # English pages are long and real claims hold several facts: the model is asked only through
             # its gate (lexical_model.json): few content words of the claim missing from its best window,
             # few absent from the whole page and no two in a row, and every sub-claim with its own window
@@ -748,9 +765,9 @@ def _coverage_beside_ordinals(
     return sum(weight[t] for t in rest & window_terms) / total
 
 
-def _restates(match: WindowMatch) -> bool:
+def _restates(missing_terms: int, missing_hiragana: int, coverage: float) -> bool:
     """Every content term and character of the claim is in the window."""
-    return match.missing_terms == 0 and match.missing_hiragana == 0 and match.coverage >= 0.999
+    return missing_terms == 0 and missing_hiragana == 0 and coverage >= 0.999
 
 
 def _close_match(claim: str, missing: int, content: int, missing_hira: int, hira: int, coverage: float) -> bool:
