@@ -460,3 +460,58 @@ def test_a_saved_walk_that_is_not_json_is_no_memory(tmp_path: Path) -> None:
     for data in (b"", b"{", b"[]", b'{"format": 99, "folders": {}}', b'{"format": 1, "folders": []}', None):
         assert WalkMemory.loaded(data, str(vault.root), last).folders == {}
         assert changed_notes_if_no_folder_changed(str(vault.root), data, last) is None
+
+
+PLAIN = st.lists(
+    st.tuples(st.sampled_from(["", "a", "a/b", "c", "日本語"]), st.sampled_from(["x.md", "y.md", "ノート.md"])),
+    min_size=1,
+    max_size=12,
+)
+
+
+@settings(max_examples=examples(0.5))
+@given(PLAIN, st.lists(EDITS, min_size=1, max_size=3))
+def test_a_walk_that_kept_every_folder_answers_again_with_fresh_stats_until_a_folder_changes(
+    notes: list[tuple[str, str]], rounds: list[list[tuple[str, int]]]
+) -> None:
+    """A vault with no link and no name to decide: every folder is kept, so the next walk with that
+    memory only stats the folders and notes (`_unchanged_walk`) until a folder changes; either
+    way it lists what a fresh walk lists."""
+    with _vault() as (root, _outside):
+        for folder, name in notes:
+            (root / folder).mkdir(parents=True, exist_ok=True)
+            (root / folder / name).write_text(f"# {name}\n")
+        vault = Vault.open(root)
+        memory = WalkMemory(settle_ns=0)
+        time.sleep(TICKS)
+        assert list_note_files(vault, memory=memory) == list_note_files(vault)
+        assert memory.whole is not None
+        for edits in rounds:
+            time.sleep(TICKS)
+            _edit(root, edits)
+            time.sleep(TICKS)
+            assert list_note_files(vault, memory=memory) == list_note_files(vault)
+
+
+def test_an_edit_in_place_is_found_without_listing_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    for folder in ("", "a", "a/b"):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        (tmp_path / folder / "n.md").write_text("# n\n")
+    vault = Vault.open(tmp_path)
+    memory = WalkMemory(settle_ns=0)
+    time.sleep(TICKS)
+    first = list_note_files(vault, memory=memory)
+    with (tmp_path / "a" / "n.md").open("a") as handle:
+        handle.write("one more line\n")
+    listed: list[str] = []
+    scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda folder: listed.append(str(folder)) or scandir(folder))
+    again = list_note_files(vault, memory=memory)
+    assert listed == []
+    assert again == list_note_files(vault) != first
+    assert [n.size for n in again] == [(tmp_path / n.path).stat().st_size for n in again]
+    (tmp_path / "a" / "new.md").write_text("# new\n")  # the folder changes: it is listed again
+    listed.clear()
+    walked = list_note_files(vault, memory=memory)
+    assert [Path(folder).name for folder in listed] == ["a"]
+    assert walked == list_note_files(vault)
