@@ -38,8 +38,8 @@ PAGEINDEX = "pageindex==0.4.7"
 PAGEINDEX_VENV = REPO / "bench" / "out" / "pageindex-venv"
 SAMPLE_BYTES = 3_000_000
 FULL_RUNS = 3  # the full build is timed on this many fresh copies; the median is reported
-CLI_RUNS = 5  # `kh index build` after an edit, each run editing other notes; the median is reported
-WARM_RUNS = 3
+CLI_RUNS = 7  # `kh index build` after an edit, each run editing other notes; the median is reported
+WARM_RUNS = 5
 SETTLE_SECONDS = 3.5  # the walk keeps a folder's listing once its ctime is 3 s old (WalkMemory.settle_ns)
 
 _CHILD = r"""
