@@ -10,6 +10,7 @@ from knowledge_harness.trust.judges import get_judge, judge_names
 from knowledge_harness.trust.judges.lexical import LexicalJudge
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
 from tests.support.evidence_site import EN_FUJI, JA_FUJI
+from tests.support.gated_judge import gate_counts
 
 JA = extract_main_text(JA_FUJI, None)[0]
 EN = extract_main_text(EN_FUJI, None)[0]
@@ -268,35 +269,19 @@ class _Thesaurus:
         return {t for t in absent if self.pairs.get(t, "\0") in text}
 
 
-def _undecided(claim: str, evidence: str, related: _Thesaurus | None) -> tuple[int, int]:
-    """The English gate's absent and missing counts, from a judge whose model never supports."""
-    import math
-
-    from knowledge_harness.trust.judges.lexical import prepare
-    from knowledge_harness.trust.judges.lexical_features import LANGUAGE_FEATURES, LogisticModel
-    from knowledge_harness.trust.judges.lexical_model import columns_of, fitted_models
-
-    n = len(LANGUAGE_FEATURES["en"])
-    never = LogisticModel(columns_of(LANGUAGE_FEATURES["en"]), (0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, math.inf)
-    judge = LexicalJudge(models={"ja": fitted_models()["ja"], "en": never}, related=related)
-    found = judge.align(claim, prepare(EvidenceIn(source_id="e", text=evidence)))
-    assert found.verdict == "unsupported" and found.gate is not None
-    return found.gate.absent, found.gate.missing
-
-
 _CLINIC = "The doctor opened a small clinic in Leeds in 1901.\nIt moved to York in 1950."
 
 
 def test_related_words_count_a_paraphrased_word_as_used() -> None:
     claim = "The physician opened a small clinic in Leeds in 1901."
-    assert _undecided(claim, _CLINIC, None) == (1, 1)
-    assert _undecided(claim, _CLINIC, _Thesaurus({"physician": "doctor"})) == (0, 0)
-    assert _undecided(claim, _CLINIC, _Thesaurus({"physician": "nurse"})) == (1, 1)
+    assert gate_counts(claim, _CLINIC, None) == (1, 1)
+    assert gate_counts(claim, _CLINIC, _Thesaurus({"physician": "doctor"})) == (0, 0)
+    assert gate_counts(claim, _CLINIC, _Thesaurus({"physician": "nurse"})) == (1, 1)
 
 
 def test_related_words_never_stand_in_for_a_name_or_an_identifier() -> None:
     thesaurus = _Thesaurus({"physician": "doctor", "bradford": "leeds", "w3c": "clinic"})
-    absent, _ = _undecided("The physician opened a small clinic in Bradford in 1901.", _CLINIC, thesaurus)
+    absent, _ = gate_counts("The physician opened a small clinic in Bradford in 1901.", _CLINIC, thesaurus)
     assert absent == 1  # Bradford stays absent; physician is read as doctor
     judge = LexicalJudge(related=thesaurus)
     assert judge.judge_pair("The physician opened a small W3C clinic in Leeds in 1901.", _CLINIC) == "unsupported"

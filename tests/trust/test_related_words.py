@@ -3,7 +3,6 @@ forms, trust/judges/related_words.txt.gz): read in plain Python from the package
 
 from __future__ import annotations
 
-import math
 import os
 import subprocess
 import sys
@@ -11,28 +10,16 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_harness.trust.judges.lexical import LexicalJudge, prepare
-from knowledge_harness.trust.judges.lexical_features import LANGUAGE_FEATURES, LogisticModel, normalize
-from knowledge_harness.trust.judges.lexical_model import columns_of, fitted_models
+from knowledge_harness.trust.judges.lexical_features import normalize
 from knowledge_harness.trust.judges.related_words import RELATED_WORDS, RelatedTable
 from knowledge_harness.trust.text import terms
-from knowledge_harness.trust.validation_models import EvidenceIn
+from tests.support.gated_judge import gate_counts
 
 REPO = Path(__file__).resolve().parents[2]
 
 
 def _absent(claim: str, text: str) -> set[str]:
     return set(terms(normalize(claim)).content) - set(terms(normalize(text)).content)
-
-
-def _gate(claim: str, evidence: str, related: RelatedTable | None) -> tuple[int, int]:
-    """The English gate's absent and missing counts, from a judge whose model never supports."""
-    n = len(LANGUAGE_FEATURES["en"])
-    never = LogisticModel(columns_of(LANGUAGE_FEATURES["en"]), (0.0,) * n, (1.0,) * n, (0.0,) * n, 0.0, math.inf)
-    judge = LexicalJudge(models={"ja": fitted_models()["ja"], "en": never}, related=related)
-    found = judge.align(claim, prepare(EvidenceIn(source_id="e", text=evidence)))
-    assert found.verdict == "unsupported" and found.gate is not None
-    return found.gate.absent, found.gate.missing
 
 
 def test_the_table_loads_in_plain_python_without_numpy_or_the_network_and_only_when_needed() -> None:
@@ -70,9 +57,9 @@ print("doctor" in RELATED_WORDS.related("physician"), "numpy" in sys.modules)
 def test_a_word_the_page_says_in_other_words_counts_as_used_on_the_page() -> None:
     claim = "The physician opened a small clinic in Leeds in 1901."
     page = "The doctor opened a small clinic in Leeds in 1901.\nIt moved to York in 1950."
-    assert _gate(claim, page, None) == (1, 1)
+    assert gate_counts(claim, page, None) == (1, 1)
     # the page uses "doctor": physician is no longer absent from it; the window still lacks the word itself
-    assert _gate(claim, page, RELATED_WORDS) == (0, 1)
+    assert gate_counts(claim, page, RELATED_WORDS) == (0, 1)
     assert RELATED_WORDS.near(claim, _absent(claim, page), normalize(page)) == _absent(claim, page)
 
 
@@ -104,7 +91,7 @@ def test_names_are_never_read_through_the_table() -> None:
     # "Bradford" and "Leeds" share no synset, but a name would bind as written even if they did
     claim = "The physician opened a small clinic in Bradford in 1901."
     page = "The doctor opened a small clinic in Leeds in 1901.\nIt moved to York in 1950."
-    assert _gate(claim, page, RELATED_WORDS)[0] == 1
+    assert gate_counts(claim, page, RELATED_WORDS)[0] == 1
 
 
 def test_a_table_file_is_a_word_then_its_related_words(tmp_path: Path) -> None:
