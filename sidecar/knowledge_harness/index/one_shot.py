@@ -12,6 +12,7 @@ from collections.abc import Callable
 from typing import Any, Generic, NamedTuple, TypeVar
 
 from ..core import jsoncodec
+from ..core.hashing import sha256_hex_of_pieces
 from ..vault.atomic import Pieces
 from ..vault.harness_files import list_index_files, read_index_file, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, scan_against_stamps
@@ -22,6 +23,8 @@ from .links import Resolver
 from .reading import read_note_bytes
 from .record import TOO_LARGE, ResolvedLink, parse_record, resolve_links, unreadable_record
 from .serialize import (
+    BUILD_JSON_END,
+    BUILD_JSON_FILES,
     BUILD_JSON_LAYERS,
     CACHE_FORMAT,
     INDEX_FORMAT,
@@ -164,16 +167,9 @@ def _verified(vault: Vault, rel: str, digest: str) -> bytes:
     return data
 
 
-def _sha256_of(pieces: Pieces) -> str:
-    digest = hashlib.sha256()
-    for piece in pieces:
-        digest.update(piece)
-    return digest.hexdigest()
-
-
-_LAYERS_START = BUILD_JSON_LAYERS.encode() + b"{"
-_FILES_START = b'},"files":{'
-_BUILD_END = b"}}\n"
+_LAYERS_START = BUILD_JSON_LAYERS.encode()
+_FILES_START = BUILD_JSON_FILES.encode()
+_BUILD_END = BUILD_JSON_END.encode()
 _PATCH_MAX_ENTRIES = 64  # each entry is found by a search of the whole section
 
 
@@ -291,7 +287,7 @@ class _OneShot:
         manifest = self._patched_manifest(changed)
         digest: _Beside[str] | None = None
         if manifest is not None:  # hashed while the other files are written
-            digest = _Beside(lambda: _sha256_of(manifest))
+            digest = _Beside(lambda: sha256_hex_of_pieces(manifest))
             digest.start()
             self.out_files["manifest.json"] = manifest
         if self.tree_patch:

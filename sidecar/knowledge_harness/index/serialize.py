@@ -171,10 +171,13 @@ def build_json_bytes(
     errors = [path, message, line] of every note with one, in path order; then the "layers" and
     "files" objects, whose insides are `layers_json` and `files_json`."""
     head = build_json_head(generation, notes, reparsed, seconds, counts, errors)
-    return head + f'{BUILD_JSON_LAYERS}{{{layers_json}}},"files":{{{files_json}}}}}\n'.encode()
+    return head + f"{BUILD_JSON_LAYERS}{layers_json}{BUILD_JSON_FILES}{files_json}{BUILD_JSON_END}".encode()
 
 
-BUILD_JSON_LAYERS = ',"layers":'
+# what frames build.json's "layers" and "files" objects (one_shot.py patches their insides)
+BUILD_JSON_LAYERS = ',"layers":{'
+BUILD_JSON_FILES = '},"files":{'
+BUILD_JSON_END = "}}\n"
 
 
 def build_json_head(
