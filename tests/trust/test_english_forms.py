@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import pytest
 
+from knowledge_harness.trust.english_forms import calendar_dates
 from knowledge_harness.trust.text import search_forms, terms
 
 
@@ -68,3 +69,29 @@ def test_ordinals_and_year_ranges() -> None:
     assert set(terms("on 2018-05-05").numbers) == {"2018|", "5|"}  # a date, not a range
     assert "twenty-first" in terms("the 21st century").content
     assert "fifteenth" in terms("the fifteenth century").content
+
+
+@pytest.mark.parametrize(
+    ("text", "dates"),
+    [
+        ("On August 22, 2017, he signed.", {(8, 22)}),
+        ("She replaced him on 24 July 2019.", {(7, 24)}),
+        ("It opened on the 3rd of March.", {(3, 3)}),
+        ("The festival ran Jul. 27–29, 2019.", {(7, 27), (7, 29)}),
+        ("Released 2018-07-27.", {(7, 27)}),
+        ("The doors open at 10:30 on June 5.", {(6, 5)}),
+        ("It was released in May 2018.", set()),  # a month and a year: no day
+        ("the 1940s and 50s", set()),
+    ],
+)
+def test_calendar_dates_are_read_however_they_are_written(text: str, dates: set[tuple[int, int]]) -> None:
+    assert calendar_dates(text, claim=True) == dates
+    assert calendar_dates(text) == dates
+
+
+def test_a_page_may_write_a_date_in_digits_either_way_round_but_a_claim_names_its_month() -> None:
+    assert calendar_dates("Filed 7/27/2018; heard 27.07.2018.") == {(7, 27)}
+    assert calendar_dates("Filed 7/27/2018.", claim=True) == set()  # a claim's date binds only as words
+    # a claim's month is read only when written as a name: "may" the verb is no month
+    assert calendar_dates("Prices may 15 times exceed it.", claim=True) == set()
+    assert calendar_dates("It fell on May 15.", claim=True) == {(5, 15)}

@@ -286,3 +286,30 @@ def test_related_words_never_stand_in_for_a_name_or_an_identifier() -> None:
     judge = LexicalJudge(related=thesaurus)
     assert judge.judge_pair("The physician opened a small W3C clinic in Leeds in 1901.", _CLINIC) == "unsupported"
     assert "physician" in thesaurus.asked and not thesaurus.asked & {"bradford", "w3c"}
+
+
+PREMIERE_PAGE = (
+    "The 69th Cannes Film Festival took place from 11 to 22 May 2016.\n"
+    "Among the films shown was Loving, directed by Jeff Nichols.\n"
+    "The film had its premiere at the festival, where it was in competition for the Palme d'Or.\n"
+    "On 19 November the studio announced a wide release."
+)
+
+
+def test_a_claims_day_of_a_month_must_be_stated_as_that_date_not_as_a_month_and_a_number_apart() -> None:
+    # May, 19 and 2016 are each on the page, but never as May 19
+    out = LexicalJudge().judge(
+        [ClaimIn(id="c", text="Loving had its premiere at the Cannes Film Festival on May 19, 2016.")],
+        [EvidenceIn(source_id="e", text=PREMIERE_PAGE)],
+    )
+    assert out.findings[0].verdict == "unsupported"
+    assert out.findings[0].reason == "The page does not state the date May 19."
+
+
+@pytest.mark.parametrize(
+    "written", ["19 May 2016", "May 19th, 2016", "19.05.2016", "2016-05-19", "the 19th of May 2016"]
+)
+def test_a_date_the_page_writes_another_way_is_stated(written: str) -> None:
+    page = f"Loving premiered at the Cannes Film Festival on {written}, in competition for the Palme d'Or."
+    verdict = LexicalJudge().judge_pair("Loving premiered at the Cannes Film Festival on May 19, 2016.", page)
+    assert verdict == "supported"

@@ -288,3 +288,59 @@ def written_forms(word: str) -> tuple[str, ...]:
     forms |= spellings
     forms.discard(word)
     return tuple(sorted(forms))
+
+
+# -- calendar dates ------------------------------------------------------------------------------------
+# A claim's day of a month binds as a whole: "on 27 July 2018" is not stated by a page that holds "July",
+# "27" and "2018" in three other places. The page may write the date in any of the usual ways.
+MONTH_NAMES = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
+_MONTH_NUMBERS = {name.lower(): number for number, name in enumerate(MONTH_NAMES, start=1)}
+_MONTH_NUMBERS |= {short: _MONTH_NUMBERS[full] for short, full in MONTH_ABBREVIATIONS.items()}
+_MONTH = r"(" + "|".join(sorted(_MONTH_NUMBERS, key=len, reverse=True)) + r")\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_DAY_RANGE_END = r"(?:\s*[\-\u2013\u2014]\s*(\d{1,2})(?:st|nd|rd|th)?)?"
+_MONTH_DAY = re.compile(rf"\b{_MONTH}\s+{_DAY}{_DAY_RANGE_END}(?![\d:])", re.IGNORECASE)
+_DAY_MONTH = re.compile(rf"(?<![\d.,:])\b{_DAY}{_DAY_RANGE_END}\s+(?:of\s+)?{_MONTH}\b", re.IGNORECASE)
+_ISO_DATE = re.compile(r"\b(?:1\d|20)\d\d-(\d\d)-(\d\d)\b")
+_NUMERIC_DATE = re.compile(r"\b(\d{1,2})([/.])(\d{1,2})\2(?:1\d|20)?\d\d\b")
+
+
+def calendar_dates(text: str, *, claim: bool = False) -> frozenset[tuple[int, int]]:
+    """The (month, day) dates a text states: "July 27", "27 July", "27th of July", "Jul. 27–29" (both ends),
+    "2018-07-27", and on a page "7/27/2018" or "27.07.2018" read both ways round. In a claim a month is
+    read only when capitalized, so that "may 15" is not May 15 ("it may 15 times" is no date)."""
+    found: set[tuple[int, int]] = set()
+
+    def month_of(word: str) -> int | None:
+        if claim and not word[0].isupper():
+            return None
+        return _MONTH_NUMBERS.get(word.lower())
+
+    for m in _MONTH_DAY.finditer(text):
+        month = month_of(m.group(1))
+        if month is not None:
+            found.update((month, int(day)) for day in (m.group(2), m.group(3)) if day)
+    for m in _DAY_MONTH.finditer(text):
+        month = month_of(m.group(3))
+        if month is not None:
+            found.update((month, int(day)) for day in (m.group(1), m.group(2)) if day)
+    for m in _ISO_DATE.finditer(text):
+        found.add((int(m.group(1)), int(m.group(2))))
+    if not claim:
+        for m in _NUMERIC_DATE.finditer(text):
+            a, b = int(m.group(1)), int(m.group(3))
+            found.update({(a, b), (b, a)})
+    return frozenset((month, day) for month, day in found if 1 <= month <= 12 and 1 <= day <= 31)

@@ -31,6 +31,9 @@ same); "not only" and words a claim quotes do not make it negative.
 Version 7 (against 6): an English content word that the page never uses counts as used on the page when
 the page holds a related word (judges/related_words.py: WordNet 3.0 synonyms and derivationally related
 forms; never for names or words holding a digit); the English model is refitted under that reading.
+Version 8 (against 7): an English claim's day of a month ("on May 19, 2016") must be stated on the page as
+that date, in any usual writing (english_forms.calendar_dates), not as a month and a number apart; a date
+in digits with dots ("19.05.2016") is read as three numbers, as with slashes; both models are refitted.
 """
 
 from __future__ import annotations
@@ -45,7 +48,7 @@ from collections.abc import Container
 from dataclasses import dataclass
 from typing import Protocol
 
-from ..english_forms import ordinal_word
+from ..english_forms import MONTH_NAMES, calendar_dates, ordinal_word
 from ..text import (
     EN_IRREGULAR,
     Terms,
@@ -64,7 +67,7 @@ from .lexical_model import fitted_models, language_of
 from .related_words import RELATED_WORDS
 
 NAME = "lexical"
-VERSION = "7"
+VERSION = "8"
 MAX_SENTENCES = 5000
 QUOTE_CHARS = 400
 EN_WEAK_SUBCLAIM = 0.4  # a sub-claim whose best window covers less than this is not found
@@ -276,6 +279,14 @@ class _Doc:
         # a claim's clauses and sub-claims often repeat one another's terms: each set is aligned once
         self.windows: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], tuple[tuple[int, int] | None, float]] = {}
         self._digit_texts: list[tuple[int, str]] | None = None
+        self._dates: frozenset[tuple[int, int]] | None = None
+
+    @property
+    def dates(self) -> frozenset[tuple[int, int]]:
+        """The (month, day) dates the page states, in any of the ways english_forms reads."""
+        if self._dates is None:
+            self._dates = calendar_dates("\n".join(self.sentences))
+        return self._dates
 
     def _tokenized(self, i: int) -> tuple[set[str], set[tuple[str, str]], set[str]]:
         found = self._terms[i]
@@ -599,6 +610,18 @@ class LexicalJudge:
         numbers_found = not doc.absent_numbers(numbers) if english else not missing_numbers
         # a missing word holding a digit is an identifier (W3C, AES-256, RFC 7541): as binding as a number
         identifiers_found = not any(any(ch.isdigit() for ch in t) for t in missing)
+        # an English claim's day of a month must be stated as that date, not as a month and a number apart
+        claim_dates = calendar_dates(claim, claim=True) if english and numbers else frozenset()
+        unstated_dates = claim_dates - doc.dates if claim_dates else claim_dates
+        if unstated_dates:
+            month, day = min(unstated_dates)
+            return _Alignment(
+                "unsupported",
+                sid,
+                quote,
+                f"The page does not state the date {MONTH_NAMES[month - 1]} {day}.",
+                coverage,
+            )
         if numbers_found and identifiers_found and not (_claim_negated(claim) and not _negated(window_text)):
             # the model was fitted on one-sentence Japanese evidence and on pages in English; on a
             # page of several sentences version 1's close-match rule still decides first

@@ -99,11 +99,23 @@ _SUBCLAIM = re.compile(
 )
 
 
+# a date in digits with dots ("19.05.2016", "2016.05.19") is three numbers, as with slashes: not one
+# decimal that a claim's "May 19, 2016" would clash with
+_DOTTED_DATE = re.compile(r"\b(\d{1,2})\.(\d{1,2})\.(\d{4})\b|\b(\d{4})\.(\d{1,2})\.(\d{1,2})\b")
+
+
+def _slashed(m: re.Match[str]) -> str:
+    return "/".join(g for g in m.groups() if g)
+
+
 def normalize(text: str) -> str:
-    """NFKC, lower case, Japanese counters and katakana nouns folded (see the module docstring)."""
-    if text.isascii():
-        return text.lower()  # NFKC leaves ASCII as it is
-    s = nfkc(text).lower()
+    """NFKC, lower case, dotted dates written with slashes, Japanese counters and katakana nouns folded
+    (see the module docstring)."""
+    s = text.lower() if text.isascii() else nfkc(text).lower()  # NFKC leaves ASCII as it is
+    if "." in s and _DOTTED_DATE.search(s):
+        s = _DOTTED_DATE.sub(_slashed, s)
+    if s.isascii():
+        return s
     if has_cjk(s):
         for kata, kanji in _KATAKANA_NOUNS:
             s = s.replace(kata, kanji)
