@@ -279,14 +279,18 @@ class _Doc:
         # a claim's clauses and sub-claims often repeat one another's terms: each set is aligned once
         self.windows: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], tuple[tuple[int, int] | None, float]] = {}
         self._digit_texts: list[tuple[int, str]] | None = None
-        self._dates: frozenset[tuple[int, int]] | None = None
+        self._text: str | None = None
 
-    @property
-    def dates(self) -> frozenset[tuple[int, int]]:
-        """The (month, day) dates the page states, in any of the ways english_forms reads."""
-        if self._dates is None:
-            self._dates = calendar_dates("\n".join(self.sentences))
-        return self._dates
+    def states_date(self, month: int, day: int) -> bool:
+        """Whether the page states this day of this month, in any of the ways english_forms reads: the
+        dates are read around each place the day's number is written (a page holds it a few times)."""
+        if self._text is None:
+            self._text = "\n".join(self.sentences)
+        text = self._text
+        for m in re.finditer(rf"(?<!\d)0?{day}(?!\d)", text):
+            if (month, day) in calendar_dates(_whole_words_around(text, m.start(), m.end())):
+                return True
+        return False
 
     def _tokenized(self, i: int) -> tuple[set[str], set[tuple[str, str]], set[str]]:
         found = self._terms[i]
@@ -374,6 +378,22 @@ class _Doc:
 
 
 _HAS_DIGIT = re.compile(r"\d")
+
+
+_DATE_REACH = 24  # characters each side of a day's number that its date is written in ("27th of September")
+_SPACE = re.compile(r"\s")
+
+
+def _whole_words_around(text: str, start: int, end: int) -> str:
+    """The text within _DATE_REACH characters of text[start:end], cut at spaces so that no word is cut."""
+    lo, hi = start - _DATE_REACH, end + _DATE_REACH
+    if lo > 0:
+        space = _SPACE.search(text, lo, start)
+        lo = space.end() if space else lo
+    if hi < len(text):
+        spaces = [m.start() for m in _SPACE.finditer(text, end, hi)]
+        hi = spaces[-1] if spaces else hi
+    return text[max(0, lo) : hi]
 
 
 def prepare(ev: EvidenceIn) -> _Doc:
@@ -612,7 +632,7 @@ class LexicalJudge:
         identifiers_found = not any(any(ch.isdigit() for ch in t) for t in missing)
         # an English claim's day of a month must be stated as that date, not as a month and a number apart
         claim_dates = calendar_dates(claim, claim=True) if english and numbers else frozenset()
-        unstated_dates = claim_dates - doc.dates if claim_dates else claim_dates
+        unstated_dates = {date for date in claim_dates if not doc.states_date(*date)}
         if unstated_dates:
             month, day = min(unstated_dates)
             return _Alignment(
