@@ -14,9 +14,10 @@ import pytest
 pytest.importorskip("wordllama")
 
 from knowledge_harness.trust.judges import get_judge
-from knowledge_harness.trust.judges.embedded import PROFILE, EmbeddingNeighbours, _model
+from knowledge_harness.trust.judges.embedded import PROFILE, EmbeddingNeighbours, _model, _shipped, embeddings_judge
 from knowledge_harness.trust.judges.lexical import LexicalJudge
 from knowledge_harness.trust.judges.lexical_features import normalize
+from knowledge_harness.trust.judges.lexical_model import fitted_models
 from knowledge_harness.trust.text import terms
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
 from knowledge_harness.trust.validator import validate
@@ -65,9 +66,12 @@ def test_a_higher_cosine_admits_fewer_neighbours() -> None:
     assert strict < loose  # film/movie stays; physician/doctor and attorney/lawyer do not reach 0.8
 
 
-def test_the_profile_is_registered_and_reads_japanese_as_the_default() -> None:
+def test_the_profile_is_registered_names_its_reading_and_reads_japanese_as_the_default() -> None:
     judge = get_judge(PROFILE)
-    assert judge.info.name == PROFILE and "wordllama" in (judge.info.model or "")
+    _, cosine = _shipped()
+    assert judge.info.name == PROFILE
+    # the shipped cosine is what fitting chose; none means the default's reading, and the record says so
+    assert ("wordllama" in (judge.info.model or "")) == (cosine is not None)
     assert isinstance(judge, LexicalJudge)
     default = LexicalJudge()
     for claim, evidence in (
@@ -81,12 +85,12 @@ _PINNED = json.loads((Path(__file__).parent / "data" / "judge_real_pairs_embeddi
 
 
 @pytest.mark.parametrize("pair", _PINNED["pairs"], ids=[p["id"] for p in _PINNED["pairs"]])
-def test_real_pairs_the_two_judges_read_differently(pair: dict[str, Any]) -> None:
+def test_real_pairs_the_default_and_the_embeddings_reading_judge_differently(pair: dict[str, Any]) -> None:
     # a paraphrase the default cannot see ("younger sister" of two named people against "two siblings"),
-    # and a claim the default wrongly confirms (the page never says 2018 beside the handing over)
+    # seen when the words are read through their WordLlama neighbours at cosine 0.6 (the default's model)
     request = ValidationRequest(
         claims=[ClaimIn(id="c", text=pair["claim"])],
         evidence=[EvidenceIn(source_id="e", url="https://example.org/e", text=pair["evidence"])],
     )
     assert validate(request, LexicalJudge()).verdict == pair["expected_default"]
-    assert validate(request, get_judge(PROFILE)).verdict == pair["expected_embeddings"]
+    assert validate(request, embeddings_judge(fitted_models(), 0.6)).verdict == pair["expected_embeddings"]

@@ -117,7 +117,15 @@ def embeddings_judge(models: dict[str, LogisticModel], threshold: float | None) 
     return LexicalJudge(
         models=models,
         related=EmbeddingNeighbours(threshold) if threshold is not None else RELATED_WORDS,
-        info=ValidatorInfo(name=PROFILE, version=VERSION, model=f"wordllama l2_supercat_256, cosine >= {threshold}"),
+        info=ValidatorInfo(
+            name=PROFILE,
+            version=VERSION,
+            model=(
+                f"wordllama l2_supercat_256, cosine >= {threshold}"
+                if threshold is not None
+                else "the default's related words (no cosine was chosen when the profile was fitted)"
+            ),
+        ),
     )
 
 
