@@ -462,6 +462,33 @@ def test_a_second_conflicting_decision_holds_the_run_and_keeps_both(tmp_path: Pa
     assert outcome["final_state"] == "HOLD" and outcome["resume_condition_ja"] == RESUME_CONFLICT
 
 
+def test_a_refused_second_decision_names_the_state_the_run_really_stays_in(tmp_path: Path) -> None:
+    # the run moved on to REVISION; a malformed second decision on the same packet is refused, and the
+    # refusal must not say the run still waits for a publication decision
+    blog = make_blog(tmp_path)
+    vault = make_vault(tmp_path, blog=blog)
+    p = pipeline(vault)
+    run_id = to_review_ready(p, vault)
+    sha = sha_of(p, run_id)
+    p.decide(
+        run_id,
+        "revise",
+        instructions="B2 の結論をもう少し丁寧に説明してください。",
+        blocks=["B2"],
+        review_packet_sha256=sha,
+        actor=PERSON,
+    )
+    state = p.status(run_id).state
+    assert state == State.REVISION
+    files = run_files(vault, run_id)
+    with pytest.raises(DecisionRefused) as refused:
+        p.decide(run_id, "公開するかもしれない", review_packet_sha256=sha, actor=PERSON)
+    assert "実行はREVISIONのままです" in refused.value.message
+    assert "REVIEW_READY" not in refused.value.message
+    assert refused.value.detail["state"] == "REVISION"
+    assert p.status(run_id).state == State.REVISION and run_files(vault, run_id) == files  # nothing written
+
+
 # -- O-12 checks the references instead of copying them -----------------------------------------------------
 
 

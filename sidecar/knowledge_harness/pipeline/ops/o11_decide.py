@@ -48,7 +48,8 @@ from .base import DecisionStep, OpContext, Outcome, Prepared, Wait
 OPERATION = "O-11"
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
 MESSAGES = {code: message for code, (_, _, message) in DECISION_CHOICES.items()}
-REFUSED_MESSAGE = "判断を受け付けませんでした。実行は公開候補の確認待ち（REVIEW_READY）のままです"
+REFUSED_MESSAGE = "判断を受け付けませんでした。実行は{state}のままです"
+WAITING_FOR_DECISION = "公開候補の確認待ち（REVIEW_READY）"
 CONFLICT_MESSAGE = "判断が矛盾するため保留します"
 TIMEOUT_MESSAGE = "判断がないため保留します"
 DEFAULT_POLICY_OPTIONS = (
@@ -78,10 +79,15 @@ RESUME_TIMEOUT = (
 )
 
 
-def refuse(reason: ReasonCode, message_ja: str, **detail: Any) -> DecisionRefused:
+def refuse(
+    reason: ReasonCode, message_ja: str, *, state: State | None = State.REVIEW_READY, **detail: Any
+) -> DecisionRefused:
+    """Nothing is written: the message names the state the run stays in (a decision on a packet that was
+    already decided may come after the run moved on)."""
+    where = WAITING_FOR_DECISION if state == State.REVIEW_READY else f"{state or '未開始'}"
     return DecisionRefused(
-        f"{REFUSED_MESSAGE}（{reason.value}）: {message_ja}",
-        detail={"reason": reason.value, "message_ja": message_ja, **detail},
+        f"{REFUSED_MESSAGE.format(state=where)}（{reason.value}）: {message_ja}",
+        detail={"reason": reason.value, "message_ja": message_ja, "state": str(state), **detail},
     )
 
 
@@ -111,24 +117,30 @@ def check_form(ctx: OpContext, d: dict[str, Any]) -> list[str]:
     """The checks a decision must pass whatever the run's state; returns the choices still offered."""
     choice = d.get("choice")
     offered = offered_choices(ctx.records)
+    state = ctx.run.state
     if choice not in DECISION_CHOICES:
         labels = "、".join(f"「{DECISION_CHOICES[c][0]}」（{c}）" for c in offered)
         raise refuse(
-            ReasonCode.DECISION_UNKNOWN, f"判断の種類 {choice!r} が分かりません。{labels} から選んでください。"
+            ReasonCode.DECISION_UNKNOWN,
+            f"判断の種類 {choice!r} が分かりません。{labels} から選んでください。",
+            state=state,
         )
     allowed = ctx.config.decision.deciders
     account = str(d.get("decider") or "").split(" via ", 1)[0]
     if allowed and account not in allowed:
         raise refuse(
-            ReasonCode.DECIDER_NOT_ALLOWED, f"判断者 {d.get('decider')!r} は [decision] deciders に含まれていません。"
+            ReasonCode.DECIDER_NOT_ALLOWED,
+            f"判断者 {d.get('decider')!r} は [decision] deciders に含まれていません。",
+            state=state,
         )
     if not d.get("review_packet_sha256"):
         raise refuse(
             ReasonCode.DECISION_INCOMPLETE,
             "どの判断にもReview PacketのSHA-256（--review-sha256、REST の review_packet_sha256）が必要です。",
+            state=state,
         )
     if choice == "approve" and not d.get("commit"):
-        raise refuse(ReasonCode.DECISION_INCOMPLETE, "承認には対象commit（--commit）も必要です。")
+        raise refuse(ReasonCode.DECISION_INCOMPLETE, "承認には対象commit（--commit）も必要です。", state=state)
     return offered
 
 
