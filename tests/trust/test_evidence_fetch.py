@@ -25,7 +25,9 @@ from knowledge_harness.vault.paths import Vault
 from knowledge_harness.vault.snapshots import EvidenceStore
 from tests.support.evidence_site import EvidenceSite
 
-TIMEOUT = 1.0
+# the fetch timeout: the slow pages outlast it, the normal ones (a new extraction worker included) must not,
+# also on a loaded two-core machine, where a 1-second timeout once cut a normal page short
+TIMEOUT = 3.0
 
 
 @pytest.fixture(scope="module")
