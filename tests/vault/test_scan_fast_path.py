@@ -515,3 +515,57 @@ def test_an_edit_in_place_is_found_without_listing_a_folder(tmp_path: Path, monk
     walked = list_note_files(vault, memory=memory)
     assert [Path(folder).name for folder in listed] == ["a"]
     assert walked == list_note_files(vault)
+
+
+def _nfd(text: str) -> str:
+    return unicodedata.normalize("NFD", text)
+
+
+def test_notes_and_folders_named_in_nfd_are_kept_and_listed_in_nfc(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # macOS writes Japanese names in NFD (デ as テ and a combining mark): such a vault takes the plain pass
+    # and keeps its listings like any other, and its notes' paths are NFC
+    for rel in ("データ/ブログ.md", "データ/下書き/ドラフト.md", "ノート.md"):
+        disk = tmp_path / _nfd(rel)
+        disk.parent.mkdir(parents=True, exist_ok=True)
+        disk.write_text(f"# {rel}\n")
+    assert _nfd("データ") != "データ"
+    vault = Vault.open(tmp_path)
+    memory = WalkMemory(settle_ns=0)
+    time.sleep(TICKS)
+    first = list_note_files(vault, memory=memory)
+    assert [n.path for n in first] == ["データ/ブログ.md", "データ/下書き/ドラフト.md", "ノート.md"]
+    assert first[0].disk == str(tmp_path / _nfd("データ/ブログ.md"))
+    assert memory.whole is not None and len(memory.folders) == 3  # every folder kept
+    with (tmp_path / _nfd("データ/ブログ.md")).open("a") as handle:
+        handle.write("one more line\n")
+    listed: list[str] = []
+    scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda folder: listed.append(str(folder)) or scandir(folder))
+    again = list_note_files(vault, memory=memory)
+    assert listed == []
+    assert again == list_note_files(vault) != first
+    # a new process: the saved walk finds the edited note without listing a folder, under its NFC path
+    saved, last = memory.saved(str(vault.root)), _stats(again)
+    with (tmp_path / _nfd("データ/下書き/ドラフト.md")).open("a") as handle:
+        handle.write("more\n")
+    changed = changed_notes_if_no_folder_changed(str(vault.root), saved, last)
+    assert [n.path for n in changed or []] == ["データ/下書き/ドラフト.md"]
+
+
+def test_one_name_in_nfc_and_in_nfd_in_one_folder_is_still_reported_with_memory(tmp_path: Path) -> None:
+    (tmp_path / "データ.md").write_text("# nfc\n")
+    (tmp_path / _nfd("データ.md")).write_text("# nfd\n")
+    vault = Vault.open(tmp_path)
+    memory = WalkMemory(settle_ns=0)
+    time.sleep(TICKS)
+    fresh: list[ScanProblem] = []
+    remembered: list[ScanProblem] = []
+    assert list_note_files(vault, fresh) == list_note_files(vault, remembered, memory=memory)
+    assert fresh == remembered
+    assert [p.path for p in fresh] == ["データ.md"] and "NFC" in fresh[0].message
+    assert memory.folders == {}  # the careful pass decided: nothing kept
+    # a saved walk naming both spellings is no memory of that folder: it is listed again
+    forged = json.dumps({"format": 1, "folders": {"": [0, 0, 0, 0, ["データ.md", _nfd("データ.md")], []]}}).encode()
+    assert changed_notes_if_no_folder_changed(str(vault.root), forged, {"データ.md": [0, 0]}) is None

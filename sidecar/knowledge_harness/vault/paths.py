@@ -389,7 +389,7 @@ def changed_notes_if_no_folder_changed(
                 return None
             if not _saved_listing(names, subnames):
                 return None
-            paths += map(folder_rel.__add__, names)
+            paths += _note_paths(folder_rel, names)
             disks += map(_folder_prefix(folder).__add__, names)
             keys += map((key + "/" if key else "").__add__, subnames)
         if len(keys) != len(set(keys)) or len(paths) != len(stats) or stats.keys() != set(paths):
@@ -416,7 +416,9 @@ def _loaded_folder(
     if not all(type(v) is int for v in stamp) or not _saved_listing(names, subnames):
         return None
     folder, folder_rel = _saved_folder(root, key)
-    paths = list(map(folder_rel.__add__, names))
+    paths = _note_paths(folder_rel, names)
+    if len(set(paths)) != len(paths):  # one name in NFC and in NFD: the walk reports it
+        return None
     try:
         note_stats: list[tuple[int, int]] = list(map(tuple, map(stats.__getitem__, paths)))  # type: ignore[arg-type]
     except (KeyError, TypeError):  # a note build.json does not know
@@ -478,10 +480,10 @@ def list_note_files(
     NFC normalization are reported and only the first is kept. It is the one walk the audit,
     catalog and index share, and an incremental index rebuild spends most of its time here.
 
-    Each folder first gets the plain pass (`_plain_folder`): no sorting, no Path objects, no
-    normalization; a folder in which anything needs a decision (a symbolic link, a name to
-    normalize or report, a name taken by an earlier folder) gets the careful pass instead
-    (`_careful_folder`), which visits its entries in name order. The notes, the problems, their
+    Each folder first gets the plain pass (`_plain_folder`): no sorting, no Path objects, names
+    in NFC only where they are not already; a folder in which anything needs a decision (a
+    symbolic link, a name to report, two names with one path in NFC, a name taken by an earlier
+    folder) gets the careful pass instead (`_careful_folder`), which visits its entries in name order. The notes, the problems, their
     order and the order folders are visited in are the careful pass's alone; the plain pass only
     takes the folders where it would decide nothing. With `memory`, a folder the plain pass
     listed before and that has not changed since is not listed again (see WalkMemory); the
@@ -629,28 +631,32 @@ def _rel(disk: str, root: str, cut: int) -> str:
     return "." if disk == root else unicodedata.normalize("NFC", disk[cut:])
 
 
-def _is_plain_name(name: str) -> bool:
-    """A name the plain pass may take as it is: ASCII, or UTF-8 already in NFC."""
-    return name.isascii() or (_is_utf8_name(name) and unicodedata.is_normalized("NFC", name))
+def _note_paths(folder_rel: str, names: list[str]) -> list[str]:
+    """The index paths of notes with these names on disk in the folder whose path is `folder_rel`
+    ("" or its NFC path and "/"): each name in NFC (macOS writes Japanese names in NFD: デ as テ
+    and a combining mark). NFC of a path is NFC of each segment: nothing composes with "/", nor
+    reorders across it."""
+    if _NAME_END.join(names).isascii():
+        return list(map(folder_rel.__add__, names))
+    return [folder_rel + unicodedata.normalize("NFC", name) for name in names]
 
 
 def _plain_folder(
     entries: list[os.DirEntry[str]], folder_rel: str, found: dict[str, NoteFile]
 ) -> tuple[list[NoteFile], list[str]] | None:
     """The notes and subfolders (paths on disk) of a folder in which the careful pass would
-    decide nothing, or None: a symbolic link, a name that is not plain (`_is_plain_name`) or
-    that the doors refuse, a stat that fails, a path too long or taken by an earlier folder.
+    decide nothing, or None: a symbolic link, a name that is not UTF-8 or that the doors refuse,
+    a stat that fails, a path too long, or two notes of the folder, or a note and one of an
+    earlier folder, with one path (the same name in NFC and in NFD).
 
     Each step runs over the whole folder in C (map, join, one regex search): a Python loop
     over 10,000 entries costs more than their stat calls. The names are checked joined by "/",
-    which no name holds: in NFC and servable together exactly when each one is. Paths are
-    `folder_rel + name`: the folder's path and the name in NFC with "/" between them (nothing
-    composes with "/", nor reorders across it) is the NFC of the whole path, as the careful
-    pass computes it.
+    which no name holds: UTF-8 and servable together exactly when each one is. Paths are
+    `_note_paths`: the NFC of the whole path, as the careful pass computes it.
     """
     shown = [e for e in entries if e.name[0] != "." and e.name not in EXCLUDED_DIRS]
     names = "/".join(map(_NAME, shown))
-    if not _is_plain_name(names) or not _servable(names) or any(map(_IS_SYMLINK, shown)):
+    if not (names.isascii() or _is_utf8_name(names)) or not _servable(names) or any(map(_IS_SYMLINK, shown)):
         return None
     try:
         is_dir = list(map(_IS_DIR, shown))
@@ -659,7 +665,9 @@ def _plain_folder(
         stats = list(map(_SIZE_AND_MTIME, map(_STAT, files)))
     except OSError:
         return None
-    paths = [folder_rel + e.name for e in files]
+    paths = _note_paths(folder_rel, list(map(_NAME, files)))
+    if len(set(paths)) != len(paths):  # one name in NFC and in NFD: the careful pass reports it
+        return None
     too_long = paths and max(map(len, paths)) * 4 > MAX_PATH_BYTES
     if too_long and any(len(p.encode("utf-8")) > MAX_PATH_BYTES for p in paths):
         return None
