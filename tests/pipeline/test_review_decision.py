@@ -49,6 +49,14 @@ from ..support.pipeline_helpers import packet_for, request_note, run_files, snap
 from ..support.terminal import run_at_terminal
 
 
+def _awaiting_decision(tmp_path: Path) -> tuple[Path, Path, Pipeline, str]:
+    """A blog, a vault publishing to it, and a run there waiting for a person's publication decision."""
+    blog = make_blog(tmp_path)
+    vault = make_vault(tmp_path, blog=blog)
+    p = pipeline(vault)
+    return blog, vault, p, to_review_ready(p, vault)
+
+
 def open_task(p: Pipeline, run_id: str, operation: str) -> AgentTask:
     """The open task of one run (other runs may have open tasks too)."""
     for task in p.detail(run_id)["tasks"]:
@@ -183,10 +191,7 @@ def test_a_merge_made_on_github_is_recognised_after_fetching(tmp_path: Path, how
 
 
 def test_a_local_merge_commit_still_counts_by_ancestry(tmp_path: Path) -> None:
-    blog = make_blog(tmp_path)
-    vault = make_vault(tmp_path, blog=blog)
-    p = pipeline(vault)
-    run_id = to_review_ready(p, vault)
+    blog, _, p, run_id = _awaiting_decision(tmp_path)
     cand = p.artifact(run_id, "publication_candidate")
     merge(blog, cand["branch"])
     p.decide(run_id, "approve", commit=cand["commit"], review_packet_sha256=sha_of(p, run_id), actor=PERSON)
@@ -198,10 +203,7 @@ def test_a_local_merge_commit_still_counts_by_ancestry(tmp_path: Path) -> None:
 
 
 def test_a_decision_without_the_packet_sha_is_refused_at_every_door(tmp_path: Path) -> None:
-    blog = make_blog(tmp_path)
-    vault = make_vault(tmp_path, blog=blog)
-    p = pipeline(vault)
-    run_id = to_review_ready(p, vault)
+    _, vault, p, run_id = _awaiting_decision(tmp_path)
     before = snapshot(vault)
     with pytest.raises(DecisionRefused) as refused:
         p.decide(run_id, "reject", instructions="今回は見送ります。", actor=PERSON)
@@ -418,10 +420,7 @@ def test_no_decision_within_the_wait_holds_the_run_with_its_resume_condition(tmp
 
 
 def test_a_second_conflicting_decision_holds_the_run_and_keeps_both(tmp_path: Path) -> None:
-    blog = make_blog(tmp_path)
-    vault = make_vault(tmp_path, blog=blog)
-    p = pipeline(vault)
-    run_id = to_review_ready(p, vault)
+    _, vault, p, run_id = _awaiting_decision(tmp_path)
     sha = sha_of(p, run_id)
     revise = {
         "choice": "今回だけ修正を求める",
@@ -465,10 +464,7 @@ def test_a_second_conflicting_decision_holds_the_run_and_keeps_both(tmp_path: Pa
 def test_a_refused_second_decision_names_the_state_the_run_really_stays_in(tmp_path: Path) -> None:
     # the run moved on to REVISION; a malformed second decision on the same packet is refused, and the
     # refusal must not say the run still waits for a publication decision
-    blog = make_blog(tmp_path)
-    vault = make_vault(tmp_path, blog=blog)
-    p = pipeline(vault)
-    run_id = to_review_ready(p, vault)
+    _, vault, p, run_id = _awaiting_decision(tmp_path)
     sha = sha_of(p, run_id)
     p.decide(
         run_id,
@@ -559,10 +555,7 @@ def test_o12_holds_when_the_decisions_references_do_not_match(tmp_path: Path) ->
 
 
 def test_policy_proposals_are_accepted_or_declined_by_a_person_only(tmp_path: Path) -> None:
-    blog = make_blog(tmp_path)
-    vault = make_vault(tmp_path, blog=blog)
-    p = pipeline(vault)
-    run_id = to_review_ready(p, vault)
+    _, vault, p, run_id = _awaiting_decision(tmp_path)
     p.decide(
         run_id,
         "policy",

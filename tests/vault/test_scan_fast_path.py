@@ -493,6 +493,14 @@ def test_a_walk_that_kept_every_folder_answers_again_with_fresh_stats_until_a_fo
             assert list_note_files(vault, memory=memory) == list_note_files(vault)
 
 
+def _folders_listed(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """The folders os.scandir lists from now on, in order."""
+    listed: list[str] = []
+    scandir = os.scandir
+    monkeypatch.setattr(os, "scandir", lambda folder: listed.append(str(folder)) or scandir(folder))
+    return listed
+
+
 def test_an_edit_in_place_is_found_without_listing_a_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     for folder in ("", "a", "a/b"):
         (tmp_path / folder).mkdir(parents=True, exist_ok=True)
@@ -503,9 +511,7 @@ def test_an_edit_in_place_is_found_without_listing_a_folder(tmp_path: Path, monk
     first = list_note_files(vault, memory=memory)
     with (tmp_path / "a" / "n.md").open("a") as handle:
         handle.write("one more line\n")
-    listed: list[str] = []
-    scandir = os.scandir
-    monkeypatch.setattr(os, "scandir", lambda folder: listed.append(str(folder)) or scandir(folder))
+    listed = _folders_listed(monkeypatch)
     again = list_note_files(vault, memory=memory)
     assert listed == []
     assert again == list_note_files(vault) != first
@@ -540,9 +546,7 @@ def test_notes_and_folders_named_in_nfd_are_kept_and_listed_in_nfc(
     assert memory.whole is not None and len(memory.folders) == 3  # every folder kept
     with (tmp_path / _nfd("データ/ブログ.md")).open("a") as handle:
         handle.write("one more line\n")
-    listed: list[str] = []
-    scandir = os.scandir
-    monkeypatch.setattr(os, "scandir", lambda folder: listed.append(str(folder)) or scandir(folder))
+    listed = _folders_listed(monkeypatch)
     again = list_note_files(vault, memory=memory)
     assert listed == []
     assert again == list_note_files(vault) != first
