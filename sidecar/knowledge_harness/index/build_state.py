@@ -261,9 +261,8 @@ class BuildState:
         total_links: int = 0,
     ) -> None:
         self.notes: dict[str, IndexedNote] = {} if notes is None else notes
-        self.layers: dict[str, str] = (
-            {} if layers is None else layers
-        )  # index-relative path -> sha256 of its bytes on disk
+        # index-relative path -> sha256 of its bytes on disk
+        self.layers: dict[str, str] = {} if layers is None else layers
         self.paths_key = paths_key
         self.resolver = resolver
         self.generation = generation

@@ -483,9 +483,9 @@ def list_note_files(
     Each folder first gets the plain pass (`_plain_folder`): no sorting, no Path objects, names
     in NFC only where they are not already; a folder in which anything needs a decision (a
     symbolic link, a name to report, two names with one path in NFC, a name taken by an earlier
-    folder) gets the careful pass instead (`_careful_folder`), which visits its entries in name order. The notes, the problems, their
-    order and the order folders are visited in are the careful pass's alone; the plain pass only
-    takes the folders where it would decide nothing. With `memory`, a folder the plain pass
+    folder) gets the careful pass instead (`_careful_folder`), which visits its entries in name
+    order. The notes, the problems, their order and the order folders are visited in are the
+    careful pass's alone; the plain pass only takes the folders where it would decide nothing. With `memory`, a folder the plain pass
     listed before and that has not changed since is not listed again (see WalkMemory); the
     result is the same. tests/vault/test_scan_fast_path.py checks all three against the walk
     as it was before the plain pass.
