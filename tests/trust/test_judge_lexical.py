@@ -313,3 +313,11 @@ def test_a_date_the_page_writes_another_way_is_stated(written: str) -> None:
     page = f"Loving premiered at the Cannes Film Festival on {written}, in competition for the Palme d'Or."
     verdict = LexicalJudge().judge_pair("Loving premiered at the Cannes Film Festival on May 19, 2016.", page)
     assert verdict == "supported"
+
+
+@pytest.mark.parametrize("written", ["１９.０５.２０１６", "Ｍａｙ　１９, 2016"])
+def test_a_date_in_fullwidth_characters_is_read_as_the_rest_of_the_page_is(written: str) -> None:
+    # the judge reads a page's numbers after NFKC; the date rule reads the same text
+    page = f"Loving premiered at the Cannes Film Festival on {written}, in competition for the Palme d'Or."
+    verdict = LexicalJudge().judge_pair("Loving premiered at the Cannes Film Festival on May 19, 2016.", page)
+    assert verdict == "supported"

@@ -279,14 +279,11 @@ class _Doc:
         # a claim's clauses and sub-claims often repeat one another's terms: each set is aligned once
         self.windows: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], tuple[tuple[int, int] | None, float]] = {}
         self._digit_texts: list[tuple[int, str]] | None = None
-        self._text: str | None = None
 
     def states_date(self, month: int, day: int) -> bool:
         """Whether the page states this day of this month, in any of the ways english_forms reads: the
         dates are read around each place the day's number is written (a page holds it a few times)."""
-        if self._text is None:
-            self._text = "\n".join(self.sentences)
-        text = self._text
+        text = self.page_text
         for m in re.finditer(rf"(?<!\d)0?{day}(?!\d)", text):
             if (month, day) in calendar_dates(_whole_words_around(text, m.start(), m.end())):
                 return True
