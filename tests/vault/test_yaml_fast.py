@@ -407,3 +407,21 @@ def test_the_key_pattern_is_the_one_written_with_the_range() -> None:
         for text in (ch + ": x", "a" + ch + ":"):
             ours, before = yamlsafe._ENTRY.match(text), _ENTRY_AS_WRITTEN_BEFORE.match(text)
             assert (ours and ours.group(0, 1)) == (before and before.group(0, 1)), hex(ord(ch))
+
+
+@pytest.mark.parametrize(
+    "alias",
+    [
+        "日本語の長い別名" * 5,  # CJK: matched by \w and by the U+00C0.. range alike
+        "ｶﾀｶﾅ と 漢字 " * 8,  # spaces between, no colon anywhere
+        "Ünïcödé ñame " * 8,
+        "é" * 300,  # longer than a key may be
+    ],
+)
+def test_a_long_alias_without_a_colon_is_read_in_linear_time(alias: str) -> None:
+    """A list item with no colon once made the key pattern try 2^n splits of its n characters
+    (a 30-character Japanese alias: 32 s); 40 characters would now run for days if it came back."""
+    text = f"aliases:\n  - {alias}\n  - {alias} x\ntitle: {alias}\n"
+    assert yamlsafe._ENTRY.match(alias) is None
+    assert _check(text)
+    assert load_mapping(text)["aliases"] == [alias.strip(), f"{alias} x"]

@@ -113,9 +113,16 @@ _MAX_FAST_INDENT = 12
 _BOOL, _NULL, _INT, _TIMESTAMP = (f"tag:yaml.org,2002:{t}" for t in ("bool", "null", "int", "timestamp"))
 # a mapping key: a plain scalar without indicators, then ':' and a space or the line's end
 # ([A-Za-z_\u00c0-\uffff][\w .\-/\u00c0-\uffff]{0,127}?) written without the range \u00c0-\uffff, whose
-# compilation alone costs a new process ~6 ms: [^\x00-\xbf\U00010000-\U0010ffff] is the same set
+# compilation alone costs a new process ~6 ms: [^\x00-\xbf\U00010000-\U0010ffff] is the same set.
+# The two branches of the repeated group must never match the same character: where they did
+# (\w is Unicode, so a CJK character matched both), a line without a colon backtracked through
+# 2^n ways of splitting n characters (a 30-character Japanese alias took seconds to minutes).
+# Here the first branch takes U+00C0..U+FFFF and the second only characters outside that range.
 _BMP_FROM_C0 = r"[^\x00-\xbf\U00010000-\U0010ffff]"
-_ENTRY = re.compile(rf"((?:[A-Za-z_]|{_BMP_FROM_C0})(?:[\w .\-/]|{_BMP_FROM_C0}){{0,127}}?) *:(?: +|$)")
+_OUTSIDE_BMP_FROM_C0 = r"(?=[\x00-\xbf\U00010000-\U0010ffff])"
+_ENTRY = re.compile(
+    rf"((?:[A-Za-z_]|{_BMP_FROM_C0})(?:{_BMP_FROM_C0}|{_OUTSIDE_BMP_FROM_C0}[\w .\-/]){{0,127}}?) *:(?: +|$)"
+)
 _PLAIN_BAD_FIRST = frozenset("[]{}#&*!|>'\"%@`,")
 _FLOW_ITEM_BAD = re.compile(r"[\[\]{}#&*!|>'\"%@`:?]")
 
