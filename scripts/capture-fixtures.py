@@ -433,7 +433,10 @@ def main() -> int:
     vault = tmp / "vault"
     shutil.copytree(ROOT / "examples" / "vault", vault)
     blog = make_blog(tmp)
-    (vault / ".harness" / "pipeline.toml").write_text(f'[blog]\nrepo = "{blog.as_posix()}"\n', encoding="utf-8")
+    (vault / ".harness" / "pipeline.toml").write_text('[blog]\nname = "fixtures"\n', encoding="utf-8")
+    machine = tmp / "machine-config.toml"  # the blog is registered here; the vault only names it
+    machine.write_text(f'[blogs.fixtures]\nrepo = "{blog.resolve().as_posix()}"\n', encoding="utf-8")
+    os.environ["KH_CONFIG"] = str(machine)
     sidecar = Sidecar(vault)
     try:
         s = sidecar

@@ -30,4 +30,4 @@ Once the sidecar below is listening, in another terminal:
        (SHA: the "Review Packet SHA-256" that kh pipeline review prints; every decision names it)
 
 TEXT
-KH_DEMO_PIPELINE=1 exec bash scripts/run-demo.sh "$vault" "$port" "$evidence_port"
+KH_DEMO_PIPELINE=1 KH_DEMO_BLOG="$PWD/$root/blog" exec bash scripts/run-demo.sh "$vault" "$port" "$evidence_port"

@@ -3,7 +3,8 @@
 Under ROOT (default `.run/demo-pipeline/`) it creates
   blog/   a local git repository in ablog layout (docs/conf.py, docs/index.rst, three past posts
           in docs/blog/posts/ on branch main) — the blog the pipeline proposes articles to;
-  vault/  a copy of examples/vault whose .harness/pipeline.toml points [blog] repo at ../blog;
+  vault/  a copy of examples/vault whose .harness/pipeline.toml names the blog ([blog] name = "demo",
+          registered as [blogs.demo] in ROOT/machine-config.toml, the machine configuration);
 and captures the vault's request note (O-01). It prints JSON: the vault, the blog and the run id.
 Authorizing the run stays with the person (`kh pipeline authorize` at a terminal, or the plugin);
 the agent steps are done by Claude Code or Codex over MCP with the agent token (docs/pipeline.md,
@@ -16,6 +17,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -124,7 +126,7 @@ def make_vault(vault: Path, providers: list[str]) -> None:
         "# The pipeline demo (make demo-pipeline): evidence from the vault and the pages its notes cite,\n"
         "# candidates proposed to the local blog repository beside this vault.\n"
         f"[evidence]\nproviders = [{listed}]\n\n"
-        f'[blog]\nrepo = "../blog"\nposts_dir = "docs/blog/posts"\nbase_branch = "main"\nauthor = "{AUTHOR}"\n',
+        f'[blog]\nname = "demo"\nposts_dir = "docs/blog/posts"\nbase_branch = "main"\nauthor = "{AUTHOR}"\n',
         encoding="utf-8",
     )
 
@@ -138,11 +140,16 @@ def prepare(root: Path, providers: list[str]) -> dict[str, str]:
         shutil.rmtree(root)
     root.mkdir(parents=True)
     make_blog(root / "blog")
+    # The blog is registered in the machine configuration: a vault file only names it.
+    machine = root / "machine-config.toml"
+    machine.write_text(f'[blogs.demo]\nrepo = "{(root / "blog").as_posix()}"\n', encoding="utf-8")
+    os.environ["KH_CONFIG"] = str(machine)
     make_vault(root / "vault", providers)
     status = Pipeline(Vault.open(root / "vault")).capture_note(REQUEST_NOTE)
     return {
         "vault": str(root / "vault"),
         "blog": str(root / "blog"),
+        "machine_config": str(machine),
         "request_note": REQUEST_NOTE,
         "run_id": status.run_id,
         "state": str(status.state),

@@ -13,6 +13,9 @@ agent_token_file=.run/agent-token
 # never grants network allowances; this file lives outside the vault (docs/security.md).
 export KH_CONFIG="$PWD/.run/config.toml"
 printf '[evidence]\nallow_private_hosts = ["127.0.0.1:%s"]\n' "$evidence_port" >"$KH_CONFIG"
+if [ -n "${KH_DEMO_BLOG:-}" ]; then # the pipeline demo's blog, registered here, named by the vault
+  printf '\n[blogs.demo]\nrepo = "%s"\n' "$KH_DEMO_BLOG" >>"$KH_CONFIG"
+fi
 
 echo "== Reasoning index"
 "$bin/kh" index build "$vault" --json

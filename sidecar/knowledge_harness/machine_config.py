@@ -22,6 +22,11 @@ model = "some-model"
 
 [search]
 searxng_url = "http://127.0.0.1:8888"
+
+[blogs.main]                    # a blog repository the pipeline may write to; a vault names it
+repo = "/home/me/blog"          # with [blog] name = "main" (absolute path, ~ allowed)
+remote = "origin"               # fetched before merge checks; unset: local merges only
+pull_request = "none"           # none | gh
 ```
 """
 
@@ -36,6 +41,7 @@ import stat
 import threading
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 from urllib.parse import urlsplit
 
 import platformdirs
@@ -109,8 +115,18 @@ class JudgeProfile(Endpoint):
     backend: str = Field(default="openai_compat", min_length=1)
 
 
+# The fetch caps a vault policy may set are clamped to these (docs/security.md): a synced file
+# must not turn one cited page into minutes of download and gigabytes of memory.
+DEFAULT_MAX_FETCH_BYTES = 5 * 1024 * 1024
+DEFAULT_MAX_FETCH_TIMEOUT = 30.0
+
+
 class MachineEvidence(_Strict):
     allow_private_hosts: list[str] = Field(default_factory=list)
+    max_bytes: int = Field(default=DEFAULT_MAX_FETCH_BYTES, ge=1024, le=100 * 1024 * 1024)
+    max_timeout_seconds: float = Field(default=DEFAULT_MAX_FETCH_TIMEOUT, gt=0, le=300)
+    max_redirects: int = Field(default=5, ge=0, le=20)
+    max_concurrency: int = Field(default=8, ge=1, le=64)
 
     @field_validator("allow_private_hosts")
     @classmethod
@@ -134,12 +150,36 @@ class MachineSearch(_Strict):
         return None if value is None else _check_endpoint(value)
 
 
+class MachineBlog(_Strict):
+    """A blog repository the person registered: the pipeline's git runs only in one of these."""
+
+    repo: str = Field(min_length=1, max_length=4096)
+    remote: str | None = Field(default=None, min_length=1, max_length=100, pattern=r"^[A-Za-z0-9][A-Za-z0-9._-]*$")
+    pull_request: Literal["none", "gh"] = "none"
+
+    @field_validator("repo")
+    @classmethod
+    def _absolute(cls, value: str) -> str:
+        path = Path(value).expanduser()
+        if not path.is_absolute():
+            raise ValueError(f"{value!r} is not an absolute path")
+        return str(path)
+
+    def repo_path(self) -> Path:
+        return Path(self.repo).resolve()
+
+    def effective_remote(self) -> str | None:
+        """The remote to fetch: the configured one, else `origin` when the gh adapter pushes there."""
+        return self.remote or ("origin" if self.pull_request == "gh" else None)
+
+
 class MachineConfig(_Strict):
     evidence: MachineEvidence = Field(default_factory=MachineEvidence)
     judge: Endpoint = Field(default_factory=Endpoint)  # the endpoint of `[judge] backend = "openai_compat"`
     judges: dict[str, JudgeProfile] = Field(default_factory=dict)
     agents: MachineAgents = Field(default_factory=MachineAgents)
     search: MachineSearch = Field(default_factory=MachineSearch)
+    blogs: dict[str, MachineBlog] = Field(default_factory=dict)
 
 
 @functools.lru_cache(maxsize=8)

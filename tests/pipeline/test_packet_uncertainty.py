@@ -14,7 +14,7 @@ from knowledge_harness.errors import SubmissionRefused
 from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.engine import Pipeline
 
-from ..support.part2_support import judge_output, make_blog, pipeline, plan_output, task_of
+from ..support.part2_support import judge_output, make_blog, pipeline, plan_output, register_blog, task_of
 from ..support.pipeline_helpers import LocalServer, html_page, local_server, packet_for, write_configs, write_note
 from .test_evidence_sources import _run
 
@@ -35,6 +35,7 @@ def _vault(tmp_path: Path, site: LocalServer) -> Path:
         + "\n---\n# YAML 1.1 と 1.2\n\nYAML 1.1 では yes/no が真偽値になる。Obsidian のプロパティは YAML 1.2 で読まれる。\n",
     )
     blog = make_blog(tmp_path)
+    register_blog(blog)
     write_configs(
         vault,
         pipeline_toml=(

@@ -154,7 +154,7 @@ def test_two_runs_reviewed_the_same_day_get_different_dates_and_a_held_run_frees
 def test_a_merge_made_on_github_is_recognised_after_fetching(tmp_path: Path, how: str) -> None:
     blog = make_blog(tmp_path)
     remote = with_remote(tmp_path, blog)
-    vault = make_vault(tmp_path, blog=blog, extra_toml='remote = "origin"\n')
+    vault = make_vault(tmp_path, blog=blog, machine_blog='remote = "origin"\n')
     p = pipeline(vault)
     run_id = to_review_ready(p, vault)
     cand = p.artifact(run_id, "publication_candidate")
@@ -315,7 +315,7 @@ def _set_pr(path: Path, url: str, **changes: Any) -> None:
 def test_with_gh_the_pull_request_is_recorded_and_verified(tmp_path: Path, gh_stand_in: Path) -> None:
     blog = make_blog(tmp_path)
     remote = with_remote(tmp_path, blog)
-    vault = make_vault(tmp_path, blog=blog, extra_toml='pull_request = "gh"\n')  # remote: origin (gh pushes there)
+    vault = make_vault(tmp_path, blog=blog, machine_blog='pull_request = "gh"\n')  # remote: origin (gh pushes there)
     p = pipeline(vault)
     run_id = to_review_ready(p, vault)
     cand = p.artifact(run_id, "publication_candidate")
@@ -357,7 +357,7 @@ def test_with_gh_the_pull_request_is_recorded_and_verified(tmp_path: Path, gh_st
 def test_a_pull_request_that_differs_from_the_prepared_one_holds_the_run(tmp_path: Path, gh_stand_in: Path) -> None:
     blog = make_blog(tmp_path)
     with_remote(tmp_path, blog)
-    vault = make_vault(tmp_path, blog=blog, extra_toml='pull_request = "gh"\n')
+    vault = make_vault(tmp_path, blog=blog, machine_blog='pull_request = "gh"\n')
     p = pipeline(vault)
     run_id = to_review_ready(p, vault)
     url = p.artifact(run_id, "publication_candidate")["pr_url"]

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import hashlib
+import os
 import subprocess
 from pathlib import Path
 from typing import Any
@@ -73,7 +75,20 @@ def make_blog(tmp_path: Path) -> Path:
     return blog
 
 
-def make_vault(tmp_path: Path, *, blog: Path | None, extra_toml: str = "") -> Path:
+def register_blog(blog: Path, settings: str = "") -> str:
+    """Register `blog` as `[blogs.NAME]` in a copy of the current machine configuration (KH_CONFIG,
+    restored after the test): the pipeline's git runs only in a repository the person registered."""
+    name = "blog-" + hashlib.sha256(str(blog.resolve()).encode()).hexdigest()[:8]
+    current = Path(os.environ["KH_CONFIG"])
+    text = current.read_text(encoding="utf-8") if current.is_file() else ""
+    text += f'\n[blogs.{name}]\nrepo = "{blog.resolve().as_posix()}"\n{settings}'
+    path = blog.parent / f"machine-config-{name}.toml"
+    path.write_text(text, encoding="utf-8")
+    os.environ["KH_CONFIG"] = str(path)
+    return name
+
+
+def make_vault(tmp_path: Path, *, blog: Path | None, extra_toml: str = "", machine_blog: str = "") -> Path:
     vault = tmp_path / "v"
     write_note(
         vault,
@@ -83,6 +98,7 @@ def make_vault(tmp_path: Path, *, blog: Path | None, extra_toml: str = "") -> Pa
     )
     toml = '[evidence]\nproviders = ["vault"]\n'
     if blog is not None:
+        register_blog(blog, machine_blog)
         toml += f'[blog]\nrepo = "{blog.as_posix()}"\n'
     (vault / ".harness").mkdir(parents=True, exist_ok=True)
     (vault / ".harness" / "pipeline.toml").write_text(toml + extra_toml, encoding="utf-8")

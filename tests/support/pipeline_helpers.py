@@ -110,6 +110,10 @@ def write_configs(
         machine += f"[search]\nsearxng_url = {json.dumps(searxng_url)}\n"
     if agent_endpoint:
         machine += f"[agents.openai_compat]\nbase_url = {json.dumps(agent_endpoint[0])}\nmodel = {json.dumps(agent_endpoint[1])}\n"
+    current = Path(os.environ.get("KH_CONFIG", ""))
+    if current.is_file():  # blogs registered before (part2_support.register_blog) stay registered
+        text = current.read_text(encoding="utf-8")
+        machine += text[text.index("[blogs.") :] if "\n[blogs." in text else ""
     path = vault.parent / f"{vault.name}-machine-config.toml"
     path.write_text(machine, encoding="utf-8")
     os.environ["KH_CONFIG"] = str(path)  # restored after the test by the conftest fixture

@@ -32,14 +32,14 @@ primary_paths = ["/docs/", "/reference/"]
 max_text_chars = 12000          # a note or page is kept whole up to this many characters
 stale_after_days = 730          # a source dated earlier than this is recorded as stale
 
-[blog]                          # the blog repository (a separate git repository, never inside the vault)
-repo = "../blog"                # absolute, or relative to the vault folder
+[blog]                          # the blog: one the machine configuration registers ([blogs.NAME])
+name = "main"                   # or repo = "../blog", the registered repository's folder
 posts_dir = "docs/blog/posts"
 base_branch = "main"
 branch_prefix = "harness/"
 author = "Knowledge Harness"
-pull_request = "none"           # none | gh (optional adapter: push + `gh pr create --draft`)
-remote = "origin"               # fetched before the merge fact is checked; unset: local merges only
+# repo's git repository, remote and pull_request (none | gh) come from the machine
+# configuration's [blogs.NAME] only: a vault file never chooses where git or gh run.
 
 [decision]
 deciders = []                   # who may decide (O-11); empty: anyone using the doors
@@ -64,7 +64,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from ..core.tomlfile import read_toml
 from ..core.urls import domain_of
 from ..errors import InputError
-from ..machine_config import MachineConfig, load_machine_config
+from ..machine_config import MachineConfig, config_path, load_machine_config
 from ..trust.policy import refuse_machine_keys
 from .safety import DEFAULT_PRIVATE_MARKERS, DEFAULT_REVIEW_MARKERS, DEFAULT_TECHNICAL_SENSE_MARKERS
 
@@ -189,6 +189,7 @@ class EvidenceSettings(_Strict):
 
 
 class BlogSettings(_Strict):
+    name: str | None = Field(default=None, min_length=1, max_length=64)
     repo: str | None = None
     posts_dir: str = Field(default="docs/blog/posts", min_length=1, max_length=300)
     base_branch: str = Field(default="main", min_length=1, max_length=200)
@@ -205,7 +206,7 @@ class BlogSettings(_Strict):
         return self.remote or ("origin" if self.pull_request == "gh" else None)
 
     def repo_path(self, vault_root: Path) -> Path | None:
-        """The configured repository folder (relative paths are taken from the vault folder)."""
+        """The repository folder; after `with_machine` it is the registered blog's absolute path."""
         if not self.repo:
             return None
         path = Path(self.repo).expanduser()
@@ -261,9 +262,65 @@ class PipelineConfig(_Strict):
 # Endpoints and key variables of the pipeline come from the machine configuration only.
 MACHINE_ONLY_KEYS: tuple[tuple[str, str], ...] = (("evidence", "searxng_url"),)
 MACHINE_ONLY_AGENT_KEYS = ("base_url", "api_key_env")
+# What git and gh run against: the machine configuration's [blogs.NAME] only.
+MACHINE_ONLY_BLOG_KEYS = ("remote", "pull_request")
 
 
-def with_machine(config: PipelineConfig, machine: MachineConfig) -> PipelineConfig:
+def _refuse_blog_keys(blog: object, source: str) -> None:
+    if not isinstance(blog, dict):
+        return
+    for key in MACHINE_ONLY_BLOG_KEYS:
+        if key in blog:
+            raise InputError(
+                f"Refused key 'blog.{key}' in {source}: a vault file may not choose where git or gh run; "
+                f"set {key} of the blog in the machine configuration ({config_path()}) as "
+                f'[blogs.NAME] {key} = …, and name it in the vault with [blog] name = "NAME".',
+                detail=[{"key": f"blog.{key}", "message": "belongs in the machine configuration, not the vault"}],
+            )
+
+
+def resolve_blog(blog: BlogSettings, machine: MachineConfig, vault_root: Path) -> BlogSettings:
+    """The vault's [blog] bound to a blog the machine configuration registers ([blogs.NAME]).
+
+    The vault may only *name* one: `name = "NAME"`, or `repo` = the registered repository's
+    folder. Its repository, remote and pull-request tool are the machine's, so a synced file
+    never decides which repository git runs in. No name and no repo: no blog."""
+    if blog.name is None and blog.repo is None:
+        return blog
+    defined = ", ".join(sorted(machine.blogs)) or "none"
+    if blog.name is not None:
+        registered = machine.blogs.get(blog.name)
+        if registered is None:
+            raise InputError(
+                f"The pipeline settings name the blog {blog.name!r}, which the machine configuration "
+                f"({config_path()}) does not define as [blogs.{blog.name}] (defined: {defined})."
+            )
+        if blog.repo is not None and blog.repo_path(vault_root) != registered.repo_path():
+            raise InputError(
+                f"The pipeline settings' [blog] repo {blog.repo!r} is not the repository of "
+                f"[blogs.{blog.name}] in the machine configuration ({config_path()}): {registered.repo}."
+            )
+    else:
+        wanted = blog.repo_path(vault_root)
+        found = [(n, b) for n, b in sorted(machine.blogs.items()) if b.repo_path() == wanted]
+        if not found:
+            raise InputError(
+                f"Refused [blog] repo = {blog.repo!r}: the blog repository is a machine setting. Register it "
+                f'in the machine configuration ({config_path()}) as [blogs.NAME] repo = "{wanted}" and name '
+                f'it in the vault with [blog] name = "NAME" (registered blogs: {defined}).',
+                detail=[{"key": "blog.repo", "message": "not a blog registered in the machine configuration"}],
+            )
+        registered = found[0][1]
+    return blog.model_copy(
+        update={
+            "repo": str(registered.repo_path()),
+            "remote": registered.remote,
+            "pull_request": registered.pull_request,
+        }
+    )
+
+
+def with_machine(config: PipelineConfig, machine: MachineConfig, vault_root: Path | None = None) -> PipelineConfig:
     endpoint = machine.agents.openai_compat
     own = config.agents.openai_compat
     openai = own.model_copy(
@@ -276,22 +333,26 @@ def with_machine(config: PipelineConfig, machine: MachineConfig) -> PipelineConf
     )
     agents = config.agents.model_copy(update={"openai_compat": openai})
     evidence = config.evidence.model_copy(update={"searxng_url": machine.search.searxng_url})
-    return config.model_copy(update={"agents": agents, "evidence": evidence})
+    blog = config.blog if vault_root is None else resolve_blog(config.blog, machine, vault_root)
+    return config.model_copy(update={"agents": agents, "evidence": evidence, "blog": blog})
 
 
 def load_config(harness_dir: Path) -> PipelineConfig:
     """The effective pipeline settings: VAULT/.harness/pipeline.toml plus the machine configuration."""
     path = harness_dir / CONFIG_FILE
     data = read_toml(path, what=str(path))
+    vault_root = harness_dir.parent.resolve()
     if data is None:
-        return with_machine(PipelineConfig(), load_machine_config())
+        return with_machine(PipelineConfig(), load_machine_config(), vault_root)
     refuse_machine_keys(data, MACHINE_ONLY_KEYS, str(path))
+    _refuse_blog_keys(data.get("blog"), str(path))
     agents = data.get("agents")
     if isinstance(agents, dict):
         refuse_machine_keys(agents, [("openai_compat", k) for k in MACHINE_ONLY_AGENT_KEYS], f"{path} [agents]")
     try:
-        return with_machine(PipelineConfig.model_validate(data), load_machine_config())
+        config = PipelineConfig.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         key = ".".join(str(p) for p in first["loc"])
         raise InputError(f"Invalid key {key!r} in {path}: {first['msg']}.") from exc
+    return with_machine(config, load_machine_config(), vault_root)

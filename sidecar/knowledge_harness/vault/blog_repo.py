@@ -15,6 +15,14 @@ stored with git plumbing (`hash-object -w`, a private temporary index, `write-tr
 `commit-tree`) and the branch ref is moved with `update-ref` and the expected old value, so a
 commit appears atomically or not at all. Every path is confined to the posts folder; git is
 always asked with `-c core.quotePath=false` and NUL-separated output so Japanese names survive.
+
+Only the repository the person registered in the machine configuration is opened (pipeline/
+config.py), and git runs there without anything of the repository's own that runs a command: hooks
+off (`core.hooksPath` to the null device), `core.fsmonitor=false`, a protocol allow-list (file,
+https, ssh; never `ext::`), the stock `git-upload-pack` / `git-receive-pack` on the command line
+(a `-c` override does not win over the repository's `remote.*.uploadpack`), no commit signing
+program, no automatic gc. Settings that cannot be reset that way (an `sshCommand`, a credential
+helper, a remote helper…) in the repository's own configuration refuse the repository.
 """
 
 from __future__ import annotations
@@ -35,6 +43,27 @@ from .paths import nfc
 
 GIT_TIMEOUT = 60
 ZERO = "0" * 40
+# `-c` settings of every git command (and, through GIT_CONFIG_COUNT, of the git that gh starts).
+SAFE_GIT_CONFIG: tuple[tuple[str, str], ...] = (
+    ("core.quotePath", "false"),
+    ("core.hooksPath", os.devnull),
+    ("core.fsmonitor", "false"),
+    ("protocol.allow", "never"),
+    ("protocol.file.allow", "always"),
+    ("protocol.https.allow", "always"),
+    ("protocol.ssh.allow", "always"),
+    ("commit.gpgSign", "false"),
+    ("gc.auto", "0"),
+    ("maintenance.auto", "false"),
+)
+# Keys of the repository's own configuration that run a command and that a later `-c` does not
+# reliably reset (multi-valued, or an empty value means something else): refused.
+_COMMAND_KEYS = re.compile(
+    r"^(core\.(sshcommand|gitproxy|askpass|alternaterefscommand)"
+    r"|credential\..*helper|remote\..*\.vcs|uploadpack\.packobjectshook)$"
+)
+# Inherited variables that would point git at another repository or add settings.
+_DROPPED_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CONFIG_PARAMETERS")
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.(rst|md)$")
 _POST_DATE = re.compile(r"^\.\.\s+post::\s*(\d{4}-\d{2}-\d{2})", re.M)
 _ADORN = re.compile(r"^([=\-~^\"'`#*+:._])\1+\s*$")
@@ -99,6 +128,19 @@ class CommitResult:
     created_commit: bool
 
 
+def _clean_env() -> dict[str, str]:
+    return {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV and not k.startswith("GIT_CONFIG_")}
+
+
+def _safe_config_env() -> dict[str, str]:
+    """SAFE_GIT_CONFIG as environment variables: every git a child process starts reads them as `-c`."""
+    env = {**_clean_env(), "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_COUNT": str(len(SAFE_GIT_CONFIG))}
+    for i, (key, value) in enumerate(SAFE_GIT_CONFIG):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    return env
+
+
 def first_title(text: str) -> str:
     """The first section title of a reStructuredText (or Markdown `#`) document."""
     lines = text.splitlines()
@@ -126,15 +168,29 @@ class BlogRepo:
         self.check_branch_name(base_branch)
         if remote is not None and (remote.startswith("-") or "/" in remote or not remote.strip()):
             raise InputError(f"Not a git remote name: {remote!r}.")
+        self._refuse_command_settings()
+
+    def _refuse_command_settings(self) -> None:
+        """The repository's own configuration may not name a command git would run for us."""
+        proc = self._git("config", "--local", "--includes", "--null", "--name-only", "--list", ok=(0, 1))
+        names = {n.decode("utf-8", "replace").lower() for n in proc.stdout.split(b"\x00") if n}
+        bad = sorted(n for n in names if _COMMAND_KEYS.match(n))
+        if bad:
+            raise BlogRepoError(
+                f"The blog repository {self.root} sets {', '.join(bad)} in its own git configuration "
+                "(.git/config), which runs a command; kh runs git there only without such settings. "
+                "Remove them, or keep them in your global git configuration instead."
+            )
 
     # -- git -------------------------------------------------------------------------------------
     def _git(
         self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None, ok: tuple[int, ...] = (0,)
     ) -> subprocess.CompletedProcess[bytes]:
-        full_env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+        full_env = {**_clean_env(), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
+        safe = [arg for key, value in SAFE_GIT_CONFIG for arg in ("-c", f"{key}={value}")]
         try:
             proc = subprocess.run(
-                ["git", "-c", "core.quotePath=false", "-C", str(self.root), *args],
+                ["git", *safe, "-C", str(self.root), *args],
                 input=data,
                 capture_output=True,
                 timeout=GIT_TIMEOUT,
@@ -147,6 +203,15 @@ class BlogRepo:
             err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
             raise BlogRepoError(f"git {args[0]} failed: {err[-1] if err else proc.returncode}.")
         return proc
+
+    def _receive_pack(self, remote: str) -> str:
+        """The receive-pack command of a push. A remote on this disk (a path or file://) runs it here,
+        as the user, with that repository's hooks: so they are turned off there too. Elsewhere the
+        server decides, and only the stock name may be sent."""
+        url = self._git("remote", "get-url", "--push", remote).stdout.decode("utf-8", "replace").strip()
+        scp_like = re.match(r"^[^/:]+:", url) is not None and not re.match(r"^[A-Za-z]:[\\/]", url)
+        local = url.startswith("file://") or ("://" not in url and not scp_like)
+        return f"git -c core.hooksPath={os.devnull} receive-pack" if local else "git-receive-pack"
 
     def check_branch_name(self, name: str) -> str:
         proc = self._git("check-ref-format", "--branch", name, ok=(0, 1, 128))
@@ -184,7 +249,9 @@ class BlogRepo:
         if self.remote is None:
             return False
         spec = f"+refs/heads/{self.base_branch}:refs/remotes/{self.remote}/{self.base_branch}"
-        self._git("fetch", "--quiet", "--no-tags", "--no-write-fetch-head", self.remote, spec)
+        self._git(
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head", "--upload-pack=git-upload-pack", self.remote, spec
+        )
         return True
 
     def is_merged(self, commit: str) -> bool:
@@ -286,7 +353,7 @@ class BlogRepo:
         base = self.base_commit()
         head = self.branch_head(branch)
         parent = head or base
-        blob = self._git("hash-object", "-w", "--stdin", data=data).stdout.decode().strip()
+        blob = self._git("hash-object", "-w", "--no-filters", "--stdin", data=data).stdout.decode().strip()
         if head is not None:
             current = self._git("rev-parse", "--verify", "--quiet", f"{head}:{rel}", ok=(0, 1, 128))
             same = current.returncode == 0 and current.stdout.decode().strip() == blob
@@ -306,7 +373,17 @@ class BlogRepo:
             "GIT_COMMITTER_EMAIL": email,
         }
         commit = (
-            self._git("commit-tree", tree, "-p", parent, "-F", "-", data=message.encode("utf-8"), env=identity)
+            self._git(
+                "commit-tree",
+                "--no-gpg-sign",
+                tree,
+                "-p",
+                parent,
+                "-F",
+                "-",
+                data=message.encode("utf-8"),
+                env=identity,
+            )
             .stdout.decode()
             .strip()
         )
@@ -322,7 +399,13 @@ class BlogRepo:
             raise BlogRepoError("The gh CLI is not installed.")
         try:
             return subprocess.run(
-                [gh, *args], cwd=self.root, capture_output=True, text=True, timeout=GIT_TIMEOUT, check=False
+                [gh, *args],
+                cwd=self.root,
+                capture_output=True,
+                text=True,
+                timeout=GIT_TIMEOUT,
+                check=False,
+                env=_safe_config_env(),  # the git that gh runs gets the same settings
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise BlogRepoError(f"gh {args[0]} failed: {exc}.") from exc
@@ -333,7 +416,14 @@ class BlogRepo:
         Optional adapter: only called when `[blog] pull_request = "gh"`; needs `gh` logged in and a remote.
         """
         self._gh("--version")
-        self._git("push", "--quiet", self.remote or "origin", f"refs/heads/{branch}:refs/heads/{branch}")
+        self._git(
+            "push",
+            "--quiet",
+            "--no-verify",
+            f"--receive-pack={self._receive_pack(self.remote or 'origin')}",
+            self.remote or "origin",
+            f"refs/heads/{branch}:refs/heads/{branch}",
+        )
         existing = self._gh("pr", "list", "--head", branch, "--state", "all", "--json", "url", "--jq", ".[0].url")
         if existing.returncode == 0 and existing.stdout.strip():
             return existing.stdout.strip()

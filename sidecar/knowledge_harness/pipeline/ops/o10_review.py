@@ -133,7 +133,9 @@ class PrepareReview(AgentStep):
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         repo = blog_repo(ctx)
         if repo is None:
-            return Wait("config:blog.repo (set [blog] repo in .harness/pipeline.toml)")
+            return Wait(
+                "config:blog.repo (register the blog as [blogs.NAME] in the machine configuration; name it with [blog] name in .harness/pipeline.toml)"
+            )
         # the remote's base branch as it is now (posts merged on GitHub count); offline: as last fetched
         with contextlib.suppress(BlogRepoError):
             repo.fetch()

@@ -49,7 +49,7 @@ RESUME: dict[str, str] = {
     ReasonCode.JUDGE_AXIS_UNCERTAIN: f"再開条件: 判定できなかった軸の根拠（一次情報、過去記事との差分）が揃ったら{_NEW_RUN}。",
     ReasonCode.JUDGE_LOW_CONFIDENCE: f"再開条件: 確信度の低い軸を支える根拠が増えたら{_NEW_RUN}。",
     ReasonCode.UNCERTAINTY_IMPACT_HIGH: f"再開条件: 核心主張に影響する不確実性が根拠で解消したら{_NEW_RUN}。",
-    ReasonCode.NO_PAST_ARTICLES: f"再開条件: [blog] repo を設定して過去記事を読めるようにし、{_NEW_RUN}。",
+    ReasonCode.NO_PAST_ARTICLES: f"再開条件: マシン設定の [blogs.NAME] にブログを登録し [blog] name で指定して過去記事を読めるようにし、{_NEW_RUN}。",
     ReasonCode.DRAFT_PROGRAM_ERRORS: f"再開条件: 記録された検証エラー（行番号つき）を生まない根拠・設定にして{_NEW_RUN}。",
     ReasonCode.REVISION_LIMIT_REACHED: f"再開条件: AI修正の上限に達したため、{_NEW_RUN}（同じ記事への追加の修正判断は求めない）。",
     ReasonCode.REVISION_CANNOT_APPLY: f"再開条件: 修正に必要な根拠が揃ったら{_NEW_RUN}。",
