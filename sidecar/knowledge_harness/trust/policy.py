@@ -228,7 +228,18 @@ def with_machine(policy: Policy, machine: MachineConfig) -> Policy:
             "timeout_seconds": endpoint.timeout_seconds or judge.timeout_seconds,
         }
     )
-    evidence = policy.evidence.model_copy(update={"allow_private_hosts": list(machine.evidence.allow_private_hosts)})
+    caps = machine.evidence
+    own = policy.evidence
+    # a vault policy may lower the fetch caps, never lift them over this machine's maxima
+    evidence = own.model_copy(
+        update={
+            "allow_private_hosts": list(caps.allow_private_hosts),
+            "max_bytes": min(own.max_bytes, caps.max_bytes),
+            "timeout_seconds": min(own.timeout_seconds, caps.max_timeout_seconds),
+            "max_redirects": min(own.max_redirects, caps.max_redirects),
+            "concurrency": min(own.concurrency, caps.max_concurrency),
+        }
+    )
     return policy.model_copy(update={"judge": judge, "evidence": evidence})
 
 
