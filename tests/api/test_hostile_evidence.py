@@ -13,7 +13,15 @@ import pytest
 
 from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 from tests.support.evidence_site import EvidenceSite
-from tests.support.hostile_evidence import BIG, GOOD, SLOW, machine_config_env, note_citing, write_hostile_vault
+from tests.support.hostile_evidence import (
+    BIG,
+    GOOD,
+    MALFORMED,
+    SLOW,
+    machine_config_env,
+    note_citing,
+    write_hostile_vault,
+)
 
 
 @pytest.fixture(scope="module")
@@ -105,3 +113,30 @@ def test_a_source_is_supported_only_when_all_its_claims_are(served: Sidecar, sit
     assert source["verdict"] == "unsupported"
     [proposed] = report["proposed"]["evidence"]["sources"]
     assert proposed["verdict"] == "unsupported"
+
+
+def test_malformed_redirects_and_heads_are_a_per_note_finding(served: Sidecar) -> None:
+    """Red-team item 3: `302 Location: http:\\\\x` (and `https:\\x`, a broken IPv6 host, a bad head)
+    answered 500 on the dry run and on the whole `POST /v1/batches`."""
+    before = _notes(served.vault)
+    with served.client() as client:
+        r = client.post(f"/v1/trust/notes/{MALFORMED}/validate", params={"dry_run": "true"})
+        assert r.status_code == 200, r.text
+        report = r.json()
+        errors = {
+            s["url"].rsplit("/", 2)[-2] + "/" + s["url"].rsplit("/", 1)[-1]: s["error"] for s in report["sources"]
+        }
+        assert errors["bad-location/0"] == errors["bad-location/1"] == "invalid_redirect"  # http:\\\\x, https:\\x
+        assert errors["bad-location/3"] == errors["bad-location/6"] == "invalid_redirect"
+        assert all(not s["ok"] and s["message"] for s in report["sources"])
+        assert report["proposed"]["evidence"]["status"] == "unreachable"
+        assert client.get("/health").status_code == 200
+        plan = client.post("/v1/batches", json={"stage": "pilot", "notes": [MALFORMED, GOOD], "out_of_order": True})
+    assert plan.status_code == 200, plan.text
+    body = plan.json()
+    assert [t["path"] for t in body["targets"]] == [GOOD]  # the other note's plan is intact
+    assert body["targets"][0]["proposed"]["evidence"]["status"] == "grounded"
+    [skip] = body["skipped"]
+    assert skip["path"] == MALFORMED and "(evidence_unreachable)" in skip["reason"]
+    assert "invalid_redirect" in skip["reason"] and "malformed address" in skip["reason"]
+    assert _notes(served.vault) == before

@@ -22,6 +22,8 @@ Pages:
   /empty             an empty 200 text/html page
   /pdf               application/pdf
   /links             3 MB of HTML holding 100,000 links: text extraction takes many seconds
+  /bad-location/<k>  302 with a malformed Location (BAD_LOCATIONS[k], raw bytes)
+  /bad-header/<k>    a 200 whose head is malformed (BAD_HEADS[k], raw bytes)
   /big/<n>           about 1 MB of distinct plain text (n = any word): six of them exceed the
                      5,000,000 characters of evidence one validation may judge
 """
@@ -87,6 +89,25 @@ def big_text(name: str, chars: int = 1_050_000) -> bytes:
     """About `chars` characters of plain text, different for every name."""
     line = f"Page {name} repeats this sentence about mountains and lakes to fill space.\n"
     return (line * (chars // len(line) + 1)).encode()
+
+
+# Red-team item 3: each of these made a dry run and `POST /v1/batches` answer 500.
+BAD_LOCATIONS: tuple[bytes, ...] = (
+    b"http:\\\\x",
+    b"https:\\x",
+    b"http://[::1",
+    b"http://a b/",
+    b"http://\xff\xfe/",
+    b"http://exa\tmple.com/",
+    b"//[",
+    b"http://x:99999999/",
+)
+BAD_HEADS: tuple[bytes, ...] = (
+    b"Content-Type: text/html\r\nContent-Length: x\r\n",
+    b"Content-Type: text/html\r\nno colon here\r\nContent-Length: 2\r\n",
+    b"Content-Type: text/html\x00\r\nContent-Length: 2\r\n",
+    b"Content-Type: text/html\r\nContent-Encoding: br\r\nContent-Length: 2\r\n",
+)
 
 
 class EvidenceSite:
@@ -195,6 +216,13 @@ class EvidenceSite:
                 self._send(h, 200, bytes(range(256)) * 64, html)
             elif path == "/empty":
                 self._send(h, 200, b"", html)
+            elif path.startswith("/bad-location/"):
+                location = BAD_LOCATIONS[int(path.removeprefix("/bad-location/"))]
+                h.wfile.write(b"HTTP/1.1 302 Found\r\nLocation: " + location + b"\r\nContent-Length: 0\r\n\r\n")
+            elif path.startswith("/bad-header/"):
+                head = BAD_HEADS[int(path.removeprefix("/bad-header/"))]
+                h.wfile.write(b"HTTP/1.1 200 OK\r\n" + head + b"\r\nok")
+                h.close_connection = True
             elif path.startswith("/big/"):
                 self._send(h, 200, big_text(path.removeprefix("/big/")), "text/plain; charset=utf-8")
             elif path == "/links":

@@ -5,11 +5,12 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from .evidence_site import EvidenceSite
+from .evidence_site import BAD_HEADS, BAD_LOCATIONS, EvidenceSite
 
 GOOD = "Keywords/Fuji.md"  # one cited page, judged as usual
 BIG = "Keywords/Big.md"  # six cited pages, more text together than one validation may judge
 SLOW = "Keywords/Slow.md"  # a page whose text is too slow to extract, and a good one
+MALFORMED = "Keywords/Malformed.md"  # pages answering malformed redirects and heads (red-team item 3)
 
 
 def note_citing(title: str, text: str, urls: list[str]) -> str:
@@ -31,6 +32,9 @@ def write_hostile_vault(root: Path, site: EvidenceSite) -> Path:
     (root / BIG).write_text(note_citing("Big", "Mountains and lakes fill space.", big), encoding="utf-8")
     slow = [f"{site.url}/links", f"{site.url}/en/fuji"]
     (root / SLOW).write_text(note_citing("Slow", fuji, slow), encoding="utf-8")
+    bad = [f"{site.url}/bad-location/{k}" for k in range(len(BAD_LOCATIONS))]
+    bad += [f"{site.url}/bad-header/{k}" for k in range(len(BAD_HEADS))]
+    (root / MALFORMED).write_text(note_citing("Malformed", fuji, bad), encoding="utf-8")
     return root
 
 

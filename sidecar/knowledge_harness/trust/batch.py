@@ -102,6 +102,7 @@ from ..vault.trust_records import (
 from ..vault.trust_splice import replace_trust_blocks
 from ..vault.writer import write_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
+from .evidence import MALFORMED_ANSWER_CODES
 from .freshness import is_validated
 from .policy import Policy, load_policy
 from .validation_service import dry_run, note_workload
@@ -209,6 +210,20 @@ def blocks_to_write(
             for i, item in enumerate(sources)
         ]
     return verification, evidence
+
+
+def _malformed_evidence(report: dict[str, Any]) -> str | None:
+    """A note none of whose cited pages could be read, at least one because its server answered
+    something malformed (a redirect to `http:\\\\x`, a broken head): nothing to record about the
+    note, so the plan lists it as skipped with the reasons instead of planning an L1 write."""
+    sources = report.get("sources") or []
+    if not sources or any(s.get("ok") for s in sources):
+        return None
+    if not any(s.get("error") in MALFORMED_ANSWER_CODES for s in sources):
+        return None
+    reasons = "; ".join(f"{s['url']}: {s.get('error')}: {s.get('message') or ''}".strip() for s in sources[:3])
+    more = f" (and {len(sources) - 3} more)" if len(sources) > 3 else ""
+    return f"No cited page could be read (evidence_unreachable): {reasons}{more}"
 
 
 def _with_run_id(verification: Mapping[str, Any], run_id: str) -> dict[str, Any]:
@@ -411,6 +426,10 @@ async def build_plan(
             continue
         if disk.read_bytes() != before:
             skipped.append({"path": candidate.path, "reason": "The note changed while it was being validated."})
+            continue
+        malformed = _malformed_evidence(report)
+        if malformed is not None:
+            skipped.append({"path": candidate.path, "reason": malformed})
             continue
         verification = _with_run_id(report["proposed"]["verification"], run_id)
         proposed = {"verification": verification, "evidence": report["proposed"]["evidence"]}

@@ -183,6 +183,38 @@ async def _resolve(host: str, port: int) -> list[IPAddress]:
     return addresses
 
 
+def _said(exc: BaseException) -> str:
+    """What a library error says, short and printable (it may quote a hostile server's bytes)."""
+    text = str(exc).encode("unicode_escape").decode("ascii")
+    return text[:160] or type(exc).__name__
+
+
+# The fetch failures that mean the server answered something malformed, not that it is down.
+MALFORMED_ANSWER_CODES = frozenset({"invalid_redirect", "invalid_response", "invalid_url"})
+
+_BAD_LOCATION_CHARS = re.compile(r"[\x00-\x20\x7f-\x9f\\\s]")
+
+
+def redirect_target(current: str, location: str) -> str:
+    """Where a redirect leads: `location` resolved against `current`, or FetchFailure
+    `invalid_redirect` for a Location no browser-independent reading agrees on (backslashes,
+    whitespace, control characters, an unparsable host or port). Never raises anything else."""
+    shown = location[:200].encode("unicode_escape").decode("ascii")
+    bad = FetchFailure("invalid_redirect", f"The page redirects to a malformed address: {shown!r}.")
+    location = location.strip(" \t")
+    if not location or len(location) > MAX_URL_CHARS or _BAD_LOCATION_CHARS.search(location):
+        raise bad
+    try:
+        target = urljoin(current, location)
+        parsed = httpx.URL(target)
+        _ = parsed.port  # an out-of-range port raises here
+    except (ValueError, UnicodeError, httpx.InvalidURL) as exc:
+        raise bad from exc
+    if parsed.scheme not in ("http", "https") or not parsed.host:
+        raise bad
+    return target
+
+
 async def check_url(url: str, allow: Sequence[str]) -> Target:
     """Validate a URL against the guard; returns where to connect (pinned when not allow-listed)."""
     if len(url) > MAX_URL_CHARS:
@@ -485,6 +517,12 @@ class Fetcher:
                     page.error = "timeout"
                     page.message = f"No complete answer within {self.policy.timeout_seconds:g} s."
                     return page
+                except (ValueError, UnicodeError, LookupError, httpx.InvalidURL) as exc:
+                    # whatever else a hostile answer makes the parsing raise is this page's failure,
+                    # never the whole validation's or the batch plan's
+                    page.error = "invalid_response"
+                    page.message = f"The page's answer could not be read ({type(exc).__name__})."
+                    return page
                 await anyio.sleep(self.backoff_seconds * (2**attempt))
         return page
 
@@ -539,8 +577,12 @@ class Fetcher:
                 ) from exc
             except httpx.TimeoutException as exc:
                 raise FetchFailure("timeout", f"{target.host} did not answer in time.") from exc
+            except httpx.InvalidURL as exc:  # httpx reads a redirect's Location before we do
+                raise FetchFailure(
+                    "invalid_redirect", f"The page redirects to a malformed address ({_said(exc)})."
+                ) from exc
             except httpx.HTTPError as exc:
-                raise FetchFailure("http_error", f"The request failed: {type(exc).__name__}.") from exc
+                raise FetchFailure("http_error", f"The request failed: {type(exc).__name__} ({_said(exc)}).") from exc
             try:
                 page.status = response.status_code
                 page.final_url = current
@@ -550,7 +592,7 @@ class Fetcher:
                         raise FetchFailure(
                             "http_error", "A redirect without a Location header.", status=response.status_code
                         )
-                    current = urljoin(current, location)
+                    current = redirect_target(current, location)
                     page.redirects.append(current)
                     continue
                 if response.status_code in RETRY_STATUSES:
