@@ -11,7 +11,7 @@ import {
 import { SidecarClient } from "./api/client";
 import type { BatchPlan, BatchStage } from "./api/types";
 import { requestUrlTransport } from "./api/obsidian-transport";
-import { applyLanguage, t } from "./i18n";
+import { applyLanguage, currentLocale, t } from "./i18n";
 import { detectAppLanguage } from "./i18n/detect";
 import {
 	DEVICE_STORAGE_KEY,
@@ -29,6 +29,9 @@ import { KnowledgeHarnessSettingTab, type SettingsHost } from "./settings-tab";
 import { nodeSupervisorDeps } from "./sidecar/node-runtime";
 import { SidecarSupervisor, type StateSnapshot, type SupervisorConfig } from "./sidecar/supervisor";
 import { OFFLINE, STATES, statusView } from "./status";
+import type { Readiness } from "./readiness";
+import { MIN_SIDECAR_API_LEVEL, PLUGIN_API_LEVEL } from "./sidecar/compat";
+import { ReadinessModal } from "./ui/readiness-modal";
 import { AuditHub } from "./trust/audit-hub";
 import { CandidateWatcher, SEEN_STORAGE_KEY, type UnseenSummary } from "./trust/candidates";
 import { AgentConnectionModal } from "./ui/agent-modal";
@@ -67,6 +70,8 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	readonly client = new SidecarClient(requestUrlTransport, () => this.supervisor?.endpoint ?? null, {
 		// A request that times out makes the supervisor check the sidecar's health at once.
 		onTimeout: () => void this.supervisor?.checkNow(),
+		// The sidecar writes its refusals for the person in the interface's language.
+		language: () => currentLocale(),
 	});
 
 	private supervisor: SidecarSupervisor | null = null;
@@ -216,7 +221,28 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			restartPolicy: this.settings.restartPolicy,
 			maxRestarts: MAX_RESTARTS,
 			logLevel: this.settings.sidecarLogLevel,
+			plugin: { version: this.manifest.version, apiLevel: PLUGIN_API_LEVEL },
+			minSidecarApiLevel: MIN_SIDECAR_API_LEVEL,
 		};
+	}
+
+	/** Whether `kh` is there, which one, and whether it fits this plugin (the settings' readiness panel). */
+	readiness(): Readiness {
+		let path: string | null = null;
+		try {
+			const config = this.supervisorConfig();
+			path = config ? (this.supervisor ?? this.createSupervisor(config)).locateCommand() : null;
+		} catch {
+			path = null;
+		}
+		return { command: this.settings.sidecarCommand, path, snapshot: this.lastSnapshot, pluginVersion: this.manifest.version };
+	}
+
+	/** The readiness panel in a window (from the notices that say kh is missing or does not fit). */
+	showReadiness(): ReadinessModal {
+		const modal = new ReadinessModal(this.app, () => this.readiness(), () => void this.restartSidecar());
+		modal.open();
+		return modal;
 	}
 
 	private ensureSupervisor(): SidecarSupervisor | null {
@@ -254,8 +280,23 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			// Gone: the badges on screen hide (the status bar says why, once) until it is back.
 			this.badges.setMany(this.badges.watchedPaths().map((path): [string, BadgeState] => [path, { kind: "offline" }]));
 		}
-		if (snapshot.error?.kind === "commandNotFound" && previous.error?.kind !== "commandNotFound") {
-			new Notice(t("notice.commandNotFound", { command: this.settings.sidecarCommand }));
+		const kind = snapshot.error?.kind;
+		if (kind && kind !== previous.error?.kind && (kind === "commandNotFound" || kind === "portInUse" || kind === "sidecarTooOld" || kind === "pluginTooOld")) {
+			// What only the person can mend: one notice that says what to do, with the readiness panel a click away.
+			const version = snapshot.sidecar?.version ?? "?";
+			const text =
+				kind === "commandNotFound"
+					? t("notice.commandNotFound", { command: this.settings.sidecarCommand })
+					: kind === "portInUse"
+						? t("notice.portInUse", { port: String(snapshot.error?.port ?? this.settings.port) })
+						: kind === "sidecarTooOld"
+							? t("notice.sidecarTooOld", { version })
+							: t("notice.pluginTooOld", { version });
+			const fragment = createFragment();
+			fragment.createDiv({ text });
+			const button = fragment.createEl("button", { cls: "kh-notice-button", text: t("notice.howToInstall") });
+			button.addEventListener("click", () => this.showReadiness());
+			new Notice(fragment, 0);
 			return;
 		}
 		// One notice when the policy gives up, or (restarting forever) when it has failed MAX_RESTARTS times in a row.

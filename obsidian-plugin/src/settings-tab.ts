@@ -1,5 +1,6 @@
 import { type App, type Plugin, PluginSettingTab, Setting, type SettingDefinitionItem } from "obsidian";
 import { type MessageKey, t } from "./i18n";
+import { type Readiness, renderReadiness } from "./readiness";
 import {
 	applyControlValue,
 	BADGE_SCOPES,
@@ -24,6 +25,8 @@ export interface SettingsHost {
 	restartSidecar(): Promise<void>;
 	/** Opens the last lines the sidecar wrote. */
 	showSidecarLog(): void;
+	/** Whether `kh` is found, which version, whether it fits (drawn first in the tab). */
+	readiness(): Readiness;
 }
 
 function options<T extends string>(values: readonly T[], prefix: string): Record<string, string> {
@@ -50,6 +53,14 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 
 	override getSettingDefinitions(): SettingDefinitionItem[] {
 		return [
+			{
+				name: t("readiness.title"),
+				searchable: false,
+				render: (setting) => {
+					setting.settingEl.empty();
+					renderReadiness(setting.settingEl, this.host.readiness());
+				},
+			},
 			{
 				name: t(SETTING_NAMES.sidecarCommand),
 				desc: t("settings.command.desc"),
@@ -134,6 +145,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 		const { containerEl } = this;
 		const settings = this.host.settings;
 		containerEl.empty();
+		renderReadiness(containerEl, this.host.readiness());
 
 		new Setting(containerEl)
 			.setName(t(SETTING_NAMES.sidecarCommand))
@@ -172,7 +184,7 @@ export class KnowledgeHarnessSettingTab extends PluginSettingTab {
 				text.inputEl.type = "number";
 				text.inputEl.min = "0";
 				text.inputEl.max = "65535";
-				text.setPlaceholder("0")
+				text.setPlaceholder(String(DEFAULT_SETTINGS.port))
 					.setValue(String(settings.port))
 					.onChange(async (value) => {
 						const valid = parsePort(value) !== null;

@@ -58,8 +58,15 @@ export interface DeviceSettings {
 
 export type KnowledgeHarnessSettings = SyncedSettings & DeviceSettings;
 
+/**
+ * The sidecar's port when none is set: fixed, so that an agent's MCP address
+ * stays the same across launches (the same default as `kh serve`). 0 picks a
+ * free port at each start instead.
+ */
+export const DEFAULT_PORT = 8765;
+
 export const DEFAULT_SYNCED: Readonly<SyncedSettings> = Object.freeze({
-	port: 0,
+	port: DEFAULT_PORT,
 	autoStart: true,
 	explorerMarkers: true,
 	badgeScope: "relevant",

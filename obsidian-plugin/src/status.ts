@@ -26,6 +26,12 @@ export function describeError(error: SupervisorError): string {
 	switch (error.kind) {
 		case "commandNotFound":
 			return t("error.commandNotFound");
+		case "portInUse":
+			return t("error.portInUse", { port: String(error.port ?? "?") });
+		case "sidecarTooOld":
+			return t("error.sidecarTooOld");
+		case "pluginTooOld":
+			return t("error.pluginTooOld");
 		case "exited":
 			return t("error.exited", { code: String(error.exitCode ?? error.signal ?? "?") });
 		case "listeningTimeout":

@@ -155,3 +155,45 @@ describe("request timeouts", () => {
 		expect(clock.pendingDelays()).toEqual([]);
 	});
 });
+
+describe("the person's language at the sidecar's edge", () => {
+	const refusal = {
+		error: {
+			code: "refused",
+			message: "パイロットのバッチは、先にカナリアのバッチが成功してから計画できます。",
+			detail: { stage: "pilot", missing_stage: "canary" },
+			lang: "ja",
+			message_en: "A pilot batch comes after a canary batch that succeeded, … or pass --out-of-order",
+		},
+	};
+
+	it("sends the interface's language and reads the sidecar's localized refusal", async () => {
+		let language = "ja";
+		const transport = new FakeTransport(() => json(409, refusal));
+		const client = new SidecarClient(transport, endpoint, { language: () => language });
+		const error = await client.planBatch({ stage: "pilot" }).catch((e: unknown) => e);
+		expect(transport.requests[0]?.headers["Accept-Language"]).toBe("ja");
+		expect(error).toBeInstanceOf(SidecarError);
+		expect(error).toMatchObject({ code: "refused", lang: "ja", message: refusal.error.message });
+		expect((error as SidecarError).messageEn).toContain("--out-of-order");
+		language = "en";
+		await client.planBatch({ stage: "pilot" }).catch(() => undefined);
+		expect(transport.requests[1]?.headers["Accept-Language"]).toBe("en");
+	});
+
+	it("shows a refusal in the person's language alone, and an older sidecar's English labelled", async () => {
+		const { describeFailure } = await import("../src/ui/errors");
+		const { applyLanguage } = await import("../src/i18n");
+		applyLanguage("ja");
+		try {
+			const localized = new SidecarError(409, "refused", refusal.error.message, refusal.error.detail, "ja", refusal.error.message_en);
+			expect(describeFailure(localized)).toBe(refusal.error.message);
+			expect(describeFailure(localized)).not.toContain("--");
+			const older = new SidecarError(409, "conflict", "Already approved.");
+			expect(describeFailure(older)).toContain("Already approved.");
+			expect(describeFailure(older)).not.toBe("Already approved.");
+		} finally {
+			applyLanguage("en");
+		}
+	});
+});

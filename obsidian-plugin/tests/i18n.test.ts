@@ -40,7 +40,7 @@ describe("i18n", () => {
 
 	it("translates and fills placeholders", () => {
 		applyLanguage("en");
-		expect(t("status.ready")).toBe("Sidecar ready");
+		expect(t("status.ready")).toBe("Knowledge Harness: ready");
 		expect(t("status.tooltip.ready", { port: 4321 })).toContain("4321");
 		applyLanguage("ja");
 		expect(t("status.ready")).toBe(ja["status.ready"]);

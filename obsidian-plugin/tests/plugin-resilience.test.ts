@@ -62,13 +62,13 @@ describe("a sidecar that keeps crashing", () => {
 		app.workspace.triggerLayoutReady();
 		await plugin.clock.advance(0);
 		const status = mock.statusBarItems[0];
-		expect(status.textContent).toBe("Sidecar restarting…");
+		expect(status.textContent).toBe("Knowledge Harness: restarting…");
 		expect(Notice.shown).toEqual([]);
 
 		// 1 + 5 restarts with backoff (1, 2, 4, 8, 16 s): then the limited policy gives up.
 		await plugin.clock.advance(60_000);
 		expect(plugin.children).toHaveLength(6);
-		expect(status.textContent).toBe("Sidecar stopped");
+		expect(status.textContent).toBe("Knowledge Harness: stopped");
 		const notices = Notice.instances.filter((n) => n.message.includes("in a row"));
 		expect(notices).toHaveLength(1);
 		expect(notices[0].message).toContain("6 times in a row");
@@ -102,14 +102,14 @@ describe("a sidecar that keeps crashing", () => {
 describe("a hung sidecar", () => {
 	it("turns the status bar from ready to slow when its liveness check times out, and back", async () => {
 		const { plugin, status } = await readyPlugin();
-		expect(status.textContent).toBe("Sidecar ready");
+		expect(status.textContent).toBe("Knowledge Harness: ready");
 		plugin.healthHung = true;
 		await plugin.clock.advance(15_000 + 5_000);
-		expect(status.textContent).toBe("Sidecar slow");
+		expect(status.textContent).toBe("Knowledge Harness: slow");
 		expect(status.classList.contains("kh-status-slow")).toBe(true);
 		plugin.healthHung = false;
 		await plugin.clock.advance(15_000);
-		expect(status.textContent).toBe("Sidecar ready");
+		expect(status.textContent).toBe("Knowledge Harness: ready");
 	});
 });
 
@@ -211,7 +211,7 @@ describe("badge scope", () => {
 		expect(badge.classList.contains("kh-hidden")).toBe(false);
 		plugin.children[0].exit(1);
 		await plugin.clock.advance(0);
-		expect(status.textContent).toBe("Sidecar restarting…");
+		expect(status.textContent).toBe("Knowledge Harness: restarting…");
 		expect(badge.classList.contains("kh-hidden")).toBe(true);
 		expect(Notice.shown).toEqual([]);
 		const before = requests.length;

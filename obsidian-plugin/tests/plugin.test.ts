@@ -21,7 +21,7 @@ describe("KnowledgeHarnessPlugin", () => {
 		expect(mock.statusBarItems).toHaveLength(3);
 		expect(mock.statusBarItems[2].classList.contains("kh-hidden")).toBe(true);
 		const status = mock.statusBarItems[0];
-		expect(status.textContent).toBe("Sidecar stopped");
+		expect(status.textContent).toBe("Knowledge Harness: stopped");
 		expect(status.classList.contains("kh-status-stopped")).toBe(true);
 
 		expect(mock.commands.map((c) => c.id)).toEqual([
@@ -74,21 +74,23 @@ describe("KnowledgeHarnessPlugin", () => {
 		app.workspace.triggerLayoutReady();
 		await plugin.clock.advance(0);
 		const status = mock.statusBarItems[0];
-		expect(status.textContent).toBe("Sidecar starting…");
+		expect(status.textContent).toBe("Knowledge Harness: starting…");
 		expect(plugin.configs[0]).toEqual({
 			command: "kh",
 			args: [],
 			pathAdditions: [],
 			vaultPath: "/home/me/vault",
-			port: 0,
+			port: 8765, // fixed by default: an agent's MCP address survives a restart
 			restartPolicy: "limited",
 			maxRestarts: 5,
 			logLevel: "warning",
+			plugin: { version: "0.1.0", apiLevel: 2 },
+			minSidecarApiLevel: 2,
 		});
 
 		plugin.children[0].listening(45678);
 		await plugin.clock.advance(0);
-		expect(status.textContent).toBe("Sidecar ready");
+		expect(status.textContent).toBe("Knowledge Harness: ready");
 		expect(status.getAttribute("aria-label")).toContain("45678");
 
 		// The launch token lives in memory only, never in data.json.
@@ -122,14 +124,14 @@ describe("KnowledgeHarnessPlugin", () => {
 		mockState.language = "ja";
 		const { plugin, mock } = makePlugin({ autoStart: false });
 		await plugin.onload();
-		expect(mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+		expect(mock.statusBarItems[0].textContent).toBe("Knowledge Harness: 停止中");
 	});
 
 	it("follows Obsidian's language even when an old data.json chose another, and offers no language setting", async () => {
 		mockState.language = "ja";
 		const { plugin, mock } = makePlugin({ autoStart: false, language: "en" });
 		await plugin.onload();
-		expect(mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+		expect(mock.statusBarItems[0].textContent).toBe("Knowledge Harness: 停止中");
 		expect(plugin.settings).not.toHaveProperty("language");
 		const tab = mock.settingTabs[0] as unknown as KnowledgeHarnessSettingTab;
 		const keys = tab.getSettingDefinitions().map((d) => ("control" in d && d.control ? d.control.key : null));
@@ -140,7 +142,7 @@ describe("KnowledgeHarnessPlugin", () => {
 		// Before getLanguage() existed, moment's locale is Obsidian's language.
 		const old = makePlugin({ autoStart: false });
 		await old.plugin.onload();
-		expect(old.mock.statusBarItems[0].textContent).toBe("サイドカー停止中");
+		expect(old.mock.statusBarItems[0].textContent).toBe("Knowledge Harness: 停止中");
 		mockState.apiVersion = "1.13.1";
 		mockState.momentLocale = "en";
 	});

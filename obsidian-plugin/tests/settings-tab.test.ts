@@ -1,6 +1,7 @@
 import { describe, expect, it, vi } from "vitest";
 import { KnowledgeHarnessSettingTab, type SettingsHost } from "../src/settings-tab";
 import { normalizeSettings, type SettingKey } from "../src/settings";
+import { OFFLINE } from "../src/status";
 import {
 	App,
 	DropdownComponent,
@@ -21,6 +22,7 @@ function makeTab() {
 		}),
 		restartSidecar: vi.fn(() => Promise.resolve()),
 		showSidecarLog: vi.fn(() => undefined),
+		readiness: () => ({ command: "kh", path: "/home/me/.local/bin/kh", snapshot: OFFLINE, pluginVersion: "0.1.0" }),
 	});
 	const tab = new KnowledgeHarnessSettingTab(host.app as never, host as unknown as Plugin & SettingsHost as never);
 	return { tab, host, saved };
@@ -83,6 +85,7 @@ describe("settings tab", () => {
 		const definitions = tab.getSettingDefinitions();
 		const keys = definitions.map((d) => ("control" in d && d.control ? d.control.key : null));
 		expect(keys).toEqual([
+			null, // the readiness panel, drawn by its render function
 			"sidecarCommand",
 			"sidecarArgs",
 			"pathAdditions",
@@ -99,7 +102,7 @@ describe("settings tab", () => {
 		expect(host.settings.explorerMarkers).toBe(false);
 		expect(tab.getControlValue("explorerMarkers")).toBe(false);
 
-		expect(tab.getControlValue("port")).toBe(0);
+		expect(tab.getControlValue("port")).toBe(8765);
 		await tab.setControlValue("port", 9000);
 		await tab.setControlValue("port", -5);
 		expect(host.settings.port).toBe(9000);

@@ -42,6 +42,8 @@ interface Harness {
 	hung: { value: boolean };
 	onShutdown: { value: (request: HttpRequest) => void };
 	spawnError: { value: Error | null };
+	/** The body GET /health answers with. */
+	health: { value: Record<string, unknown> };
 }
 
 function setup(options: { args?: string[]; port?: number; pid?: number | undefined; config?: Partial<SupervisorConfig> } = {}): Harness {
@@ -51,10 +53,11 @@ function setup(options: { args?: string[]; port?: number; pid?: number | undefin
 	const hung = { value: false };
 	const onShutdown = { value: (_request: HttpRequest) => undefined as void };
 	const spawnError = { value: null as Error | null };
+	const health = { value: { status: "ok", version: "test", api_level: 2, min_plugin_api_level: 1 } as Record<string, unknown> };
 	const transport = new FakeTransport((request) => {
 		const path = new URL(request.url).pathname;
 		if (path === "/health" && hung.value) return new Promise<null>(() => undefined);
-		if (path === "/health") return healthy.value ? json(200, { status: "ok", version: "test" }) : null;
+		if (path === "/health") return healthy.value ? json(200, health.value) : null;
 		if (path === "/v1/shutdown") {
 			onShutdown.value(request);
 			return json(200, { status: "shutting_down" });
@@ -83,7 +86,7 @@ function setup(options: { args?: string[]; port?: number; pid?: number | undefin
 	);
 	const states: SidecarState[] = [];
 	supervisor.onStateChange((snapshot) => states.push(snapshot.state));
-	return { supervisor, clock, transport, children, states, healthy, hung, onShutdown, spawnError };
+	return { supervisor, clock, transport, children, states, healthy, hung, onShutdown, spawnError, health };
 }
 
 /** Starts and brings the newest child to "ready" on `port`. */
@@ -484,5 +487,61 @@ describe("SidecarSupervisor", () => {
 		expect(h.children[0].options.env.PATH).toBe("/opt/uv/bin:/home/me/.local/bin:/usr/bin");
 		expect(buildEnv({ Path: "C:\\bin" }, ["D:\\kh"], "tok", ";")).toEqual({ Path: "D:\\kh;C:\\bin", KH_TOKEN: "tok" });
 		expect(buildEnv({ PATH: "/usr/bin" }, [], "tok")).toEqual({ PATH: "/usr/bin", KH_TOKEN: "tok" });
+	});
+});
+
+
+describe("the version handshake and a taken port", () => {
+	const plugin = { version: "0.1.0", apiLevel: 2 };
+
+	it("sends its version and API level to /health and keeps the sidecar's for the settings", async () => {
+		const h = setup({ config: { plugin, minSidecarApiLevel: 2 } });
+		h.health.value = { status: "ok", version: "0.3.0", api_level: 3, min_plugin_api_level: 1, plugin_compatible: true };
+		await startReady(h);
+		const sent = new URL(h.transport.requests.find((r) => r.url.includes("/health"))?.url ?? "");
+		expect(Object.fromEntries(sent.searchParams)).toEqual({ plugin_api: "2", plugin_version: "0.1.0" });
+		expect(h.supervisor.snapshot().sidecar).toEqual({ version: "0.3.0", apiLevel: 3, minPluginApiLevel: 1 });
+	});
+
+	it("stops a sidecar older than the plugin needs, says so, and does not restart it", async () => {
+		const h = setup({ config: { plugin, minSidecarApiLevel: 2 } });
+		h.health.value = { status: "ok", version: "0.0.9" }; // a sidecar from before the handshake: API level 1
+		const started = h.supervisor.start();
+		await h.clock.advance(0);
+		h.children[0].listening(40001);
+		await h.clock.advance(10_000);
+		await started;
+		const snapshot = h.supervisor.snapshot();
+		expect(snapshot.state).toBe("stopped");
+		expect(snapshot.error).toMatchObject({ kind: "sidecarTooOld" });
+		expect(snapshot.error?.message).toContain("kh 0.0.9 (API level 1)");
+		expect(snapshot.sidecar).toEqual({ version: "0.0.9", apiLevel: 1, minPluginApiLevel: 0 });
+		expect(h.children[0].signals).toContain("SIGTERM"); // the misfit is ended, not left serving
+		await h.clock.advance(120_000);
+		expect(h.children).toHaveLength(1); // nothing a restart could mend
+	});
+
+	it("stops when the sidecar no longer serves this plugin", async () => {
+		const h = setup({ config: { plugin, minSidecarApiLevel: 2 } });
+		h.health.value = { status: "ok", version: "9.0.0", api_level: 9, min_plugin_api_level: 5, plugin_compatible: false };
+		const started = h.supervisor.start();
+		await h.clock.advance(0);
+		h.children[0].listening(40002);
+		await h.clock.advance(10_000);
+		await started;
+		expect(h.supervisor.snapshot()).toMatchObject({ state: "stopped", error: { kind: "pluginTooOld" } });
+	});
+
+	it("names a taken port from the sidecar's port_in_use line and waits for the person", async () => {
+		const h = setup({ port: 8765 });
+		const started = h.supervisor.start();
+		await h.clock.advance(0);
+		h.children[0].println(JSON.stringify({ event: "port_in_use", host: "127.0.0.1", port: 8765 }));
+		h.children[0].exit(1, null);
+		await h.clock.advance(0);
+		await started;
+		expect(h.supervisor.snapshot()).toMatchObject({ state: "stopped", error: { kind: "portInUse", port: 8765 } });
+		await h.clock.advance(120_000);
+		expect(h.children).toHaveLength(1);
 	});
 });

@@ -28,6 +28,17 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
             assert (
                 client.post("/v1/batches", json={"stage": "canary"}, headers={"Authorization": ""}).status_code == 401
             )
+            # a fresh vault: the main button's stage is the canary, and a pilot is refused, in the
+            # person's language when the request names one, with the next step and no CLI flag
+            fresh = client.get("/v1/batches/next").json()
+            assert fresh == {"next_stage": "canary", "succeeded": [], "limits": fresh["limits"]}
+            assert fresh["limits"]["canary"] >= 1
+            early = client.post("/v1/batches", json={"stage": "pilot"}, headers={"Accept-Language": "ja-JP,ja;q=0.9"})
+            assert early.status_code == 409
+            error = early.json()["error"]
+            assert (error["code"], error["lang"], error["detail"]["missing_stage"]) == ("refused", "ja", "canary")
+            assert "カナリア" in error["message"] and "--" not in error["message"]
+            assert "--out-of-order" in error["message_en"]  # the service's own words stay for the CLI's readers
             response = client.post("/v1/batches", json={"stage": "canary", "today": "2026-12-02"})
             assert response.status_code == 200, response.text
             plan = response.json()
@@ -53,6 +64,7 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
                 "APPLIED",
             )
             assert client.get(f"/v1/runs/{record['run_id']}").json() == record
+            assert client.get("/v1/batches/next").json()["next_stage"] == "pilot"  # the canary succeeded
             again = client.post(url, json={"challenge": f"APPROVE_PRODUCTION {plan['digest']}"})
             assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"
             assert client.get(f"/v1/batches/{plan['plan_id']}").json()["status"] == "consumed"

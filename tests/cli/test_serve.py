@@ -108,6 +108,25 @@ def test_non_loopback_bind_is_refused_before_listening(small_vault: Path, host: 
     assert b"only loopback" in result.stderr or b"only 127.0.0.1" in result.stderr
 
 
+def test_a_taken_port_is_named_at_once_for_the_plugin_and_the_person(small_vault: Path) -> None:
+    import socket
+
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        env = {**os.environ, "KH_TOKEN": "test-token-0123456789abcdef"}
+        result = subprocess.run(
+            [str(KH), "serve", "--vault", str(small_vault), "--port", str(port)],
+            capture_output=True,
+            env=env,
+            timeout=30,
+        )
+    assert result.returncode == 1
+    assert json.loads(result.stdout) == {"event": "port_in_use", "host": "127.0.0.1", "port": port}
+    assert f"port {port} on 127.0.0.1 is taken".encode() in result.stderr and b"--port" in result.stderr
+
+
 def test_missing_token_is_a_usage_error(small_vault: Path) -> None:
     env = {k: v for k, v in os.environ.items() if k != "KH_TOKEN"}
     result = subprocess.run(

@@ -42,13 +42,19 @@ export class SidecarError extends Error {
 	readonly status: number;
 	readonly code: string;
 	readonly detail: unknown;
+	/** The language the sidecar wrote `message` in for the person (null: its own English words). */
+	readonly lang: string | null;
+	/** The sidecar's own English message (the same as `message` when it did not localize). */
+	readonly messageEn: string;
 
-	constructor(status: number, code: string, message: string, detail?: unknown) {
+	constructor(status: number, code: string, message: string, detail?: unknown, lang: string | null = null, messageEn?: string) {
 		super(message);
 		this.name = "SidecarError";
 		this.status = status;
 		this.code = code;
 		this.detail = detail;
+		this.lang = lang;
+		this.messageEn = messageEn ?? message;
 	}
 }
 
@@ -101,6 +107,8 @@ export interface ClientOptions {
 	timers?: ClientTimers;
 	/** Told about every timed-out request (the plugin asks the supervisor for a liveness check). */
 	onTimeout?: (error: SidecarTimeoutError) => void;
+	/** The person's language ("ja", "en"), sent as Accept-Language: the sidecar's refusals come back in it. */
+	language?: () => string;
 }
 
 const windowTimers: ClientTimers = {
@@ -113,6 +121,23 @@ const windowTimers: ClientTimers = {
 export interface Health {
 	status: string;
 	version: string;
+	/** Absent from sidecars older than the handshake (API level 1). */
+	api_level?: number;
+	min_plugin_api_level?: number;
+	plugin_compatible?: boolean | null;
+}
+
+/** What the plugin tells the sidecar about itself at start (GET /health). */
+export interface PluginIdentity {
+	version: string;
+	apiLevel: number;
+}
+
+/** The stage the main button plans (GET /v1/batches/next). */
+export interface Rollout {
+	next_stage: "canary" | "pilot" | "progressive";
+	succeeded: ("canary" | "pilot" | "progressive")[];
+	limits: { canary: number; pilot: number; progressive: number };
 }
 
 /** A parse problem of a note (e.g. broken frontmatter YAML). */
@@ -184,6 +209,7 @@ export class SidecarClient {
 	private readonly timeouts: RequestTimeouts;
 	private readonly timers: ClientTimers;
 	private readonly onTimeout: ((error: SidecarTimeoutError) => void) | undefined;
+	private readonly language: (() => string) | undefined;
 
 	constructor(transport: Transport, endpoint: EndpointSource, options: ClientOptions = {}) {
 		this.transport = transport;
@@ -191,10 +217,18 @@ export class SidecarClient {
 		this.timeouts = { ...DEFAULT_TIMEOUTS, ...options.timeouts };
 		this.timers = options.timers ?? windowTimers;
 		this.onTimeout = options.onTimeout;
+		this.language = options.language;
 	}
 
-	health(): Promise<Health> {
-		return this.request<Health>("GET", "/health", { auth: false });
+	/** Liveness and, with `plugin`, the version handshake: the sidecar's version and API levels. */
+	health(plugin?: PluginIdentity): Promise<Health> {
+		const query = plugin ? { plugin_api: plugin.apiLevel, plugin_version: plugin.version } : undefined;
+		return this.request<Health>("GET", "/health", { auth: false, query });
+	}
+
+	/** The stage a batch can be planned at now (canary, then pilot, then progressive) and each stage's limit. */
+	nextStage(): Promise<Rollout> {
+		return this.request<Rollout>("GET", "/v1/batches/next");
 	}
 
 	listNotes(limit?: number, cursor?: string | null): Promise<NoteList> {
@@ -374,6 +408,8 @@ export class SidecarClient {
 			throw new SidecarOfflineError("The sidecar is not running.");
 		}
 		const headers: Record<string, string> = { Accept: "application/json" };
+		const language = this.language?.();
+		if (language) headers["Accept-Language"] = language;
 		if (options.auth !== false) {
 			headers.Authorization = `Bearer ${endpoint.token}`;
 		}
@@ -441,18 +477,32 @@ function decode<T>(response: HttpResponse): T {
 
 	const error = parsedOk ? errorBody(parsed) : null;
 	if (error) {
-		throw new SidecarError(status, error.code, error.message, error.detail);
+		throw new SidecarError(status, error.code, error.message, error.detail, error.lang, error.messageEn);
 	}
 	const snippet = text.trim().slice(0, 200);
 	throw new SidecarError(status, `http_${status}`, snippet || `The sidecar answered HTTP ${status}.`);
 }
 
-/** Reads `{"error": {"code", "message", "detail"}}`; null when the body has another shape. */
-function errorBody(body: unknown): { code: string; message: string; detail: unknown } | null {
+interface ErrorEnvelope {
+	code: string;
+	message: string;
+	detail: unknown;
+	lang: string | null;
+	messageEn: string | undefined;
+}
+
+/** Reads `{"error": {"code", "message", "detail", "lang"?, "message_en"?}}`; null when the body has another shape. */
+function errorBody(body: unknown): ErrorEnvelope | null {
 	if (!isRecord(body) || !isRecord(body.error)) return null;
-	const { code, message, detail } = body.error;
+	const { code, message, detail, lang, message_en } = body.error;
 	if (typeof code !== "string" || typeof message !== "string") return null;
-	return { code, message, detail };
+	return {
+		code,
+		message,
+		detail,
+		lang: typeof lang === "string" ? lang : null,
+		messageEn: typeof message_en === "string" ? message_en : undefined,
+	};
 }
 
 function isRecord(value: unknown): value is Record<string, unknown> {

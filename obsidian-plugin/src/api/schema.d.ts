@@ -11,7 +11,11 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Health */
+        /**
+         * Health
+         * @description Liveness and the version handshake: the plugin sends its version and API level, the sidecar
+         *     answers with its own and whether it still serves that plugin.
+         */
         get: operations["health_health_get"];
         put?: never;
         post?: never;
@@ -740,6 +744,26 @@ export interface paths {
          * @description Build a plan (dry-run validation of each target); writes no note.
          */
         post: operations["post_batch_v1_batches_post"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/batches/next": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Next Stage
+         * @description The stage the plugin's main button plans: canary first, then pilot, then progressive.
+         */
+        get: operations["get_next_stage_v1_batches_next_get"];
+        put?: never;
+        post?: never;
         delete?: never;
         options?: never;
         head?: never;
@@ -1513,6 +1537,18 @@ export interface components {
              * @default null
              */
             detail: unknown;
+            /**
+             * Lang
+             * @description Present when the request named its language (Accept-Language: ja or en): `message` is then written for a person in that language, by the error's code.
+             * @default null
+             */
+            lang: string | null;
+            /**
+             * Message En
+             * @description With `lang`: the service's own English message.
+             * @default null
+             */
+            message_en: string | null;
         };
         /** FinalDecisionBudget */
         FinalDecisionBudget: {
@@ -1639,6 +1675,21 @@ export interface components {
             status: string;
             /** Version */
             version: string;
+            /**
+             * Api Level
+             * @description The level of this sidecar's HTTP surface (the plugin needs at least its own).
+             */
+            api_level: number;
+            /**
+             * Min Plugin Api Level
+             * @description The oldest plugin API level this sidecar serves.
+             */
+            min_plugin_api_level: number;
+            /**
+             * Plugin Compatible
+             * @description Whether the plugin that sent `plugin_api` is new enough; null when it sent none.
+             */
+            plugin_compatible?: boolean | null;
         };
         /**
          * HumanBudget
@@ -2311,6 +2362,19 @@ export interface components {
             review_packet_sha256: string;
             review_packet: components["schemas"]["ReviewPacket"];
         };
+        /** Rollout */
+        Rollout: {
+            /**
+             * Next Stage
+             * @description The stage a batch can be planned at now without overriding the rollout order.
+             * @enum {string}
+             */
+            next_stage: "canary" | "pilot" | "progressive";
+            /** Succeeded */
+            succeeded: ("canary" | "pilot" | "progressive")[];
+            /** @description Each stage's note limit (the vault's policy). */
+            limits: components["schemas"]["StageLimits"];
+        };
         /**
          * RunDetail
          * @description The status plus the request, the run label, questions, the human-decision budget, tasks, artifacts, metrics.
@@ -2628,6 +2692,15 @@ export interface components {
             /** Status */
             status: string;
         };
+        /** StageLimits */
+        StageLimits: {
+            /** Canary */
+            canary: number;
+            /** Pilot */
+            pilot: number;
+            /** Progressive */
+            progressive: number;
+        };
         /** StaleItem */
         StaleItem: {
             /** Path */
@@ -2879,7 +2952,12 @@ export type $defs = Record<string, never>;
 export interface operations {
     health_health_get: {
         parameters: {
-            query?: never;
+            query?: {
+                /** @description The asking plugin's API level. */
+                plugin_api?: number | null;
+                /** @description The asking plugin's version. */
+                plugin_version?: string | null;
+            };
             header?: never;
             path?: never;
             cookie?: never;
@@ -2893,6 +2971,15 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["Health"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
@@ -4463,6 +4550,35 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_next_stage_v1_batches_next_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Rollout"];
                 };
             };
             /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */

@@ -7,8 +7,9 @@
  */
 import { spawn } from "child_process";
 import { randomBytes } from "crypto";
+import { accessSync, constants as fsConstants, statSync } from "fs";
 import { request as httpRequest } from "http";
-import { delimiter } from "path";
+import { delimiter, isAbsolute, join, resolve } from "path";
 import type { HttpRequest, HttpResponse, Transport } from "../api/transport";
 import type { ChildLike, SpawnFn, SupervisorDeps, Timers } from "./supervisor";
 
@@ -37,6 +38,42 @@ export const nodeSpawn: SpawnFn = (command, args, options) => {
 	};
 	return like;
 };
+
+function isExecutableFile(file: string, windows: boolean): boolean {
+	try {
+		if (!statSync(file).isFile()) return false;
+		if (!windows) accessSync(file, fsConstants.X_OK);
+		return true;
+	} catch {
+		return false;
+	}
+}
+
+/**
+ * The file `command` runs, as spawn would find it: a path as it is, a bare
+ * name in the environment's PATH (with PATHEXT on Windows); null when none.
+ */
+export function locateCommand(
+	command: string,
+	env: Record<string, string | undefined>,
+	platform: string = process.platform,
+	pathDelimiter: string = delimiter,
+): string | null {
+	const windows = platform === "win32";
+	const extensions = windows ? ["", ...(env.PATHEXT ?? env.Pathext ?? ".EXE;.CMD;.BAT;.COM").split(";").filter(Boolean)] : [""];
+	const withExtensions = (base: string) => extensions.map((extension) => base + extension);
+	if (command.includes("/") || (windows && command.includes("\\"))) {
+		const base = isAbsolute(command) ? command : resolve(command);
+		return withExtensions(base).find((file) => isExecutableFile(file, windows)) ?? null;
+	}
+	const key = Object.keys(env).find((name) => name.toUpperCase() === "PATH") ?? "PATH";
+	for (const dir of (env[key] ?? "").split(pathDelimiter)) {
+		if (!dir) continue;
+		const found = withExtensions(join(dir, command)).find((file) => isExecutableFile(file, windows));
+		if (found) return found;
+	}
+	return null;
+}
 
 /** A fresh token: 32 random bytes as 64 hex characters. */
 export function randomToken(): string {
@@ -88,6 +125,7 @@ export function nodeSupervisorDeps(overrides: Partial<SupervisorDeps> = {}): Sup
 		randomToken,
 		env: () => ({ ...process.env }),
 		pathDelimiter: delimiter,
+		locate: (command, env) => locateCommand(command, env),
 		...overrides,
 	};
 }

@@ -1,4 +1,4 @@
-import { SidecarClient, type SidecarEndpoint, type Transport } from "../api/client";
+import { type Health, type PluginIdentity, SidecarClient, type SidecarEndpoint, type Transport } from "../api/client";
 
 /**
  * Supervises the sidecar process: launch with a fresh token, wait for its
@@ -23,6 +23,9 @@ export type RestartPolicy = "limited" | "always" | "never";
 
 export type SupervisorErrorKind =
 	| "commandNotFound"
+	| "portInUse"
+	| "sidecarTooOld"
+	| "pluginTooOld"
 	| "spawnFailed"
 	| "exited"
 	| "listeningTimeout"
@@ -36,6 +39,19 @@ export interface SupervisorError {
 	exitCode?: number | null;
 	/** Signal name when the process was killed by one. */
 	signal?: string | null;
+	/** The port, when kind is "portInUse". */
+	port?: number;
+}
+
+/** Failures a restart cannot mend: the person has to act (install, update, choose a port). */
+const NEEDS_THE_PERSON: ReadonlySet<SupervisorErrorKind> = new Set(["commandNotFound", "portInUse", "sidecarTooOld", "pluginTooOld"]);
+
+/** The sidecar's side of the version handshake, as its GET /health answered at the last start. */
+export interface SidecarIdentity {
+	version: string;
+	/** 1 for a sidecar older than the handshake (its /health names no level). */
+	apiLevel: number;
+	minPluginApiLevel: number;
 }
 
 export interface StateSnapshot {
@@ -52,6 +68,8 @@ export interface StateSnapshot {
 	failures: number;
 	/** True when the restart policy gave up (stopped after failures, not on request). */
 	gaveUp: boolean;
+	/** The version and API levels the sidecar answered at its last start (kept after it stops). */
+	sidecar?: SidecarIdentity | null;
 }
 
 export type StateListener = (snapshot: StateSnapshot) => void;
@@ -102,6 +120,8 @@ export interface SupervisorDeps {
 	env: () => Record<string, string | undefined>;
 	/** Separator of PATH entries (":" by default, ";" on Windows). */
 	pathDelimiter?: string;
+	/** The file a command name runs, looked up in the environment's PATH; null when there is none. */
+	locate?: (command: string, env: Record<string, string | undefined>) => string | null;
 }
 
 export interface SupervisorConfig {
@@ -119,6 +139,10 @@ export interface SupervisorConfig {
 	maxRestarts?: number;
 	/** `kh serve --log-level`: uvicorn's and the package's loggers; omitted, the sidecar's default. */
 	logLevel?: string;
+	/** Sent to GET /health at start; the sidecar answers whether it still serves this plugin. */
+	plugin?: PluginIdentity;
+	/** The lowest sidecar API level this plugin works with (an older sidecar is stopped, and the person told). */
+	minSidecarApiLevel?: number;
 }
 
 export interface SupervisorTimings {
@@ -187,6 +211,38 @@ export function parseListeningLine(line: string): ListeningInfo | null {
 	const host = typeof record.host === "string" ? record.host : "127.0.0.1";
 	const pid = typeof record.pid === "number" && Number.isInteger(record.pid) ? record.pid : null;
 	return { host, port, pid };
+}
+
+/** The port of the sidecar's `{"event": "port_in_use", ...}` line; null for any other line. */
+export function parsePortInUseLine(line: string): number | null {
+	const trimmed = line.trim();
+	if (!trimmed.startsWith("{")) return null;
+	try {
+		const value = JSON.parse(trimmed) as unknown;
+		if (typeof value !== "object" || value === null) return null;
+		const record = value as Record<string, unknown>;
+		return record.event === "port_in_use" && typeof record.port === "number" ? record.port : null;
+	} catch {
+		return null;
+	}
+}
+
+/** The handshake's verdict: which side is too old, or null when they fit. */
+export function compatibility(health: Health, plugin: PluginIdentity | undefined, minSidecarApiLevel: number): SupervisorError | null {
+	const apiLevel = health.api_level ?? 1;
+	if (apiLevel < minSidecarApiLevel) {
+		return {
+			kind: "sidecarTooOld",
+			message: `kh ${health.version} (API level ${String(apiLevel)}) is older than this plugin needs (API level ${String(minSidecarApiLevel)}).`,
+		};
+	}
+	if (health.plugin_compatible === false || (plugin && health.min_plugin_api_level !== undefined && plugin.apiLevel < health.min_plugin_api_level)) {
+		return {
+			kind: "pluginTooOld",
+			message: `This plugin (API level ${String(plugin?.apiLevel ?? "?")}) is older than kh ${health.version} serves (API level ${String(health.min_plugin_api_level ?? "?")}).`,
+		};
+	}
+	return null;
 }
 
 /** Restart delay before attempt number `attempt` (0-based): initial × 2^attempt, capped. */
@@ -279,6 +335,8 @@ interface Run {
 	exit: Deferred<SupervisorError>;
 	listening: Deferred<ListeningInfo>;
 	ready: boolean;
+	/** The port the sidecar said was taken, before it exited. */
+	portInUse: number | null;
 }
 
 const MAX_OUTPUT_LINES = 200;
@@ -307,6 +365,7 @@ export class SidecarSupervisor {
 	private livenessTimer: unknown = null;
 	private livenessFailures = 0;
 	private checking: Promise<void> | null = null;
+	private identity: SidecarIdentity | null = null;
 
 	constructor(config: SupervisorConfig, deps: SupervisorDeps, timings: Partial<SupervisorTimings> = {}) {
 		this.config = { ...config, args: [...config.args] };
@@ -329,7 +388,14 @@ export class SidecarSupervisor {
 			restartInMs: this.restartInMs,
 			failures: this.attempt,
 			gaveUp: this.gaveUp,
+			sidecar: this.identity,
 		};
+	}
+
+	/** The file the configured command runs (PATH additions included); null when none is found. */
+	locateCommand(): string | null {
+		const env = buildEnv(this.deps.env(), this.config.pathAdditions ?? [], "", this.deps.pathDelimiter);
+		return this.deps.locate ? this.deps.locate(this.config.command, env) : null;
 	}
 
 	/** Base URL and token while the sidecar is ready; null otherwise. */
@@ -447,6 +513,7 @@ export class SidecarSupervisor {
 			exit: deferred<SupervisorError>(),
 			listening: deferred<ListeningInfo>(),
 			ready: false,
+			portInUse: null,
 		};
 		// Rejections are handled where awaited; avoid unhandled-rejection noise.
 		run.listening.promise.catch(() => undefined);
@@ -491,12 +558,21 @@ export class SidecarSupervisor {
 			if (run.port === null) {
 				const info = parseListeningLine(line);
 				if (info) run.listening.resolve(info);
+				const taken = parsePortInUseLine(line);
+				if (taken !== null) {
+					run.portInUse = taken;
+					run.listening.reject(new StartupFailure({ kind: "portInUse", message: `Port ${String(taken)} is taken.`, port: taken }));
+				}
 			}
 		});
 		const stderr = new LineSplitter((line) => this.remember(line));
 		child.stdout?.on("data", (chunk) => stdout.push(chunk));
 		child.stderr?.on("data", (chunk) => stderr.push(chunk));
 		child.on("exit", (code, signal) => {
+			if (run.portInUse !== null) {
+				this.onExit(run, { kind: "portInUse", message: `Port ${String(run.portInUse)} is taken.`, port: run.portInUse, exitCode: code });
+				return;
+			}
 			this.onExit(run, {
 				kind: "exited",
 				message: `The sidecar exited (code ${String(code)}${signal ? `, signal ${signal}` : ""}).`,
@@ -538,11 +614,21 @@ export class SidecarSupervisor {
 			for (;;) {
 				if (generation !== this.generation) return;
 				if (run.exited) throw new StartupFailure(await run.exit.promise);
+				let health: Health | null = null;
 				try {
-					await client.health();
-					return;
+					health = await client.health(this.config.plugin);
 				} catch {
 					// not up yet
+				}
+				if (health) {
+					this.identity = {
+						version: health.version,
+						apiLevel: health.api_level ?? 1,
+						minPluginApiLevel: health.min_plugin_api_level ?? 0,
+					};
+					const misfit = compatibility(health, this.config.plugin, this.config.minSidecarApiLevel ?? 0);
+					if (misfit) throw new StartupFailure(misfit);
+					return;
 				}
 				if (timedOut) {
 					throw new StartupFailure({
@@ -563,7 +649,8 @@ export class SidecarSupervisor {
 		const policy = this.config.restartPolicy ?? "always";
 		const limit = this.config.maxRestarts ?? 5;
 		const allowed = policy === "always" || (policy === "limited" && this.attempt < limit);
-		if (this.wanted && failure.kind !== "commandNotFound" && !allowed) {
+		const mendable = !NEEDS_THE_PERSON.has(failure.kind);
+		if (this.wanted && mendable && !allowed) {
 			// The policy gives up: count this failure, stop until started by hand.
 			this.attempt++;
 			this.gaveUp = true;
@@ -571,7 +658,7 @@ export class SidecarSupervisor {
 			this.setState("stopped");
 			return;
 		}
-		if (this.wanted && failure.kind !== "commandNotFound") {
+		if (this.wanted && mendable) {
 			const delay = backoffDelay(this.attempt, this.timings.backoffInitialMs, this.timings.backoffMaxMs);
 			this.attempt++;
 			this.restartInMs = delay;

@@ -1,9 +1,9 @@
 import { SidecarError, SidecarOfflineError, SidecarTimeoutError } from "../api/client";
-import { hasMessage, type MessageKey, t } from "../i18n";
+import { currentLocale, hasMessage, type MessageKey, t } from "../i18n";
 
 /** True when the sidecar answered 404 because it does not serve the route (an older sidecar). */
 export function isNotServed(error: unknown): boolean {
-	return error instanceof SidecarError && error.status === 404 && /^No route /.test(error.message);
+	return error instanceof SidecarError && error.status === 404 && /^No route /.test(error.messageEn);
 }
 
 const CODE_KEYS: Record<string, MessageKey> = {
@@ -26,14 +26,18 @@ const STATUS_KEYS: Record<number, MessageKey> = {
 };
 
 /**
- * A translated description of a failed request: a sentence in the interface's
- * language for the error's code or status, then the sidecar's own message
- * (which is English) labelled as such.
+ * A translated description of a failed request. When the sidecar wrote its
+ * message for the person in the interface's language (it does for the
+ * Accept-Language the plugin sends), that message alone: it names the next
+ * step in the plugin's terms. Otherwise (an older sidecar) a sentence in the
+ * interface's language for the error's code or status, then the sidecar's
+ * own English message labelled as such.
  */
 export function describeFailure(error: unknown): string {
 	if (error instanceof SidecarTimeoutError) return t("error.timeout");
 	if (error instanceof SidecarOfflineError) return t("error.offline");
 	if (isNotServed(error)) return t("error.notServed");
+	if (error instanceof SidecarError && error.lang !== null && error.lang === currentLocale()) return error.message;
 	if (error instanceof SidecarError) {
 		const key = CODE_KEYS[error.code] ?? STATUS_KEYS[error.status];
 		if (key) return `${t(key)} ${t("error.detail", { message: error.message })}`;

@@ -12,6 +12,8 @@ export class TestPlugin extends KnowledgeHarnessPlugin {
 	readonly logs: SidecarLogModal[] = [];
 	/** GET /health never answers while true. */
 	healthHung = false;
+	/** What GET /health answers: a sidecar of this plugin's API level unless a test says otherwise. */
+	health: Record<string, unknown> = { status: "ok", version: "0.1.0", api_level: 2, min_plugin_api_level: 1, plugin_compatible: true };
 	/** What a new child does right after it is spawned (default: nothing; the test makes it listen). */
 	onSpawn: (child: FakeChild) => void = () => undefined;
 
@@ -26,7 +28,7 @@ export class TestPlugin extends KnowledgeHarnessPlugin {
 				return child;
 			},
 			transport: new FakeTransport(() =>
-				this.healthHung ? new Promise<null>(() => undefined) : json(200, { status: "ok", version: "test" }),
+				this.healthHung ? new Promise<null>(() => undefined) : json(200, this.health),
 			),
 			timers: this.clock,
 			randomToken: () => "t".repeat(64),

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SidecarClient, SidecarError } from "../../src/api/client";
 import { createNodeHttpTransport, nodeSpawn, nodeSupervisorDeps } from "../../src/sidecar/node-runtime";
 import { type KillSignal, SidecarSupervisor } from "../../src/sidecar/supervisor";
+import { MIN_SIDECAR_API_LEVEL, PLUGIN_API_LEVEL } from "../../src/sidecar/compat";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..", "..", "..");
@@ -47,7 +48,7 @@ describe("real sidecar", () => {
 		expect(existsSync(khBin), `sidecar binary not found at ${khBin} (run make setup, or set KH_BIN)`).toBe(true);
 
 		supervisor = new SidecarSupervisor(
-			{ command: khBin, args: [], vaultPath: vault, port: 0 },
+			{ command: khBin, args: [], vaultPath: vault, port: 0, plugin: { version: "0.1.0", apiLevel: PLUGIN_API_LEVEL }, minSidecarApiLevel: MIN_SIDECAR_API_LEVEL },
 			nodeSupervisorDeps({
 				spawn: (command, args, options) => {
 					const child = nodeSpawn(command, args, options);
@@ -64,6 +65,10 @@ describe("real sidecar", () => {
 		await supervisor.start();
 		const snapshot = supervisor.snapshot();
 		expect(snapshot.state, `sidecar did not become ready:\n${supervisor.recentOutput().join("\n")}`).toBe("ready");
+		// the handshake with the real kh: its version and level, and that it serves this plugin
+		expect(snapshot.sidecar?.apiLevel).toBeGreaterThanOrEqual(MIN_SIDECAR_API_LEVEL);
+		expect(snapshot.sidecar?.version).toMatch(/^\d+\.\d+\.\d+/);
+		expect(supervisor.locateCommand()).toBe(khBin);
 		const endpoint = supervisor.endpoint;
 		expect(endpoint).not.toBeNull();
 		expect(endpoint!.token).toMatch(/^[0-9a-f]{64}$/);

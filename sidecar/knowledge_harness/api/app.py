@@ -20,6 +20,7 @@ from ..index.query import warm_search_in_background
 from ..settings import Settings
 from .context import AppContext
 from .mcp import build_mcp
+from .messages import localized_body
 from .openapi import envelope_openapi
 from .routes import ROUTERS
 from .security import PortRef, SecurityMiddleware
@@ -27,9 +28,11 @@ from .security import PortRef, SecurityMiddleware
 log = logging.getLogger(__name__)
 
 
-def _render(error: HarnessError) -> JSONResponse:
-    """The one REST rendering of the error tree (errors.py): its envelope, at its HTTP status."""
-    return JSONResponse(error.to_body(), status_code=error.http_status)
+def _render(error: HarnessError, request: Request | None = None) -> JSONResponse:
+    """The one REST rendering of the error tree (errors.py): its envelope, at its HTTP status; its
+    message in the request's language when it names one (api/messages.py)."""
+    accept = request.headers.get("accept-language") if request is not None else None
+    return JSONResponse(localized_body(error, accept), status_code=error.http_status)
 
 
 def _only_mcp_path(mcp_app: Any) -> Any:
@@ -80,26 +83,26 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
     app.openapi = lambda: envelope_openapi(app)  # type: ignore[method-assign]
 
     @app.exception_handler(HarnessError)
-    async def harness_error(_: Request, exc: HarnessError) -> JSONResponse:
-        return _render(exc)
+    async def harness_error(request: Request, exc: HarnessError) -> JSONResponse:
+        return _render(exc, request)
 
     @app.exception_handler(RequestValidationError)
-    async def validation_error(_: Request, exc: RequestValidationError) -> JSONResponse:
+    async def validation_error(request: Request, exc: RequestValidationError) -> JSONResponse:
         detail = [{"loc": list(e.get("loc", ())), "msg": e.get("msg", "")} for e in exc.errors()[:20]]
-        return _render(InvalidRequest("The request does not match the expected schema.", detail=detail))
+        return _render(InvalidRequest("The request does not match the expected schema.", detail=detail), request)
 
     @app.exception_handler(StarletteHTTPException)
     async def http_error(request: Request, exc: StarletteHTTPException) -> JSONResponse:
         if exc.status_code == 404:
-            return _render(NotFound(f"No route matches {request.url.path!r}."))
+            return _render(NotFound(f"No route matches {request.url.path!r}."), request)
         if exc.status_code == 405:
-            return _render(MethodNotAllowed(f"{request.method} is not allowed on {request.url.path!r}."))
-        return _render(HttpError(exc.status_code, f"{exc.detail}."))
+            return _render(MethodNotAllowed(f"{request.method} is not allowed on {request.url.path!r}."), request)
+        return _render(HttpError(exc.status_code, f"{exc.detail}."), request)
 
     @app.exception_handler(Exception)
-    async def unexpected(_: Request, exc: Exception) -> JSONResponse:
+    async def unexpected(request: Request, exc: Exception) -> JSONResponse:
         log.exception("unexpected error")
-        return _render(InternalError(f"Unexpected error: {type(exc).__name__}."))
+        return _render(InternalError(f"Unexpected error: {type(exc).__name__}."), request)
 
     for router in ROUTERS:
         app.include_router(router)

@@ -20,6 +20,12 @@ class ErrorInfo(BaseModel):
     code: str = Field(description="Stable machine-readable code, e.g. `invalid_request`, `stale_plan`.")
     message: str = Field(description="What happened, for a person.")
     detail: Any = Field(default=None, description="Structured detail (e.g. the fields that failed), or null.")
+    lang: str | None = Field(
+        default=None,
+        description="Present when the request named its language (Accept-Language: ja or en): `message` is then "
+        "written for a person in that language, by the error's code.",
+    )
+    message_en: str | None = Field(default=None, description="With `lang`: the service's own English message.")
 
 
 class ErrorBody(BaseModel):

@@ -78,11 +78,25 @@ app = typer.Typer(
 )
 
 
+def _print_version(value: bool) -> None:
+    if value:
+        from .. import API_LEVEL, __version__
+
+        typer.echo(f"kh {__version__} (API level {API_LEVEL})")
+        raise typer.Exit()
+
+
 @app.callback()
 def _root(
     verbose: Annotated[
         int, typer.Option("--verbose", "-v", count=True, help="-v: what the command does; -vv: and every detail.")
     ] = 0,
+    version: Annotated[
+        bool,
+        typer.Option(
+            "--version", callback=_print_version, is_eager=True, help="Print the version and API level, then exit."
+        ),
+    ] = False,
 ) -> None:
     """Knowledge Harness: trust, reasoning index and harness pipeline for Obsidian vaults."""
     configure_logging(verbose)

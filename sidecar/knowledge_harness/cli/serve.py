@@ -88,6 +88,32 @@ def _watch_stdin(server: uvicorn.Server) -> None:
     server.should_exit = True
 
 
+def _require_free_port(bind: str, port: int) -> None:
+    """A taken port fails at once with a line the plugin reads and a sentence for a person, before the
+    vault is read (uvicorn would say it only in a log line after the whole start-up)."""
+    if port == 0:
+        return
+    import errno
+    import socket
+
+    family = socket.AF_INET6 if ":" in bind else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        if os.name != "nt":  # as uvicorn binds: a port the last run left in TIME_WAIT is free
+            probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((bind, port))
+        except OSError as exc:
+            if exc.errno not in (errno.EADDRINUSE, errno.EACCES):
+                raise
+            print(json.dumps({"event": "port_in_use", "host": bind, "port": port}), flush=True)
+            typer.echo(
+                f"kh: port {port} on {bind} is taken (another kh serve, perhaps for another vault, or another "
+                "program): choose another with --port N (0 picks a free one).",
+                err=True,
+            )
+            raise typer.Exit(1) from None
+
+
 def serve(
     vault: Annotated[Path, typer.Option("--vault", help="The vault folder.")],
     host: Annotated[str, typer.Option(help="Loopback address to bind: 127.0.0.1 or ::1.")] = "127.0.0.1",
@@ -123,6 +149,7 @@ def serve(
 
     configure_package_logging(log_level)
     bind = require_loopback(host)
+    _require_free_port(bind, port)
     token = load_token(token_file)
     if token_file is not None and token_from_env(TOKEN_ENV):
         typer.echo(f"kh: {TOKEN_ENV} from the environment overrides --token-file {token_file}.", err=True)

@@ -262,6 +262,19 @@ def succeeded_stages(vault: Vault) -> set[str]:
     return done
 
 
+def rollout(vault: Vault) -> dict[str, Any]:
+    """Where the rollout stands: the stage a batch can be planned at now without overriding the order
+    (the first stage without a successful run; progressive once canary and pilot succeeded, again
+    and again), the stages that succeeded, and each stage's note limit from the policy."""
+    done = succeeded_stages(vault)
+    limits = load_policy(vault.root).stages
+    return {
+        "next_stage": next((stage for stage in STAGES if stage not in done), STAGES[-1]),
+        "succeeded": [stage for stage in STAGES if stage in done],
+        "limits": {stage: limits.limit(stage) for stage in STAGES},
+    }
+
+
 def require_stage_order(vault: Vault, stage: str, *, out_of_order: bool) -> None:
     """canary must have SUCCEEDED before a pilot is planned, and a pilot before progressive."""
     if stage not in STAGES:

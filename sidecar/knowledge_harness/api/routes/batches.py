@@ -18,7 +18,7 @@ from fastapi import APIRouter, Body
 from pydantic import BaseModel, ConfigDict, Field
 
 from ... import actors
-from ...trust.batch import approve, build_plan, plan_view, recover_interrupted_runs, show_plan, show_run
+from ...trust.batch import approve, build_plan, plan_view, recover_interrupted_runs, rollout, show_plan, show_run
 from ...trust.batch_models import BatchRun, PlanView
 from ..deps import Ctx, PersonActor
 
@@ -53,6 +53,27 @@ async def post_batch(ctx: Ctx, request: Annotated[PlanRequest, Body()]) -> dict[
         out_of_order=request.out_of_order,
     )
     return plan_view(ctx.vault, plan)
+
+
+class StageLimits(BaseModel):
+    canary: int
+    pilot: int
+    progressive: int
+
+
+class Rollout(BaseModel):
+    next_stage: Literal["canary", "pilot", "progressive"] = Field(
+        description="The stage a batch can be planned at now without overriding the rollout order."
+    )
+    succeeded: list[Literal["canary", "pilot", "progressive"]]
+    limits: StageLimits = Field(description="Each stage's note limit (the vault's policy).")
+
+
+@router.get("/v1/batches/next", response_model=Rollout)
+async def get_next_stage(ctx: Ctx) -> dict[str, Any]:
+    """The stage the plugin's main button plans: canary first, then pilot, then progressive."""
+    await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
+    return await anyio.to_thread.run_sync(rollout, ctx.vault)
 
 
 @router.get("/v1/batches/{plan_id}", response_model=PlanView, response_model_exclude_unset=True)
