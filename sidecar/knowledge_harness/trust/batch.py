@@ -65,6 +65,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
+from pydantic import ValidationError
+
 from ..actors import Actor
 from ..core.clock import compact_utc_z, now_utc, parse_utc_z, utc_z
 from ..core.hashing import sha256_hex
@@ -104,7 +106,8 @@ from ..vault.writer import write_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
 from .freshness import is_validated
 from .policy import Policy, load_policy
-from .validation_service import dry_run, note_workload
+from .validation_models import ValidatorInfo
+from .validation_service import dry_run, note_workload, validator_label
 
 log = logging.getLogger(__name__)
 
@@ -790,7 +793,10 @@ def _scope_ignore(vault: Vault) -> tuple[str, ...]:
 
 
 def _validator_label(info: Mapping[str, Any]) -> str:
-    return str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
+    try:
+        return validator_label(ValidatorInfo.model_validate(dict(info)))
+    except ValidationError:  # a plan written by an older version
+        return str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
 
 
 def _save(vault: Vault, record: dict[str, Any]) -> None:

@@ -131,6 +131,30 @@ class QuoteGate:
         return finding.model_copy(update={"quotes": spans, "judged": said})
 
 
+def mark_self_judged(result: ValidationResult, *, refuse: bool) -> ValidationResult:
+    """Every finding flagged `self_judged` (the judge is the note's own generator); with `refuse`
+    (policy `[judge] independent = "required"`) its support does not count: never `pass`."""
+    findings = []
+    for finding in result.findings:
+        update: dict[str, object] = {"self_judged": True}
+        if refuse and finding.verdict == "supported":
+            update.update(
+                verdict="unsupported",
+                judged=finding.judged or "supported",
+                reason_code="self_judged",
+                reason="Judged supported by the note's own generator; the policy requires an independent judge.",
+            )
+        findings.append(finding.model_copy(update=update))
+    supported = sum(1 for f in findings if f.verdict == "supported")
+    return result.model_copy(
+        update={
+            "findings": findings,
+            "verdict": verdict_of(findings),
+            "score": round(supported / len(findings), 4) if findings else 0.0,
+        }
+    )
+
+
 def validate(request: ValidationRequest, judge: Judge) -> ValidationResult:
     with_text = {e.source_id: e for e in request.evidence if e.text and e.text.strip()}
     if not with_text:
