@@ -24,9 +24,8 @@ from .pipeline import mcp_actor
 def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         description=(
-            "Take the oldest judge task waiting for an agent ({'task': null} when none; wait_seconds ≤ 60 waits for "
-            "one): the claims with their ids, the sources by id with their page counts, instructions (en, ja) and "
-            "the answer's JSON Schema. Read sources with judge_evidence, answer with judge_submit."
+            "Take the oldest judge task (null when none; wait_seconds ≤ 60): claims with ids, sources with page "
+            "counts, instructions (en, ja), answer_schema. Then judge_evidence, judge_submit."
         )
     )
     async def judge_next_task(wait_seconds: float = 0.0, context: Context | None = None) -> dict[str, Any]:
@@ -36,20 +35,12 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         )
 
     @mcp.tool(
-        description=(
-            "One page of a judge task's source text (page 1 first; 'pages' says how many), with the page's "
-            "character offsets in the whole text. Quote only from this text."
-        )
+        description=("One page of a judge task's source text, with its offsets in the whole text. Quote only from it.")
     )
     def judge_evidence(task_id: str, source_id: str, page: int = 1, context: Context | None = None) -> dict[str, Any]:
         return judge_queue.evidence_page(ctx.vault, mcp_actor(context, ctx), task_id, source_id, page)
 
-    @mcp.tool(
-        description=(
-            "Answer a judge task you took: {findings: [{claim_id, verdict, source_id, quotes, reason}], confidence}. "
-            "accepted: false comes with the reasons to fix before submitting again."
-        )
-    )
+    @mcp.tool(description=("Answer a judge task you took (answer_schema); accepted: false lists what to fix."))
     def judge_submit(task_id: str, answer: dict[str, Any] | str, context: Context | None = None) -> dict[str, Any]:
         if isinstance(answer, str):
             try:
