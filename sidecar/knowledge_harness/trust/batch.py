@@ -65,8 +65,6 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
 
-from pydantic import ValidationError
-
 from ..actors import Actor
 from ..core.clock import compact_utc_z, now_utc, parse_utc_z, utc_z
 from ..core.hashing import sha256_hex
@@ -106,8 +104,7 @@ from ..vault.writer import write_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
 from .freshness import is_validated
 from .policy import Policy, load_policy
-from .validation_models import ValidatorInfo
-from .validation_service import dry_run, note_workload, validator_label
+from .validation_service import dry_run, note_workload, stored_validator_label
 
 log = logging.getLogger(__name__)
 
@@ -722,7 +719,7 @@ def _approve_locked(
         "scope": None,
         "failure": None,
         "failure_reason": None,
-        "validators": sorted({_validator_label(t["validator"]) for t in plan["targets"]}),
+        "validators": sorted({stored_validator_label(t["validator"]) for t in plan["targets"]}),
         "writer": {"pid": os.getpid(), "program": "kh"},
     }
     write_run(vault, run_id, record)
@@ -790,13 +787,6 @@ def _scope_ignore(vault: Vault) -> tuple[str, ...]:
     except HarnessError:
         extra = []
     return OBSIDIAN_SELF_WRITTEN + tuple(extra)
-
-
-def _validator_label(info: Mapping[str, Any]) -> str:
-    try:
-        return validator_label(ValidatorInfo.model_validate(dict(info)))
-    except ValidationError:  # a plan written by an older version
-        return str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
 
 
 def _save(vault: Vault, record: dict[str, Any]) -> None:

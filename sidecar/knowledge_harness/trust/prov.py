@@ -26,13 +26,11 @@ from collections.abc import Mapping
 from typing import Any, Literal
 
 from prov.model import PROV, ProvDocument, ProvEntity
-from pydantic import ValidationError
 
 from ..errors import InputError
 from ..vault.paths import Vault
 from .batch import load_plan, show_run
-from .validation_models import ValidatorInfo
-from .validation_service import validator_label
+from .validation_service import stored_validator_label
 
 Format = Literal["json", "turtle"]
 KH_NS = "https://knowledge-harness.invalid/ns#"
@@ -72,7 +70,7 @@ def build_document(run: Mapping[str, Any], plan: Mapping[str, Any]) -> ProvDocum
     judges: dict[str, Any] = {}
     for target in plan["targets"]:
         info = target.get("validator") or {}
-        label = judge_label(info)
+        label = stored_validator_label(info)
         if label not in judges:
             attrs: dict[str, Any] = {
                 "prov:type": PROV["SoftwareAgent"],
@@ -172,13 +170,6 @@ def build_document(run: Mapping[str, Any], plan: Mapping[str, Any]) -> ProvDocum
         doc.wasGeneratedBy(after, write)
         doc.wasDerivedFrom(after, before)
     return doc
-
-
-def judge_label(info: Mapping[str, Any]) -> str:
-    try:
-        return validator_label(ValidatorInfo.model_validate(dict(info)))
-    except ValidationError:  # a plan written by an older version
-        return str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
 
 
 def _quotes(

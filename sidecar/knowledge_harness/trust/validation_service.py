@@ -75,6 +75,14 @@ def validator_label(info: ValidatorInfo) -> str:
     return info.model or f"{info.name}-{info.version}"
 
 
+def stored_validator_label(info: Mapping[str, Any]) -> str:
+    """`validator_label` of a validator as a plan stored it (an older plan's too)."""
+    try:
+        return validator_label(ValidatorInfo.model_validate(dict(info)))
+    except ValidationError:
+        return str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
+
+
 def validate_request(vault_root: Path, request: ValidationRequest, *, policy: Policy | None = None) -> ValidationResult:
     policy = policy or load_policy(vault_root)
     judge = make_judge(
