@@ -94,12 +94,18 @@ def test_every_tool_is_annotated_and_the_read_only_ones_change_nothing(example_v
         assert None not in (hints.read_only_hint, hints.destructive_hint, hints.idempotent_hint, hints.open_world_hint)
         assert hints.destructive_hint is False, tool.name  # no MCP tool rewrites or deletes a note
     writers = {t.name for t in tools if not t.annotations.read_only_hint}  # type: ignore[union-attr]
-    assert writers == {"validate_note_dry_run", "harness_submit_result", "harness_advance_run"}
+    assert writers == {
+        "validate_note_dry_run",
+        "harness_submit_result",
+        "harness_advance_run",
+        "judge_next_task",  # takes a task: writes its record under .harness/judge-tasks/, never a note
+        "judge_submit",
+    }
     web = {t.name for t in tools if t.annotations.open_world_hint}  # type: ignore[union-attr]
     assert web == {"validate_note_dry_run", "harness_advance_run"}
     assert len(calls) == len(tools) - len(writers)
     ok = {name for name, result in calls.items() if not result.is_error}
-    assert ok >= set(calls) - {"harness_run_status", "harness_review_packet"}, calls
+    assert ok >= set(calls) - {"harness_run_status", "harness_review_packet", "judge_evidence"}, calls
     assert _vault_state(example_vault) == before  # not one byte, not one mtime
     by_name = {t.name: t for t in tools}
     assert "person" in (by_name["harness_advance_run"].description or "")

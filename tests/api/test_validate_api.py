@@ -82,7 +82,9 @@ def test_validate_answers_the_contract_schema(served: Sidecar) -> None:
     assert set(data) == {"verdict", "score", "confidence", "findings", "validator"}
     assert data["verdict"] == "fail"
     assert [f["verdict"] for f in data["findings"]] == ["supported", "contradicted"]
-    assert set(data["findings"][0]) == {"claim_id", "verdict", "source_id", "quote", "reason"}
+    # the contract's fields, plus the quote gate's (quotes with offsets, reason_code, judged, self_judged)
+    assert {"claim_id", "verdict", "source_id", "quote", "reason"} <= set(data["findings"][0])
+    assert data["findings"][0]["quotes"][0]["text"] in EV
     assert data["validator"]["name"] == "lexical"
 
 

@@ -54,6 +54,14 @@ def test_batch_approve_at_a_terminal_with_the_exact_challenge_applies_and_names_
 
     assert shown.exit_code == 0, shown.screen
     assert plan["plan_id"] in shown.screen and "APPROVE_PRODUCTION <digest>" in shown.screen
+    # the proof before the approval: who judged, and each claim's quotes with their source and offsets
+    assert "judged by lexical-" in shown.screen
+    quotes = [(q, f) for t in plan["targets"] for f in t["findings"] for q in f["quotes"]]
+    urls = {s["source_id"]: s["url"] for t in plan["targets"] for s in t["sources"]}
+    assert quotes
+    for quote, _ in quotes:
+        assert f"\u2014 {urls[quote['source_id']]} [{quote['start']}:{quote['end']}]" in shown.screen
+        assert " ".join(quote["text"].split())[:60] in shown.screen
     run_id = plan["plan_id"].replace("plan-", "run-", 1)
     record = run_record(vault, run_id)
     assert (record["run_status"], record["result"]) == ("SUCCEEDED", "APPLIED")

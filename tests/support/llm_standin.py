@@ -2,8 +2,10 @@
 chat-completions wire format (POST /v1/chat/completions → {"choices": [{"message": {...}}]})
 and answers deterministically according to the requested `model` name:
 
-  valid          a valid ValidationResult JSON: every claim "supported", quoting its evidence
-  contradict     every claim "contradicted", quoting its evidence
+  valid          a valid ValidationResult JSON: every claim "supported", quoting the sentence of
+                 its evidence that shares the most words with it
+  contradict     every claim "contradicted", quoting that sentence
+  single-quote   as valid, in an older answer's shape (one "quote" string, no "quotes" list)
   fabricated     "supported" with a quote that is not in the evidence
   fenced         valid JSON wrapped in a ```json fence
   invalid-json   text that is not JSON, every time
@@ -17,10 +19,18 @@ and answers deterministically according to the requested `model` name:
 from __future__ import annotations
 
 import json
+import re
 import threading
 import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
+
+
+def closest_sentence(claim: str, text: str) -> str:
+    """The sentence of `text` sharing the most words (or, in Japanese, characters) with `claim`."""
+    sentences = [m.group().strip() for m in re.finditer(r"[^.。!?！？]+[.。!?！？]?", text) if m.group().strip()]
+    wanted = set(re.findall(r"\w+", claim.lower())) | set(claim)
+    return max(sentences or [text], key=lambda s: len(wanted & (set(re.findall(r"\w+", s.lower())) | set(s))))
 
 
 def _completion(content: str, model: str) -> dict[str, Any]:
@@ -65,16 +75,16 @@ class LLMStandIn:
         self.server.shutdown()
         self.server.server_close()
 
-    def _answer(self, payload: dict[str, Any], verdict: str, fabricate: bool = False) -> str:
+    def _answer(self, payload: dict[str, Any], verdict: str, fabricate: bool = False, single: bool = False) -> str:
         findings = []
         evidence = {e["source_id"]: e for e in payload["evidence"]}
         for claim in payload["claims"]:
             sid = (claim.get("source_ids") or list(evidence))[0]
             text = evidence.get(sid, {}).get("text", "")
-            quote = "words that the page never says" if fabricate else text[:40]
-            findings.append(
-                {"claim_id": claim["id"], "verdict": verdict, "source_id": sid, "quote": quote, "reason": "stand-in"}
-            )
+            quote = "words that the page never says" if fabricate else closest_sentence(claim["text"], text)
+            finding = {"claim_id": claim["id"], "verdict": verdict, "source_id": sid, "reason": "stand-in"}
+            finding.update({"quote": quote} if single else {"quotes": [quote]})
+            findings.append(finding)
         overall = {"supported": "pass", "contradicted": "fail"}.get(verdict, "warn")
         return json.dumps({"verdict": overall, "score": 1.0, "confidence": 0.99, "findings": findings})
 
@@ -106,6 +116,8 @@ class LLMStandIn:
                 content = self._answer(payload, "contradicted")
             elif model == "fabricated":
                 content = self._answer(payload, "supported", fabricate=True)
+            elif model == "single-quote":
+                content = self._answer(payload, "supported", single=True)
             elif model == "fenced":
                 content = "```json\n" + self._answer(payload, "supported") + "\n```"
             elif model == "invalid-json":

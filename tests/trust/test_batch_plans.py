@@ -62,6 +62,13 @@ def test_the_digest_is_the_sha256_of_the_plans_canonical_json(example_vault: Pat
         assert set(target["proposed"]) == {"verification", "evidence"}
         assert "findings" in target
 
+    # the digest covers the proof: each finding's quotes and their offsets in the snapshot
+    quoted = [f for t in stored["targets"] for f in t["findings"] if f["quotes"]]
+    assert quoted
+    edited = json.loads(json.dumps(stored))
+    next(f for t in edited["targets"] for f in t["findings"] if f["quotes"])["quotes"][0]["end"] += 1
+    assert batch.plan_digest(edited) != stored["digest"]
+
     # a plan edited after it was made is refused, nothing written
     stored["targets"][0]["proposed"]["verification"]["level"] = 3
     path = example_vault / ".harness" / "plans" / f"{plan['plan_id']}.json"

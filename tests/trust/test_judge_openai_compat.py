@@ -101,3 +101,16 @@ def test_api_key_comes_from_the_named_environment_variable(
 def test_missing_configuration_is_refused() -> None:
     with pytest.raises(JudgeFailed):
         get_judge("openai_compat", {"model": "x"})
+
+
+def test_findings_carry_quotes_found_in_the_snapshot_with_offsets(standin: LLMStandIn) -> None:
+    result = validate(_request(), _judge(standin, "valid"))
+    spans = [q for f in result.findings for q in f.quotes]
+    assert spans and all(EVIDENCE[q.start : q.end] == q.text for q in spans)
+    items = standin.requests[-1]["body"]["response_format"]["json_schema"]["schema"]["properties"]["findings"]["items"]
+    assert "quotes" in items["required"] and items["properties"]["quotes"]["type"] == "array"
+
+
+def test_an_answer_with_one_quote_string_is_still_read(standin: LLMStandIn) -> None:
+    result = validate(_request(), _judge(standin, "single-quote"))
+    assert result.verdict == "pass" and all(f.quotes for f in result.findings)

@@ -80,3 +80,18 @@ def test_prov_of_a_run_parses_back_in_json_and_turtle(tmp_path: Path) -> None:
     assert "agent:generator-claude" in agents  # provenance.generator of the note
     judge = next(a for i, a in agents.items() if i.startswith("agent:judge-"))
     assert PROV["SoftwareAgent"] in judge.get_attribute(PROV_TYPE)
+
+    # the judge as the record names it, and each quote a finding stands on, derived from its snapshot
+    assert judge.identifier is not None and str(judge.identifier).startswith("agent:judge-lexical-")
+    quotes = [q for f in target["findings"] for q in f["quotes"]]
+    assert quotes, target["findings"]
+    entities = {str(r.identifier): r for r in doc.get_records() if type(r).__name__ == "ProvEntity"}
+    derived = _relations(doc, "ProvDerivation")
+    found = [
+        e for e in entities.values() if PROV_TYPE in dict(e.attributes) and "Quote" in str(e.get_attribute(PROV_TYPE))
+    ]
+    assert len(found) == len(quotes)
+    for entity, quote in zip(found, quotes, strict=True):
+        assert (str(entity.identifier), f"sha256:{snapshot}") in derived
+        assert {str(v) for v in entity.get_attribute("prov:value")} == {quote["text"]}
+        assert {int(v) for v in entity.get_attribute("kh:start")} == {quote["start"]}

@@ -28,6 +28,7 @@ from ..errors import HarnessError, InternalError, InvalidRequest
 from .context import AppContext
 from .mcp_tools import ANNOTATIONS
 from .mcp_tools import index as index_tools
+from .mcp_tools import judge as judge_tools
 from .mcp_tools import notes as note_tools
 from .mcp_tools import pipeline as pipeline_tools
 from .mcp_tools import trust as trust_tools
@@ -37,8 +38,9 @@ log = logging.getLogger(__name__)
 
 INSTRUCTIONS = (
     "Knowledge Harness exposes an Obsidian vault's trust metadata, a reasoning index of its "
-    "structure (links, backlinks, recent changes; notes as harness://note/{path}) and a harness "
-    "pipeline. No tool changes a note. The person's steps are never an agent's: approving a batch "
+    "structure (links, backlinks, recent changes; notes as harness://note/{path}), a harness "
+    "pipeline, and judge tasks (judge_next_task: judge a note's claims against its fetched sources, "
+    "quoting them word for word). No tool changes a note. The person's steps are never an agent's: approving a batch "
     "(typing its digest), authorizing a run, answering its questions and deciding publication happen "
     'in the Obsidian plugin or `kh` at a terminal. A refusal\'s text is {"error": {code, message, detail}}.'
 )
@@ -163,6 +165,7 @@ TOOLSETS: list[Registrar] = [
     index_tools.register,
     note_tools.register,
     pipeline_tools.register,
+    judge_tools.register,
 ]
 
 

@@ -22,9 +22,11 @@ from ..trust.batch import (
     recover_interrupted_runs,
     show_plan,
 )
+from ..trust.validation_service import stored_validator_label
 from ..vault.paths import Vault
 from .progress import progress_reporter
 from .terminal import ask, confirm, person_at_terminal
+from .validate import quote_lines
 
 batch_app = typer.Typer(help="Batch plans and the typed approval gate.", no_args_is_help=True)
 
@@ -32,6 +34,10 @@ batch_app = typer.Typer(help="Batch plans and the typed approval gate.", no_args
 def _short(text: str, n: int = 110) -> str:
     text = " ".join(text.split())
     return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def _self_judged(target: dict[str, Any]) -> bool:
+    return any(f.get("self_judged") for f in target.get("findings", []))
 
 
 def render_plan(view: dict[str, Any], vault: Path) -> str:
@@ -55,8 +61,14 @@ def render_plan(view: dict[str, Any], vault: Path) -> str:
             f"{v.get('status')}/L{v.get('level')}, revalidate_after {v.get('revalidate_after')}; "
             f"evidence {e.get('status')} ({e.get('source_count')} source(s))"
         )
+        urls = {str(src.get("source_id")): str(src.get("url")) for src in t.get("sources", [])}
+        judge = stored_validator_label(t.get("validator") or {})
+        out.append(f"   judged by {judge}" + ("  (the note's own generator: self_judged)" if _self_judged(t) else ""))
         for f in t["findings"]:
             out.append(f"     [{f['verdict']}] {_short(f.get('text') or f.get('claim_id', ''))}")
+            out.extend(quote_lines(f, "         ", urls))
+            if f.get("reason_code"):
+                out.append(f"         {f['reason_code']}: {_short(f.get('reason', ''))}")
     for s in view["skipped"]:
         out.append(f"skipped {s['path']}: {s['reason']}")
     for warning in view.get("warnings", []):

@@ -20,6 +20,22 @@ def _short(text: str | None, n: int = 160) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
+def quote_lines(finding: dict[str, Any], indent: str, urls: dict[str, str] | None = None) -> list[str]:
+    """A finding's proof: each quote found in its source, with the source and where in its snapshot."""
+    lines = []
+    for q in finding.get("quotes") or []:
+        where = (urls or {}).get(q["source_id"]) or q["source_id"]
+        lines.append(f"{indent}\u201c{_short(q['text'])}\u201d \u2014 {where} [{q['start']}:{q['end']}]")
+    if not lines and finding.get("quote"):
+        missing = " (not found there)" if finding.get("reason_code") == "quote_not_found" else ""
+        lines.append(f"{indent}{finding.get('source_id') or '?'}: \u201c{_short(finding['quote'])}\u201d{missing}")
+    return lines
+
+
+def _say(message: str) -> None:
+    typer.echo(f"kh: {message}", err=True)
+
+
 def render_text(report: dict[str, Any]) -> str:
     result = report["result"]
     out = [f"Note: {report['path']} ({report['title']})", "", "Sources:"]
@@ -35,8 +51,9 @@ def render_text(report: dict[str, Any]) -> str:
             )
         else:
             out.append(f"  [{s['source_id']}] FAIL  {s['url']} — {s['error']}: {s['message']}")
-    validator = result["validator"]
-    label = validator.get("model") or f"{validator['name']}-{validator['version']}"
+    label = report.get("judge") or result["validator"]["name"]
+    if report.get("self_judged"):
+        label += ", the note's own generator (self_judged)"
     out += [
         "",
         f"Verdict: {result['verdict']}  (score {result['score']:.2f}, confidence {result['confidence']:.2f}, "
@@ -49,9 +66,9 @@ def render_text(report: dict[str, Any]) -> str:
     for f in report["findings"]:
         where = f"L{f['line']}" if f["line"] == f["end_line"] else f"L{f['line']}-{f['end_line']}"
         out.append(f"  [{f['verdict']}] {where} {_short(f['text'], 120)}")
-        if f["quote"]:
-            out.append(f"      {f['source_id']}: \u201c{_short(f['quote'])}\u201d")
-        out.append(f"      {f['reason']}")
+        out.extend(quote_lines(f, "      "))
+        code = f" ({f['reason_code']})" if f.get("reason_code") else ""
+        out.append(f"      {f['reason']}{code}")
     proposed = yaml.safe_dump(report["proposed"], allow_unicode=True, sort_keys=False, width=1000)
     out += ["", "Proposed blocks (not written; apply through `kh batch plan` + approval):", proposed.rstrip()]
     out += ["", f"Dry run: nothing was written except {len(report['snapshots_written'])} evidence snapshot file(s)."]
@@ -67,14 +84,23 @@ def validate_cmd(
     refetch: Annotated[
         bool, typer.Option("--refetch", help="Fetch every cited page anew instead of reusing a recent snapshot.")
     ] = False,
+    wait: Annotated[
+        float | None,
+        typer.Option(
+            "--wait", min=1, max=3600, help="With --judge agent: seconds to wait for an agent (default: the policy's)."
+        ),
+    ] = None,
 ) -> None:
-    """Collect evidence for one note, run the judge, and show findings and the proposed blocks."""
+    """Collect evidence for one note, run the judge, and show findings and the proposed blocks.
+
+    With --judge agent the claims become a judge task that an agent connected with `kh mcp VAULT`
+    (or to /mcp) takes and answers; the command waits, telling on stderr what happens."""
     if not dry:
         raise InputError("Only --dry-run is supported here; production writes go through `kh batch plan` + approval.")
     v = Vault.open(vault)
 
     async def run() -> dict[str, Any]:
-        return await dry_run(v, note, judge_name=judge, refetch=refetch)
+        return await dry_run(v, note, judge_name=judge, refetch=refetch, progress=_say, wait_seconds=wait)
 
     report = anyio.run(run)
     if as_json:

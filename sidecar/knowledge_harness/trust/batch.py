@@ -105,7 +105,7 @@ from .audit import AuditReport, NoteState, iter_states, run_audit
 from .evidence import MALFORMED_ANSWER_CODES
 from .freshness import is_validated
 from .policy import Policy, load_policy
-from .validation_service import dry_run, note_workload
+from .validation_service import dry_run, note_workload, stored_validator_label
 
 log = logging.getLogger(__name__)
 
@@ -751,7 +751,7 @@ def _approve_locked(
         "scope": None,
         "failure": None,
         "failure_reason": None,
-        "validators": sorted({_validator_label(t["validator"]) for t in plan["targets"]}),
+        "validators": sorted({stored_validator_label(t["validator"]) for t in plan["targets"]}),
         "writer": {"pid": os.getpid(), "program": "kh"},
     }
     write_run(vault, run_id, record)
@@ -819,10 +819,6 @@ def _scope_ignore(vault: Vault) -> tuple[str, ...]:
     except HarnessError:
         extra = []
     return OBSIDIAN_SELF_WRITTEN + tuple(extra)
-
-
-def _validator_label(info: Mapping[str, Any]) -> str:
-    return str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
 
 
 def _save(vault: Vault, record: dict[str, Any]) -> None:

@@ -130,6 +130,11 @@ class JudgePolicy(_Strict):
     model: str | None = None
     api_key_env: str | None = None
     timeout_seconds: float = Field(default=60.0, gt=0, le=3600)
+    # The agent judge: how long a validation waits for a connected agent to answer its task.
+    wait_seconds: float = Field(default=300.0, gt=0, le=3600)
+    # A note judged by its own generator (provenance.generator is the judging agent): "flag" marks
+    # the findings `self_judged`; "required" also refuses their support (never `pass`).
+    independent: Literal["flag", "required"] = "flag"
 
 
 class Policy(_Strict):

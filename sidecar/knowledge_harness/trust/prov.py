@@ -4,12 +4,14 @@ The trust model follows PROV-O: the note versions are *entities*, the work done 
 *activities*, the judge and the person are *agents*, kept apart from one another.
 
 - entities: each target's note version before and after (identified by SHA-256, `urn:sha256:`),
-  the evidence snapshots the judge read (by the SHA-256 of the snapshot), and the plan (by its
+  the evidence snapshots the judge read (by the SHA-256 of the snapshot), each quote a finding
+  stands on (derived from its snapshot, with its character offsets there), and the plan (by its
   digest);
 - activities: the validation (planning: dry run of every target), the approval (the typed
   challenge) and one write per file written;
-- agents: the judge with its model, the person who typed the challenge, the generator named in
-  each note's `provenance`, and the sidecar (the writer);
+- agents: the judge as the record names it (`lexical-8`, `openai_compat:<model>`,
+  `agent:<client> <version>`), the person who typed the challenge, the generator named in each
+  note's `provenance`, and the sidecar (the writer);
 - relations: used, wasGeneratedBy, wasAssociatedWith, wasDerivedFrom (plus wasInformedBy and
   wasAttributedTo).
 
@@ -28,6 +30,7 @@ from prov.model import PROV, ProvDocument, ProvEntity
 from ..errors import InputError
 from ..vault.paths import Vault
 from .batch import load_plan, show_run
+from .validation_service import stored_validator_label
 
 Format = Literal["json", "turtle"]
 KH_NS = "https://knowledge-harness.invalid/ns#"
@@ -67,7 +70,7 @@ def build_document(run: Mapping[str, Any], plan: Mapping[str, Any]) -> ProvDocum
     judges: dict[str, Any] = {}
     for target in plan["targets"]:
         info = target.get("validator") or {}
-        label = str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
+        label = stored_validator_label(info)
         if label not in judges:
             attrs: dict[str, Any] = {
                 "prov:type": PROV["SoftwareAgent"],
@@ -75,8 +78,9 @@ def build_document(run: Mapping[str, Any], plan: Mapping[str, Any]) -> ProvDocum
                 "kh:judge": str(info.get("name")),
                 "kh:version": str(info.get("version")),
             }
-            if info.get("model"):
-                attrs["kh:model"] = str(info["model"])
+            for key in ("model", "client", "client_version"):
+                if info.get(key):
+                    attrs[f"kh:{key}"] = str(info[key])
             judges[label] = doc.agent(f"agent:judge-{_local(label)}", attrs)
             doc.wasAssociatedWith(validation, judges[label])
 
@@ -139,6 +143,7 @@ def build_document(run: Mapping[str, Any], plan: Mapping[str, Any]) -> ProvDocum
                     },
                 )
             doc.used(validation, snapshots[sha])
+        _quotes(doc, validation, target, snapshots, index)
         entry = files.get(path) or {}
         after_sha = entry.get("sha256_after")
         if entry.get("result") not in ("APPLIED", "PROVISIONAL_RETAIN") or not after_sha:
@@ -165,6 +170,33 @@ def build_document(run: Mapping[str, Any], plan: Mapping[str, Any]) -> ProvDocum
         doc.wasGeneratedBy(after, write)
         doc.wasDerivedFrom(after, before)
     return doc
+
+
+def _quotes(
+    doc: ProvDocument, validation: Any, target: Mapping[str, Any], snapshots: Mapping[str, ProvEntity], index: int
+) -> None:
+    """Each quote a finding stands on: derived from the snapshot it was found in, at its offsets."""
+    by_source = {str(s.get("source_id")): s.get("snapshot_sha256") for s in target.get("sources", [])}
+    kh = doc.valid_qualified_name
+    for finding in target.get("findings", []):
+        for n, quote in enumerate(finding.get("quotes") or [], 1):
+            snapshot = snapshots.get(str(by_source.get(str(quote.get("source_id"))) or ""))
+            if snapshot is None:
+                continue
+            entity = doc.entity(
+                f"run:quote-{index + 1}-{_local(str(finding.get('claim_id')))}-{n}",
+                {
+                    "prov:type": kh("kh:Quote"),
+                    "prov:value": str(quote.get("text", "")),
+                    "kh:claim": str(finding.get("claim_id")),
+                    "kh:verdict": str(finding.get("verdict")),
+                    "kh:start": int(quote.get("start", 0)),
+                    "kh:end": int(quote.get("end", 0)),
+                    "kh:selfJudged": bool(finding.get("self_judged")),
+                },
+            )
+            doc.wasDerivedFrom(entity, snapshot)
+            doc.wasGeneratedBy(entity, validation)
 
 
 def export_prov(vault: Vault, run_id: str, fmt: str = "json") -> str:

@@ -64,18 +64,42 @@ class ValidationRequest(_Model):
         return self
 
 
+# Why the quote gate turned a judge's `supported` / `contradicted` into `unsupported` (trust/validator.py).
+GateCode = Literal["quote_not_found", "quote_does_not_state_claim", "self_judged"]
+
+
+class QuoteSpan(_Model):
+    """A quote found in its source: the characters [start, end) of the evidence snapshot's text."""
+
+    source_id: str
+    start: int = Field(ge=0)
+    end: int = Field(ge=0)
+    text: str
+
+
 class Finding(_Model):
     claim_id: str
     verdict: FindingVerdict
     source_id: str | None = None
+    # The judge's quote; several passages of one page are joined by " … " (each must be found).
     quote: str = ""
     reason: str = ""
+    # Filled by the validator: the quote's pieces as found in the snapshot, why the gate
+    # downgraded the finding, what the judge had said before, and whether the judge is the
+    # note's own generator.
+    quotes: list[QuoteSpan] = Field(default_factory=list)
+    reason_code: GateCode | None = None
+    judged: FindingVerdict | None = None
+    self_judged: bool = False
 
 
 class ValidatorInfo(_Model):
     name: str
     version: str
     model: str | None = None
+    # the agent judge: the MCP client that answered (its initialize handshake's name and version)
+    client: str | None = None
+    client_version: str | None = None
 
 
 class ValidationResult(_Model):

@@ -11,6 +11,8 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,9 @@ from ..vault.references import is_evidence_url
 from ..vault.snapshots import EvidenceStore
 from .claims import Claim, extract_claims
 from .evidence import FetchedPage, Fetcher
+from .judge_queue import Progress, VaultTaskQueue
 from .judges import JudgeFailed, UnknownJudge, get_judge
+from .judges.agent import TaskQueue
 from .judges.base import Judge
 from .policy import Policy, load_policy, proposed_blocks
 from .validation_models import (
@@ -39,13 +43,21 @@ from .validation_models import (
     ValidationResult,
     ValidatorInfo,
 )
-from .validator import validate
+from .validator import mark_self_judged, validate
 
 
-def make_judge(policy: Policy, name: str | None = None) -> Judge:
+def make_judge(
+    policy: Policy, name: str | None = None, *, queue: TaskQueue | None = None, wait_seconds: float | None = None
+) -> Judge:
+    """The judge by name (default: the policy's); the agent judge posts its tasks to `queue`."""
     backend = name or policy.judge.backend
+    config = policy.judge.model_dump()
+    if queue is not None:
+        config["queue"] = queue
+    if wait_seconds is not None:
+        config["wait_seconds"] = wait_seconds
     try:
-        return get_judge(backend, policy.judge.model_dump())
+        return get_judge(backend, config)
     except UnknownJudge as exc:
         raise InputError(str(exc)) from exc
     except JudgeFailed as exc:
@@ -53,14 +65,48 @@ def make_judge(policy: Policy, name: str | None = None) -> Judge:
 
 
 def validator_label(info: ValidatorInfo) -> str:
-    """The value of `verification.validator`: lexical-1, or the model id of an LLM judge."""
+    """Who judged, as `verification.validator` and the run record name it: `lexical-8`,
+    `openai_compat:<model>`, `agent:<client name> <version>`."""
+    if info.name == "agent":
+        client = " ".join(p for p in (info.client or "unknown client", info.client_version) if p)
+        return f"agent:{client}"
+    if info.name == "openai_compat" and info.model:
+        return f"openai_compat:{info.model}"
     return info.model or f"{info.name}-{info.version}"
+
+
+def stored_validator_label(info: Mapping[str, Any]) -> str:
+    """`validator_label` of a validator as a plan stored it (an older plan's too)."""
+    try:
+        return validator_label(ValidatorInfo.model_validate(dict(info)))
+    except ValidationError:
+        return str(info.get("model") or f"{info.get('name')}-{info.get('version')}")
 
 
 def validate_request(vault_root: Path, request: ValidationRequest, *, policy: Policy | None = None) -> ValidationResult:
     policy = policy or load_policy(vault_root)
-    judge = make_judge(policy, request.options.judge if request.options else None)
+    judge = make_judge(
+        policy, request.options.judge if request.options else None, queue=VaultTaskQueue(Vault.open(vault_root))
+    )
     return validate(request, judge)
+
+
+def _judge_names(info: ValidatorInfo) -> list[str]:
+    return [n for n in (info.client, info.model if info.name == "openai_compat" else None) if n]
+
+
+def _family(name: str) -> str:
+    """A product's first word: `claude` for "claude-code" and "Claude", `codex` for "codex-mcp-client"."""
+    words = re.findall(r"[a-z0-9]+", unicodedata.normalize("NFKC", name).casefold())
+    return words[0] if words else ""
+
+
+def is_self_judged(info: ValidatorInfo, provenance: Mapping[str, Any] | None) -> bool:
+    """The judging client or model is the note's own generator (its `provenance.generator`)."""
+    generator = provenance.get("generator") if isinstance(provenance, Mapping) else None
+    if not isinstance(generator, str) or not _family(generator):
+        return False
+    return any(_family(name) == _family(generator) for name in _judge_names(info))
 
 
 def _current_level(note: Note) -> int:
@@ -192,12 +238,16 @@ async def dry_run(
     today: dt.date | None = None,
     backoff_seconds: float = 0.5,
     refetch: bool = False,
+    progress: Progress | None = None,
+    wait_seconds: float | None = None,
 ) -> dict[str, Any]:
+    """`progress` hears what the agent judge's task is doing; `wait_seconds` overrides the policy's wait."""
     policy = policy or load_policy(vault.root)
-    judge = make_judge(policy, judge_name)
     note = read_note(vault, path)
     if note.problem is not None:
         raise InvalidNote(f"The note cannot be read: {note.problem.message}", detail=note.problem.as_dict())
+    queue = VaultTaskQueue(vault, note={"path": note.path, "title": note.title}, progress=progress)
+    judge = make_judge(policy, judge_name, queue=queue, wait_seconds=wait_seconds)
     claims = extract_claims(note)
     urls = _source_urls(note, claims)
     pages, written = await collect_evidence(vault, urls, policy, backoff_seconds=backoff_seconds, refetch=refetch)
@@ -214,6 +264,8 @@ async def dry_run(
             )
         request = _request(claims, pages, sid, note.path)
         result = await anyio.to_thread.run_sync(validate, request, judge)
+        if is_self_judged(result.validator, _block(note, "provenance")):
+            result = mark_self_judged(result, refuse=policy.judge.independent == "required")
     else:
         result = ValidationResult(verdict="unverifiable", score=0.0, confidence=0.0, findings=[], validator=judge.info)
 
@@ -255,6 +307,10 @@ async def dry_run(
         existing_verification=_block(note, "verification"),
         existing_evidence=_block(note, "evidence"),
     )
+    verification.pop("self_judged", None)  # kept from an earlier validation only when true again
+    self_judged = any(f.self_judged for f in result.findings)
+    if self_judged:
+        verification["self_judged"] = True
     claim_lines = {c.id: (c.line, c.end_line) for c in claims}
     findings = []
     for f in result.findings:
@@ -268,6 +324,8 @@ async def dry_run(
         "claims": [c.as_dict() for c in claims],
         "sources": sources,
         "result": result.model_dump(),
+        "judge": validator_label(result.validator),
+        "self_judged": self_judged,
         "findings": findings,
         "current": {
             "verification": jsonable(_block(note, "verification")),

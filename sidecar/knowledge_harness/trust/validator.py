@@ -5,9 +5,13 @@ test check this). Rules:
 - no evidence text at all → `unverifiable` (every claim `no_evidence`; the judge is not asked);
 - a claim whose cited sources have no text → `no_evidence`;
 - the judge answers for the other claims; a judge failure → `unverifiable`, never `pass`;
-- a finding that quotes text not present in its source, or names a source the claim may not
-  use, is downgraded to `unsupported` (a judge cannot support or refute with words the
-  evidence does not contain); a claim the judge skipped is `unsupported`;
+- the quote gate: a `supported` or `contradicted` finding stands only when it names a source the
+  claim may use and every piece of its quote is found in that source's text (trust/quotes.py);
+  otherwise it becomes `unsupported` with `reason_code` `quote_not_found`. For a model's
+  `supported` the found quotes must also state the claim's specifics (every number, date and
+  name in the same role, polarity agreeing: judges/binding.py), else `quote_does_not_state_claim`.
+  The embedded judges bind claims themselves, so only the first half applies to them. A claim
+  the judge skipped is `unsupported`;
 - any `contradicted` → `fail`; every claim `supported` → `pass`; some supported → `warn`;
   none supported (evidence text was there but backs nothing) → `unverifiable`. The design's
   reviewed/L2 means "evidence fetched, *some* claims not found in it"; a page that supports
@@ -17,27 +21,21 @@ Confidence is reported, and never changes the verdict. Score = share of supporte
 
 from __future__ import annotations
 
-import re
-
 from .judges import JudgeFailed
 from .judges.base import Judge
-from .text import nfkc
-from .validation_models import ClaimIn, EvidenceIn, Finding, ValidationRequest, ValidationResult
+from .quotes import MAX_QUOTES, SourceText, pieces, too_short
+from .validation_models import (
+    ClaimIn,
+    EvidenceIn,
+    Finding,
+    QuoteSpan,
+    ValidationRequest,
+    ValidationResult,
+    ValidatorInfo,
+)
 
-_WS = re.compile(r"\s+")
-
-
-def _squash(text: str) -> str:
-    return _WS.sub("", nfkc(text)).lower()
-
-
-def _quote_found(quote: str, source: EvidenceIn | None) -> bool:
-    if source is None or not source.text:
-        return False
-    q = _squash(quote).strip("\"'「」…")
-    if not q:
-        return False
-    return q[:600] in _squash(source.text)
+# Judges that check a claim's numbers, dates and names themselves before they answer `supported`.
+EMBEDDED_JUDGES = frozenset({"lexical", "lexical_embeddings"})
 
 
 def verdict_of(findings: list[Finding]) -> str:
@@ -51,12 +49,110 @@ def verdict_of(findings: list[Finding]) -> str:
 
 
 def _unverifiable(
-    request: ValidationRequest, judge: Judge, reason: str, verdict: str = "no_evidence"
+    request: ValidationRequest, info: ValidatorInfo, reason: str, verdict: str = "no_evidence"
 ) -> ValidationResult:
     findings = [
         Finding(claim_id=c.id, verdict=verdict, source_id=None, quote="", reason=reason) for c in request.claims
     ]
-    return ValidationResult(verdict="unverifiable", score=0.0, confidence=0.0, findings=findings, validator=judge.info)
+    return ValidationResult(verdict="unverifiable", score=0.0, confidence=0.0, findings=findings, validator=info)
+
+
+class QuoteGate:
+    """Decides each `supported` / `contradicted` finding by its quote (module docstring)."""
+
+    def __init__(self, evidence: dict[str, EvidenceIn], allowed: dict[str, set[str]], *, binds: bool) -> None:
+        self.evidence = evidence
+        self.allowed = allowed
+        self.binds = binds
+        self._texts: dict[str, SourceText] = {}
+
+    def _source(self, source_id: str) -> SourceText | None:
+        if source_id not in self._texts:
+            item = self.evidence.get(source_id)
+            if item is None or not item.text:
+                return None
+            self._texts[source_id] = SourceText(item.text)
+        return self._texts[source_id]
+
+    def locate(self, finding: Finding) -> tuple[list[QuoteSpan], str]:
+        """The quote's pieces found in the named source, or ([], why not)."""
+        sid = finding.source_id or ""
+        if not sid:
+            return [], "names no source"
+        if sid not in self.allowed.get(finding.claim_id, set()):
+            return [], f"names {sid}, which this claim does not cite"
+        source = self._source(sid)
+        if source is None:
+            return [], f"names {sid}, which has no evidence text"
+        parts = pieces(finding.quote)
+        if not parts:
+            return [], "gives no quote"
+        if len(parts) > MAX_QUOTES:
+            return [], f"gives {len(parts)} quote pieces, more than {MAX_QUOTES}"
+        spans = []
+        for part in parts:
+            if too_short(part):
+                return [], f"quotes {part[:40]!r}, too short to prove anything"
+            found = source.find(part)
+            if found is None:
+                return [], f"quotes {part[:80]!r}, which is not in {sid}"
+            spans.append(QuoteSpan(source_id=sid, start=found.start, end=found.end, text=found.text))
+        return spans, ""
+
+    def states(self, claim: ClaimIn, spans: list[QuoteSpan]) -> tuple[bool, str]:
+        return True, ""
+
+    def decide(self, claim: ClaimIn, finding: Finding) -> Finding:
+        if finding.verdict not in ("supported", "contradicted"):
+            return finding
+        said = finding.verdict
+        spans, why = self.locate(finding)
+        if not spans:
+            return finding.model_copy(
+                update={
+                    "verdict": "unsupported",
+                    "judged": said,
+                    "reason_code": "quote_not_found",
+                    "reason": f"Judged {said}, but the quote is not in the cited evidence: the finding {why}.",
+                }
+            )
+        if said == "supported" and self.binds:
+            ok, why = self.states(claim, spans)
+            if not ok:
+                return finding.model_copy(
+                    update={
+                        "verdict": "unsupported",
+                        "judged": said,
+                        "quotes": spans,
+                        "reason_code": "quote_does_not_state_claim",
+                        "reason": f"Judged supported, but the quote does not state the claim: {why}",
+                    }
+                )
+        return finding.model_copy(update={"quotes": spans, "judged": said})
+
+
+def mark_self_judged(result: ValidationResult, *, refuse: bool) -> ValidationResult:
+    """Every finding flagged `self_judged` (the judge is the note's own generator); with `refuse`
+    (policy `[judge] independent = "required"`) its support does not count: never `pass`."""
+    findings = []
+    for finding in result.findings:
+        update: dict[str, object] = {"self_judged": True}
+        if refuse and finding.verdict == "supported":
+            update.update(
+                verdict="unsupported",
+                judged=finding.judged or "supported",
+                reason_code="self_judged",
+                reason="Judged supported by the note's own generator; the policy requires an independent judge.",
+            )
+        findings.append(finding.model_copy(update=update))
+    supported = sum(1 for f in findings if f.verdict == "supported")
+    return result.model_copy(
+        update={
+            "findings": findings,
+            "verdict": verdict_of(findings),
+            "score": round(supported / len(findings), 4) if findings else 0.0,
+        }
+    )
 
 
 def validate(request: ValidationRequest, judge: Judge) -> ValidationResult:
@@ -64,7 +160,7 @@ def validate(request: ValidationRequest, judge: Judge) -> ValidationResult:
     if not with_text:
         errors = "; ".join(f"{e.url or e.source_id}: {e.fetch_error}" for e in request.evidence if e.fetch_error)
         reason = "No evidence text could be obtained" + (f" ({errors[:500]})." if errors else ".")
-        return _unverifiable(request, judge, reason)
+        return _unverifiable(request, judge.info, reason)
 
     judgeable: list[ClaimIn] = []
     findings_by_claim: dict[str, Finding] = {}
@@ -82,26 +178,21 @@ def validate(request: ValidationRequest, judge: Judge) -> ValidationResult:
             )
 
     confidence = 0.0
+    info = judge.info
     if judgeable:
         try:
             output = judge.judge(judgeable, list(with_text.values()))
         except JudgeFailed as exc:
-            return _unverifiable(request, judge, f"The judge failed: {exc}", verdict="unsupported")
+            return _unverifiable(request, judge.info, f"The judge failed: {exc}", verdict="unsupported")
+        info = output.info or judge.info
         confidence = max(0.0, min(1.0, output.confidence))
-        wanted = {c.id for c in judgeable}
+        gate = QuoteGate(with_text, allowed, binds=info.name not in EMBEDDED_JUDGES)
+        claims = {c.id: c for c in judgeable}
         for finding in output.findings:
-            if finding.claim_id not in wanted or finding.claim_id in findings_by_claim:
+            judged = claims.get(finding.claim_id)
+            if judged is None or finding.claim_id in findings_by_claim:
                 continue
-            if finding.verdict in ("supported", "contradicted"):
-                source = with_text.get(finding.source_id or "")
-                if finding.source_id not in allowed[finding.claim_id] or not _quote_found(finding.quote, source):
-                    finding = finding.model_copy(
-                        update={
-                            "verdict": "unsupported",
-                            "reason": f"Judged {finding.verdict}, but the quote is not in the cited evidence.",
-                        }
-                    )
-            findings_by_claim[finding.claim_id] = finding
+            findings_by_claim[finding.claim_id] = gate.decide(judged, finding)
         for claim in judgeable:
             findings_by_claim.setdefault(
                 claim.id,
@@ -115,5 +206,5 @@ def validate(request: ValidationRequest, judge: Judge) -> ValidationResult:
         score=round(supported / len(findings), 4),
         confidence=round(confidence, 4),
         findings=findings,
-        validator=judge.info,
+        validator=info,
     )

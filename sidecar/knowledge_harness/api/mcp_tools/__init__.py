@@ -43,4 +43,7 @@ ANNOTATIONS: dict[str, ToolAnnotations] = {
     "harness_list_runs": reads("List runs"),
     "harness_review_packet": reads("Review Packet"),
     "harness_advance_run": records("Advance a run", idempotent=False, web=True),
+    "judge_next_task": records("Take a judge task", idempotent=False),
+    "judge_evidence": reads("Read a judge task's evidence"),
+    "judge_submit": records("Answer a judge task", idempotent=False),
 }

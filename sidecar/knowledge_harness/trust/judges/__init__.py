@@ -2,8 +2,8 @@
 
 `get_judge(name, config)` returns a Judge; `register_judge(name, factory)` adds one. Built in:
 `lexical` (the embedded offline default), `lexical_embeddings` (the same judge reading English words
-through their neighbours in WordLlama's embeddings; the `embeddings` extra) and `openai_compat` (any
-OpenAI-compatible chat-completions endpoint). This package imports nothing from `vault/` and writes nothing.
+through their neighbours in WordLlama's embeddings; the `embeddings` extra), `openai_compat` (any
+OpenAI-compatible chat-completions endpoint) and `agent` (a connected MCP agent answers judge tasks). This package imports nothing from `vault/` and writes nothing.
 """
 
 from __future__ import annotations
@@ -51,6 +51,12 @@ def _lexical_embeddings(_: dict[str, Any]) -> Judge:
     return profile_judge()
 
 
+def _agent(config: dict[str, Any]) -> Judge:
+    from .agent import AgentJudge
+
+    return AgentJudge.from_config(config)
+
+
 def _openai_compat(config: dict[str, Any]) -> Judge:
     from .openai_compat import OpenAICompatJudge
 
@@ -60,5 +66,6 @@ def _openai_compat(config: dict[str, Any]) -> Judge:
 register_judge("lexical", _lexical)
 register_judge("lexical_embeddings", _lexical_embeddings)  # optional: the `embeddings` extra
 register_judge("openai_compat", _openai_compat)
+register_judge("agent", _agent)  # a connected MCP agent answers judge tasks (agent.py)
 
 __all__ = ["Judge", "JudgeFailed", "JudgeOutput", "UnknownJudge", "get_judge", "judge_names", "register_judge"]

@@ -22,6 +22,8 @@ class JudgeFailed(Exception):
 class JudgeOutput:
     findings: list[Finding]
     confidence: float
+    # who judged, when only the answer tells (the agent judge: the MCP client that answered)
+    info: ValidatorInfo | None = None
 
 
 @runtime_checkable

@@ -17,14 +17,15 @@ from importlib import resources
 from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, Field, ValidationError
+from pydantic import BaseModel, Field, ValidationError, field_validator
 
 from ..llm_client import ChatClient, ChatError
+from ..quotes import MAX_QUOTES, join_quotes
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeFailed, JudgeOutput
 
 NAME = "openai_compat"
-VERSION = "1"
+VERSION = "2"  # 2: several quotes per finding
 MAX_EVIDENCE_CHARS_PER_SOURCE = 12_000
 _FENCE = re.compile(r"^\s*```(?:json)?\s*|\s*```\s*$")
 
@@ -37,8 +38,20 @@ class _LLMFinding(BaseModel):
     claim_id: str = Field(max_length=256)
     verdict: Literal["supported", "unsupported", "contradicted"]
     source_id: str | None = Field(default=None, max_length=256)
-    quote: str = Field(default="", max_length=2000)
+    quotes: list[str] = Field(default_factory=list, max_length=MAX_QUOTES)
+    quote: str = Field(default="", max_length=2000)  # an older answer's single quote
     reason: str = Field(default="", max_length=2000)
+
+    @field_validator("quotes")
+    @classmethod
+    def _bounded(cls, value: list[str]) -> list[str]:
+        if any(len(q) > 2000 for q in value):
+            raise ValueError("a quote is longer than 2000 characters")
+        return value
+
+    def joined_quote(self) -> str:
+        """The quotes as the validator reads them: passages of one page joined by an ellipsis."""
+        return join_quotes([*self.quotes, self.quote] if self.quote and not self.quotes else self.quotes)
 
 
 class _LLMAnswer(BaseModel):
@@ -61,12 +74,12 @@ RESPONSE_SCHEMA: dict[str, Any] = {
             "items": {
                 "type": "object",
                 "additionalProperties": False,
-                "required": ["claim_id", "verdict", "source_id", "quote", "reason"],
+                "required": ["claim_id", "verdict", "source_id", "quotes", "reason"],
                 "properties": {
                     "claim_id": {"type": "string"},
                     "verdict": {"type": "string", "enum": ["supported", "unsupported", "contradicted"]},
                     "source_id": {"type": ["string", "null"]},
-                    "quote": {"type": "string"},
+                    "quotes": {"type": "array", "items": {"type": "string"}, "maxItems": MAX_QUOTES},
                     "reason": {"type": "string"},
                 },
             },
@@ -158,7 +171,7 @@ class OpenAICompatJudge:
                         claim_id=f.claim_id,
                         verdict=f.verdict,
                         source_id=f.source_id,
-                        quote=f.quote,
+                        quote=f.joined_quote(),
                         reason=f.reason,
                     )
                     for f in answer.findings

@@ -1,0 +1,108 @@
+"""Finding a judge's quote in the fetched text of the source it names: the first half of the quote gate.
+
+A model's reading is an opinion; the quote is its proof, and only a quote that is word for word
+in the page counts. "Word for word" forgives what a copy changes without changing the words: both
+sides are compared after the same normalization, character by character —
+
+- NFKC (fullwidth letters and digits, compatibility forms), then case folding;
+- every quotation mark and Japanese quote bracket dropped (“ ” " ' ‘ ’ 「 」 『 』 « » …), so a
+  model that adds or straightens quotes still matches;
+- every dash and minus made "-", the wave dash made "~";
+- every space, line break, tab, zero-width character and soft hyphen dropped, so a quote may
+  cross a sentence or line break of the extracted text, and Japanese (written without spaces)
+  is compared the same way as English.
+
+An ellipsis inside a quote ("… ", "...") splits it into pieces, each of which must be found on its
+own. A piece shorter than `MIN_QUOTE_CHARS` normalized characters proves nothing (a few common
+words are on every page) and is not accepted. A found quote is recorded with its character
+offsets [start, end) in the source's text, which is the evidence snapshot's text, so the record
+points at the page's own words.
+"""
+
+from __future__ import annotations
+
+import functools
+import re
+import unicodedata
+from dataclasses import dataclass
+
+MIN_QUOTE_CHARS = 8
+MAX_QUOTES = 8
+
+_DROP = frozenset(
+    "\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d\u300e\u300f\u301d\u301e\u301f"
+    "\u00ad\u200b\u200c\u200d\u2060\ufeff"
+)
+_DASHES = frozenset("\u2010\u2011\u2012\u2013\u2014\u2015\u2212\u2e3a\u2e3b\ufe58\ufe63\uff0d")
+_WAVES = frozenset("\u301c\u3030\uff5e")
+_ELLIPSIS = re.compile(r"\u2026|\.{3,}|\u22ef")
+
+
+@functools.lru_cache(maxsize=8192)
+def _fold(ch: str) -> str:
+    """One original character as the normalized characters it stands for (possibly none)."""
+    if ch in _DROP or ch.isspace():
+        return ""
+    if ch in _DASHES:
+        return "-"
+    if ch in _WAVES:
+        return "~"
+    out = []
+    for c in unicodedata.normalize("NFKC", ch).casefold():
+        if c in _DROP or c.isspace():
+            continue
+        out.append("-" if c in _DASHES else "~" if c in _WAVES else c)
+    return "".join(out)
+
+
+def normalize(text: str) -> str:
+    return "".join(_fold(ch) for ch in text)
+
+
+@dataclass(frozen=True, slots=True)
+class Located:
+    start: int
+    end: int
+    text: str  # the source's own characters at [start, end)
+
+
+class SourceText:
+    """A source's text, normalized once, with the way back from each normalized character to
+    its offset in the original."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        chars: list[str] = []
+        where: list[int] = []
+        for i, ch in enumerate(text):
+            folded = _fold(ch)
+            if folded:
+                chars.append(folded)
+                where.extend([i] * len(folded))
+        self.normalized = "".join(chars)
+        self._where = where
+
+    def find(self, piece: str) -> Located | None:
+        wanted = normalize(piece)
+        if len(wanted) < MIN_QUOTE_CHARS:
+            return None
+        at = self.normalized.find(wanted)
+        if at < 0:
+            return None
+        start = self._where[at]
+        end = self._where[at + len(wanted) - 1] + 1
+        return Located(start, end, self.text[start:end])
+
+
+def pieces(quote: str) -> list[str]:
+    """A quote's pieces: the parts between ellipses, stripped, empty parts left out."""
+    return [p.strip() for p in _ELLIPSIS.split(quote) if normalize(p)]
+
+
+def join_quotes(quotes: list[str]) -> str:
+    """Several passages of one page as one quote the gate splits again."""
+    return " \u2026 ".join(q.strip() for q in quotes if q.strip())
+
+
+def too_short(piece: str) -> bool:
+    return len(normalize(piece)) < MIN_QUOTE_CHARS

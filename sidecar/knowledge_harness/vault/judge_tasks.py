@@ -1,0 +1,220 @@
+"""Judge tasks: claims waiting for an agent's judgment, kept in `.harness/judge-tasks/`.
+
+Validating or planning with the `agent` judge (`kh validate`, `kh batch plan`, `kh serve`) posts
+a task here and waits; an MCP agent takes it through `kh mcp VAULT` or `/mcp` — usually another
+process — reads the evidence and answers. Files are the meeting point because the waiting
+process and the MCP server are rarely the same one. A task is two files: `<id>.json` (its
+state, small, replaced atomically at each step) and `<id>.evidence.json` (the texts, written
+once). Every change of state holds an exclusive flock on `judge-tasks/lock`, so two agents never
+take the same task. The vault's writer lock is not used: a batch plan holds it while it waits.
+
+States: `open` → `taken` (by one agent: its client name and version, and the pid of the process
+serving it) → `answered`; `open` or `taken` → `expired` when the waiting side gives up or is gone
+(an answer after that is refused: nobody reads it). A `taken` task whose serving process is gone
+(a `kh mcp` agent that disconnected) is `open` again for another agent.
+
+Agents that ask for judge tasks are remembered in `agents.json` (name, version, how, last seen),
+so that a waiting validation can say whether any agent has been around at all.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator, Mapping
+from pathlib import Path
+from typing import Any
+
+from ..core.clock import now_utc_z
+from ..errors import NotFound, SubmissionRefused
+from .atomic import atomic_write, pretty_json
+from .paths import Vault
+
+FOLDER = "judge-tasks"
+KEEP_SECONDS = 24 * 3600  # finished tasks are deleted a day after their deadline
+_AGENTS = "agents.json"
+
+
+def pid_alive(pid: object) -> bool:
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+class JudgeTaskStore:
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self.root = vault.harness_dir / FOLDER
+
+    @contextlib.contextmanager
+    def _locked(self) -> Iterator[None]:
+        self.root.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(fd, fcntl.LOCK_UN)
+        finally:
+            os.close(fd)
+
+    def _path(self, task_id: str) -> Path:
+        if not task_id.startswith("jt-") or not task_id[3:].replace("-", "").isalnum():
+            raise NotFound(f"No judge task {task_id!r}.", detail={"task_id": task_id})
+        return self.root / f"{task_id}.json"
+
+    def _write(self, task: Mapping[str, Any]) -> None:
+        atomic_write(self._path(str(task["task_id"])), pretty_json(dict(task)), durable=False)
+
+    def read(self, task_id: str) -> dict[str, Any]:
+        try:
+            data: dict[str, Any] = json.loads(self._path(task_id).read_bytes())
+        except FileNotFoundError:
+            raise NotFound(f"No judge task {task_id!r}.", detail={"task_id": task_id}) from None
+        return data
+
+    def evidence(self, task_id: str) -> dict[str, str]:
+        self.read(task_id)
+        try:
+            texts: dict[str, str] = json.loads((self.root / f"{task_id}.evidence.json").read_bytes())
+        except FileNotFoundError:
+            raise NotFound(f"The judge task {task_id!r} has no evidence.", detail={"task_id": task_id}) from None
+        return texts
+
+    def post(self, task: dict[str, Any], texts: Mapping[str, str]) -> str:
+        """Store a new open task (its `task_id` chosen here) and its evidence texts."""
+        now = time.time()
+        task_id = f"jt-{int(now * 1000):x}-{os.urandom(4).hex()}"
+        task = {**task, "task_id": task_id, "state": "open", "created": now, "created_at": now_utc_z()}
+        task.setdefault("waiter_pid", os.getpid())
+        with self._locked():
+            self._prune(now)
+            atomic_write(self.root / f"{task_id}.evidence.json", pretty_json(dict(texts)), durable=False)
+            self._write(task)
+        return task_id
+
+    def _tasks(self) -> list[dict[str, Any]]:
+        tasks = []
+        for entry in sorted(self.root.glob("jt-*.json")):
+            if entry.name.endswith(".evidence.json"):
+                continue
+            with contextlib.suppress(OSError, ValueError):
+                tasks.append(json.loads(entry.read_bytes()))
+        return sorted(tasks, key=lambda t: (float(t.get("created", 0)), str(t.get("task_id"))))
+
+    def _refresh(self, task: dict[str, Any], now: float) -> dict[str, Any]:
+        """A task as it really stands: expired past its deadline or when its waiter is gone, open
+        again when the agent that took it is gone. Written back when that changed it."""
+        state = task.get("state")
+        if state in ("open", "taken"):
+            if now > float(task.get("deadline", 0)) or not pid_alive(task.get("waiter_pid")):
+                task = {**task, "state": "expired", "expired_at": now_utc_z(), "expired_why": "nobody waits for it"}
+                self._write(task)
+            elif state == "taken" and not pid_alive((task.get("taken_by") or {}).get("pid")):
+                lost = task.get("taken_by")
+                task = {**task, "state": "open", "taken_by": None, "released": [*task.get("released", []), lost]}
+                self._write(task)
+        return task
+
+    def take(self, agent: Mapping[str, Any], task_id: str | None = None) -> dict[str, Any] | None:
+        """The oldest open task (or `task_id`), now taken by `agent`; None when there is none."""
+        now = time.time()
+        with self._locked():
+            self._seen(agent, now)
+            candidates = [self.read(task_id)] if task_id else self._tasks()
+            for task in candidates:
+                task = self._refresh(task, now)
+                if task.get("state") != "open":
+                    continue
+                taken = {**task, "state": "taken", "taken_by": {**agent, "pid": os.getpid(), "at": now_utc_z()}}
+                self._write(taken)
+                return taken
+        return None
+
+    def held_by(self, task_id: str, agent: Mapping[str, Any]) -> dict[str, Any]:
+        """The task, when `agent` (this process's client) has taken it and may still answer."""
+        with self._locked():
+            task = self._refresh(self.read(task_id), time.time())
+        self._check_holder(task, agent)
+        return task
+
+    def _check_holder(self, task: Mapping[str, Any], agent: Mapping[str, Any]) -> None:
+        state = task.get("state")
+        taker = task.get("taken_by") or {}
+        if state == "expired":
+            raise SubmissionRefused(
+                f"The judge task {task['task_id']} has expired: the validation stopped waiting for it; nothing is recorded.",
+                detail={"task_id": task["task_id"], "reasons": ["expired"]},
+            )
+        if state == "answered":
+            raise SubmissionRefused(
+                f"The judge task {task['task_id']} is already answered.",
+                detail={"task_id": task["task_id"], "reasons": ["already_answered"]},
+            )
+        if state != "taken" or taker.get("pid") != os.getpid() or taker.get("name") != agent.get("name"):
+            raise SubmissionRefused(
+                f"The judge task {task['task_id']} is not taken by this agent; take it with judge_next_task first.",
+                detail={"task_id": task["task_id"], "reasons": ["not_taken_by_you"]},
+            )
+
+    def answer(self, task_id: str, agent: Mapping[str, Any], answer: Mapping[str, Any]) -> dict[str, Any]:
+        now = time.time()
+        with self._locked():
+            self._seen(agent, now)
+            task = self._refresh(self.read(task_id), now)
+            self._check_holder(task, agent)
+            task = {**task, "state": "answered", "answer": dict(answer), "answered_at": now_utc_z()}
+            self._write(task)
+        return task
+
+    def expire(self, task_id: str, why: str) -> dict[str, Any]:
+        """The waiting side gives up; an answered task stays answered."""
+        with self._locked():
+            task = self.read(task_id)
+            if task.get("state") in ("open", "taken"):
+                task = {**task, "state": "expired", "expired_at": now_utc_z(), "expired_why": why}
+                self._write(task)
+        return task
+
+    def poll(self, task_id: str) -> dict[str, Any]:
+        """The task as it stands, with a taker that is gone released (for the waiting side)."""
+        with self._locked():
+            return self._refresh(self.read(task_id), time.time())
+
+    def _seen(self, agent: Mapping[str, Any], now: float) -> None:
+        path = self.root / _AGENTS
+        try:
+            seen: dict[str, Any] = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            seen = {}
+        key = f"{agent.get('name')} {agent.get('client_version') or ''}".strip()
+        seen[key] = {**agent, "pid": os.getpid(), "last_seen": now, "last_seen_at": now_utc_z()}
+        seen = dict(sorted(seen.items(), key=lambda kv: -float(kv[1].get("last_seen", 0)))[:20])
+        atomic_write(path, pretty_json(seen), durable=False)
+
+    def agents_seen(self, within_seconds: float) -> list[dict[str, Any]]:
+        """Agents that asked for judge tasks lately, the most recent first."""
+        try:
+            seen: dict[str, Any] = json.loads((self.root / _AGENTS).read_bytes())
+        except (OSError, ValueError):
+            return []
+        now = time.time()
+        recent = [a for a in seen.values() if now - float(a.get("last_seen", 0)) <= within_seconds]
+        return sorted(recent, key=lambda a: -float(a.get("last_seen", 0)))
+
+    def _prune(self, now: float) -> None:
+        for task in self._tasks():
+            if now - float(task.get("deadline", now)) > KEEP_SECONDS:
+                for name in (f"{task['task_id']}.json", f"{task['task_id']}.evidence.json"):
+                    with contextlib.suppress(OSError):
+                        (self.root / name).unlink()
