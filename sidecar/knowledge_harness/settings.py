@@ -37,8 +37,9 @@ def require_loopback(host: str) -> str:
         address = ipaddress.ip_address(host.strip("[]"))
     except ValueError as exc:
         raise InputError(f"Refusing to listen on {host!r}: only 127.0.0.1 or ::1 are allowed.") from exc
-    if not address.is_loopback:
-        raise InputError(f"Refusing to listen on {host}: only loopback (127.0.0.1 or ::1) is allowed.")
+    if str(address) not in ("127.0.0.1", "::1"):
+        # 127.0.0.2 is loopback too, but the Host check, the plugin and the docs know only these two
+        raise InputError(f"Refusing to listen on {host}: only 127.0.0.1 or ::1 (loopback) are allowed.")
     return str(address)
 
 

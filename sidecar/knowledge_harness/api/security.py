@@ -24,6 +24,8 @@ MCP_PATHS = frozenset({"/mcp", "/mcp/"})
 # The ASGI scope key holding which credential matched: "person" or "agent" (api/deps.py reads it).
 AUTH_SCOPE_KEY = "knowledge_harness.auth_scope"
 LOOPBACK_NAMES = frozenset({"127.0.0.1", "localhost", "[::1]"})
+# A request's header fields (their total size is bounded per connection: api/connections.py).
+MAX_HEADERS = 100
 CORS_METHODS = "GET, POST, PUT, DELETE, OPTIONS"
 CORS_HEADERS = "Authorization, Content-Type, Mcp-Session-Id, Mcp-Protocol-Version"
 
@@ -38,6 +40,14 @@ async def send_error(send: Send, error: HarnessError, extra_headers: list[tuple[
     if isinstance(error, Unauthorized):
         headers.append((b"www-authenticate", b"Bearer"))
     await send({"type": "http.response.start", "status": error.http_status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+async def _send_too_many_headers(send: Send, count: int) -> None:
+    message = f"The request has {count} header fields; at most {MAX_HEADERS} are read."
+    body = json.dumps({"error": {"code": "headers_too_large", "message": message, "detail": None}}).encode()
+    headers = [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())]
+    await send({"type": "http.response.start", "status": 431, "headers": headers})
     await send({"type": "http.response.body", "body": body})
 
 
@@ -72,9 +82,13 @@ class SecurityMiddleware:
         if host_header.startswith("["):
             close = host_header.find("]")
             host, rest = host_header[: close + 1], host_header[close + 1 :]
-            port = rest[1:] if rest.startswith(":") else ""
         else:
-            host, _, port = host_header.partition(":")
+            host, sep, port = host_header.partition(":")
+            rest = sep + port
+        # nothing but ":PORT" may follow the name: `[::1]junk` or `127.0.0.1:x` is not this server
+        if rest and not (rest.startswith(":") and rest[1:].isdigit() and rest[1:].isascii()):
+            return False
+        port = rest[1:]
         if host.lower() not in LOOPBACK_NAMES:
             return False
         expected = self.port_ref.port
@@ -98,7 +112,11 @@ class SecurityMiddleware:
         # One pass over the headers; the first occurrence of each counts, as in Starlette's Headers.get.
         origin = host = authorization = declared = None
         chunked = False
-        for key, value in scope.get("headers", []):
+        headers = scope.get("headers", [])
+        if len(headers) > MAX_HEADERS:
+            await _send_too_many_headers(send, len(headers))
+            return
+        for key, value in headers:
             name = bytes(key).lower()
             if name == b"origin":
                 origin = bytes(value).decode("latin-1") if origin is None else origin

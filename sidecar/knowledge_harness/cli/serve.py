@@ -144,6 +144,7 @@ def serve(
     import uvicorn
 
     from ..api.app import create_app
+    from ..api.connections import KEEP_ALIVE_SECONDS, MAX_HEAD_BYTES, bounded_protocol, default_limits
     from ..api.context import AppContext
     from ..trust.batch import recover_quietly
 
@@ -170,6 +171,7 @@ def serve(
 
     # loop/http "auto": uvloop and httptools (uvicorn[standard]) when installed, else asyncio and h11.
     # No proxy in front of a loopback sidecar: X-Forwarded-* are never trusted.
+    # The HTTP protocol bounds idle and half-sent connections and request heads (api/connections.py).
     config = uvicorn.Config(
         app,
         host=bind,
@@ -178,8 +180,10 @@ def serve(
         lifespan="on",
         access_log=False,
         loop="auto",
-        http="auto",
+        http=bounded_protocol(default_limits()),
         proxy_headers=False,
+        timeout_keep_alive=KEEP_ALIVE_SECONDS,
+        h11_max_incomplete_event_size=MAX_HEAD_BYTES,
     )
     server = _server(config, on_started)
 
