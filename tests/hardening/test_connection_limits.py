@@ -1,7 +1,9 @@
-"""Red-team item 4: about 1,100 idle sockets opened without a token kept the plugin offline, and a
-tokenless 100 MB header stalled `/health`. uvicorn with the sidecar's bounded protocol
-(api/connections.py), in process with short limits, and the real `kh serve` at a low fd limit.
-The 1,100-socket flood at the default limit of 1,024 runs under `make fuzz`."""
+"""Red-team items 4 and 5: about 1,100 idle sockets opened without a token kept the plugin offline,
+a tokenless 100 MB header stalled `/health`, and 256 MCP `initialize` calls with the agent token
+locked every other MCP client out (503) for up to 30 minutes. uvicorn with the sidecar's bounded
+protocol (api/connections.py) in process with short limits; the real `kh serve` at a low fd
+limit, flooded with sockets and with MCP sessions (api/mcp_sessions.py), then used by the
+official MCP client. The 1,100-socket flood at the default limit of 1,024 runs under `make fuzz`."""
 
 from __future__ import annotations
 
@@ -17,13 +19,18 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
+import httpx2
 import pytest
 import uvicorn
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from mcp_types import Implementation
 
 from knowledge_harness.api.connections import ConnectionLimits, bounded_protocol
 
-from ..conftest import Sidecar, start_sidecar, stop_sidecar
+from ..conftest import Sidecar, copy_example_vault, start_sidecar, stop_sidecar
 
 LIMITS = ConnectionLimits(head_timeout=0.5, max_head_bytes=8 * 1024, max_connections=20)
 
@@ -146,19 +153,67 @@ def flood(sidecar: Sidecar, count: int) -> tuple[int, float]:
             s.close()
 
 
-def test_idle_sockets_past_the_fd_limit_leave_health_and_the_person_answering(example_vault: Path) -> None:
-    sidecar = _serve_with_fd_limit(example_vault, 256)
+@pytest.fixture(scope="module")
+def limited(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
+    """`kh serve` on a copy of examples/vault at a file-descriptor limit of 256."""
+    sidecar = _serve_with_fd_limit(copy_example_vault(tmp_path_factory.mktemp("limited") / "vault"), 256)
     try:
-        status, _ = flood(sidecar, 400)
-        assert status == 200
-        with sidecar.client() as client:
-            assert client.get("/v1/trust/audit").status_code == 200
-            many = {f"X-H{i}": "v" for i in range(101)}
-            assert client.get("/health", headers=many).status_code == 431
-            assert client.get("/health", headers={"Host": "[::1]junk"}).status_code == 421
-            assert client.get("/health", headers={"Host": f"127.0.0.1:{sidecar.port}x"}).status_code == 421
+        yield sidecar
     finally:
         stop_sidecar(sidecar)
+
+
+def test_idle_sockets_past_the_fd_limit_leave_health_and_the_person_answering(limited: Sidecar) -> None:
+    status, _ = flood(limited, 400)
+    assert status == 200
+    with limited.client() as client:
+        assert client.get("/v1/trust/audit").status_code == 200
+        many = {f"X-H{i}": "v" for i in range(101)}
+        assert client.get("/health", headers=many).status_code == 431
+        assert client.get("/health", headers={"Host": "[::1]junk"}).status_code == 421
+        assert client.get("/health", headers={"Host": f"127.0.0.1:{limited.port}x"}).status_code == 421
+
+
+INITIALIZE = {
+    "jsonrpc": "2.0",
+    "id": 1,
+    "method": "initialize",
+    "params": {"protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "flood", "version": "1"}},
+}
+MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
+
+
+def _tools(sidecar: Sidecar) -> list[str]:
+    """The official MCP client, with the agent token: initialize and list the tools."""
+
+    async def run() -> list[str]:
+        headers = {"Authorization": f"Bearer {sidecar.agent_token}"}
+        async with (
+            httpx2.AsyncClient(headers=headers, timeout=30) as http,
+            streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
+            ClientSession(streams[0], streams[1], client_info=Implementation(name="after-flood", version="1")) as mcp,
+        ):
+            await mcp.initialize()
+            return [t.name for t in (await mcp.list_tools()).tools]
+
+    return anyio.run(run)
+
+
+def test_an_agent_flooding_initialize_evicts_its_own_idle_sessions_not_other_clients(limited: Sidecar) -> None:
+    headers = {**MCP_HEADERS, "Authorization": f"Bearer {limited.agent_token}"}
+    with httpx.Client(base_url=limited.url, headers=headers, timeout=10) as client:
+        first = client.post("/mcp", json=INITIALIZE)
+        assert first.status_code == 200, first.text
+        first_id = first.headers["mcp-session-id"]
+        with client.stream("GET", "/mcp", headers={"mcp-session-id": first_id}) as held:  # a request in flight
+            assert held.status_code == 200
+            second = client.post("/mcp", json=INITIALIZE).headers["mcp-session-id"]
+            codes = [client.post("/mcp", json=INITIALIZE).status_code for _ in range(300)]
+            assert codes == [200] * 300  # before: 503 from the 256th on, for 30 minutes
+            ping = {"jsonrpc": "2.0", "id": 2, "method": "ping"}
+            assert client.post("/mcp", json=ping, headers={"mcp-session-id": second}).status_code == 404  # evicted
+            assert client.post("/mcp", json=ping, headers={"mcp-session-id": first_id}).status_code == 200  # busy: kept
+    assert "harness_next_task" in _tools(limited)  # another client still gets in
 
 
 @pytest.mark.fuzz

@@ -20,6 +20,7 @@ from ..index.query import warm_search_in_background
 from ..settings import Settings
 from .context import AppContext
 from .mcp import build_mcp
+from .mcp_sessions import SessionLimiter
 from .messages import localized_body
 from .openapi import envelope_openapi
 from .routes import ROUTERS
@@ -106,7 +107,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
 
     for router in ROUTERS:
         app.include_router(router)
-    app.mount("/", _only_mcp_path(mcp_app))
+    app.mount("/", _only_mcp_path(SessionLimiter(mcp_app, mcp.session_manager)))  # api/mcp_sessions.py
 
     app.state.port_ref = PortRef(settings.port or None)
     app.add_middleware(
