@@ -23,7 +23,7 @@ def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
     with local_site(tmp_path / "site") as site:
         use_machine_config(monkeypatch, tmp_path, f'[evidence]\nallow_private_hosts = ["{site}"]\n')
         root = write_plain_vault(tmp_path / "vault", site)
-        subprocess.run([KH, "init", str(root), "--write"], check=True, capture_output=True)
+        assert run_at_terminal([KH, "init", str(root), "--write"], [], env=dict(os.environ)).exit_code == 0
         yield root
 
 

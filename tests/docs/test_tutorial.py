@@ -65,6 +65,11 @@ def test_the_tutorial_takes_a_plain_vault_to_its_first_l2_note(
             assert run.record["run_status"] == "SUCCEEDED" and run.record["result"] == "APPLIED"
             outputs.append(run.screen)
             continue
+        if "--write" in block:  # kh init --write: the person's action, at a terminal
+            typed = run_at_terminal(["/bin/bash", "-euo", "pipefail", "-c", f"cd {REPO} && {block}"], [], env=env)
+            assert typed.exit_code == 0, (block, typed.screen)
+            outputs.append(typed.screen)
+            continue
         done = subprocess.run(
             ["/bin/bash", "-euo", "pipefail", "-c", block],
             cwd=REPO,

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from ..conftest import KH
+from ..conftest import KH, start_sidecar, stop_sidecar
 from ..support.evidence_site import EvidenceSite
 
 REQUEST = "---\nharness: request\n---\n# Request\n\nWrite a short post about Mount Fuji.\n"
@@ -130,3 +130,20 @@ def test_a_dry_run_that_fetched_a_page_it_cannot_keep_says_so(tmp_path: Path) ->
             assert _state(root) == before
     finally:
         site.stop()
+
+
+def test_recording_an_audit_on_a_read_only_vault_answers_507(tmp_path: Path) -> None:
+    """Red-team item 6: `GET /v1/trust/audit?record=true` answered 500 with a traceback there."""
+    with _read_only(tmp_path, _fill) as root:
+        before = _state(root)
+        sidecar = start_sidecar(root)
+        try:
+            with sidecar.client() as client:
+                assert client.get("/v1/trust/audit").status_code == 200
+                recorded = client.get("/v1/trust/audit", params={"record": "true"})
+                assert recorded.status_code == 507, recorded.text
+                assert recorded.json()["error"]["code"] == "not_writable"
+                assert client.get("/health").status_code == 200
+        finally:
+            stop_sidecar(sidecar)
+        assert _state(root) == before

@@ -11,6 +11,7 @@ import typer
 
 from ..trust.onboarding import InitReport, inspect_vault, write_proposal
 from ..vault.paths import Vault
+from .terminal import person_at_terminal
 
 
 def render(report: InitReport, vault: Path | None = None) -> str:
@@ -49,7 +50,12 @@ def init(
     ] = False,
     as_json: Annotated[bool, typer.Option("--json", help="Print the report as JSON.")] = False,
 ) -> None:
-    """Why the audit counts what it counts on this vault, and a [keywords] rule that would count the notes with sources."""
+    """Why the audit counts what it counts on this vault, and a [keywords] rule that would count the notes with sources.
+
+    --write changes the vault's policy: like its REST door (person token only) it needs the
+    person, here at an interactive terminal; from a script or an agent's shell it is refused."""
+    if write:
+        person_at_terminal("kh init --write")
     handle = Vault.open(vault)
     report = inspect_vault(handle)
     typer.echo(

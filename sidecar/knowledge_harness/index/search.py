@@ -22,6 +22,7 @@ incoming-link texts rewritten. The pipeline builds the same layer in memory over
 from __future__ import annotations
 
 import bisect
+import contextlib
 import hashlib
 import json
 import math
@@ -41,6 +42,7 @@ from typing import Any
 import platformdirs
 
 from ..core.text import name_key, normalize, query_weights, tokenize
+from ..errors import InputError
 from ..vault.note import markdown_lines
 from ..vault.paths import Vault
 from .build import heading_tree
@@ -361,7 +363,7 @@ class SearchLayer:
     def __init__(self, location: Path | None = None) -> None:
         self.location = location
         if location is not None:
-            location.parent.mkdir(mode=0o700, parents=True, exist_ok=True)  # it holds the notes' words
+            _private_files(location)  # it holds the notes' words
         self.db = sqlite3.connect(str(location) if location else ":memory:", check_same_thread=False, timeout=60)
         self.lock = threading.RLock()
         with self.lock:
@@ -1205,6 +1207,26 @@ def prune_layers(folder: Path, keep: Path) -> list[Path]:
             Path(f"{other}{suffix}").unlink(missing_ok=True)
         removed.append(other)
     return removed
+
+
+def _private_files(location: Path) -> None:
+    """The layer's folder 0700 and its files 0600, also when they already exist more open (a
+    shared KH_SEARCH_CACHE, an old 0755 folder): SQLite gives -wal/-shm the database's mode."""
+    folder = location.parent
+    folder.mkdir(mode=0o700, parents=True, exist_ok=True)
+    if not hasattr(os, "getuid"):  # Windows: the user's profile folder is private already
+        return
+    if folder.stat().st_uid != os.getuid():
+        raise InputError(
+            f"The search cache folder {folder} belongs to another user; set KH_SEARCH_CACHE to a folder of yours."
+        )
+    if folder.stat().st_mode & 0o077:
+        folder.chmod(0o700)
+    os.close(os.open(location, os.O_RDWR | os.O_CREAT, 0o600))
+    for suffix in ("", "-wal", "-shm"):
+        with contextlib.suppress(FileNotFoundError):
+            if Path(f"{location}{suffix}").stat().st_mode & 0o077:
+                Path(f"{location}{suffix}").chmod(0o600)
 
 
 def _cache_folder() -> str:

@@ -40,6 +40,7 @@ from ..core.memory import freeze_long_lived
 from ..errors import InputError
 from ..machine_config import MachineConfig, load_machine_config
 from ..vault.catalog import NoteCatalog
+from ..vault.lock import not_writable
 from ..vault.note import Note
 from ..vault.paths import NoteFile, ScanProblem
 from ..vault.references import is_evidence_url
@@ -727,7 +728,10 @@ def record_audit(catalog: NoteCatalog, report: AuditReport) -> str:
         "disputed": len(report.disputed),
         "errors": len(report.errors),
     }
-    path = append_jsonl(catalog.vault, AUDITS_FILE, summary)
+    try:
+        path = append_jsonl(catalog.vault, AUDITS_FILE, summary)
+    except OSError as exc:  # a read-only vault: 507 / one line, never a traceback
+        raise not_writable(catalog.vault, catalog.vault.harness_dir / AUDITS_FILE, exc, "audit record") from None
     return path.relative_to(catalog.vault.root.resolve()).as_posix()
 
 

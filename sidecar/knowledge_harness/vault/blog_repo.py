@@ -316,7 +316,10 @@ class BlogRepo:
             name = rel.rsplit("/", 1)[-1]
             if not name.endswith((".rst", ".md")):
                 continue
-            data = self.file_at(base, rel) or b""
+            try:
+                data = self.file_at(base, rel) or b""
+            except PathRejected:  # a name no path of ours may hold (a backslash…): not an article
+                continue
             text = data.decode("utf-8", "replace")
             dated = _DATED.match(name)
             post_date = _POST_DATE.search(text)

@@ -34,6 +34,7 @@ from ...trust.audit import (
     run_audit,
     stale_report,
 )
+from ...vault.lock import ensure_writable
 from ..deps import Ctx
 from ..openapi import ErrorInfo
 
@@ -58,6 +59,8 @@ async def get_audit(
     record: Annotated[bool, Query(description="Append a summary line to .harness/audits.jsonl.")] = False,
 ) -> Response:
     arrived = time.monotonic_ns()  # requests queued behind a running audit share the next one
+    if record:
+        ensure_writable(ctx.vault, "audit record")  # a read-only vault: 507 before the audit runs
 
     def audit() -> bytes:
         policy = current_policy(ctx.vault.root)
