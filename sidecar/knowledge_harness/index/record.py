@@ -99,6 +99,7 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     text = note.text if note.text else decode_text(raw)
     error = note.problem.as_dict() if note.problem else None
     flat: list[tuple[int, str, int]] = []
+    heading_count = 0
     links: list[RawLink] = []
     inline_tags: list[str] = []
     external: list[str] = []
@@ -112,16 +113,22 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
         line_count = structure.line_count
         body_start = structure.body_start_line
         parser = structure.scanner
+        heading_count = len(structure.headings)
         flat = [(h.level, h.title, h.line) for h in structure.headings]
         body = mask_code(lines, structure.code_lines, body_start)
+        del structure  # its 1.5 M FlatHeadings in a heading bomb: gone before the links are read
         links, inline_tags, external = extract(body, body_start)
-    headings = heading_tree(flat, line_count)
+        del body
     first = flat[0][2] if flat else line_count + 1
     preamble = None
     if first > body_start and text is not None:
         lines_pre = lines[body_start - 1 : first - 1]
         if any(line.strip() for line in lines_pre):
             preamble = {"line": body_start, "end_line": first - 1}
+    # a heading bomb (1.5 M headings): the lines and the flat list go before the tree is made
+    del lines
+    headings = heading_tree(flat, line_count)
+    del flat
     tags = sorted({t.lstrip("#") for t in property_list(props.get("tags")) if t.lstrip("#")} | set(inline_tags))
     aliases = alias_list(props.get("aliases", props.get("alias")))
     type_ = props.get("type")
@@ -133,7 +140,7 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
         "tags": tags,
         "aliases": sorted(set(aliases)),
         "headings": headings,
-        "heading_count": len(flat),
+        "heading_count": heading_count,
         "top_headings": [h["title"] for h in headings[:MAX_TOP_HEADINGS]],
         "heading_titles": _heading_titles(headings),
         "preamble": preamble,
