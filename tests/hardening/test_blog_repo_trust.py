@@ -6,7 +6,6 @@ each append a line to a marker file, and a bare remote it fetches from and pushe
 
 from __future__ import annotations
 
-import os
 import stat
 import subprocess
 from pathlib import Path
@@ -19,9 +18,8 @@ from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.vault.blog_repo import BlogRepo, _safe_config_env
 from knowledge_harness.vault.paths import Vault
 
-from ..conftest import KH, use_machine_config
+from ..conftest import use_machine_config
 from ..support.part2_support import git, make_blog
-from ..support.pipeline_helpers import request_note, write_note
 
 HOOKS = ("reference-transaction", "pre-push", "post-checkout", "pre-commit", "post-update", "pre-receive")
 
@@ -108,26 +106,6 @@ def _pipeline_toml(vault: Path, text: str) -> None:
     (vault / ".harness" / "pipeline.toml").write_text(text, encoding="utf-8")
 
 
-def test_a_vault_naming_an_unregistered_repository_is_refused_naming_the_machine_setting(
-    tmp_path: Path, example_vault: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    blog, marker = booby_trapped_blog(tmp_path)
-    config = use_machine_config(monkeypatch, tmp_path, "")
-    _pipeline_toml(example_vault, f'[blog]\nrepo = "{blog.as_posix()}"\n')
-    write_note(example_vault, "Requests/依頼.md", request_note("YAML の真偽値は？"))
-    env = {**os.environ, "KH_CONFIG": str(config)}
-    proc = subprocess.run(
-        [str(KH), "pipeline", "capture", str(example_vault), "Requests/依頼.md"],
-        capture_output=True,
-        text=True,
-        env=env,
-    )
-    assert proc.returncode == 2 and "Traceback" not in proc.stderr  # a usage error: nothing ran
-    assert "[blogs.NAME] repo" in proc.stderr and str(config) in proc.stderr, proc.stderr
-    assert not marker.exists()
-    assert git(blog, "branch", "--format=%(refname:short)").split() == ["main"]
-
-
 @pytest.mark.parametrize("key, value", [("remote", '"origin"'), ("pull_request", '"gh"')])
 def test_a_vault_may_not_choose_the_remote_or_the_pull_request_tool(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, key: str, value: str
@@ -162,14 +140,17 @@ def test_a_vault_names_a_registered_blog_and_gets_the_machines_remote_and_tool(
         load_config(vault / ".harness")
 
 
-def test_the_pipeline_refuses_before_touching_an_unregistered_blog(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+def test_a_copy_of_the_example_vault_naming_an_unregistered_repository_runs_no_hook_and_is_refused(
+    tmp_path: Path, example_vault: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     blog, marker = booby_trapped_blog(tmp_path)
-    use_machine_config(monkeypatch, tmp_path, "")
-    vault = tmp_path / "v"
-    write_note(vault, "Notes/a.md", "# a\n")
-    _pipeline_toml(vault, f'[blog]\nrepo = "{blog.as_posix()}"\npull_request = "none"\n')
-    with pytest.raises(InputError, match="machine configuration"):
-        _ = Pipeline(Vault.open(vault)).config
+    config = use_machine_config(monkeypatch, tmp_path, "")
+    _pipeline_toml(example_vault, f'[blog]\nrepo = "{blog.as_posix()}"\nremote = "origin"\npull_request = "gh"\n')
+    with pytest.raises(InputError, match="machine configuration") as refused:
+        Pipeline(Vault.open(example_vault)).capture_note("Requests/メタデータ限定更新の記事.md")
+    assert "[blogs.NAME]" in refused.value.message and str(config) in refused.value.message
+    _pipeline_toml(example_vault, f'[blog]\nrepo = "{blog.as_posix()}"\n')
+    with pytest.raises(InputError, match=r"\[blogs\.NAME\] repo"):
+        _ = Pipeline(Vault.open(example_vault)).config
     assert not marker.exists()
+    assert git(blog, "branch", "--format=%(refname:short)").split() == ["main"]

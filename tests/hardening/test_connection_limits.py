@@ -32,7 +32,7 @@ from knowledge_harness.api.connections import ConnectionLimits, bounded_protocol
 
 from ..conftest import Sidecar, copy_example_vault, start_sidecar, stop_sidecar
 
-LIMITS = ConnectionLimits(head_timeout=0.5, max_head_bytes=8 * 1024, max_connections=20)
+LIMITS = ConnectionLimits(head_timeout=0.3, max_head_bytes=8 * 1024, max_connections=20)
 
 
 async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
@@ -40,7 +40,7 @@ async def app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     if scope["type"] != "http":
         return
     if scope["path"] == "/slow":
-        await asyncio.sleep(1.0)
+        await asyncio.sleep(0.6)
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
     await send({"type": "http.response.body", "body": b"ok"})
 
@@ -86,7 +86,7 @@ def test_an_idle_socket_and_a_slow_head_are_closed(server: str) -> None:
     slow = _connect(server)
     slow.sendall(b"GET / HTTP/1.1\r\n")
     for _ in range(3):  # one header line now and then, never the end of the head
-        time.sleep(0.2)
+        time.sleep(0.12)
         with contextlib.suppress(OSError):
             slow.sendall(b"X-A: b\r\n")
     assert _closed_within(idle, 2) == b""
