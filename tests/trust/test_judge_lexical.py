@@ -163,13 +163,17 @@ _CANNES = (
 @pytest.mark.parametrize(
     ("claim", "expected"),
     [
-        # the window's "69th" is another number, but the page states the claim's 19 elsewhere
-        ("The film premiered at the Cannes Film Festival in France on 19 May.", "supported"),
+        # the window's "69th" is another number, not the claim's date: no contradiction; but the page's
+        # 19 May is when it opened in cinemas, not when it premiered: the claim's date is not stated where
+        # the premiere is (judges/binding.py)
+        ("The film premiered at the Cannes Film Festival in France on 19 May.", "unsupported"),
         ("The film premiered at the Cannes Film Festival in France on 21 May.", "contradicted"),
         ("The film premiered at the 70th Cannes Film Festival in France.", "contradicted"),
     ],
 )
-def test_an_english_number_stated_elsewhere_on_the_page_is_not_contradicted(claim: str, expected: str) -> None:
+def test_an_english_number_stated_elsewhere_on_the_page_neither_contradicts_nor_supports(
+    claim: str, expected: str
+) -> None:
     assert LexicalJudge().judge_pair(claim, _CANNES) == expected
 
 
@@ -281,7 +285,8 @@ def test_related_words_count_a_paraphrased_word_as_used() -> None:
 
 def test_related_words_never_stand_in_for_a_name_or_an_identifier() -> None:
     thesaurus = _Thesaurus({"physician": "doctor", "bradford": "leeds", "w3c": "clinic"})
-    absent, _ = gate_counts("The physician opened a small clinic in Bradford in 1901.", _CLINIC, thesaurus)
+    # (Bradford where the page says Leeds would be a contradiction: judges/binding.py)
+    absent, _ = gate_counts("The physician from Bradford opened a small clinic in Leeds in 1901.", _CLINIC, thesaurus)
     assert absent == 1  # Bradford stays absent; physician is read as doctor
     judge = LexicalJudge(related=thesaurus)
     assert judge.judge_pair("The physician opened a small W3C clinic in Leeds in 1901.", _CLINIC) == "unsupported"
