@@ -175,3 +175,21 @@ def test_rest_trend_lists_audits_recorded_over_rest(tmp_path: Path) -> None:
         assert audits[0]["evidence_capable"] == 1
     finally:
         stop_sidecar(running)
+
+
+def test_a_keyword_folder_and_tag_typed_in_nfd_match_notes_named_in_nfc(tmp_path: Path) -> None:
+    import unicodedata
+
+    folder = "用語集/ガイド"  # ガ and ド decompose in NFD, as macOS writes names
+    nfd = unicodedata.normalize("NFD", folder)
+    assert nfd != folder
+    policy_text = (
+        f"[keywords]\nprovenance = false\nfolders = ['{nfd}']\ntags = ['{unicodedata.normalize('NFD', 'データ')}']\n"
+    )
+    vault = build_stage_e_vault(tmp_path / "v", policy=policy_text)
+    (vault / folder).mkdir(parents=True)
+    (vault / folder / "a.md").write_text("# a\n\nSome text.\n", encoding="utf-8")
+    (vault / "tagged.md").write_text("---\ntags: [データ]\n---\n# t\n", encoding="utf-8")
+    policy = load_policy(vault)
+    report = run_audit(NoteCatalog(Vault.open(vault)), policy, today=TODAY)
+    assert report.raw == 2  # the folder's note and the tagged note; nothing else is under the rule
