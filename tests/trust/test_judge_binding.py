@@ -89,3 +89,16 @@ def test_a_value_stated_in_another_sentence_about_something_else_is_not_stated()
 def test_no_sentences_state_nothing() -> None:
     assert bind_claim("The Nile is long.", []) == Binding(False, False, "No evidence sentence to bind the claim to.")
     assert not bind_claim("The Nile is long.", ["", "  "]).states
+
+
+def test_a_value_the_page_writes_elsewhere_counts_only_when_its_sentence_names_no_other() -> None:
+    claim = "The film premiered at the Cannes Film Festival on 19 May."
+    page = "The film premiered at the Cannes Film Festival on 21 May.\nIt opened in cinemas on 19 May."
+    # the sentence that says where it premiered writes another day in that place
+    found = bind_claim(claim, ["The film premiered at the Cannes Film Festival on 21 May."], page=page)
+    assert found.contradicts and "19" in found.reason and "21" in found.reason
+    # a page that names its subject once, then says "he"
+    page = "Ron Bakir is a businessman.\nHe was named Young Entrepreneur of the Year in 2013."
+    found = bind_claim("Bakir was named Young Entrepreneur of the Year in 2013.", [page.splitlines()[1]], page=page)
+    assert found.states
+    assert not bind_claim("Bakir was named Young Entrepreneur of the Year in 2013.", [page.splitlines()[1]]).states

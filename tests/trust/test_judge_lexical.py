@@ -163,17 +163,14 @@ _CANNES = (
 @pytest.mark.parametrize(
     ("claim", "expected"),
     [
-        # the window's "69th" is another number, not the claim's date: no contradiction; but the page's
-        # 19 May is when it opened in cinemas, not when it premiered: the claim's date is not stated where
-        # the premiere is (judges/binding.py)
-        ("The film premiered at the Cannes Film Festival in France on 19 May.", "unsupported"),
+        # the window's "69th" is a rank, not the claim's date, and names no other day: the page's 19 May counts
+        # (judges/binding.py: a value its sentence leaves unsaid, when that sentence writes no other)
+        ("The film premiered at the Cannes Film Festival in France on 19 May.", "supported"),
         ("The film premiered at the Cannes Film Festival in France on 21 May.", "contradicted"),
         ("The film premiered at the 70th Cannes Film Festival in France.", "contradicted"),
     ],
 )
-def test_an_english_number_stated_elsewhere_on_the_page_neither_contradicts_nor_supports(
-    claim: str, expected: str
-) -> None:
+def test_an_english_number_stated_elsewhere_on_the_page_is_not_contradicted(claim: str, expected: str) -> None:
     assert LexicalJudge().judge_pair(claim, _CANNES) == expected
 
 

@@ -24,7 +24,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from ..english_forms import MONTH_NAMES, calendar_dates
+from ..english_forms import MONTH_NAMES, calendar_dates, ordinal_word
 from ..text import EN_STOPWORDS, has_cjk, nfkc, terms
 from .lexical_features import normalize, subclaims
 
@@ -158,6 +158,10 @@ def _sibling_index() -> tuple[tuple[str, int, int], ...]:
     return tuple(sorted(entries, key=lambda e: -len(e[0])))
 
 
+# a sibling word a sentence may leave unsaid: の上に is often just "on" (ベンチに座っている)
+_UNMARKED = frozenset({"上"})
+
+
 def _sibling_hits(text: str) -> list[tuple[str, int, int, int]]:
     """The sibling words of a normalized Japanese text: (word, class, group, position), not overlapping."""
     taken = [False] * len(text)
@@ -193,7 +197,7 @@ def _facts(claim: str, japanese: bool) -> list[_Fact]:
     facts: list[_Fact] = []
     parts = [claim] if japanese else subclaims(claim)
     for part in parts:
-        normal = normalize(part)
+        normal = _ordinals_as_words(normalize(part))
         t = terms(normal)
         for n in dict.fromkeys(t.numbers):
             value, unit = unit_of(n)
@@ -216,7 +220,7 @@ def _facts(claim: str, japanese: bool) -> list[_Fact]:
         first = part.lstrip(" \"'(").split(" ", 1)[0]
         for word in dict.fromkeys(words):
             bare = word.removesuffix("'s").strip("'-")
-            if len(bare) < 2 or bare.lower() in EN_STOPWORDS:
+            if len(bare) < 2 or bare.lower() in EN_STOPWORDS or bare.lower() in _MONTH_WORDS:
                 continue
             if word == first and part is parts[0] and bare.lower() in _EN_OPENERS:
                 continue
@@ -280,6 +284,16 @@ _EN_OPENERS = frozenset(
 # -- sentences ---------------------------------------------------------------------------------------
 
 
+_ORDINAL = re.compile(r"(?<![\d.,])(\d{1,2})(?:st|nd|rd|th)\b")
+
+
+def _ordinals_as_words(text: str) -> str:
+    """ "35th" is a rank, not the number 35 that a claim's "in 35" states: read as its word."""
+    if not text.isascii():
+        return text
+    return _ORDINAL.sub(lambda m: ordinal_word(int(m.group(1))) or m.group(), text)
+
+
 @dataclass(frozen=True, slots=True)
 class _Sentence:
     text: str  # NFKC, case kept
@@ -289,7 +303,7 @@ class _Sentence:
 
     @staticmethod
     def of(text: str) -> _Sentence:
-        normal = normalize(text)
+        normal = _ordinals_as_words(normalize(text))
         t = terms(normal)
         return _Sentence(nfkc(text), normal, frozenset(t.content), frozenset(unit_of(n) for n in t.numbers))
 
@@ -305,8 +319,12 @@ def _states(fact: _Fact, s: _Sentence) -> bool:
     return any(hc == c and hg == g for _, hc, hg, _ in _sibling_hits(s.normal))
 
 
-def _context(fact: _Fact) -> frozenset[str]:
-    """The clause's content terms other than the fact's own: the words that give the fact its role."""
+MIN_CONTEXT_TERMS = 3  # a clause with fewer words around the fact is read with the whole claim's
+
+
+def _context(fact: _Fact, claim: str) -> frozenset[str]:
+    """The clause's content terms other than the fact's own: the words that give the fact its role (the
+    whole claim's when the clause holds few: "(1616)" or "Part 2" alone say nothing of their role)."""
     own: set[str] = set()
     if fact.kind == "name":
         own = set(fact.key)
@@ -315,7 +333,10 @@ def _context(fact: _Fact) -> frozenset[str]:
     elif fact.kind == "number":
         # the words of its unit, and a month beside a day ("19 May"), are the number's own
         own = set(terms(fact.shown).content) | _MONTH_TERMS
-    return frozenset(terms(normalize(fact.clause)).content) - own
+    context = frozenset(terms(normalize(fact.clause)).content) - own
+    if len(context) < MIN_CONTEXT_TERMS and fact.clause != claim:
+        context = frozenset(terms(normalize(claim)).content) - own
+    return context
 
 
 _MONTH_TERMS = frozenset(t for month in MONTH_NAMES for t in terms(month.lower()).content)
@@ -366,7 +387,7 @@ def _rival_name(fact: _Fact, claim_normal: str, s: _Sentence) -> str | None:
         span = (at, at + len(fact.shown))
         matcher = difflib.SequenceMatcher(None, a, b, autojunk=False)
         for op, i1, i2, j1, j2 in matcher.get_opcodes():
-            if op == "replace" and i1 <= span[0] and span[1] <= i2 + 1 and i1 < span[1]:
+            if op == "replace" and i1 <= span[0] and span[1] <= i2:
                 # the words on both sides must be the claim's (the place is the same)
                 if i1 == 0 or i2 >= len(a):
                     continue
@@ -392,13 +413,13 @@ def _rival_name(fact: _Fact, claim_normal: str, s: _Sentence) -> str | None:
         before = i1 >= 1 and j1 >= 1 and a_tokens[i1 - 1].lower() == b_tokens[j1 - 1].lower()
         after = i2 < len(a_tokens) and j2 < len(b_tokens) and a_tokens[i2].lower() == b_tokens[j2].lower()
         two_before = i1 >= 2 and j1 >= 2 and before and a_tokens[i1 - 2].lower() == b_tokens[j1 - 2].lower()
-        if not ((before and after) or two_before):
+        if not ((before and after) or two_before) or i2 - i1 > 3 or j2 - j1 > 3:
             continue
         if fact.kind == "number":
             names = [n for t in b_tokens[j1:j2] if (n := t.replace(",", "")).isdigit() and same_kind(n, fact.shown)]
         else:
             names = [t for t in b_tokens[j1:j2] if t[:1].isupper() and t.lower() not in EN_STOPWORDS]
-        if names and j2 - j1 <= 4:
+        if names:
             return " ".join(names)
     return None
 
@@ -434,7 +455,7 @@ def _polarity(claim: str, japanese: bool, sentences: Sequence[_Sentence]) -> Bin
         return Binding(False, contradicts, f"Negation differs: {side} ({_tail(claim)!r} against {_tail(s.text)!r}).")
     ours = claim_negated(claim)
     theirs = _en_clause_negated(content, QUOTED.sub(" ", s.text))  # a quoted negation is someone's words
-    if ours and not negated(s.text):
+    if ours and not _en_clause_negated(content, s.text):
         return Binding(
             False, share >= 0.75, f"Negation differs: the claim is negative, the evidence is not ({_quote(s.text)!r})."
         )
@@ -463,18 +484,92 @@ def _quote(text: str) -> str:
     return text if len(text) <= 120 else text[:117] + "..."
 
 
-def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None) -> Binding:
+def _doubled_sibling(claim_normal: str, sentences: Sequence[_Sentence]) -> Binding | None:
+    """A sibling word the claim says more often than the sentence holding the claim, where the sentence
+    says its sibling instead (男性と男性 against 男性と女性)."""
+    content = frozenset(terms(claim_normal).content)
+    i, share = _best(content, sentences)
+    if share < SLOT_CONTEXT:
+        return None
+    ours = [(c, g, w) for w, c, g, _ in _sibling_hits(claim_normal)]
+    theirs = [(c, g, w) for w, c, g, _ in _sibling_hits(sentences[i].normal)]
+    for c, g, w in dict.fromkeys(ours):
+        said = sum(1 for x in ours if x[:2] == (c, g))
+        held = sum(1 for x in theirs if x[:2] == (c, g))
+        rivals = [x[2] for x in theirs if x[0] == c and x[1] != g]
+        if said > held and rivals:
+            return Binding(
+                False,
+                True,
+                f"The claim says {w!r} where the evidence says {rivals[0]!r} ({_quote(sentences[i].text)!r}).",
+            )
+    return None
+
+
+def _names_another(fact: _Fact, claim: str, s: _Sentence) -> bool:
+    """Does the sentence write another value of the fact's kind, one the claim does not hold? (Then it is
+    about that value: the claim's own, found elsewhere on the page, is not in its role.)"""
+    if fact.kind == "number":
+        claimed = {unit_of(n) for n in terms(normalize(claim)).numbers}
+        return any(
+            u == fact.key[1] and (u or same_kind(v, fact.key[0])) and (v, u) not in claimed for v, u in s.numbers
+        )
+    if fact.kind == "date":
+        return bool(calendar_dates(s.text) - calendar_dates(claim, claim=True))
+    if fact.kind == "name":
+        claim_terms = set(terms(normalize(claim)).content)
+        if has_cjk(s.text):
+            return any(not set(terms(m).content) <= claim_terms for m in _KATAKANA.findall(s.normal))
+        words = _EN_CAPITALIZED.findall(s.text)[1:]  # the first word of a sentence is capitalized anyway
+        return any(
+            w.lower() not in EN_STOPWORDS
+            and w.lower() not in _MONTH_WORDS
+            and not set(terms(normalize(w)).content) <= claim_terms
+            for w in words
+        )
+    return False
+
+
+_MONTH_WORDS = frozenset(m.lower() for m in MONTH_NAMES)
+
+
+def _on_page(fact: _Fact, page: str) -> bool:
+    """Is the fact written anywhere in the page (its text as the judge normalizes it)?"""
+    if fact.kind == "number":
+        value = re.escape(fact.key[0])
+        return any(
+            value_unit == (fact.key[0], fact.key[1])
+            for m in re.finditer(rf"(?<![\d.,]){value}(?![\d])", page.replace(",", ""))
+            for value_unit in {unit_of(n) for n in terms(page[max(0, m.start() - 2) : m.end() + 16]).numbers}
+        )
+    if fact.kind == "date":
+        month, day = int(fact.key[0]), int(fact.key[1])
+        return any(
+            (month, day) in calendar_dates(page[max(0, m.start() - 24) : m.end() + 24])
+            for m in re.finditer(rf"(?<!\d)0?{day}(?!\d)", page)
+        )
+    if fact.kind == "name":
+        return all(re.search(rf"(?<![a-z0-9]){re.escape(k[:-1] if len(k) > 3 else k)}", page) for k in fact.key)
+    return False
+
+
+def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *, page: str = "") -> Binding:
     """Whether `sentences` state `claim` with each of its numbers, dates, names and sibling words in its
-    role and with the claim's polarity, or contradict it (see the module docstring)."""
+    role and with the claim's polarity, or contradict it (see the module docstring).
+
+    `page`: the whole evidence text, when the sentences are part of it. A value the sentence holding its
+    role does not write counts as stated when that sentence writes no other value of its kind and the page
+    writes this one (a page names its subject once and then says "he"; gives a year in a heading)."""
     given = [s for s in sentences if s and s.strip()]
     if not given:
         return Binding(False, False, "No evidence sentence to bind the claim to.")
     japanese = lang == "ja" if lang else has_cjk(claim)
     parsed = [_Sentence.of(s) for s in given]
     claim_normal = normalize(claim)
+    page_normal = normalize(page) if page else ""
     unstated: list[str] = []
     for fact in _facts(claim, japanese):
-        context = _context(fact)
+        context = _context(fact, claim)
         i, best = _best(context, parsed)
         floor = max(min(MIN_CONTEXT, best), best - STATED_SLACK)
         if any(_states(fact, s) and _share(context, s) >= floor for s in parsed):
@@ -495,8 +590,15 @@ def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None) ->
             for k, s in enumerate(parsed)
         ):
             continue
-        if fact.kind != "sibling":  # a sibling word only ever clashes (の上に is often just "on")
-            unstated.append(fact.shown)
+        if fact.kind == "sibling" and fact.shown in _UNMARKED:
+            continue
+        if page and not _names_another(fact, claim, parsed[i]) and _on_page(fact, page_normal):
+            continue
+        unstated.append(fact.shown)
+    if japanese:
+        doubled = _doubled_sibling(claim_normal, parsed)
+        if doubled is not None:
+            return doubled
     polarity = _polarity(claim, japanese, parsed)
     if polarity is not None and polarity.contradicts:
         return polarity

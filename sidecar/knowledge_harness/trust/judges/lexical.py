@@ -459,11 +459,12 @@ class LexicalJudge:
         its sub-claims (a long English claim gathers facts from several sentences)."""
         chosen = set(range(*window))
         if not has_cjk(claim):
+            names = _name_terms(claim)
             for part in subclaims(claim):
-                part_terms = terms(normalize(part))
-                content = set(part_terms.content)
+                # aligned on the words around its names and numbers: a sentence is not chosen for holding them
+                content = set(terms(normalize(part)).content) - names
                 if content:
-                    found, _ = _best_window(content, _numbers(part_terms), doc)
+                    found, _ = _best_window(content, set(), doc)
                     if found is not None:
                         chosen.update(range(*found))
         return [doc.sentences[i] for i in sorted(chosen)]
@@ -569,7 +570,12 @@ class LexicalJudge:
                     )
 
         # -- binding: the claim's numbers, dates, names and polarity where the page says it (binding.py) --
-        binding = bind_claim(claim, self._bound_sentences(claim, doc, window), "ja" if has_cjk(claim) else "en")
+        binding = bind_claim(
+            claim,
+            self._bound_sentences(claim, doc, window),
+            "ja" if has_cjk(claim) else "en",
+            page="" if has_cjk(claim) else doc.page_text,  # an English page names its subject once
+        )
         if binding.contradicts:  # the binding weighs the words around each value itself
             return _Alignment("contradicted", sid, quote, binding.reason, coverage)
 
