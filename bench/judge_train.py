@@ -345,6 +345,7 @@ def cross_validate(
     make_judge: JudgeMaker = lexical_judge,
     salt: str = "",
     readings: list[Reading] | None = None,
+    judges: dict[int, Judge] | None = None,
 ) -> dict[str, Any]:
     """Held-out figures of the 2-fold protocol: each fold judged, through the validator, by a model whose
     gate, threshold target, weights and threshold were all chosen on the other fold. Given several
@@ -365,6 +366,8 @@ def cross_validate(
         test = [r for r in rows if fold_of(r, salt) == k]
         other = "en" if lang == "ja" else "ja"
         judge = reading.make_judge({lang: model, other: never(other)})
+        if judges is not None:  # each fold's judge, for pairs made from that fold's rows (judge_contrast.py)
+            judges[k] = judge
         held_rows += test
         held_verdicts += judge_rows(judge, test)
     return {**metrics(held_rows, held_verdicts), "chosen_per_fold": settings}
