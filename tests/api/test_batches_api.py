@@ -39,7 +39,9 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
             assert (error["code"], error["lang"], error["detail"]["missing_stage"]) == ("refused", "ja", "canary")
             assert "カナリア" in error["message"] and "--" not in error["message"]
             assert "--out-of-order" in error["message_en"]  # the service's own words stay for the CLI's readers
-            response = client.post("/v1/batches", json={"stage": "canary", "today": "2026-12-02"})
+            dated = client.post("/v1/batches", json={"stage": "canary", "today": "2099-01-01"})
+            assert dated.status_code == 422 and "machine's date" in dated.text  # no caller dates a write
+            response = client.post("/v1/batches", json={"stage": "canary"})
             assert response.status_code == 200, response.text
             plan = response.json()
             assert {"plan_id", "digest", "targets", "expires_at"} <= plan.keys()

@@ -1052,7 +1052,7 @@ export interface components {
             /** Fresh L2 */
             fresh_l2: boolean;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /** Revalidate After */
             revalidate_after: string | null;
             /** Days Left */
@@ -1907,7 +1907,10 @@ export interface components {
             stage: "canary" | "pilot" | "progressive";
             /** Notes */
             notes?: string[] | null;
-            /** Today */
+            /**
+             * Today
+             * @description Refused: a plan takes the machine's date (a caller cannot date a write).
+             */
             today?: string | null;
             /** Judge */
             judge?: string | null;
@@ -1955,7 +1958,7 @@ export interface components {
              */
             reason: "next_batch" | "stale" | "provisional" | "never_validated" | "requested";
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /**
              * Days Left
              * @description Days to the note's deadline when planned.
@@ -2706,7 +2709,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /** Level */
             level: number;
             /** Status */
@@ -2721,7 +2724,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
         };
         /** StaleReport */
         StaleReport: {

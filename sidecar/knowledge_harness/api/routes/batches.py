@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, Body
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ... import actors
 from ...trust.batch import approve, build_plan, plan_view, recover_interrupted_runs, rollout, show_plan, show_run
@@ -29,9 +29,21 @@ class PlanRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     stage: Literal["canary", "pilot", "progressive"] = "canary"
     notes: list[Annotated[str, Field(min_length=1, max_length=1024)]] | None = Field(default=None, max_length=10_000)
-    today: dt.date | None = None
+    today: dt.date | None = Field(
+        default=None, description="Refused: a plan takes the machine's date (a caller cannot date a write)."
+    )
     judge: str | None = Field(default=None, max_length=64)
     out_of_order: bool = Field(default=False, description="Plan this stage before the previous one succeeded.")
+
+    @field_validator("today")
+    @classmethod
+    def _dated_by_the_clock(cls, value: dt.date | None) -> None:
+        if value is not None:
+            raise ValueError(
+                "today is not accepted: a plan takes the machine's date, so that no caller can date what a run "
+                "writes (last_validated, revalidate_after)"
+            )
+        return None
 
 
 class ApproveRequest(BaseModel):
@@ -48,7 +60,6 @@ async def post_batch(ctx: Ctx, request: Annotated[PlanRequest, Body()]) -> dict[
         ctx.vault,
         stage=request.stage,
         notes=request.notes,
-        today=request.today,
         judge_name=request.judge,
         out_of_order=request.out_of_order,
     )
