@@ -553,6 +553,12 @@ def _on_page(fact: _Fact, page: str) -> bool:
     return False
 
 
+@functools.lru_cache(maxsize=8)
+def _normalized_page(page: str) -> str:
+    """A note's claims are bound against the same few pages in turn: each is normalized once."""
+    return normalize(page)
+
+
 def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *, page: str = "") -> Binding:
     """Whether `sentences` state `claim` with each of its numbers, dates, names and sibling words in its
     role and with the claim's polarity, or contradict it (see the module docstring).
@@ -566,7 +572,7 @@ def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *,
     japanese = lang == "ja" if lang else has_cjk(claim)
     parsed = [_Sentence.of(s) for s in given]
     claim_normal = normalize(claim)
-    page_normal = normalize(page) if page else ""
+    page_normal = _normalized_page(page) if page else ""
     unstated: list[str] = []
     for fact in _facts(claim, japanese):
         context = _context(fact, claim)
