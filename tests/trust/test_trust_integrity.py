@@ -291,3 +291,22 @@ def test_a_canary_that_proved_nothing_does_not_unlock_the_pilot(tmp_path: Path) 
     l1 = {**record, "files": [{**record["files"][0], "result": "APPLIED", "verdict": "unverifiable"}]}
     assert not batch.proves_something(l1)
     assert batch.proves_something({**l1, "files": [{**l1["files"][0], "verdict": "pass"}]})
+
+
+def test_a_plan_says_which_snapshots_it_reuses_and_refetch_judges_the_page_as_it_is_now(
+    tmp_path: Path, site: tuple[LocalServer, dict[str, Any]]
+) -> None:
+    server, page = site
+    vault = _vault(tmp_path / "vault", server.url("/fuji"))
+    day = dt.date.fromisoformat(TODAY)
+
+    def plan(**options: Any) -> dict[str, Any]:
+        return anyio.run(lambda: batch.build_plan(vault, stage="canary", today=day, **options))
+
+    assert "fetch 1 cited page(s) and judge" in batch.preview_plan(vault, today=day).describe()
+    assert plan()["targets"][0]["verdict"] == "pass"
+    page["text"] = FUJI_CHANGED  # the page changes right after
+    told = batch.preview_plan(vault, today=day).describe()
+    assert "fetch 0 cited page(s), reuse 1 snapshot(s) fetched" in told and "--refetch" in told
+    assert "fetch 1 cited page(s) and judge" in batch.preview_plan(vault, today=day, refetch=True).describe()
+    assert plan(refetch=True)["targets"][0]["verdict"] != "pass"  # the new text is judged

@@ -106,7 +106,7 @@ from .audit import AuditReport, NoteState, iter_states, run_audit
 from .evidence import MALFORMED_ANSWER_CODES
 from .freshness import is_validated
 from .policy import Policy, load_policy
-from .validation_service import dry_run, note_workload, stored_validator_label
+from .validation_service import dry_run, note_workload, reusable_snapshots, stored_validator_label
 
 log = logging.getLogger(__name__)
 
@@ -366,6 +366,7 @@ class PlanPreview:
     claims: int
     judge: str
     judge_calls: int
+    reused: dict[str, int] = field(default_factory=dict)  # url -> age (s) of the snapshot reused
 
     @property
     def paid(self) -> bool:
@@ -374,10 +375,18 @@ class PlanPreview:
 
     def describe(self) -> str:
         calls = f", {self.judge_calls} call(s) to the {self.judge} judge" if self.paid else " (offline, free)"
+        reused = ""
+        if self.reused:
+            ages = ", ".join(_age(a) for a in sorted(self.reused.values()))
+            reused = f", reuse {len(self.reused)} snapshot(s) fetched {ages} ago (--refetch fetches them anew)"
         return (
-            f"This {self.stage} plan will fetch {self.pages} cited page(s) and judge {self.claims} claim(s) "
-            f"of {len(self.notes)} note(s) with the {self.judge} judge{calls}."
+            f"This {self.stage} plan will fetch {self.pages - len(self.reused)} cited page(s){reused} and judge "
+            f"{self.claims} claim(s) of {len(self.notes)} note(s) with the {self.judge} judge{calls}."
         )
+
+
+def _age(seconds: int) -> str:
+    return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min"
 
 
 def preview_plan(
@@ -388,6 +397,7 @@ def preview_plan(
     today: dt.date | None = None,
     judge_name: str | None = None,
     out_of_order: bool = False,
+    refetch: bool = False,
 ) -> PlanPreview:
     """The targets a plan would take and what validating them costs; fetches and judges nothing."""
     day = today or now_utc().date()
@@ -407,7 +417,8 @@ def preview_plan(
         calls += 1 if count else 0
         pages.update(urls)
     judge = judge_name or policy.judge.backend
-    return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls)
+    reused = {} if refetch else reusable_snapshots(vault, sorted(pages), policy)
+    return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls, reused)
 
 
 def agent_judge_calls_on(vault: Vault, day: dt.date) -> int:
@@ -451,6 +462,7 @@ async def build_plan(
     backoff_seconds: float = 0.5,
     out_of_order: bool = False,
     agent_judge_calls: int = 0,
+    refetch: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest).
@@ -480,7 +492,13 @@ async def build_plan(
             disk = vault.resolve_note(candidate.path)
             before = disk.read_bytes()
             report = await dry_run(
-                vault, candidate.path, policy=policy, judge_name=judge_name, today=day, backoff_seconds=backoff_seconds
+                vault,
+                candidate.path,
+                policy=policy,
+                judge_name=judge_name,
+                today=day,
+                backoff_seconds=backoff_seconds,
+                refetch=refetch,
             )
         except NotWritable:
             raise  # the vault, not this note
