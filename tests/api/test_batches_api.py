@@ -39,6 +39,15 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
             assert (error["code"], error["lang"], error["detail"]["missing_stage"]) == ("refused", "ja", "canary")
             assert "カナリア" in error["message"] and "--" not in error["message"]
             assert "--out-of-order" in error["message_en"]  # the service's own words stay for the CLI's readers
+            # the agent token spends nothing on a paid judge without the machine's budget (none configured)
+            with sidecar.agent_client() as agent:
+                before = tree_bytes(vault)
+                paid = agent.post("/v1/batches", json={"stage": "canary", "judge": "openai_compat"})
+                assert paid.status_code == 409, paid.text
+                message = paid.json()["error"]["message"]
+                assert "may not spend money" in message and "openai_compat" in message
+                assert "judge_calls_per_day" in message
+                assert tree_bytes(vault) == before  # nothing fetched, judged or planned
             dated = client.post("/v1/batches", json={"stage": "canary", "today": "2099-01-01"})
             assert dated.status_code == 422 and "machine's date" in dated.text  # no caller dates a write
             response = client.post("/v1/batches", json={"stage": "canary"})
@@ -105,26 +114,5 @@ def test_kh_serve_start_reports_an_interrupted_run_as_failed(tmp_path: Path) -> 
         assert record["files_written"] == [plan["targets"][0]["path"]]
         with sidecar.client() as client:
             assert client.get(f"/v1/runs/{plan['run_id']}").json() == record
-    finally:
-        stop_sidecar(sidecar)
-
-
-def test_an_agent_plan_that_would_call_a_paid_judge_needs_the_machines_budget(tmp_path: Path) -> None:
-    vault = git_vault(tmp_path)
-    # the vault's policy asks for a model judge; nothing may call it on the agent's say
-    policy = vault / ".harness" / "policy.toml"
-    text = policy.read_text(encoding="utf-8") if policy.exists() else ""
-    policy.write_text(text + '\n[judge]\nbackend = "openai_compat"\n', encoding="utf-8")
-    config = tmp_path / "machine-config.toml"
-    config.write_text("[agents]\njudge_calls_per_day = 0\n", encoding="utf-8")
-    sidecar = start_sidecar(vault, env={"KH_CONFIG": str(config)})
-    try:
-        with sidecar.agent_client() as agent:
-            before = tree_bytes(vault)
-            refused = agent.post("/v1/batches", json={"stage": "pilot", "out_of_order": True})
-            assert refused.status_code == 409, refused.text
-            message = refused.json()["error"]["message"]
-            assert "may not spend money" in message and "openai_compat" in message and "judge_calls_per_day" in message
-            assert tree_bytes(vault) == before  # nothing fetched, judged or planned
     finally:
         stop_sidecar(sidecar)
