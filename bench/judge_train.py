@@ -13,9 +13,8 @@ supported pairs on the inner held-out halves while at most FV_BOUND[lang] of the
 are), then the weights and the threshold. The fold itself is then judged by the full judge (hard
 constraints + contradiction cues + model) through the validator. What is reported is only ever the
 held-out folds. The shipped model is chosen and fitted on both folds with the same rules.
-FV_BOUND is under the 5 % bar: 4.5 % for Japanese (at 5 %, two of eight other splits of the pairs let
-more than 5 % through held out) and 4 % for English, where the best of many settings on a few hundred
-pairs overstates itself.
+FV_BOUND is 3.5 %, well under the 5 % bar: thresholds chosen at the edge of the bound (4.5 % / 4 %) ran
+about two points optimistic on other splits of the same sources.
 
     python bench/judge_train.py            # fit, print the held-out figures, write lexical_model.json
     python bench/judge_train.py --dry-run  # figures only
@@ -60,11 +59,11 @@ DATASETS = {"ja": "jnli-v1.3-valid.jsonl", "en": "wice-claim-dev.jsonl"}
 # fitting rows' not-supported pairs the threshold may let through, and, for English, the gate's limits.
 L2 = 0.01
 INNER_SPLITS = 3  # inner 2-fold splits, pooled
-# the most not-supported pairs the inner held-out halves may see judged supported (the bar is 5 %): half a
-# point under it for Japanese, whose held-out rate otherwise lands on either side of the bar, and a point
-# under it for English, where the best of 60 settings on ~175 pairs overstates itself
-FV_BOUND = {"ja": 0.045, "en": 0.04}
-FV_TARGETS = {"ja": (0.03, 0.035, 0.04, 0.045), "en": (0.02, 0.03, 0.04)}
+# the most not-supported pairs the inner held-out halves may see judged supported (the bar is 5 %): 3.5 %
+# for both, a point and a half under it: thresholds picked at 4-4.5 % held 4.1 % / 3.8 % in the nested
+# figures but 6.1 % on JNLI's other splits (issue #41)
+FV_BOUND = {"ja": 0.035, "en": 0.035}
+FV_TARGETS = {"ja": (0.02, 0.025, 0.03, 0.035), "en": (0.02, 0.025, 0.03, 0.035)}
 L2S: dict[str, tuple[float, ...]] = {"ja": (L2,), "en": (1.0, 0.1, L2)}  # few English pairs reach the model
 # The English gate's limits on what the words show; two content words in a row that the page never
 # uses are always an added detail ("… in 2013 for its natural beauty") and never pass.
@@ -345,6 +344,7 @@ def cross_validate(
     make_judge: JudgeMaker = lexical_judge,
     salt: str = "",
     readings: list[Reading] | None = None,
+    judges: dict[int, Judge] | None = None,
 ) -> dict[str, Any]:
     """Held-out figures of the 2-fold protocol: each fold judged, through the validator, by a model whose
     gate, threshold target, weights and threshold were all chosen on the other fold. Given several
@@ -365,6 +365,8 @@ def cross_validate(
         test = [r for r in rows if fold_of(r, salt) == k]
         other = "en" if lang == "ja" else "ja"
         judge = reading.make_judge({lang: model, other: never(other)})
+        if judges is not None:  # each fold's judge, for pairs made from that fold's rows (judge_contrast.py)
+            judges[k] = judge
         held_rows += test
         held_verdicts += judge_rows(judge, test)
     return {**metrics(held_rows, held_verdicts), "chosen_per_fold": settings}

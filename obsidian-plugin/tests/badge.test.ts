@@ -37,8 +37,8 @@ describe("badgeModel", () => {
 
 	const combos = LEVELS.flatMap((level) => STATUSES.flatMap((status) => subsets(TRIGGERS).map((triggers) => ({ level, status, triggers }))));
 
-	it("covers every level × status × trigger combination (1024)", () => {
-		expect(combos).toHaveLength(4 * 4 * 64);
+	it("covers every level × status × trigger combination (2048)", () => {
+		expect(combos).toHaveLength(4 * 4 * 128);
 	});
 
 	it.each(combos)("L$level $status $triggers", ({ level, status, triggers }) => {

@@ -54,7 +54,7 @@ describe("stale list view", () => {
 		}
 		expect(texts(el.querySelector<HTMLElement>(".kh-disputed")!, ".kh-note-link")).toEqual(audit.disputed);
 		expect(texts(el.querySelector<HTMLElement>(".kh-errors")!, ".kh-note-link")).toEqual(audit.errors.map((e) => e.path));
-		expect(sections.length).toBe(3 + 1 + 6 + 2); // windows, first validation, triggers, disputed + errors
+		expect(sections.length).toBe(3 + 1 + 7 + 2); // windows, first validation, triggers, disputed + errors
 
 		// click opens the note
 		el.querySelector<HTMLElement>(".kh-disputed .kh-note-link")!.click();

@@ -139,6 +139,8 @@ class MachineEvidence(_Strict):
 
 class MachineAgents(_Strict):
     openai_compat: Endpoint = Field(default_factory=Endpoint)
+    # calls a day to a paid (model) judge that plans made with the agent token may spend; 0: none
+    judge_calls_per_day: int = Field(default=0, ge=0, le=1_000_000)
 
 
 class MachineSearch(_Strict):

@@ -39,7 +39,18 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
             assert (error["code"], error["lang"], error["detail"]["missing_stage"]) == ("refused", "ja", "canary")
             assert "カナリア" in error["message"] and "--" not in error["message"]
             assert "--out-of-order" in error["message_en"]  # the service's own words stay for the CLI's readers
-            response = client.post("/v1/batches", json={"stage": "canary", "today": "2026-12-02"})
+            # the agent token spends nothing on a paid judge without the machine's budget (none configured)
+            with sidecar.agent_client() as agent:
+                before = tree_bytes(vault)
+                paid = agent.post("/v1/batches", json={"stage": "canary", "judge": "openai_compat"})
+                assert paid.status_code == 409, paid.text
+                message = paid.json()["error"]["message"]
+                assert "may not spend money" in message and "openai_compat" in message
+                assert "judge_calls_per_day" in message
+                assert tree_bytes(vault) == before  # nothing fetched, judged or planned
+            dated = client.post("/v1/batches", json={"stage": "canary", "today": "2099-01-01"})
+            assert dated.status_code == 422 and "machine's date" in dated.text  # no caller dates a write
+            response = client.post("/v1/batches", json={"stage": "canary"})
             assert response.status_code == 200, response.text
             plan = response.json()
             assert {"plan_id", "digest", "targets", "expires_at"} <= plan.keys()

@@ -86,7 +86,7 @@ def test_dry_run_and_the_approval_gate_keep_their_json(tmp_path: Path) -> None:
             assert validated.status_code == 200, validated.text
             assert_describes(DryRunReport, validated.json())
 
-            planned = client.post("/v1/batches", json={"stage": "pilot", "today": TODAY, "out_of_order": True})
+            planned = client.post("/v1/batches", json={"stage": "pilot", "out_of_order": True})
             assert planned.status_code == 200, planned.text
             plan = planned.json()
             assert plan == show_plan(handle, plan["plan_id"])

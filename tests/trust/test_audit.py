@@ -13,7 +13,7 @@ import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from knowledge_harness.trust.audit import run_audit, threshold_count, threshold_label
+from knowledge_harness.trust.audit import badge_of, run_audit, threshold_count, threshold_label
 from knowledge_harness.trust.policy import Policy, load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
@@ -175,3 +175,43 @@ def test_rest_trend_lists_audits_recorded_over_rest(tmp_path: Path) -> None:
         assert audits[0]["evidence_capable"] == 1
     finally:
         stop_sidecar(running)
+
+
+def test_a_keyword_folder_and_tag_typed_in_nfd_match_notes_named_in_nfc(tmp_path: Path) -> None:
+    import unicodedata
+
+    folder = "用語集/ガイド"  # ガ and ド decompose in NFD, as macOS writes names
+    nfd = unicodedata.normalize("NFD", folder)
+    assert nfd != folder
+    policy_text = (
+        f"[keywords]\nprovenance = false\nfolders = ['{nfd}']\ntags = ['{unicodedata.normalize('NFD', 'データ')}']\n"
+    )
+    vault = build_stage_e_vault(tmp_path / "v", policy=policy_text)
+    (vault / folder).mkdir(parents=True)
+    (vault / folder / "a.md").write_text("# a\n\nSome text.\n", encoding="utf-8")
+    (vault / "tagged.md").write_text("---\ntags: [データ]\n---\n# t\n", encoding="utf-8")
+    policy = load_policy(vault)
+    report = run_audit(NoteCatalog(Vault.open(vault)), policy, today=TODAY)
+    assert report.raw == 2  # the folder's note and the tagged note; nothing else is under the rule
+
+
+def test_a_note_dated_ahead_of_the_clock_is_stale_future_dated_never_fresh(tmp_path: Path) -> None:
+    vault = build_stage_e_vault(tmp_path / "v")
+    note = vault / "kw/fresh-01.md"
+    text = note.read_text(encoding="utf-8")
+    dated = text.replace("last_validated: 2026-09-10", "last_validated: 2099-01-01").replace(
+        "revalidate_after: 2026-12-09", "revalidate_after: 2099-04-01"
+    )
+    assert dated != text
+    note.write_text(dated, encoding="utf-8")
+    catalog = NoteCatalog(Vault.open(vault))
+    report = run_audit(catalog, Policy(), today=TODAY)
+    assert report.fresh_l2 == 58  # one fewer than the design's 59
+    assert {"path": "kw/fresh-01.md", "triggers": ["future_dated"]} in [s.model_dump() for s in report.stale]
+    badge = badge_of(catalog, Policy(), catalog.note("kw/fresh-01.md"), TODAY)
+    assert not badge.fresh and "future_dated" in badge.triggers
+    # a day ahead is a time zone, not the future
+    note.write_text(
+        text.replace("last_validated: 2026-09-10", f"last_validated: {TODAY + dt.timedelta(days=1)}"), "utf-8"
+    )
+    assert run_audit(NoteCatalog(Vault.open(vault)), Policy(), today=TODAY).fresh_l2 == 59

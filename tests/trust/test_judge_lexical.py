@@ -163,7 +163,8 @@ _CANNES = (
 @pytest.mark.parametrize(
     ("claim", "expected"),
     [
-        # the window's "69th" is another number, but the page states the claim's 19 elsewhere
+        # the window's "69th" is a rank, not the claim's date, and names no other day: the page's 19 May counts
+        # (judges/binding.py: a value its sentence leaves unsaid, when that sentence writes no other)
         ("The film premiered at the Cannes Film Festival in France on 19 May.", "supported"),
         ("The film premiered at the Cannes Film Festival in France on 21 May.", "contradicted"),
         ("The film premiered at the 70th Cannes Film Festival in France.", "contradicted"),
@@ -281,7 +282,8 @@ def test_related_words_count_a_paraphrased_word_as_used() -> None:
 
 def test_related_words_never_stand_in_for_a_name_or_an_identifier() -> None:
     thesaurus = _Thesaurus({"physician": "doctor", "bradford": "leeds", "w3c": "clinic"})
-    absent, _ = gate_counts("The physician opened a small clinic in Bradford in 1901.", _CLINIC, thesaurus)
+    # (Bradford where the page says Leeds would be a contradiction: judges/binding.py)
+    absent, _ = gate_counts("The physician from Bradford opened a small clinic in Leeds in 1901.", _CLINIC, thesaurus)
     assert absent == 1  # Bradford stays absent; physician is read as doctor
     judge = LexicalJudge(related=thesaurus)
     assert judge.judge_pair("The physician opened a small W3C clinic in Leeds in 1901.", _CLINIC) == "unsupported"

@@ -89,7 +89,8 @@ def test_a_related_word_counts_only_as_a_whole_word() -> None:
 
 def test_names_are_never_read_through_the_table() -> None:
     # "Bradford" and "Leeds" share no synset, but a name would bind as written even if they did
-    claim = "The physician opened a small clinic in Bradford in 1901."
+    # (Bradford in the place where the page says Leeds is a contradiction: judges/binding.py)
+    claim = "The physician from Bradford opened a small clinic in Leeds in 1901."
     page = "The doctor opened a small clinic in Leeds in 1901.\nIt moved to York in 1950."
     assert gate_counts(claim, page, RELATED_WORDS)[0] == 1
 

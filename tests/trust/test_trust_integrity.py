@@ -275,3 +275,38 @@ def test_a_written_note_is_fresh_whatever_its_bom_line_endings_and_frontmatter(
     assert record["run_status"] == "SUCCEEDED"
     state = next(s for s in iter_states(NoteCatalog(vault), load_policy(root), dt.date.fromisoformat(TODAY)))
     assert "content_changed" not in state.triggers and "references_changed" not in state.triggers
+
+
+def test_a_canary_that_proved_nothing_does_not_unlock_the_pilot(tmp_path: Path) -> None:
+    vault = git_vault(tmp_path)
+    plan = plan_json(vault)  # canary: one note
+    note = vault / plan["targets"][0]["path"]
+    note.write_bytes(note.read_bytes() + b"\nedited after the plan\n")  # the person edits it meanwhile
+    record = batch.approve(Vault.open(vault), plan["plan_id"], batch.expected_challenge(plan), actor=PERSON)
+    assert record["run_status"] == "SUCCEEDED" and [f["result"] for f in record["files"]] == ["REFUSED"]
+    assert not batch.proves_something(record)
+    refused = kh("batch", "plan", str(vault), "--stage", "pilot", "--today", TODAY)
+    assert refused.returncode == 1 and "proves nothing" in refused.stderr
+    # a run that applied a note at L1 only (a page that answered 404) proves nothing either
+    l1 = {**record, "files": [{**record["files"][0], "result": "APPLIED", "verdict": "unverifiable"}]}
+    assert not batch.proves_something(l1)
+    assert batch.proves_something({**l1, "files": [{**l1["files"][0], "verdict": "pass"}]})
+
+
+def test_a_plan_says_which_snapshots_it_reuses_and_refetch_judges_the_page_as_it_is_now(
+    tmp_path: Path, site: tuple[LocalServer, dict[str, Any]]
+) -> None:
+    server, page = site
+    vault = _vault(tmp_path / "vault", server.url("/fuji"))
+    day = dt.date.fromisoformat(TODAY)
+
+    def plan(**options: Any) -> dict[str, Any]:
+        return anyio.run(lambda: batch.build_plan(vault, stage="canary", today=day, **options))
+
+    assert "fetch 1 cited page(s) and judge" in batch.preview_plan(vault, today=day).describe()
+    assert plan()["targets"][0]["verdict"] == "pass"
+    page["text"] = FUJI_CHANGED  # the page changes right after
+    told = batch.preview_plan(vault, today=day).describe()
+    assert "fetch 0 cited page(s), reuse 1 snapshot(s) fetched" in told and "--refetch" in told
+    assert "fetch 1 cited page(s) and judge" in batch.preview_plan(vault, today=day, refetch=True).describe()
+    assert plan(refetch=True)["targets"][0]["verdict"] != "pass"  # the new text is judged

@@ -741,7 +741,8 @@ export interface paths {
         put?: never;
         /**
          * Post Batch
-         * @description Build a plan (dry-run validation of each target); writes no note.
+         * @description Build a plan (dry-run validation of each target); writes no note. With the agent token, a plan that
+         *     would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`.
          */
         post: operations["post_batch_v1_batches_post"];
         delete?: never;
@@ -1052,7 +1053,7 @@ export interface components {
             /** Fresh L2 */
             fresh_l2: boolean;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /** Revalidate After */
             revalidate_after: string | null;
             /** Days Left */
@@ -1472,6 +1473,16 @@ export interface components {
             /** Sources */
             sources: components["schemas"]["DryRunSource"][];
             result: components["schemas"]["ValidationResult"];
+            /**
+             * Judge
+             * @description Who judged, as records name it (lexical-8, openai_compat:<model>, agent:<client>).
+             */
+            judge: string;
+            /**
+             * Self Judged
+             * @description The judge is the note's own generator.
+             */
+            self_judged: boolean;
             /** Findings */
             findings: components["schemas"]["NoteFinding"][];
             current: components["schemas"]["TrustBlocks"];
@@ -1578,6 +1589,17 @@ export interface components {
              * @default
              */
             reason: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
         };
         /** HeadingsResult */
         HeadingsResult: {
@@ -1867,6 +1889,17 @@ export interface components {
              * @default
              */
             reason: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
             /** Line */
             line: number | null;
             /** End Line */
@@ -1907,7 +1940,10 @@ export interface components {
             stage: "canary" | "pilot" | "progressive";
             /** Notes */
             notes?: string[] | null;
-            /** Today */
+            /**
+             * Today
+             * @description Refused: a plan takes the machine's date (a caller cannot date a write).
+             */
             today?: string | null;
             /** Judge */
             judge?: string | null;
@@ -1955,7 +1991,7 @@ export interface components {
              */
             reason: "next_batch" | "stale" | "provisional" | "never_validated" | "requested";
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /**
              * Days Left
              * @description Days to the note's deadline when planned.
@@ -2207,6 +2243,20 @@ export interface components {
             answered_by?: string | null;
         };
         /**
+         * QuoteSpan
+         * @description A quote found in its source: the characters [start, end) of the evidence snapshot's text.
+         */
+        QuoteSpan: {
+            /** Source Id */
+            source_id: string;
+            /** Start */
+            start: number;
+            /** End */
+            end: number;
+            /** Text */
+            text: string;
+        };
+        /**
          * ReasonCode
          * @enum {string}
          */
@@ -2251,19 +2301,31 @@ export interface components {
         };
         /**
          * RecordedFinding
-         * @description NoteFinding as a run record holds it (copied from the stored plan: sorted keys).
+         * @description NoteFinding as a run record holds it (copied from the stored plan: sorted keys); the quote gate's
+         *     keys (`judged`, `quotes`, `reason_code`, `self_judged`) are absent from runs recorded before it.
          */
         RecordedFinding: {
             /** Claim Id */
             claim_id: string;
             /** End Line */
             end_line: number | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
             /** Line */
             line: number | null;
             /** Quote */
             quote: string;
+            /** Quotes */
+            quotes?: components["schemas"]["RecordedQuote"][];
             /** Reason */
             reason: string;
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
             /** Source Id */
             source_id: string | null;
             /** Text */
@@ -2275,10 +2337,29 @@ export interface components {
             verdict: "supported" | "unsupported" | "contradicted" | "no_evidence";
         };
         /**
+         * RecordedQuote
+         * @description QuoteSpan as a run record holds it (sorted keys).
+         */
+        RecordedQuote: {
+            /** End */
+            end: number;
+            /** Source Id */
+            source_id: string;
+            /** Start */
+            start: number;
+            /** Text */
+            text: string;
+        };
+        /**
          * RecordedValidator
-         * @description ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys).
+         * @description ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys); `client` and
+         *     `client_version` (the agent judge's MCP client) are absent from runs recorded before them.
          */
         RecordedValidator: {
+            /** Client */
+            client?: string | null;
+            /** Client Version */
+            client_version?: string | null;
             /** Model */
             model: string | null;
             /** Name */
@@ -2706,7 +2787,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /** Level */
             level: number;
             /** Status */
@@ -2721,7 +2802,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
         };
         /** StaleReport */
         StaleReport: {
@@ -2885,6 +2966,10 @@ export interface components {
             version: string;
             /** Model */
             model?: string | null;
+            /** Client */
+            client?: string | null;
+            /** Client Version */
+            client_version?: string | null;
         };
         /** WindowItem */
         WindowItem: {

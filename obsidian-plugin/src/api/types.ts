@@ -39,6 +39,7 @@ export const TRIGGERS: readonly Trigger[] = [
 	"no_baseline",
 	"evidence_unreachable",
 	"evidence_missing",
+	"future_dated",
 ];
 export const WINDOWS: readonly Window[] = ["next_batch", "prepare", "watch"];
 export const STATUSES = ["verified", "reviewed", "disputed", "unverified"] as const;

@@ -47,6 +47,7 @@ export const en = {
 	"trust.trigger.no_baseline": "No baseline",
 	"trust.trigger.evidence_unreachable": "Evidence unreachable (retry soon)",
 	"trust.trigger.evidence_missing": "Cited page gone (404)",
+	"trust.trigger.future_dated": "Dated in the future",
 	"trust.window.next_batch": "Next batch (≤ 7 days)",
 	"trust.window.prepare": "Prepare (8–14 days)",
 	"trust.window.watch": "Watch (15–30 days)",

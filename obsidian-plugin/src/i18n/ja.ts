@@ -44,6 +44,7 @@ export const ja: Messages = {
 	"trust.trigger.no_baseline": "基準なし",
 	"trust.trigger.evidence_unreachable": "根拠ページに接続できない（すぐ再確認）",
 	"trust.trigger.evidence_missing": "根拠ページが消えた（404）",
+	"trust.trigger.future_dated": "未来の日付",
 	"trust.window.next_batch": "次期バッチ（7日以内）",
 	"trust.window.prepare": "準備（8〜14日）",
 	"trust.window.watch": "監視（15〜30日）",

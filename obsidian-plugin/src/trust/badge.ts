@@ -48,6 +48,7 @@ const TRIGGER_KEYS: Record<Trigger, MessageKey> = {
 	no_baseline: "trust.trigger.no_baseline",
 	evidence_unreachable: "trust.trigger.evidence_unreachable",
 	evidence_missing: "trust.trigger.evidence_missing",
+	future_dated: "trust.trigger.future_dated",
 };
 
 export function statusLabel(status: string): string {

@@ -106,13 +106,18 @@ def plan_cmd(
     yes: Annotated[
         bool, typer.Option("--yes", help="Go ahead with a paid (LLM) judge without asking at the terminal.")
     ] = False,
+    refetch: Annotated[
+        bool, typer.Option("--refetch", help="Fetch every cited page anew instead of reusing a recent snapshot.")
+    ] = False,
 ) -> None:
     """Build a plan: candidates (or --notes), dry-run validation, proposed blocks, digest. Writes no note."""
     handle = Vault.open(vault)
     recover_interrupted_runs(handle)
     listed = [n for n in (notes or "").split(",") if n.strip()] or None
     day = parse_day(today, name="--today")
-    preview = preview_plan(handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order)
+    preview = preview_plan(
+        handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order, refetch=refetch
+    )
     typer.echo(preview.describe(), err=True)
     # A model costs money: a person says yes at the terminal, or the command says --yes.
     if preview.paid and not yes and not _confirmed("Go ahead?"):
@@ -120,7 +125,14 @@ def plan_cmd(
 
     async def run(progress: Callable[[int, int, str], None]) -> dict[str, Any]:
         return await build_plan(
-            handle, stage=stage, notes=listed, today=day, judge_name=judge, out_of_order=out_of_order, progress=progress
+            handle,
+            stage=stage,
+            notes=listed,
+            today=day,
+            judge_name=judge,
+            out_of_order=out_of_order,
+            refetch=refetch,
+            progress=progress,
         )
 
     with progress_reporter("Validating") as progress:

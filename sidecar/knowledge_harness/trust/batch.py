@@ -91,6 +91,7 @@ from ..vault.scope import OBSIDIAN_SELF_WRITTEN, git_changed_paths, is_git_repos
 from ..vault.trust_records import (
     check_id,
     claim_plan,
+    list_plan_ids,
     list_run_ids,
     plan_claimed_by,
     read_journal,
@@ -105,7 +106,7 @@ from .audit import AuditReport, NoteState, iter_states, run_audit
 from .evidence import MALFORMED_ANSWER_CODES
 from .freshness import is_validated
 from .policy import Policy, load_policy
-from .validation_service import dry_run, note_workload, stored_validator_label
+from .validation_service import dry_run, note_workload, reusable_snapshots, stored_validator_label
 
 log = logging.getLogger(__name__)
 
@@ -249,8 +250,22 @@ WATCH_DAYS = 30  # beyond the last Stage F window: a requested note this far fro
 COVERAGE_STEPS = (Decimal("0.25"), Decimal("0.50"), Decimal("0.80"))
 
 
+# the verdicts that write L2 or higher (docs/design/trust.md: pass → verified, warn → reviewed)
+PROVING_VERDICTS = frozenset({"pass", "warn"})
+
+
+def proves_something(run: Mapping[str, Any]) -> bool:
+    """A run that SUCCEEDED and APPLIED at least one note whose new result is L2 or higher: a canary whose
+    one note was refused (edited meanwhile), or that only wrote L1 (a page that answered 404), proved
+    nothing about the cycle."""
+    return run.get("run_status") == "SUCCEEDED" and any(
+        f.get("result") == "APPLIED" and f.get("verdict") in PROVING_VERDICTS for f in run.get("files") or []
+    )
+
+
 def succeeded_stages(vault: Vault) -> set[str]:
-    """The stages of the batch runs that SUCCEEDED (the rollout order: canary, pilot, progressive)."""
+    """The stages of the batch runs that SUCCEEDED (the rollout order: canary, pilot, progressive); a canary
+    counts only when it proved something (`proves_something`)."""
     done: set[str] = set()
     for run_id in list_run_ids(vault):
         try:
@@ -258,6 +273,8 @@ def succeeded_stages(vault: Vault) -> set[str]:
         except HarnessError:
             continue
         if run.get("run_status") == "SUCCEEDED" and run.get("stage") in STAGES:
+            if run.get("stage") == "canary" and not proves_something(run):
+                continue
             done.add(str(run["stage"]))
     return done
 
@@ -287,8 +304,14 @@ def require_stage_order(vault: Vault, stage: str, *, out_of_order: bool) -> None
     if missing:
         needed = missing[0]
         raise Refused(
-            f"A {stage} batch comes after a {' and a '.join(missing)} batch that succeeded, and this vault has none: "
-            f"plan and approve a {needed} first (kh batch plan VAULT --stage {needed}), "
+            f"A {stage} batch comes after a {' and a '.join(missing)} batch that succeeded, and this vault has none"
+            + (
+                " (a canary counts only when it applied at least one note at L2 or higher: a refused note, or one "
+                "that only reached L1, proves nothing)"
+                if needed == "canary"
+                else ""
+            )
+            + f": plan and approve a {needed} first (kh batch plan VAULT --stage {needed}), "
             "or pass --out-of-order to override (recorded in the plan and its run).",
             detail={"stage": stage, "missing_stage": needed},
         )
@@ -343,6 +366,7 @@ class PlanPreview:
     claims: int
     judge: str
     judge_calls: int
+    reused: dict[str, int] = field(default_factory=dict)  # url -> age (s) of the snapshot reused
 
     @property
     def paid(self) -> bool:
@@ -351,10 +375,18 @@ class PlanPreview:
 
     def describe(self) -> str:
         calls = f", {self.judge_calls} call(s) to the {self.judge} judge" if self.paid else " (offline, free)"
+        reused = ""
+        if self.reused:
+            ages = ", ".join(_age(a) for a in sorted(self.reused.values()))
+            reused = f", reuse {len(self.reused)} snapshot(s) fetched {ages} ago (--refetch fetches them anew)"
         return (
-            f"This {self.stage} plan will fetch {self.pages} cited page(s) and judge {self.claims} claim(s) "
-            f"of {len(self.notes)} note(s) with the {self.judge} judge{calls}."
+            f"This {self.stage} plan will fetch {self.pages - len(self.reused)} cited page(s){reused} and judge "
+            f"{self.claims} claim(s) of {len(self.notes)} note(s) with the {self.judge} judge{calls}."
         )
+
+
+def _age(seconds: int) -> str:
+    return f"{seconds} s" if seconds < 120 else f"{seconds // 60} min"
 
 
 def preview_plan(
@@ -365,6 +397,7 @@ def preview_plan(
     today: dt.date | None = None,
     judge_name: str | None = None,
     out_of_order: bool = False,
+    refetch: bool = False,
 ) -> PlanPreview:
     """The targets a plan would take and what validating them costs; fetches and judges nothing."""
     day = today or now_utc().date()
@@ -384,7 +417,38 @@ def preview_plan(
         calls += 1 if count else 0
         pages.update(urls)
     judge = judge_name or policy.judge.backend
-    return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls)
+    reused = {} if refetch else reusable_snapshots(vault, sorted(pages), policy)
+    return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls, reused)
+
+
+def agent_judge_calls_on(vault: Vault, day: dt.date) -> int:
+    """The paid-judge calls that plans made with the agent token on this (UTC) day were allowed."""
+    used = 0
+    for plan_id in list_plan_ids(vault):
+        try:
+            plan = read_plan(vault, plan_id)
+        except HarnessError:
+            continue
+        if str(plan.get("created_at", "")).startswith(day.isoformat()):
+            used += int(plan.get("agent_judge_calls") or 0)
+    return used
+
+
+def require_agent_judge_budget(vault: Vault, preview: PlanPreview, budget: int) -> int:
+    """An agent's plan that would call a paid judge is refused unless the machine configuration grants
+    the agent enough calls today (`[agents] judge_calls_per_day`); the calls it may spend."""
+    if not preview.paid:
+        return 0
+    used = agent_judge_calls_on(vault, now_utc().date())
+    if preview.judge_calls > budget - used:
+        raise Refused(
+            f"The agent token may not spend money: this plan would make {preview.judge_calls} call(s) to the paid "
+            f"{preview.judge} judge and the machine configuration grants agents {budget} a day ({used} used today). "
+            "A person can plan it (kh batch plan asks at the terminal), or the machine's owner can set "
+            "[agents] judge_calls_per_day.",
+            detail={"judge": preview.judge, "judge_calls": preview.judge_calls, "budget": budget, "used_today": used},
+        )
+    return preview.judge_calls
 
 
 async def build_plan(
@@ -397,6 +461,8 @@ async def build_plan(
     judge_name: str | None = None,
     backoff_seconds: float = 0.5,
     out_of_order: bool = False,
+    agent_judge_calls: int = 0,
+    refetch: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
     """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest).
@@ -426,7 +492,13 @@ async def build_plan(
             disk = vault.resolve_note(candidate.path)
             before = disk.read_bytes()
             report = await dry_run(
-                vault, candidate.path, policy=policy, judge_name=judge_name, today=day, backoff_seconds=backoff_seconds
+                vault,
+                candidate.path,
+                policy=policy,
+                judge_name=judge_name,
+                today=day,
+                backoff_seconds=backoff_seconds,
+                refetch=refetch,
             )
         except NotWritable:
             raise  # the vault, not this note
@@ -510,6 +582,7 @@ async def build_plan(
         "stage": stage,
         "limit": policy.stages.limit(stage),
         "out_of_order": out_of_order,
+        "agent_judge_calls": agent_judge_calls,
         "selection": "notes" if notes else "candidates",
         "candidates_total": total,
         "created_at": utc_z(moment),

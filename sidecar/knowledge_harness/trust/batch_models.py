@@ -19,11 +19,17 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..vault.scope import ScopeReport
 from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
-from .validation_models import FindingVerdict, ResultVerdict, ValidatorInfo
+from .validation_models import FindingVerdict, GateCode, ResultVerdict, ValidatorInfo
 
 PlanReason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
 Trigger = Literal[
-    "content_changed", "references_changed", "age_expired", "no_baseline", "evidence_unreachable", "evidence_missing"
+    "content_changed",
+    "references_changed",
+    "age_expired",
+    "no_baseline",
+    "evidence_unreachable",
+    "evidence_missing",
+    "future_dated",
 ]
 FileResult = Literal["PENDING", "WRITING", "APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED", "ERROR"]
 RunResult = Literal["APPLIED", "PARTIALLY_APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED"]
@@ -87,21 +93,38 @@ class PlanView(_Model):
 
 
 class RecordedValidator(_Model):
-    """ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys)."""
+    """ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys); `client` and
+    `client_version` (the agent judge's MCP client) are absent from runs recorded before them."""
 
+    client: str | None = None
+    client_version: str | None = None
     model: str | None
     name: str
     version: str
 
 
+class RecordedQuote(_Model):
+    """QuoteSpan as a run record holds it (sorted keys)."""
+
+    end: int
+    source_id: str
+    start: int
+    text: str
+
+
 class RecordedFinding(_Model):
-    """NoteFinding as a run record holds it (copied from the stored plan: sorted keys)."""
+    """NoteFinding as a run record holds it (copied from the stored plan: sorted keys); the quote gate's
+    keys (`judged`, `quotes`, `reason_code`, `self_judged`) are absent from runs recorded before it."""
 
     claim_id: str
     end_line: int | None
+    judged: FindingVerdict | None = None
     line: int | None
     quote: str
+    quotes: list[RecordedQuote] = Field(default_factory=list)
     reason: str
+    reason_code: GateCode | None = None
+    self_judged: bool = False
     source_id: str | None
     text: str
     verdict: FindingVerdict

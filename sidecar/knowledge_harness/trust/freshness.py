@@ -11,7 +11,9 @@ notes can be stale. Triggers:
   freshness cannot be proven (notes validated before the hashes existed);
 - `evidence_unreachable`: the last validation could fetch none of the cited pages (network error,
   5xx, timeout, too large): the note is due again soon (`retry_unreachable_days`, default 1 day);
-- `evidence_missing`: the same, and every cited page answered 404 or 410 (gone, not down).
+- `evidence_missing`: the same, and every cited page answered 404 or 410 (gone, not down);
+- `future_dated`: `last_validated` is more than a day ahead of the machine's clock: no run dated it
+  (a run takes its date from the clock), so its freshness is not believed.
 
 The deadline is the earlier of `revalidate_after` and `last_validated + ttl_days` (whichever
 exist), so a shortened TTL in the policy takes effect at once. Windows count the days left
@@ -29,7 +31,13 @@ from .policy import Policy
 from .schema import Evidence, Verification
 
 Trigger = Literal[
-    "content_changed", "references_changed", "age_expired", "no_baseline", "evidence_unreachable", "evidence_missing"
+    "content_changed",
+    "references_changed",
+    "age_expired",
+    "no_baseline",
+    "evidence_unreachable",
+    "evidence_missing",
+    "future_dated",
 ]
 Window = Literal["next_batch", "prepare", "watch"]
 TRIGGERS: tuple[Trigger, ...] = (
@@ -39,7 +47,9 @@ TRIGGERS: tuple[Trigger, ...] = (
     "no_baseline",
     "evidence_unreachable",
     "evidence_missing",
+    "future_dated",
 )
+FUTURE_SLACK = dt.timedelta(days=1)  # time zones: a note validated "tomorrow" somewhere is not in the future
 GONE_ERRORS = frozenset({"http_404", "http_410"})
 WINDOWS: tuple[Window, ...] = ("next_batch", "prepare", "watch")
 WINDOW_DAYS: dict[Window, tuple[int, int]] = {"next_batch": (0, 7), "prepare": (8, 14), "watch": (15, 30)}
@@ -115,6 +125,8 @@ def stale_triggers(
     unreachable = evidence_trigger(evidence)
     if unreachable is not None:
         triggers.append(unreachable)
+    if verification.last_validated is not None and verification.last_validated > today + FUTURE_SLACK:
+        triggers.append("future_dated")
     return triggers
 
 

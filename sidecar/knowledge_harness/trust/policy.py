@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import fnmatch
+import unicodedata
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -53,7 +54,7 @@ class KeywordRule(_Strict):
     def _clean_folders(cls, value: list[str]) -> list[str]:
         cleaned = []
         for folder in value:
-            folder = folder.strip().strip("/")
+            folder = unicodedata.normalize("NFC", folder.strip().strip("/"))  # macOS writes NFD
             if not folder or ".." in folder.split("/"):
                 raise ValueError(f"folder {folder!r} must be a vault-relative folder")
             cleaned.append(folder)
@@ -62,7 +63,7 @@ class KeywordRule(_Strict):
     @field_validator("tags")
     @classmethod
     def _clean_tags(cls, value: list[str]) -> list[str]:
-        cleaned = [t.strip().lstrip("#") for t in value]
+        cleaned = [unicodedata.normalize("NFC", t.strip().lstrip("#")) for t in value]
         if any(not t for t in cleaned):
             raise ValueError("tags must be non-empty")
         return cleaned
@@ -72,11 +73,12 @@ class KeywordRule(_Strict):
             return True
         if self.provenance and isinstance(properties.get("provenance"), Mapping):
             return True
+        path = unicodedata.normalize("NFC", path)  # a note's name as the file system spells it, NFC or NFD
         if any(path.startswith(folder + "/") for folder in self.folders):
             return True
         if self.tags:
             wanted = set(self.tags)
-            return any(tag in wanted for tag in note_tags(properties))
+            return any(unicodedata.normalize("NFC", tag) in wanted for tag in note_tags(properties))
         return False
 
 

@@ -20,6 +20,7 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
+from ..core.clock import parse_utc_z
 from ..core.jsonutil import jsonable
 from ..errors import EvidenceTooLarge, InputError, InvalidNote
 from ..vault.lock import not_writable
@@ -158,6 +159,24 @@ def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult)
     if "supported" in verdicts:
         return "supported"
     return "unused"
+
+
+def reusable_snapshots(vault: Vault, urls: Sequence[str], policy: Policy) -> dict[str, int]:
+    """The cited pages a validation would read from a snapshot younger than the policy's window instead
+    of fetching (without `refetch`), with each snapshot's age in seconds (read-only)."""
+    store = EvidenceStore(vault)
+    max_age = dt.timedelta(minutes=policy.evidence.snapshot_max_age_minutes)
+    now = dt.datetime.now(dt.UTC)
+    ages: dict[str, int] = {}
+    for url in urls:
+        found = store.lookup(url, max_age=max_age, now=now)
+        if found is not None:
+            try:
+                fetched = parse_utc_z(str(found[0]["fetched_at"]))
+            except (KeyError, ValueError):
+                continue
+            ages[url] = max(0, int((now - fetched).total_seconds()))
+    return ages
 
 
 async def collect_evidence(

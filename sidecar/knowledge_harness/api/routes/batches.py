@@ -15,12 +15,23 @@ from typing import Annotated, Any, Literal
 
 import anyio
 from fastapi import APIRouter, Body
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ... import actors
-from ...trust.batch import approve, build_plan, plan_view, recover_interrupted_runs, rollout, show_plan, show_run
+from ...machine_config import load_machine_config
+from ...trust.batch import (
+    approve,
+    build_plan,
+    plan_view,
+    preview_plan,
+    recover_interrupted_runs,
+    require_agent_judge_budget,
+    rollout,
+    show_plan,
+    show_run,
+)
 from ...trust.batch_models import BatchRun, PlanView
-from ..deps import Ctx, PersonActor
+from ..deps import AnyActor, Ctx, PersonActor
 
 router = APIRouter(tags=["batches"])
 
@@ -29,9 +40,21 @@ class PlanRequest(BaseModel):
     model_config = ConfigDict(extra="forbid")
     stage: Literal["canary", "pilot", "progressive"] = "canary"
     notes: list[Annotated[str, Field(min_length=1, max_length=1024)]] | None = Field(default=None, max_length=10_000)
-    today: dt.date | None = None
+    today: dt.date | None = Field(
+        default=None, description="Refused: a plan takes the machine's date (a caller cannot date a write)."
+    )
     judge: str | None = Field(default=None, max_length=64)
     out_of_order: bool = Field(default=False, description="Plan this stage before the previous one succeeded.")
+
+    @field_validator("today")
+    @classmethod
+    def _dated_by_the_clock(cls, value: dt.date | None) -> None:
+        if value is not None:
+            raise ValueError(
+                "today is not accepted: a plan takes the machine's date, so that no caller can date what a run "
+                "writes (last_validated, revalidate_after)"
+            )
+        return None
 
 
 class ApproveRequest(BaseModel):
@@ -41,16 +64,31 @@ class ApproveRequest(BaseModel):
 
 
 @router.post("/v1/batches", response_model=PlanView, response_model_exclude_unset=True)
-async def post_batch(ctx: Ctx, request: Annotated[PlanRequest, Body()]) -> dict[str, Any]:
-    """Build a plan (dry-run validation of each target); writes no note."""
+async def post_batch(ctx: Ctx, actor: AnyActor, request: Annotated[PlanRequest, Body()]) -> dict[str, Any]:
+    """Build a plan (dry-run validation of each target); writes no note. With the agent token, a plan that
+    would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`."""
     await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
+    agent_calls = 0
+    if not actor.is_person:
+
+        def budget() -> int:
+            preview = preview_plan(
+                ctx.vault,
+                stage=request.stage,
+                notes=request.notes,
+                judge_name=request.judge,
+                out_of_order=request.out_of_order,
+            )
+            return require_agent_judge_budget(ctx.vault, preview, load_machine_config().agents.judge_calls_per_day)
+
+        agent_calls = await anyio.to_thread.run_sync(budget)
     plan = await build_plan(
         ctx.vault,
         stage=request.stage,
         notes=request.notes,
-        today=request.today,
         judge_name=request.judge,
         out_of_order=request.out_of_order,
+        agent_judge_calls=agent_calls,
     )
     return plan_view(ctx.vault, plan)
 

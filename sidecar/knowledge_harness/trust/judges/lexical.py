@@ -39,7 +39,6 @@ in digits with dots ("19.05.2016") is read as three numbers, as with slashes; bo
 from __future__ import annotations
 
 import bisect
-import functools
 import itertools
 import math
 import re
@@ -62,6 +61,7 @@ from ..text import (
 )
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
+from .binding import bind_claim, claim_negated, negated, same_kind, unit_of
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 from .related_words import RELATED_WORDS
@@ -167,69 +167,15 @@ JA_ANTONYMS: tuple[tuple[str, str], ...] = (
     ("上旬", "下旬"),
 )
 
-# "not only … but" adds a fact, it denies none
-_EN_NEG = re.compile(r"\b(?:not(?! only\b)|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
-_QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
-_JA_NEG = re.compile(
-    r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満]"
-    r"|(?:対象|範囲|想定|適用|対応|保証|規格|管轄)外)"
-)
 _NUM_EXPR = re.compile(r"\d")
-
-UNIT_ALIASES = {
-    "metre": "m",
-    "meter": "m",
-    "metres": "m",
-    "meters": "m",
-    "メートル": "m",
-    "km": "km",
-    "kilometer": "km",
-    "kilometre": "km",
-    "キロメートル": "km",
-    "キロ": "km",
-    "%": "%",
-    "％": "%",
-    "percent": "%",
-    "パーセント": "%",
-    "year": "年",
-    "years": "年",
-    "ton": "t",
-    "tonne": "t",
-    "トン": "t",
-    "kg": "kg",
-    "キログラム": "kg",
-    "people": "人",
-    "person": "人",
-    "名": "人",
-    "dollar": "ドル",
-    "dollars": "ドル",
-    "yen": "円",
-    "歳": "歳",
-    "才": "歳",
-}
-
-
-@functools.lru_cache(maxsize=65536)
-def _unit(number: str) -> tuple[str, str]:
-    value, _, unit = number.partition("|")
-    return value, UNIT_ALIASES.get(unit, unit)
+_unit = unit_of
+_negated = negated
+_claim_negated = claim_negated
+_same_kind = same_kind
 
 
 def _numbers(t: Terms) -> set[tuple[str, str]]:
     return {_unit(n) for n in t.numbers}
-
-
-def _claim_negated(claim: str) -> bool:
-    """Is the claim itself negative? Words it quotes are someone's words: "he said that 'it hasn't done
-    anything'" states what was said, and the page must hold the quote."""
-    return _negated(claim if has_cjk(claim) else _QUOTED.sub(" ", claim))
-
-
-def _negated(text: str) -> bool:
-    lowered = nfkc(text).lower()
-    if has_cjk(lowered) and _JA_NEG.search(lowered):
-        return True
-    return bool(_EN_NEG.search(lowered))
 
 
 def _with_verbs(words: list[str]) -> set[str]:
@@ -508,6 +454,21 @@ class LexicalJudge:
                 union.update(doc.window_terms(window[0], window[1]))
         return weak, weakest, sum(w for t, w in weight.items() if t in union) / total
 
+    def _bound_sentences(self, claim: str, doc: _Doc, window: tuple[int, int]) -> list[str]:
+        """The sentences a claim is bound to: its best window, and for English the best window of each of
+        its sub-claims (a long English claim gathers facts from several sentences)."""
+        chosen = set(range(*window))
+        if not has_cjk(claim):
+            names = _name_terms(claim)
+            for part in subclaims(claim):
+                # aligned on the words around its names and numbers: a sentence is not chosen for holding them
+                content = set(terms(normalize(part)).content) - names
+                if content:
+                    found, _ = _best_window(content, set(), doc)
+                    if found is not None:
+                        chosen.update(range(*found))
+        return [doc.sentences[i] for i in sorted(chosen)]
+
     def align(self, claim: str, doc: _Doc) -> _Alignment:
         ct = terms(normalize(claim))
         content = set(ct.content)
@@ -608,6 +569,16 @@ class LexicalJudge:
                         coverage,
                     )
 
+        # -- binding: the claim's numbers, dates, names and polarity where the page says it (binding.py) --
+        binding = bind_claim(
+            claim,
+            self._bound_sentences(claim, doc, window),
+            "ja" if has_cjk(claim) else "en",
+            page="" if has_cjk(claim) else doc.page_text,  # an English page names its subject once
+        )
+        if binding.contradicts:  # the binding weighs the words around each value itself
+            return _Alignment("contradicted", sid, quote, binding.reason, coverage)
+
         # -- support: hard constraints, then the calibrated model ---------------------------------
         n_content = len(content)
         missing_hira = hira - window_hira
@@ -648,6 +619,8 @@ class LexicalJudge:
                 and _close_match(claim, len(missing), n_content, len(missing_hira), len(hira), coverage)
                 and not (english and missing & _name_terms(claim))  # a missing name is an added fact
             ):
+                if not binding.states:
+                    return _Alignment("unsupported", sid, quote, binding.reason, coverage)
                 return _Alignment("supported", sid, quote, "The evidence states the claim's content.", coverage)
             # what only the model reads is measured here, after the rules
             page_terms = {t for t in content if doc.on_page(t)}  # the claim's terms the page uses
@@ -686,6 +659,8 @@ class LexicalJudge:
                 else None
             )
             features = pair_features(claim, match)
+            if self._models[language_of(claim)].supports(features, measures) and not binding.states:
+                return _Alignment("unsupported", sid, quote, binding.reason, coverage, features, measures)
             if self._models[language_of(claim)].supports(features, measures):
                 return _Alignment(
                     "supported",
@@ -723,7 +698,6 @@ def _unsupported_reason(
     return "Not enough overlap with the evidence (" + "; ".join(parts or ["low coverage"]) + ")."
 
 
-_YEAR = re.compile(r"1\d{3}|20\d{2}")
 _NAME = re.compile(r"(?<=[\s(\"'])[A-Z][A-Za-z]+")
 
 
@@ -739,12 +713,6 @@ def _absent_phrase(sequence: tuple[str, ...], page_terms: Container[str]) -> boo
     """Two content words in a row that the page never uses: a detail the page does not state
     ("… in 2013 for its natural beauty"), where one absent word alone is more often a paraphrase."""
     return any(a not in page_terms and b not in page_terms for a, b in itertools.pairwise(sequence))
-
-
-def _same_kind(a: str, b: str) -> bool:
-    """Bare numbers of different kinds never clash: a year against a day or a two-digit year part
-    (27 July 2018 against 2018; 2018–19 against 2018-2019)."""
-    return not any(_YEAR.fullmatch(year) and len(other) <= 2 for year, other in ((a, b), (b, a)))
 
 
 def _negation_on_claim(content: set[str], sentence: str, weight: dict[str, float]) -> bool:
