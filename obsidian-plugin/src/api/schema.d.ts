@@ -1472,6 +1472,16 @@ export interface components {
             /** Sources */
             sources: components["schemas"]["DryRunSource"][];
             result: components["schemas"]["ValidationResult"];
+            /**
+             * Judge
+             * @description Who judged, as the record names it: lexical-8, openai_compat:<model>, agent:<client> <version>.
+             */
+            judge: string;
+            /**
+             * Self Judged
+             * @description The judge is the note's own generator (its provenance.generator).
+             */
+            self_judged: boolean;
             /** Findings */
             findings: components["schemas"]["NoteFinding"][];
             current: components["schemas"]["TrustBlocks"];
@@ -1578,6 +1588,17 @@ export interface components {
              * @default
              */
             reason: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
         };
         /** HeadingsResult */
         HeadingsResult: {
@@ -1867,6 +1888,17 @@ export interface components {
              * @default
              */
             reason: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
             /** Line */
             line: number | null;
             /** End Line */
@@ -2205,6 +2237,20 @@ export interface components {
             answered_at?: string | null;
             /** Answered By */
             answered_by?: string | null;
+        };
+        /**
+         * QuoteSpan
+         * @description A quote found in its source: the characters [start, end) of the evidence snapshot's text.
+         */
+        QuoteSpan: {
+            /** Source Id */
+            source_id: string;
+            /** Start */
+            start: number;
+            /** End */
+            end: number;
+            /** Text */
+            text: string;
         };
         /**
          * ReasonCode
@@ -2885,6 +2931,10 @@ export interface components {
             version: string;
             /** Model */
             model?: string | null;
+            /** Client */
+            client?: string | null;
+            /** Client Version */
+            client_version?: string | null;
         };
         /** WindowItem */
         WindowItem: {

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
 from .validation_models import Finding, ValidationResult
 
@@ -73,6 +73,10 @@ class DryRunReport(_Model):
     claims: list[NoteClaim]
     sources: list[DryRunSource]
     result: ValidationResult
+    judge: str = Field(
+        description="Who judged, as the record names it: lexical-8, openai_compat:<model>, agent:<client> <version>."
+    )
+    self_judged: bool = Field(description="The judge is the note's own generator (its provenance.generator).")
     findings: list[NoteFinding]
     current: TrustBlocks
     proposed: TrustBlocks
