@@ -2,7 +2,8 @@
 in the source it names; found quotes are recorded with their offsets in the snapshot's text.
 
 The judge here is a scripted one (it answers the findings each test gives it), because the unit
-under test is the validator's gate, not a model.
+under test is the validator's gate, not a model. Finding a quote is the same for every judge; the
+tests of that half answer as the embedded judge, whose claims are not bound a second time.
 """
 
 from __future__ import annotations
@@ -46,7 +47,12 @@ class ScriptedJudge:
 
 
 def _run(
-    quote: str, *, verdict: str = "supported", source: str = "s1", claim: str = "The tower was completed in 1889."
+    quote: str,
+    *,
+    verdict: str = "supported",
+    source: str = "s1",
+    claim: str = "The tower was completed in 1889.",
+    judge: str = "lexical",
 ) -> ValidationResult:
     request = ValidationRequest(
         claims=[ClaimIn(id="c1", text=claim)],
@@ -56,7 +62,7 @@ def _run(
         ],
     )
     finding = Finding(claim_id="c1", verdict=verdict, source_id=source, quote=quote)  # type: ignore[arg-type]
-    return validate(request, ScriptedJudge([finding]))
+    return validate(request, ScriptedJudge([finding], name=judge))
 
 
 @pytest.mark.parametrize(
@@ -158,3 +164,48 @@ def test_a_quote_from_a_source_the_claim_does_not_cite_is_refused() -> None:
 def test_unsupported_findings_pass_through_untouched() -> None:
     finding = _run("", verdict="unsupported").findings[0]
     assert (finding.verdict, finding.reason_code, finding.judged, finding.quotes) == ("unsupported", None, None, [])
+
+
+binding = pytest.importorskip("knowledge_harness.trust.judges.binding", reason="the claim binding (judges/binding.py)")
+
+
+@pytest.mark.parametrize(
+    ("claim", "page", "quote"),
+    [
+        # the issue's example: a real quote that names another river
+        (
+            "世界で最も長い川はミシシッピ川です。",
+            "世界で最も長い川はナイル川です。",
+            "世界で最も長い川はナイル川です。",
+        ),
+        ("The Eiffel Tower was completed in 1887.", PAGE_EN, "The Eiffel Tower was completed in 1889."),
+        ("The Eiffel Tower is 330 metres tall.", PAGE_EN, "Its designer's firm was led by Gustave Eiffel"),
+    ],
+)
+def test_a_real_quote_that_does_not_state_the_claim_is_refused(claim: str, page: str, quote: str) -> None:
+    request = ValidationRequest(claims=[ClaimIn(id="c1", text=claim)], evidence=[EvidenceIn(source_id="s1", text=page)])
+    finding = Finding(claim_id="c1", verdict="supported", source_id="s1", quote=quote)
+    result = validate(request, ScriptedJudge([finding]))
+    assert result.verdict == "unverifiable"
+    got = result.findings[0]
+    assert (got.verdict, got.reason_code, got.judged) == ("unsupported", "quote_does_not_state_claim", "supported")
+    assert got.quotes and page[got.quotes[0].start : got.quotes[0].end] == got.quotes[0].text  # kept as the proof
+
+
+def test_quotes_apart_that_together_state_the_claim_pass() -> None:
+    claim = "The Eiffel Tower, completed in 1889, is 330 metres tall."
+    result = _run(
+        "The Eiffel Tower was completed in 1889 \u2026 It is 330 metres tall", claim=claim, judge="openai_compat"
+    )
+    assert result.verdict == "pass", result.findings[0].reason
+
+
+def test_the_embedded_judge_is_not_bound_twice() -> None:
+    request = ValidationRequest(
+        claims=[ClaimIn(id="c1", text="The Eiffel Tower was completed in 1887.")],
+        evidence=[EvidenceIn(source_id="s1", text=PAGE_EN)],
+    )
+    finding = Finding(
+        claim_id="c1", verdict="supported", source_id="s1", quote="The Eiffel Tower was completed in 1889."
+    )
+    assert validate(request, ScriptedJudge([finding], name="lexical")).verdict == "pass"
