@@ -30,7 +30,7 @@ import re
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
@@ -60,7 +60,9 @@ def data_dir() -> Path:
 
 
 def _sentences(text: str) -> list[str]:
-    return [m.group().strip() for m in re.finditer(r"[^\n。！？!?]+(?:[。！？!?]|\.(?=\s|$))?", text) if m.group().strip()]
+    return [
+        m.group().strip() for m in re.finditer(r"[^\n。！？!?]+(?:[。！？!?]|\.(?=\s|$))?", text) if m.group().strip()
+    ]
 
 
 def _listed(value: Any) -> list[Any]:
@@ -276,12 +278,12 @@ def main(argv: list[str] | None = None) -> None:
     started = time.time()
     results["embedded lexical"] = rates(pairs, _outcomes(get_judge("lexical"), pairs))
     for strategy in STRATEGIES:
-        for door, run in (
-            ("MCP agent", lambda s=strategy: run_agent(pairs, s, args.vault)),
-            ("openai_compat", lambda s=strategy: run_openai(pairs, s, server)),
-        ):
+        for door in ("MCP agent", "openai_compat"):
             t0 = time.time()
-            outcomes: dict[str, str] = run()
+            if door == "MCP agent":
+                outcomes = run_agent(pairs, strategy, args.vault)
+            else:
+                outcomes = run_openai(pairs, strategy, server)
             name = f"{strategy} ({door})"
             results[name] = rates(pairs, outcomes)
             reasons[name] = collections.Counter(outcomes.values())
