@@ -3,7 +3,7 @@
 Three stand-ins answer every pair of ../shared/judge-data (WiCE dev, JNLI valid, contrast-dev):
 
   oracle       the gold label; its quotes are the sentences of WiCE's `supporting_sentence_sets`
-               (all sets) and JNLI's premise (for a contrast row: the sentences that supported the claim before its edit)
+               (all sets, when they are at most 8 sentences; else the first) and JNLI's premise (for a contrast row: the sentences that supported the claim before its edit)
   fabricating  `supported` for every pair, quoting the claim itself
   careless     `supported` for every pair, quoting the page sentence that shares the most words
                (Japanese: characters) with the claim
@@ -44,6 +44,7 @@ from knowledge_harness.trust.judge_queue import VaultTaskQueue
 from knowledge_harness.trust.judges import get_judge
 from knowledge_harness.trust.judges.agent import AgentJudge
 from knowledge_harness.trust.judges.openai_compat import OpenAICompatJudge
+from knowledge_harness.trust.quotes import MAX_QUOTES
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
 from knowledge_harness.trust.validator import binder, validate
 from knowledge_harness.vault.paths import Vault
@@ -79,7 +80,8 @@ def load_pairs(limit: int | None) -> list[dict[str, Any]]:
             if corpus == "wice":
                 sentences = _listed(row["evidence_sentences"])
                 sets = _listed(row["supporting_sentence_sets"])
-                gold = [sentences[i] for i in sorted({i for chosen in sets for i in chosen})]
+                union = sorted({i for chosen in sets for i in chosen})
+                gold = [sentences[i] for i in (union if len(union) <= MAX_QUOTES else sets[0][:MAX_QUOTES])]
             else:
                 sentences, gold = _sentences(row["evidence"]), [row["evidence"]]
             pair = {**row, "corpus": corpus, "kind": "natural", "sentences": sentences, "gold": gold}
