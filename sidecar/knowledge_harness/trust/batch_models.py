@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..vault.scope import ScopeReport
 from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
-from .validation_models import FindingVerdict, ResultVerdict, ValidatorInfo
+from .validation_models import FindingVerdict, GateCode, ResultVerdict, ValidatorInfo
 
 PlanReason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
 Trigger = Literal[
@@ -89,9 +89,20 @@ class PlanView(_Model):
 class RecordedValidator(_Model):
     """ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys)."""
 
+    client: str | None = None
+    client_version: str | None = None
     model: str | None
     name: str
     version: str
+
+
+class RecordedQuote(_Model):
+    """QuoteSpan as a run record holds it (sorted keys)."""
+
+    end: int
+    source_id: str
+    start: int
+    text: str
 
 
 class RecordedFinding(_Model):
@@ -99,9 +110,13 @@ class RecordedFinding(_Model):
 
     claim_id: str
     end_line: int | None
+    judged: FindingVerdict | None = None
     line: int | None
     quote: str
+    quotes: list[RecordedQuote] = Field(default_factory=list)
     reason: str
+    reason_code: GateCode | None = None
+    self_judged: bool = False
     source_id: str | None
     text: str
     verdict: FindingVerdict
