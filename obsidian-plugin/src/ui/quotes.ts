@@ -19,7 +19,10 @@ export function renderProof(parent: HTMLElement, finding: ProvenFinding, urls: R
 		box.createEl("blockquote", { cls: "kh-quote", text: quote.text });
 		const where = box.createDiv({ cls: "kh-muted kh-quote-source" });
 		const url = urls.get(quote.source_id);
-		if (url) where.createEl("a", { cls: "kh-quote-link", text: url, href: url });
+		if (url) {
+			const link = where.createEl("a", { cls: "kh-quote-link", text: url });
+			link.href = url;
+		}
 		else where.createSpan({ text: quote.source_id });
 		where.createSpan({ text: ` · ${t("proof.characters", { start: quote.start, end: quote.end })}` });
 	}
