@@ -2,7 +2,8 @@
 in the source it names; found quotes are recorded with their offsets in the snapshot's text.
 
 The judge here is a scripted one (it answers the findings each test gives it), because the unit
-under test is the validator's gate, not a model.
+under test is the validator's gate, not a model. Finding a quote is the same for every judge; the
+tests of that half answer as the embedded judge, whose claims are not bound a second time.
 """
 
 from __future__ import annotations
@@ -46,7 +47,12 @@ class ScriptedJudge:
 
 
 def _run(
-    quote: str, *, verdict: str = "supported", source: str = "s1", claim: str = "The tower was completed in 1889."
+    quote: str,
+    *,
+    verdict: str = "supported",
+    source: str = "s1",
+    claim: str = "The tower was completed in 1889.",
+    judge: str = "lexical",
 ) -> ValidationResult:
     request = ValidationRequest(
         claims=[ClaimIn(id="c1", text=claim)],
@@ -56,7 +62,7 @@ def _run(
         ],
     )
     finding = Finding(claim_id="c1", verdict=verdict, source_id=source, quote=quote)  # type: ignore[arg-type]
-    return validate(request, ScriptedJudge([finding]))
+    return validate(request, ScriptedJudge([finding], name=judge))
 
 
 @pytest.mark.parametrize(

@@ -741,8 +741,7 @@ export interface paths {
         put?: never;
         /**
          * Post Batch
-         * @description Build a plan (dry-run validation of each target); writes no note. With the agent token, a plan that
-         *     would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`.
+         * @description Build a plan (dry-run validation of each target); writes no note.
          */
         post: operations["post_batch_v1_batches_post"];
         delete?: never;
@@ -1053,7 +1052,7 @@ export interface components {
             /** Fresh L2 */
             fresh_l2: boolean;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
             /** Revalidate After */
             revalidate_after: string | null;
             /** Days Left */
@@ -1475,12 +1474,12 @@ export interface components {
             result: components["schemas"]["ValidationResult"];
             /**
              * Judge
-             * @description Who judged, as records name it (lexical-8, openai_compat:<model>, agent:<client>).
+             * @description Who judged, as the record names it: lexical-8, openai_compat:<model>, agent:<client> <version>.
              */
             judge: string;
             /**
              * Self Judged
-             * @description The judge is the note's own generator.
+             * @description The judge is the note's own generator (its provenance.generator).
              */
             self_judged: boolean;
             /** Findings */
@@ -1940,10 +1939,7 @@ export interface components {
             stage: "canary" | "pilot" | "progressive";
             /** Notes */
             notes?: string[] | null;
-            /**
-             * Today
-             * @description Refused: a plan takes the machine's date (a caller cannot date a write).
-             */
+            /** Today */
             today?: string | null;
             /** Judge */
             judge?: string | null;
@@ -1991,7 +1987,7 @@ export interface components {
              */
             reason: "next_batch" | "stale" | "provisional" | "never_validated" | "requested";
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
             /**
              * Days Left
              * @description Days to the note's deadline when planned.
@@ -2301,8 +2297,7 @@ export interface components {
         };
         /**
          * RecordedFinding
-         * @description NoteFinding as a run record holds it (copied from the stored plan: sorted keys); the quote gate's
-         *     keys (`judged`, `quotes`, `reason_code`, `self_judged`) are absent from runs recorded before it.
+         * @description NoteFinding as a run record holds it (copied from the stored plan: sorted keys).
          */
         RecordedFinding: {
             /** Claim Id */
@@ -2352,8 +2347,7 @@ export interface components {
         };
         /**
          * RecordedValidator
-         * @description ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys); `client` and
-         *     `client_version` (the agent judge's MCP client) are absent from runs recorded before them.
+         * @description ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys).
          */
         RecordedValidator: {
             /** Client */
@@ -2787,7 +2781,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
             /** Level */
             level: number;
             /** Status */
@@ -2802,7 +2796,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
         };
         /** StaleReport */
         StaleReport: {

@@ -6,6 +6,7 @@ import { challengeMatches, expectedChallenge } from "../trust/challenge";
 import { renderBlocksDiff } from "./blocks-view";
 import { codeLabel, describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
+import { judgeLabel, renderProof, sourceUrls } from "./quotes";
 
 /** The per-file results of a run record. */
 export function runFiles(record: BatchRunRecord): RunFileRecord[] {
@@ -137,12 +138,14 @@ export class BatchApprovalModal extends Modal {
 			}
 			const findings = target.findings;
 			if (findings.length > 0) {
+				section.createDiv({ cls: "kh-muted kh-judged-by", text: t("proof.judgedBy", { judge: judgeLabel(target.validator) }) });
+				const urls = sourceUrls(target.sources);
 				const list = section.createEl("ul", { cls: "kh-findings" });
 				for (const finding of findings) {
-					const item = list.createEl("li");
+					const item = list.createEl("li", { cls: "kh-finding" });
 					item.createSpan({ cls: "kh-pill", text: codeLabel(finding.verdict) });
 					item.createSpan({ text: ` ${finding.text || finding.claim_id}` });
-					if (finding.quote) item.createEl("blockquote", { cls: "kh-quote", text: finding.quote });
+					renderProof(item, finding, urls);
 				}
 			}
 		}

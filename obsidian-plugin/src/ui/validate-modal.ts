@@ -4,6 +4,7 @@ import { t } from "../i18n";
 import { renderBlocksDiff } from "./blocks-view";
 import { codeLabel, describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
+import { renderProof, sourceUrls } from "./quotes";
 
 const VERDICT_CLASSES: Record<string, string> = {
 	supported: "kh-verdict-ok",
@@ -20,13 +21,14 @@ export function renderValidation(parent: HTMLElement, result: DryRunValidation, 
 		text: t("validate.summary", {
 			score: result.result.score.toFixed(2),
 			confidence: result.result.confidence.toFixed(2),
-			validator: `${result.result.validator.name}-${result.result.validator.version}`,
+			validator: result.judge ?? `${result.result.validator.name}-${result.result.validator.version}`,
 		}),
 	});
 	parent.createEl("p", { cls: "kh-muted", text: t("validate.dryRunNote") });
 
 	parent.createEl("h3", { text: t("validate.findings", { count: result.findings.length }) });
 	const claims = new Map(result.claims.map((claim) => [claim.id, claim]));
+	const urls = sourceUrls(result.sources);
 	const list = parent.createEl("ol", { cls: "kh-findings" });
 	for (const finding of result.findings) {
 		const claim = claims.get(finding.claim_id);
@@ -39,7 +41,7 @@ export function renderValidation(parent: HTMLElement, result: DryRunValidation, 
 			if (host) link.addEventListener("click", () => void host.openNote(result.path, line));
 		}
 		item.createDiv({ cls: "kh-claim", text: finding.text ?? claim?.text ?? finding.claim_id });
-		if (finding.quote) item.createEl("blockquote", { cls: "kh-quote", text: finding.quote });
+		renderProof(item, finding, urls);
 		item.createDiv({ cls: "kh-muted", text: finding.reason });
 	}
 

@@ -68,6 +68,8 @@ def agent_token(
     typer.echo("Claude Desktop (claude_desktop_config.json):\n" + stdio["claude_desktop_config"])
     typer.echo("\nThe agent can read, validate, plan and do pipeline tasks; approving, authorizing,")
     typer.echo("answering and deciding stay with you (the plugin or `kh` at a terminal).")
+    typer.echo("It can also be your judge: `kh validate VAULT NOTE --dry-run --judge agent` (or [judge] backend =")
+    typer.echo('"agent" in the policy) posts the claims as a judge task; ask the agent to take it (judge_next_task).')
 
 
 def register(app: typer.Typer) -> None:

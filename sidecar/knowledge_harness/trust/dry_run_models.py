@@ -73,8 +73,10 @@ class DryRunReport(_Model):
     claims: list[NoteClaim]
     sources: list[DryRunSource]
     result: ValidationResult
-    judge: str = Field(description="Who judged, as records name it (lexical-8, openai_compat:<model>, agent:<client>).")
-    self_judged: bool = Field(description="The judge is the note's own generator.")
+    judge: str = Field(
+        description="Who judged, as the record names it: lexical-8, openai_compat:<model>, agent:<client> <version>."
+    )
+    self_judged: bool = Field(description="The judge is the note's own generator (its provenance.generator).")
     findings: list[NoteFinding]
     current: TrustBlocks
     proposed: TrustBlocks

@@ -1,0 +1,55 @@
+"""The quote gate's second half: for a model's `supported`, the found quotes must state the claim's
+specifics (judges/binding.py). Skipped until the claim binding is installed."""
+
+from __future__ import annotations
+
+import pytest
+
+from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, Finding, ValidationRequest
+from knowledge_harness.trust.validator import validate
+
+from .test_quote_gate import PAGE_EN, ScriptedJudge, _run
+
+binding = pytest.importorskip("knowledge_harness.trust.judges.binding", reason="the claim binding (judges/binding.py)")
+
+
+@pytest.mark.parametrize(
+    ("claim", "page", "quote"),
+    [
+        # the issue's example: a real quote that names another river
+        (
+            "世界で最も長い川はミシシッピ川です。",
+            "世界で最も長い川はナイル川です。",
+            "世界で最も長い川はナイル川です。",
+        ),
+        ("The Eiffel Tower was completed in 1887.", PAGE_EN, "The Eiffel Tower was completed in 1889."),
+        ("The Eiffel Tower is 330 metres tall.", PAGE_EN, "Its designer's firm was led by Gustave Eiffel"),
+    ],
+)
+def test_a_real_quote_that_does_not_state_the_claim_is_refused(claim: str, page: str, quote: str) -> None:
+    request = ValidationRequest(claims=[ClaimIn(id="c1", text=claim)], evidence=[EvidenceIn(source_id="s1", text=page)])
+    finding = Finding(claim_id="c1", verdict="supported", source_id="s1", quote=quote)
+    result = validate(request, ScriptedJudge([finding]))
+    assert result.verdict == "unverifiable"
+    got = result.findings[0]
+    assert (got.verdict, got.reason_code, got.judged) == ("unsupported", "quote_does_not_state_claim", "supported")
+    assert got.quotes and page[got.quotes[0].start : got.quotes[0].end] == got.quotes[0].text  # kept as the proof
+
+
+def test_quotes_apart_that_together_state_the_claim_pass() -> None:
+    claim = "The Eiffel Tower, completed in 1889, is 330 metres tall."
+    result = _run(
+        "The Eiffel Tower was completed in 1889 \u2026 It is 330 metres tall", claim=claim, judge="openai_compat"
+    )
+    assert result.verdict == "pass", result.findings[0].reason
+
+
+def test_the_embedded_judge_is_not_bound_twice() -> None:
+    request = ValidationRequest(
+        claims=[ClaimIn(id="c1", text="The Eiffel Tower was completed in 1887.")],
+        evidence=[EvidenceIn(source_id="s1", text=PAGE_EN)],
+    )
+    finding = Finding(
+        claim_id="c1", verdict="supported", source_id="s1", quote="The Eiffel Tower was completed in 1889."
+    )
+    assert validate(request, ScriptedJudge([finding], name="lexical")).verdict == "pass"
