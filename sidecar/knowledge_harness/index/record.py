@@ -67,7 +67,7 @@ def _heading_titles(headings: list[dict[str, Any]]) -> list[str]:
 # A heading that opens a references section (vault/references.py: `#`s, blanks, then a title that
 # is one of REFERENCE_HEADINGS after strip/strip("*_")/lower) contains this; re.I matches every
 # character whose lower() does, so a body without a match has no references section.
-_REF_SECTION_HINT = re.compile(r"#[ \t]+[\s*_]*(?:references|sources|参考資料|参考文献|出典)", re.IGNORECASE)
+_REF_SECTION_HINT = re.compile(r"#[ \t][\s*_]*(?:references|sources|参考資料|参考文献|出典)", re.IGNORECASE)
 
 
 def _references_sha(note: Note) -> str:
