@@ -238,7 +238,9 @@ def test_an_older_build_or_one_with_problems_is_checked_before_the_first_search_
     query.MEMORY.clear()
 
 
-def test_a_query_across_the_term_memory_trim_keeps_its_own_terms(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_query_across_the_term_memory_trim_keeps_its_own_terms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """The remembered term counts are cleared when they would pass MAX_REMEMBERED_TERMS; a query
     with some terms remembered and some not, arriving right at that boundary, once lost its
     remembered terms to the trim and answered 500 (KeyError in _df)."""
@@ -255,4 +257,4 @@ def test_a_query_across_the_term_memory_trim_keeps_its_own_terms(tmp_path: Path,
         monkeypatch.setattr(search, "MAX_REMEMBERED_TERMS", limit)
         assert [h.path for h in query.search(handle, "競合").hits] == ["Notes/Sync.md"]  # one term remembered
         assert [h.path for h in query.search(handle, "同期の競合を解決").hits] == expected
-        assert [h.path for h in query.search(handle, "conflict 同期 resolution").hits][0] == "Notes/Sync.md"
+        assert next(h.path for h in query.search(handle, "conflict 同期 resolution").hits) == "Notes/Sync.md"
