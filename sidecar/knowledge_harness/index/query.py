@@ -439,6 +439,44 @@ def _note_changed(vault: Vault, entry: dict[str, Any], stamps: dict[str, list[in
         return True
 
 
+def _sections_as_now(vault: Vault, path: str, sections: list[SearchSection]) -> list[SearchSection]:
+    """A changed note's sections with the line ranges of the note as it is now (parsed live),
+    found by their heading path; a section whose heading is gone is left out. The ranges the
+    build stored would send a reader to shifted lines."""
+    if not sections:
+        return sections
+    try:
+        tree = _all_headings(vault, path)
+    except (NotFound, InputError, OSError):
+        return []
+    out: list[SearchSection] = []
+    for section in sections:
+        if section.heading is None:
+            preamble = tree.get("preamble")
+            if not preamble:
+                continue
+            line, end_line = int(preamble["line"]), int(preamble["end_line"])
+        else:
+            found = _heading_at(tree["headings"], section.heading_path)
+            if found is None:
+                continue
+            line, end_line = int(found["line"]), int(found["end_line"])
+        out.append(section.model_copy(update={"line": line, "end_line": end_line}))
+    return out
+
+
+def _heading_at(headings: list[dict[str, Any]], titles: list[str]) -> dict[str, Any] | None:
+    """The first heading reached by following `titles` down the tree, or None."""
+    level = headings
+    found: dict[str, Any] | None = None
+    for title in titles:
+        found = next((h for h in level if h["title"] == title), None)
+        if found is None:
+            return None
+        level = found["children"]
+    return found
+
+
 STOPWORDS_ONLY = (
     "The query holds only words that every note has (such as 'the', 'of', 'の', 'は'), so nothing is ranked; "
     "add a word that names what you are looking for."
@@ -549,6 +587,7 @@ def search(
         note_changed = entry["path"] in changed or _note_changed(vault, entry, stamps)
         if note_changed:
             changed.add(entry["path"])
+            sections = _sections_as_now(vault, entry["path"], sections)
         hits.append(
             SearchHit(
                 path=entry["path"],

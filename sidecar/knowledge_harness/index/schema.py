@@ -95,7 +95,9 @@ class SearchHit(_Answer):
     categories: list[list[str]] = []
     trust: TrustSummary | None = None
     note_changed: bool = Field(
-        default=False, description="The note changed since the build: its sections may point at old lines"
+        default=False,
+        description="The note changed since the build: its sections' lines are those of the note as it is now "
+        "(parsed live); a section whose heading is gone is left out",
     )
     sections: list[SearchSection] = Field(default=[], description="The note's best sections for the query, best first")
 
