@@ -1578,6 +1578,17 @@ export interface components {
              * @default
              */
             reason: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
         };
         /** HeadingsResult */
         HeadingsResult: {
@@ -1867,6 +1878,17 @@ export interface components {
              * @default
              */
             reason: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
             /** Line */
             line: number | null;
             /** End Line */
@@ -2207,6 +2229,20 @@ export interface components {
             answered_by?: string | null;
         };
         /**
+         * QuoteSpan
+         * @description A quote found in its source: the characters [start, end) of the evidence snapshot's text.
+         */
+        QuoteSpan: {
+            /** Source Id */
+            source_id: string;
+            /** Start */
+            start: number;
+            /** End */
+            end: number;
+            /** Text */
+            text: string;
+        };
+        /**
          * ReasonCode
          * @enum {string}
          */
@@ -2533,10 +2569,16 @@ export interface components {
             title: string;
             /** Score */
             score: number;
-            /** Type */
-            type?: string | null;
-            /** Status */
-            status?: string | null;
+            /**
+             * Type
+             * @description The note's type property: a list when it gives one
+             */
+            type?: string | string[] | null;
+            /**
+             * Status
+             * @description The note's status property: a list when it gives one
+             */
+            status?: string | string[] | null;
             /**
              * Tags
              * @default []
@@ -2565,7 +2607,7 @@ export interface components {
             trust?: components["schemas"]["TrustSummary"] | null;
             /**
              * Note Changed
-             * @description The note changed since the build: its sections may point at old lines
+             * @description The note changed since the build: its sections' lines are those of the note as it is now (parsed live); a section whose heading is gone is left out
              * @default false
              */
             note_changed: boolean;
@@ -2885,6 +2927,10 @@ export interface components {
             version: string;
             /** Model */
             model?: string | null;
+            /** Client */
+            client?: string | null;
+            /** Client Version */
+            client_version?: string | null;
         };
         /** WindowItem */
         WindowItem: {

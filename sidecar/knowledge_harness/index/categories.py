@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ..vault.harness_files import read_harness_toml
+from ..vault.harness_files import read_harness_toml, template_folders
 from ..vault.paths import Vault
 
 if TYPE_CHECKING:
@@ -20,11 +20,25 @@ def index_settings(vault: Vault) -> dict[str, list[str]]:
     section = conf.get("index", conf)
     folders = [str(f).strip("/") for f in section.get("moc_folders", []) if str(f).strip("/")]
     tags = [str(t).lstrip("#").lower() for t in section.get("moc_tags", []) if str(t).strip()]
-    return {"moc_folders": sorted(set(folders)), "moc_tags": sorted(set(tags))}
+    settings = {"moc_folders": sorted(set(folders)), "moc_tags": sorted(set(tags))}
+    # templates (Obsidian's Templates/Templater folder) and index.toml's `exclude` are not indexed:
+    # a template's {{date}} placeholders are no note's malformed YAML
+    listed = section.get("exclude", [])
+    exclude = {str(e).strip("/") for e in listed if str(e).strip("/")} if isinstance(listed, list) else set()
+    exclude.update(template_folders(vault))
+    if exclude:  # absent when empty: a manifest written before the setting existed stays fresh
+        settings["exclude"] = sorted(exclude)
+    return settings
+
+
+def excluded(path: str, settings: dict[str, list[str]]) -> bool:
+    """Whether a note lies in (or is) one of the settings' excluded folders or notes."""
+    return any(path == e or path.startswith(e + "/") for e in settings.get("exclude", ()))
 
 
 def is_index_note(path: str, note: IndexedNote, settings: dict[str, list[str]]) -> bool:
-    if isinstance(note.type, str) and note.type.lower() in INDEX_TYPES:
+    types = note.type if isinstance(note.type, list) else [note.type]
+    if any(isinstance(t, str) and t.lower() in INDEX_TYPES for t in types):
         return True
     if settings["moc_folders"] and any(path.startswith(folder + "/") for folder in settings["moc_folders"]):
         return True

@@ -32,7 +32,9 @@ from ..vault.harness_files import index_read_lock, open_index_file, read_index_f
 from ..vault.paths import Vault, require_note_path, scan_against_stamps
 from .build import _index_settings, heading_tree, note_id, parse_record
 from .build_state import WALK_FILE
+from .categories import excluded
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
+from .record import keyword_values
 from .schema import (
     DEFAULT_HEADINGS,
     MAX_HEADINGS,
@@ -228,6 +230,10 @@ def check_index(vault: Vault) -> CheckReport:
     changed: list[str] = []
     with paused_gc():
         seen, moved, _ = scan_against_stamps(vault, read_index_file(vault, WALK_FILE), known)
+    settings = _index_settings(vault)
+    if "exclude" in settings:
+        seen = [p for p in seen if not excluded(p, settings)]
+        moved = [nf for nf in moved if not excluded(nf.path, settings)]
     for nf in moved:
         entry = by_path.get(nf.path)
         if entry is None:
@@ -242,7 +248,7 @@ def check_index(vault: Vault) -> CheckReport:
     added = [p for p in seen if p not in by_path]
     present = set(seen)
     removed = sorted(p for p in by_path if p not in present)
-    settings_changed = manifest.get("settings") != _index_settings(vault)
+    settings_changed = manifest.get("settings") != settings
     fresh = not (changed or added or removed or settings_changed)
     return CheckReport(
         status="fresh" if fresh else "stale",
@@ -527,9 +533,9 @@ def search(
         return summaries[path]
 
     def passes(entry: dict[str, Any]) -> bool:
-        if type and (entry.get("type") or "").lower() != type.lower():
+        if type and type.lower() not in keyword_values(entry.get("type")):
             return False
-        if status and (entry.get("status") or "").lower() != status.lower():
+        if status and status.lower() not in keyword_values(entry.get("status")):
             return False
         if tag and tag.lstrip("#").lower() not in {t.lower() for t in entry.get("tags", [])}:
             return False

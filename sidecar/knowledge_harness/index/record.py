@@ -11,7 +11,7 @@ from typing import Any
 
 from ..vault.note import MAX_NOTE_BYTES, Note, markdown_lines, parse_note
 from ..vault.references import note_references, references_sha256
-from .links import RawLink, Resolver, alias_list, extract, mask_code, property_list
+from .links import RawLink, Resolver, alias_list, extract, mask_code, property_links, property_list
 from .parse import decode_text, parse_structure
 
 MAX_TOP_HEADINGS = 20
@@ -91,6 +91,34 @@ def _title(note: Note) -> str:
     return name[:i] if 0 < i < len(name) - 1 else name
 
 
+def _scalar_text(value: Any) -> str | None:
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        text = str(value).strip()
+        return text or None
+    return None
+
+
+def _keyword(value: Any) -> str | list[str] | None:
+    """A `type` or `status` property as written: one value, or a list of them when the note gives
+    a list (`type: ["[[UI]]", guide]`, as Obsidian's list properties are); a one-item list stays
+    a list, so the record says what the note says."""
+    if isinstance(value, list):
+        return [t for t in (_scalar_text(v) for v in value) if t is not None]
+    return _scalar_text(value)
+
+
+def keyword_values(value: Any) -> list[str]:
+    """The values a type/status filter compares with: each item, a `[[link]]` read as its target."""
+    items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    out = []
+    for item in items:
+        text = str(item).strip()
+        if text.startswith("[[") and text.endswith("]]"):
+            text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+        out.append(text.lower())
+    return out
+
+
 def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     """Everything the index keeps about one note; a pure function of its path and bytes."""
     note = parse_note(path, raw)
@@ -115,6 +143,8 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
         flat = [(h.level, h.title, h.line) for h in structure.headings]
         body = mask_code(lines, structure.code_lines, body_start)
         links, inline_tags, external = extract(body, body_start)
+        if body_start > 1 and note.properties:
+            links = property_links(lines, body_start) + links
     headings = heading_tree(flat, line_count)
     first = flat[0][2] if flat else line_count + 1
     preamble = None
@@ -124,12 +154,10 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
             preamble = {"line": body_start, "end_line": first - 1}
     tags = sorted({t.lstrip("#") for t in property_list(props.get("tags")) if t.lstrip("#")} | set(inline_tags))
     aliases = alias_list(props.get("aliases", props.get("alias")))
-    type_ = props.get("type")
-    status = props.get("status")
     return {
         "title": _title(note),
-        "type": str(type_) if isinstance(type_, str | int | float) and not isinstance(type_, bool) else None,
-        "status": str(status) if isinstance(status, str | int | float) and not isinstance(status, bool) else None,
+        "type": _keyword(props.get("type")),
+        "status": _keyword(props.get("status")),
         "tags": tags,
         "aliases": sorted(set(aliases)),
         "headings": headings,
