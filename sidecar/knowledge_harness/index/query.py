@@ -38,6 +38,7 @@ from .record import keyword_values
 from .schema import (
     DEFAULT_HEADINGS,
     MAX_HEADINGS,
+    BuildReport,
     CheckReport,
     HeadingsResult,
     SearchHit,
@@ -767,7 +768,7 @@ def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFA
     if offset < 0:
         raise InputError("offset must be 0 or more.")
     limit = max(1, min(limit, MAX_HEADINGS))
-    streamed = _large_layer_page(vault, path, offset=offset, limit=limit)
+    streamed = _large_layer_page(vault, path, offset=offset, limit=limit) if has_index(vault) else None
     if streamed is not None:
         fields, scanned = streamed
         return _headings_result(fields, scanned.headings, scanned.total, scanned.links, offset, limit)
@@ -851,6 +852,20 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
     """A note's whole heading tree with line ranges (HeadingsResult's fields, not validated);
     parsed live when the note changed since the build."""
     rel = require_note_path(path)
+    if not has_index(vault):
+        # no index: the note is read and parsed as it is (an agent can read before any build)
+        raw = _current_bytes(vault, rel)
+        record = parse_record(rel, raw)
+        return Staleness(stale=True).model_dump() | {
+            "path": rel,
+            "id": note_id(rel),
+            "sha256": hashlib.sha256(raw).hexdigest(),
+            "source": "live",
+            "title": record["title"],
+            "line_count": record["line_count"],
+            "preamble": record["preamble"],
+            "headings": record["headings"],
+        }
     stale, _ = _staleness(vault)
     manifest = load_manifest(vault)
     entry = manifest["by_path"].get(rel)
@@ -886,9 +901,13 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
     }
 
 
+def has_index(vault: Vault) -> bool:
+    return (vault.harness_dir / "index" / "manifest.json").is_file()
+
+
 def _section_tree(vault: Vault, path: str, heading: str | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The note's fields (path, sha256, line_count, staleness) and the heading titled `heading`."""
-    streamed = _large_layer_page(vault, path, offset=0, limit=1, find_title=heading)
+    streamed = _large_layer_page(vault, path, offset=0, limit=1, find_title=heading) if has_index(vault) else None
     if streamed is not None:
         return streamed[0], streamed[1].found
     tree = _all_headings(vault, path)
@@ -962,7 +981,21 @@ def read_section(
     )
 
 
+def build_now(vault: Vault, *, full: bool = False, who: str = "sidecar") -> BuildReport:
+    """Build the index as the sidecar's doors do (REST, MCP): one writer of .harness/ at a time (a
+    build by the CLI makes this wait, then answers busy), then the search layer follows in the
+    background so that the next search finds it in step."""
+    from ..vault.lock import vault_lock
+    from .build import build_index
+
+    with vault_lock(vault, f"index build ({who})"):
+        outcome = build_index(vault, full=full)
+    warm_search_in_background(vault, after_a_build=True)
+    return BuildReport(**outcome._asdict())
+
+
 __all__ = [
+    "build_now",
     "check_index",
     "get_tree",
     "heading_tree",

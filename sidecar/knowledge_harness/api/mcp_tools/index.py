@@ -11,6 +11,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from ...index.query import (
+    build_now,
     check_index,
     get_tree,
     note_headings,
@@ -37,8 +38,10 @@ Otherwise:
 6. Answer from the original Markdown, citing the note path and lines -- never from the index alone.
 
 Every answer carries "stale": when true the vault changed since the index was built; a note
-that changed is parsed live ("note_changed": true). If the index is missing, stale for the
-notes you need, or does not narrow the search, fall back to listing and reading notes.
+that changed is parsed live ("note_changed": true). Without an index, index_note_headings and
+index_read_section still read a note by its path (parsed live); index_build builds the index
+(seconds for thousands of notes), after which index_search works. If the index does not narrow
+the search, fall back to listing and reading notes.
 """
 
 
@@ -119,6 +122,17 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     )
     def index_check() -> dict[str, Any]:
         return check_index(ctx.vault).model_dump()
+
+    @mcp.tool(
+        description=(
+            "Build (or bring up to date) the vault's reasoning index: only the notes changed since the last "
+            "build are parsed again; full=true parses every note. Use it when another tool answers that the "
+            "index is missing (code index_missing) or stale for the notes you need. Returns the counts of "
+            "notes, headings and links and the notes that could not be read."
+        )
+    )
+    def index_build(full: bool = False) -> dict[str, Any]:
+        return build_now(ctx.vault, full=full, who="agent").model_dump()
 
     @mcp.prompt(name="reasoning_index_reading_order", description="How to walk the reasoning index, in order.")
     def reading_order() -> str:

@@ -6,14 +6,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from ...index.build import build_index
 from ...index.query import (
+    build_now,
     check_index,
     get_tree,
     note_headings,
     read_section,
     search,
-    warm_search_in_background,
 )
 from ...index.schema import (
     DEFAULT_HEADINGS,
@@ -26,7 +25,6 @@ from ...index.schema import (
     TreeResult,
 )
 from ...trust_view import live_trust
-from ...vault.lock import vault_lock
 from ..deps import Ctx
 
 router = APIRouter(prefix="/v1/index", tags=["index"])
@@ -35,11 +33,7 @@ router = APIRouter(prefix="/v1/index", tags=["index"])
 @router.post("/build", response_model=BuildReport)
 def build(ctx: Ctx, full: bool = False) -> BuildReport:
     # one writer of .harness/ at a time: a build by the CLI (or a batch) makes this wait, then 423 busy
-    with vault_lock(ctx.vault, "index build (sidecar)"):
-        outcome = build_index(ctx.vault, full=full)
-    # the search layer follows in the background: the next search finds it in step
-    warm_search_in_background(ctx.vault, after_a_build=True)
-    return BuildReport(**outcome._asdict())
+    return build_now(ctx.vault, full=full)
 
 
 @router.get("/check", response_model=CheckReport)
