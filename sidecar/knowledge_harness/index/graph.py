@@ -152,7 +152,9 @@ def note_links(vault: Vault, path: str, *, limit: int = DEFAULT_LINKS) -> LinksR
             status=link["status"],
             candidates=link.get("candidates") or [],
             line=link["line"],
-            section=property_name(where.lines, link["line"]) if link["kind"] == "property" else where.section(link["line"]),
+            section=property_name(where.lines, link["line"])
+            if link["kind"] == "property"
+            else where.section(link["line"]),
             text=where.text(link["line"]),
         )
 

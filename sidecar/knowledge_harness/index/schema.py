@@ -87,7 +87,9 @@ class SearchHit(_Answer):
     title: str
     score: float
     type: str | list[str] | None = Field(default=None, description="The note's type property: a list when it gives one")
-    status: str | list[str] | None = Field(default=None, description="The note's status property: a list when it gives one")
+    status: str | list[str] | None = Field(
+        default=None, description="The note's status property: a list when it gives one"
+    )
     tags: list[str] = []
     aliases: list[str] = []
     top_headings: list[str] = []

@@ -236,4 +236,3 @@ def template_folders(vault: Vault) -> list[str]:
         if isinstance(folder, str) and folder.strip("/ "):
             out.add(folder.strip("/ "))
     return sorted(out)
-
