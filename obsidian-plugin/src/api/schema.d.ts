@@ -3712,6 +3712,8 @@ export interface operations {
                 tag?: string | null;
                 category?: string | null;
                 trust?: string | null;
+                /** @description Only notes in this folder (vault-relative, subfolders too) */
+                folder?: string | null;
                 limit?: number;
             };
             header?: never;

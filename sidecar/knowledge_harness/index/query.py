@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import difflib
 import hashlib
 import json
 import math
@@ -16,6 +17,7 @@ import os
 import re
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -499,6 +501,7 @@ def search(
     tag: str | None = None,
     category: str | None = None,
     trust: str | None = None,
+    folder: str | None = None,
     limit: int = 20,
     today: dt.date | None = None,
     trust_of: Callable[[str], TrustSummary | None] | None = None,
@@ -511,7 +514,9 @@ def search(
     query = " ".join(q.split())
     truncated = len(query) > MAX_QUERY_CHARS
     query = query[:MAX_QUERY_CHARS]
-    filtered = any(f is not None and str(f).strip() for f in (type, status, tag, category, trust))
+    filtered = any(f is not None and str(f).strip() for f in (type, status, tag, category, trust, folder))
+    # a folder (or any path prefix ending at a "/"): "docs/en" keeps docs/en/… but not docs/english/…
+    prefix = unicodedata.normalize("NFC", folder.strip().strip("/")) + "/" if folder and folder.strip("/ ") else ""
     if not query and not filtered:
         raise InputError(
             "The search query is empty: give words to look for, or a filter (type, status, tag, category, trust) "
@@ -534,6 +539,8 @@ def search(
         return summaries[path]
 
     def passes(entry: dict[str, Any]) -> bool:
+        if prefix and not entry["path"].startswith(prefix):
+            return False
         if type and type.lower() not in keyword_values(entry.get("type")):
             return False
         if status and status.lower() not in keyword_values(entry.get("status")):
@@ -722,6 +729,39 @@ def _prune(node: dict[str, Any], depth: int) -> dict[str, Any]:
 # -- one note -----------------------------------------------------------------------------------
 
 
+def find_note(vault: Vault, path: str) -> str:
+    """The vault path of the note `path` names: the path itself, or (when no note is there) the
+    path with `.md` added, or the one note whose file name (with or without `.md`) it is,
+    case-insensitively; else NotFound with the closest names, or InputError naming the several."""
+    rel = require_note_path(path) if path.lower().endswith(".md") else None
+    if rel is not None:
+        try:
+            vault.locate_note(rel)
+            return rel
+        except NotFound:
+            pass
+    if has_index(vault):
+        paths = list(load_manifest(vault)["by_path"])
+    else:
+        from ..vault.paths import list_note_files
+
+        paths = [nf.path for nf in list_note_files(vault)]
+    want = unicodedata.normalize("NFC", path.strip().strip("/")).lower()
+    want_md = want if want.endswith(".md") else want + ".md"
+    exact = [p for p in paths if p.lower() == want_md]
+    named = exact or [p for p in paths if p.lower().rpartition("/")[2] == want_md.rpartition("/")[2]]
+    if "/" in want and not exact:
+        named = [p for p in paths if p.lower().endswith("/" + want_md)]
+    if len(named) == 1:
+        return str(named[0])
+    if len(named) > 1:
+        raise InputError(f"{path!r} names {len(named)} notes: {', '.join(sorted(named)[:10])}; give the path.")
+    stems = {p.rpartition("/")[2][:-3].lower(): p for p in paths}
+    close = difflib.get_close_matches(want_md.rpartition("/")[2][:-3], list(stems), n=5, cutoff=0.6)
+    hint = f" Did you mean: {', '.join(stems[c] for c in close)}?" if close else ""
+    raise NotFound(f"No such note: {path}.{hint}")
+
+
 def _current_bytes(vault: Vault, path: str) -> bytes:
     disk = vault.resolve_note(path)
     return disk.read_bytes()
@@ -768,6 +808,7 @@ def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFA
     if offset < 0:
         raise InputError("offset must be 0 or more.")
     limit = max(1, min(limit, MAX_HEADINGS))
+    path = find_note(vault, path)
     streamed = _large_layer_page(vault, path, offset=offset, limit=limit) if has_index(vault) else None
     if streamed is not None:
         fields, scanned = streamed
@@ -914,15 +955,39 @@ def _section_tree(vault: Vault, path: str, heading: str | None) -> tuple[dict[st
     return tree, (_find_heading(tree["headings"], heading) if heading is not None else None)
 
 
+def heading_key(title: str) -> str:
+    """A heading title as a person types it: NFKC, case-folded, emoji and other symbols and
+    punctuation dropped, spaces collapsed ("⌨️ ショートカットキー" and "ショートカットキー" agree)."""
+    text = unicodedata.normalize("NFKC", title).casefold()
+    kept = "".join(ch if not unicodedata.category(ch).startswith(("S", "P", "C", "M")) else " " for ch in text)
+    return " ".join(kept.split())
+
+
 def _find_heading(headings: list[dict[str, Any]], title: str) -> dict[str, Any] | None:
+    """The first heading titled `title` (exactly, ignoring case and spaces at the ends), else the
+    first whose heading_key is the same."""
     want = title.strip().lower()
+    loose = heading_key(title)
+    fallback: dict[str, Any] | None = None
     stack: list[dict[str, Any]] = list(reversed(headings))
     while stack:
         h = stack.pop()
         if str(h["title"]).strip().lower() == want:
             return h
+        if fallback is None and loose and heading_key(str(h["title"])) == loose:
+            fallback = h
         stack.extend(reversed(h["children"]))
-    return None
+    return fallback
+
+
+def _heading_titles_of(headings: list[dict[str, Any]]) -> list[str]:
+    out: list[str] = []
+    stack: list[dict[str, Any]] = list(reversed(headings))
+    while stack:
+        h = stack.pop()
+        out.append(str(h["title"]))
+        stack.extend(reversed(h["children"]))
+    return out
 
 
 def read_section(
@@ -936,6 +1001,7 @@ def read_section(
 ) -> SectionResult:
     """The original Markdown of a heading's range (by title) or of explicit lines, size-bounded."""
     max_chars = max(1, min(max_chars, MAX_SECTION_CHARS))
+    path = find_note(vault, path)
     tree, found = _section_tree(vault, path, heading)
     raw = _current_bytes(vault, tree["path"])
     if hashlib.sha256(raw).hexdigest() != tree["sha256"]:
@@ -944,7 +1010,11 @@ def read_section(
     title: str | None = None
     if heading is not None:
         if found is None:
-            raise NotFound(f"No heading {heading!r} in {tree['path']}.")
+            titles = _heading_titles_of(tree.get("headings") or _all_headings(vault, tree["path"])["headings"])
+            by_key = {heading_key(t): t for t in titles}
+            close = difflib.get_close_matches(heading_key(heading), list(by_key), n=5, cutoff=0.5)
+            hint = f" Did you mean: {', '.join(repr(by_key[c]) for c in close)}?" if close else ""
+            raise NotFound(f"No heading {heading!r} in {tree['path']}.{hint}")
         start, end, title = found["line"], found["end_line"], found["title"]
     else:
         if line is None:

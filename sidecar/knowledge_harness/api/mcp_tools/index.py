@@ -50,7 +50,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         description=(
             "Step 1 of the reading order. Ranked search of the vault's notes by their whole text (names, "
             "headings, body, the texts other notes link them with), with optional filters type, status, tag, "
-            "category (an index note) and trust ('fresh-l2', 'l1', 'fresh'). Use it first when you do not know "
+            "category (an index note), trust ('fresh-l2', 'l1', 'fresh') and folder (vault-relative: only notes "
+            "under it, e.g. one language's copy of the docs). Use it first when you do not know "
             "which note answers the question. Each hit has `sections`: its best sections for the query with "
             "line/end_line and a snippet -- pass path, line and end_line to index_read_section to read one. "
             "Also returns titles, categories, trust and whether the index (or the hit's note) is stale."
@@ -63,6 +64,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         tag: str | None = None,
         category: str | None = None,
         trust: str | None = None,
+        folder: str | None = None,
         limit: int = 10,
     ) -> dict[str, Any]:
         return search(
@@ -73,6 +75,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
             tag=tag,
             category=category,
             trust=trust,
+            folder=folder,
             limit=limit,
             trust_of=live_trust(ctx.catalog),
         ).model_dump()

@@ -59,11 +59,23 @@ def search_notes(
     tag: Annotated[str | None, Query(max_length=200)] = None,
     category: Annotated[str | None, Query(max_length=1024)] = None,
     trust: Annotated[str | None, Query(max_length=20)] = None,
+    folder: Annotated[
+        str | None, Query(max_length=1024, description="Only notes in this folder (vault-relative, subfolders too)")
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 20,
 ) -> Response:
     trust_of = live_trust(ctx.catalog)
     result = search(
-        ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit, trust_of=trust_of
+        ctx.vault,
+        q,
+        type=type,
+        status=status,
+        tag=tag,
+        category=category,
+        trust=trust,
+        folder=folder,
+        limit=limit,
+        trust_of=trust_of,
     )
     # The answer was built and validated as a SearchResult: serialized once here, not validated
     # again by the response model (a tenth of a search's time at 10,000 notes).
