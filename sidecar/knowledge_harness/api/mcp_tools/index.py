@@ -48,13 +48,12 @@ the search, fall back to listing and reading notes.
 def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         description=(
-            "Step 1 of the reading order. Ranked search of the vault's notes by their whole text (names, "
-            "headings, body, the texts other notes link them with), with optional filters type, status, tag, "
-            "category (an index note), trust ('fresh-l2', 'l1', 'fresh') and folder (vault-relative: only notes "
-            "under it, e.g. one language's copy of the docs). Use it first when you do not know "
+            "Step 1 of the reading order. Ranked search of the vault's notes by their whole text, "
+            "with optional filters type, status, tag, category (an index note), "
+            "trust ('fresh-l2', 'l1', 'fresh') and folder. Use it first when you do not know "
             "which note answers the question. Each hit has `sections`: its best sections for the query with "
             "line/end_line and a snippet -- pass path, line and end_line to index_read_section to read one. "
-            "Also returns titles, categories, trust and whether the index (or the hit's note) is stale."
+            "Also: titles, categories, trust, staleness."
         )
     )
     def index_search(
@@ -82,8 +81,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
 
     @mcp.tool(
         description=(
-            "Step 1 (alternative). The vault's folder/note tree with heading counts; pass folder to see one "
-            "folder and depth to limit expansion. Use it to orient yourself when search words are unclear."
+            "Step 1 (alternative). The folder/note tree with heading counts (folder: one folder; depth: levels)."
         )
     )
     def index_tree(folder: str | None = None, depth: int | None = 2) -> dict[str, Any]:
@@ -91,8 +89,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
 
     @mcp.tool(
         description=(
-            "Step 3. The heading tree of one note (vault-relative path) with 1-based inclusive line ranges "
-            "(line, end_line) and its links. Use it after choosing a candidate note, to pick the section to read. "
+            "Step 3. The heading tree of one note (a path, or a unique file name) with 1-based inclusive line "
+            "ranges (line, end_line) and its links, to pick the section to read. "
             f"At most {MAX_HEADINGS} headings per answer (default {DEFAULT_HEADINGS}); when truncated is true, "
             "call again with offset=next_offset."
         )
@@ -118,22 +116,12 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         ).model_dump()
 
     @mcp.tool(
-        description=(
-            "Whether the reasoning index matches the vault: status fresh, stale (with changed, added and "
-            "removed notes) or missing. Use it when answers say stale, before relying on the index."
-        )
+        description=("Whether the index matches the vault: fresh, stale (changed, added, removed notes) or missing.")
     )
     def index_check() -> dict[str, Any]:
         return check_index(ctx.vault).model_dump()
 
-    @mcp.tool(
-        description=(
-            "Build (or bring up to date) the vault's reasoning index: only the notes changed since the last "
-            "build are parsed again; full=true parses every note. Use it when another tool answers that the "
-            "index is missing (code index_missing) or stale for the notes you need. Returns the counts of "
-            "notes, headings and links and the notes that could not be read."
-        )
-    )
+    @mcp.tool(description=("Build or update the index (full: every note); for index_missing answers."))
     def index_build(full: bool = False) -> dict[str, Any]:
         return build_now(ctx.vault, full=full, who="agent").model_dump()
 
