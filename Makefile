@@ -35,6 +35,7 @@ lint: setup
 	$(BIN)/ruff format --check sidecar tests bench
 	$(BIN)/mypy
 	$(BIN)/lint-imports
+	$(BIN)/python -m tests.architecture.redos knowledge_harness
 
 pytest: setup
 	$(BIN)/pytest -q -n 2 --dist loadfile

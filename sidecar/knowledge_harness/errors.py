@@ -109,8 +109,9 @@ class IndexMissing(NotFound):
     def for_vault(cls, root: object, problem: str = "The vault has no reasoning index yet") -> IndexMissing:
         command = f"kh index build {shlex.quote(str(root))}"
         return cls(
-            f"{problem}: build it with `{command}` (or POST /v1/index/build), then ask again.",
-            detail={"build": {"cli": command, "http": "POST /v1/index/build"}},
+            f"{problem}: build it with `{command}` (or POST /v1/index/build, or the MCP tool index_build), "
+            "then ask again.",
+            detail={"build": {"cli": command, "http": "POST /v1/index/build", "mcp": "index_build"}},
         )
 
 

@@ -100,6 +100,7 @@ def test_every_tool_is_annotated_and_the_read_only_ones_change_nothing(example_v
         "harness_advance_run",
         "judge_next_task",  # takes a task: writes its record under .harness/judge-tasks/, never a note
         "judge_submit",
+        "index_build",  # writes .harness/index/ only
     }
     web = {t.name for t in tools if t.annotations.open_world_hint}  # type: ignore[union-attr]
     assert web == {"validate_note_dry_run", "harness_advance_run"}

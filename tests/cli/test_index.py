@@ -25,7 +25,7 @@ def paged_vault(tmp_path: Path) -> Path:
 
 def test_cli_pages_like_rest(paged_vault: Path) -> None:
     result = subprocess.run(
-        [str(KH), "index", "headings", str(paged_vault), BIG, "--offset", "11999", "--limit", "10"],
+        [str(KH), "index", "headings", str(paged_vault), BIG, "--offset", "11999", "--limit", "10", "--json"],
         capture_output=True,
         text=True,
         timeout=60,
@@ -64,7 +64,7 @@ def test_cli_reads_a_heading_range_and_searches(example_vault: Path) -> None:
     found = json.loads(_kh("search", str(example_vault), "Reasoning Index", "--json").stdout)
     assert found["hits"]
     path = found["hits"][0]["path"]
-    heads = json.loads(_kh("headings", str(example_vault), path).stdout)
+    heads = json.loads(_kh("headings", str(example_vault), path, "--json").stdout)
     title = heads["headings"][0]["title"]
     read = _kh("read", str(example_vault), path, "--heading", title)
     assert read.returncode == 0 and title in read.stdout

@@ -187,3 +187,34 @@ def test_closing_stdin_stops_the_server(small_vault: Path) -> None:
     assert running.process.stdin is not None
     running.process.stdin.close()
     assert running.process.wait(timeout=15) == 0
+
+
+def test_the_vault_is_given_as_an_argument_as_in_every_other_command(small_vault: Path) -> None:
+    env = {**os.environ, "KH_TOKEN": "p" * 40, "KH_AGENT_TOKEN": "a" * 40}
+    proc = subprocess.Popen(
+        [str(KH), "serve", str(small_vault), "--port", "0", "--exit-on-stdin-close"],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        env=env,
+    )
+    try:
+        assert proc.stdout is not None
+        event = json.loads(proc.stdout.readline())
+        assert event["event"] == "listening"
+        health = httpx.get(f"http://127.0.0.1:{event['port']}/v1/health", timeout=10)
+        assert health.status_code in (200, 401)
+    finally:
+        assert proc.stdin is not None
+        proc.stdin.close()
+        proc.wait(timeout=15)
+    neither = subprocess.run([str(KH), "serve"], capture_output=True, text=True, env=env, timeout=30)
+    assert neither.returncode == 2 and "kh serve VAULT" in neither.stderr
+    both = subprocess.run(
+        [str(KH), "serve", str(small_vault), "--vault", str(small_vault / "other")],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=30,
+    )
+    assert both.returncode == 2 and "two vaults" in both.stderr

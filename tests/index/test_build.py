@@ -79,8 +79,9 @@ def test_links_resolve_like_obsidian_and_backlinks_and_categories_follow(small_v
     assert a["links_in"] == ["Deep/Note B.md", "MOC/技術.md"]
     assert a["tags"] == ["ai", "github", "inline-tag"]
     assert a["aliases"] == ["アルファ"] and a["title"] == "Alpha"
-    assert by["Deep/Note B.md"]["categories"] == [["MOC/技術.md", "MOC/GitHub CI.md"]]
-    assert by["MOC/技術.md"]["categories"] == []
+    # Home.md is a hub by its name (and links to 技術): the chains start there
+    assert by["Deep/Note B.md"]["categories"] == [["Home.md", "MOC/技術.md", "MOC/GitHub CI.md"]]
+    assert by["MOC/技術.md"]["categories"] == [["Home.md"]]
     layer = json.loads((small_vault / f".harness/index/notes/{note_id('Deep/Note B.md')}.json").read_text())
     statuses = {lk["target"]: lk["status"] for lk in layer["links"]}
     assert statuses == {"Note A": "resolved", "Missing": "unresolved", "Dup": "ambiguous"}

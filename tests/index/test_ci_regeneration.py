@@ -97,3 +97,48 @@ def test_the_workflow_runs_on_every_push_and_always_checks_the_index() -> None:
     assert "paths" not in push  # a path filter can skip the catch-up run
     assert "kh index check ." in workflow.split("Build the index", 1)[0]
     assert "kh index check ." in workflow.split("Build the index", 1)[1]
+
+
+def _workflow_step(name_start: str) -> str:
+    import yaml
+
+    workflow = yaml.safe_load((REPO / "docs" / "ci" / "reasoning-index.yml").read_text(encoding="utf-8"))
+    steps = workflow["jobs"]["regenerate"]["steps"]
+    return next(str(step["run"]) for step in steps if str(step.get("name", "")).startswith(name_start))
+
+
+def _run_step(script: str, cwd: Path, path: str) -> subprocess.CompletedProcess[str]:
+    # as GitHub Actions runs a `run:` step: bash -e on a file holding it
+    step = cwd.parent / "step.sh"
+    step.write_text(script, encoding="utf-8")
+    env = {**ENV, "PATH": path, "RUNNER_TEMP": str(cwd.parent)}
+    return subprocess.run(["bash", "-e", str(step)], cwd=cwd, env=env, capture_output=True, text=True, timeout=120)
+
+
+def test_the_workflows_test_step_fails_when_it_should(tmp_path: Path) -> None:
+    """Its test step once ended in `|| echo`: even a missing `kh` passed. A missing or stale index
+    passes (the run rebuilds it); a `kh` that cannot run fails the run."""
+    script = _workflow_step("Test")
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    (vault / "a.md").write_text("# A\n", encoding="utf-8")
+    # python and kh of this environment first, then the system's (bash, git)
+    with_kh = f"{KH.parent}{os.pathsep}{os.environ['PATH']}"
+    assert _run_step(script, vault, with_kh).returncode == 0  # no index yet
+    subprocess.run([str(KH), "index", "build", str(vault)], check=True, capture_output=True)
+    (vault / "b.md").write_text("# B\n", encoding="utf-8")
+    assert _run_step(script, vault, with_kh).returncode == 0  # stale
+    no_kh = tmp_path / "bin"
+    no_kh.mkdir()
+    (no_kh / "python").symlink_to(sys.executable)
+    broken = _run_step(script, vault, f"{no_kh}{os.pathsep}/usr/bin{os.pathsep}/bin")
+    assert broken.returncode != 0, broken.stdout + broken.stderr
+
+
+def test_the_workflow_installs_from_a_line_in_the_file_itself() -> None:
+    import yaml
+
+    text = (REPO / "docs" / "ci" / "reasoning-index.yml").read_text(encoding="utf-8")
+    assert "vars." not in text and "secrets." not in text  # nothing to set in the repository's settings
+    assert yaml.safe_load(text)["env"]["KH_INSTALL"].startswith("knowledge-harness")
+    assert '"$KH_INSTALL"' in _workflow_step("Install")

@@ -236,3 +236,25 @@ def test_an_older_build_or_one_with_problems_is_checked_before_the_first_search_
     assert query.search(handle, "quillwort").changed == ["Notes/Other.md"]
     search.MEMORY.clear()
     query.MEMORY.clear()
+
+
+def test_a_query_across_the_term_memory_trim_keeps_its_own_terms(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The remembered term counts are cleared when they would pass MAX_REMEMBERED_TERMS; a query
+    with some terms remembered and some not, arriving right at that boundary, once lost its
+    remembered terms to the trim and answered 500 (KeyError in _df)."""
+    root = tmp_path / "v"
+    write_note(root, "Notes/Sync.md", "# 同期の競合を解決\n同期 の 競合 を 解決 する 方法。conflict resolution.\n")
+    write_note(root, "Notes/Other.md", "# Something else\nNothing to see.\n")
+    handle = Vault.open(root)
+    build_index(handle)
+    search.MEMORY.clear()
+    expected = [h.path for h in query.search(handle, "同期の競合を解決").hits]
+    assert expected and expected[0] == "Notes/Sync.md"
+    for limit in range(1, 12):  # every position of the boundary against the query's terms
+        search.MEMORY.clear()
+        monkeypatch.setattr(search, "MAX_REMEMBERED_TERMS", limit)
+        assert [h.path for h in query.search(handle, "競合").hits] == ["Notes/Sync.md"]  # one term remembered
+        assert [h.path for h in query.search(handle, "同期の競合を解決").hits] == expected
+        assert next(h.path for h in query.search(handle, "conflict 同期 resolution").hits) == "Notes/Sync.md"

@@ -60,10 +60,13 @@ STEPS = st.lists(
 TICKS = 0.03
 
 
-def _built(root: Path) -> Vault:
-    """The vault of NOTES written under `root` and indexed once, in this process."""
+def _built(root: Path, index_toml: str | None = None) -> Vault:
+    """The vault of NOTES written under `root` (with `.harness/index.toml` when given) and
+    indexed once, in this process."""
     for name, text in NOTES.items():
         write_note(root, name, text)
+    if index_toml is not None:
+        write_note(root, ".harness/index.toml", index_toml)
     vault = Vault.open(root)
     build_index(vault)
     return vault
@@ -135,6 +138,9 @@ def test_a_one_shot_build_patches_the_first_middle_and_last_manifest_lines(tmp_p
     assert any(p.name.startswith("u") for p in (root / ".harness/index/cache").iterdir())  # the one-shot path
     fresh = tmp_path / "fresh"
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".harness"))
+    if (root / ".harness" / "index.toml").exists():  # the index's settings come along
+        (fresh / ".harness").mkdir()
+        shutil.copy(root / ".harness" / "index.toml", fresh / ".harness" / "index.toml")
     expected = build_index(Vault.open(fresh), full=True)
     assert index_layers(root) == index_layers(fresh)
     assert _build_maps(root) == _build_maps(fresh)
@@ -145,6 +151,9 @@ def test_a_one_shot_build_patches_the_first_middle_and_last_manifest_lines(tmp_p
 
 def _equal_to_a_fresh_full_build(root: Path, fresh: Path, report: object, label: str) -> None:
     shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".harness"))
+    if (root / ".harness" / "index.toml").exists():  # the index's settings come along
+        (fresh / ".harness").mkdir()
+        shutil.copy(root / ".harness" / "index.toml", fresh / ".harness" / "index.toml")
     expected = build_index(Vault.open(fresh), full=True)
     assert index_layers(root) == index_layers(fresh), label
     assert _build_maps(root) == _build_maps(fresh), label
@@ -177,7 +186,7 @@ def _one_shot_parts(root: Path) -> int:
 
 def test_a_link_gained_or_lost_by_a_plain_note_patches_its_targets_backlinks_in_one_shot(tmp_path: Path) -> None:
     root = tmp_path / "vault"
-    vault = _built(root)
+    vault = _built(root, "[index]\nmoc_names = false\n")  # Home a plain note, not a hub by its name
     # Home gains Note A and x/Dup, Note A loses Note B (and keeps nothing else)
     edits = {"Home.md": "[[技術]]\n\n[[Note A]] [[x/Dup]]\n", "Note A.md": "---\ntitle: Alpha\n---\n# Alpha\n"}
     for step, (name, text) in enumerate(edits.items()):

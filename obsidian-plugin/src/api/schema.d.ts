@@ -2608,10 +2608,16 @@ export interface components {
             title: string;
             /** Score */
             score: number;
-            /** Type */
-            type?: string | null;
-            /** Status */
-            status?: string | null;
+            /**
+             * Type
+             * @description The note's type property: a list when it gives one
+             */
+            type?: string | string[] | null;
+            /**
+             * Status
+             * @description The note's status property: a list when it gives one
+             */
+            status?: string | string[] | null;
             /**
              * Tags
              * @default []
@@ -2640,7 +2646,7 @@ export interface components {
             trust?: components["schemas"]["TrustSummary"] | null;
             /**
              * Note Changed
-             * @description The note changed since the build: its sections may point at old lines
+             * @description The note changed since the build: its sections' lines are those of the note as it is now (parsed live); a section whose heading is gone is left out
              * @default false
              */
             note_changed: boolean;
@@ -3745,6 +3751,8 @@ export interface operations {
                 tag?: string | null;
                 category?: string | null;
                 trust?: string | null;
+                /** @description Only notes in this folder (vault-relative, subfolders too) */
+                folder?: string | null;
                 limit?: number;
             };
             header?: never;

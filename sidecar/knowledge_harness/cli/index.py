@@ -72,16 +72,49 @@ def check(
     raise typer.Exit(0 if report.fresh else (2 if report.status == "missing" else 1))
 
 
+TREE_LINES = 200  # the table's default page; a documentation vault's whole tree is tens of thousands
+
+
 @index_app.command("tree")
 def tree(
     vault: VaultArg,
     folder: Annotated[str | None, typer.Option(help="Only this folder (vault-relative).")] = None,
-    depth: Annotated[int | None, typer.Option(help="Folder levels to expand.")] = None,
+    depth: Annotated[int, typer.Option(min=0, help="Folder levels to expand (0: the folder alone).")] = 2,
+    offset: Annotated[int, typer.Option(min=0, help="Table: the first line to print.")] = 0,
+    limit: Annotated[int, typer.Option(min=1, help="Table: lines per page.")] = TREE_LINES,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the HTTP answer (the pruned tree) as JSON.")] = False,
 ) -> None:
-    """The vault's folders and notes with heading counts (JSON)."""
+    """The vault's folders and notes with heading counts: an indented table, one page of lines
+    (--offset / --limit), folders expanded --depth levels; --json for the JSON answer."""
     from ..index.query import get_tree
 
-    _print(get_tree(Vault.open(vault), folder, depth).model_dump())
+    result = get_tree(Vault.open(vault), folder, depth)
+    if as_json:
+        _print(result.model_dump())
+        return
+    lines = tree_lines(result.tree)
+    if result.stale:
+        typer.echo("kh: note: the index is stale: run `kh index build`.", err=True)
+    typer.echo("\n".join(lines[offset : offset + limit]))
+    if offset + limit < len(lines):
+        typer.echo(
+            f"… {len(lines) - offset - limit} more lines: --offset {offset + limit}, or narrow with --folder / --depth.",
+            err=True,
+        )
+
+
+def tree_lines(node: dict[str, Any], indent: int = 0) -> list[str]:
+    """A folder node as indented lines: folders with their note counts, notes with their headings."""
+    out: list[str] = []
+    pad = "  " * indent
+    for child in node.get("children", []):
+        if child.get("kind") == "folder":
+            more = child.get("children_count")
+            out.append(f"{pad}{child['name']}/" + (f"  ({more} entries)" if more is not None else ""))
+            out += tree_lines(child, indent + 1)
+        else:
+            out.append(f"{pad}{child['name']}  {child.get('heading_count', 0)} headings")
+    return out
 
 
 @index_app.command("search")
@@ -97,6 +130,7 @@ def search_cmd(
         str | None, typer.Option(help="An index note (path or title) on the note's category chain.")
     ] = None,
     trust: Annotated[str | None, typer.Option(help="e.g. fresh-l2, l1, fresh")] = None,
+    folder: Annotated[str | None, typer.Option(help="Only notes in this folder (vault-relative).")] = None,
     limit: Annotated[int, typer.Option(min=1, max=500)] = 20,
     as_json: Annotated[bool, typer.Option("--json", help="Print the HTTP answer as JSON.")] = False,
 ) -> None:
@@ -112,6 +146,7 @@ def search_cmd(
         tag=tag,
         category=category,
         trust=trust,
+        folder=folder,
         limit=limit,
         trust_of=_live_trust(handle),
     )
@@ -144,22 +179,43 @@ def search_table(result: SearchResult) -> str:
 @index_app.command("headings")
 def headings(
     vault: VaultArg,
-    note: Annotated[str, typer.Argument(help="Vault-relative note path.")],
+    note: Annotated[str, typer.Argument(help="Vault-relative note path, or its file name when unique.")],
     offset: Annotated[int, typer.Option(min=0, help="The first heading (document order) to print.")] = 0,
     limit: Annotated[
         int, typer.Option(min=1, max=MAX_HEADINGS, help="Headings per page; more pages: see next_offset.")
     ] = DEFAULT_HEADINGS,
+    as_json: Annotated[bool, typer.Option("--json", help="Print the HTTP answer as JSON.")] = False,
 ) -> None:
-    """A note's heading tree with line ranges (JSON), one page of headings at a time."""
+    """A note's heading tree with line ranges, one page of headings at a time (a table; --json
+    for the JSON answer). NOTE is a vault path, or a note's file name when only one note has it."""
     from ..index.query import note_headings
 
-    _print(note_headings(Vault.open(vault), note, offset=offset, limit=limit).model_dump())
+    result = note_headings(Vault.open(vault), note, offset=offset, limit=limit)
+    if as_json:
+        _print(result.model_dump())
+        return
+    lines = [f"{result.path}  ({result.title})" if result.title else result.path]
+    if result.stale:
+        lines[0] += (
+            "  [the index is stale; this note read as it is now]" if result.source == "live" else "  [stale index]"
+        )
+
+    def walk(headings: list[dict[str, Any]]) -> None:
+        for h in headings:
+            lines.append(f"  lines {h['line']:>5}-{h['end_line']:<5} {'#' * int(h['level'])} {h['title']}")
+            walk(h.get("children") or [])
+
+    walk(result.headings)
+    if result.truncated and result.next_offset is not None:
+        lines.append(f"… more headings: --offset {result.next_offset}")
+    lines.append(f"Read one: kh index read VAULT {result.path!r} --heading TITLE (or --line N --end-line M)")
+    typer.echo("\n".join(lines))
 
 
 @index_app.command("read")
 def read(
     vault: VaultArg,
-    note: Annotated[str, typer.Argument(help="Vault-relative note path.")],
+    note: Annotated[str, typer.Argument(help="Vault-relative note path, or its file name when unique.")],
     heading: Annotated[str | None, typer.Option(help="Heading title whose range to read.")] = None,
     line: Annotated[int | None, typer.Option(help="First line (1-based).")] = None,
     end_line: Annotated[int | None, typer.Option("--end-line", help="Last line (inclusive).")] = None,

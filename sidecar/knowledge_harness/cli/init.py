@@ -5,10 +5,11 @@ from __future__ import annotations
 import json
 import shlex
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from ..index.categories import index_notes_report
 from ..trust.onboarding import InitReport, inspect_vault, write_proposal
 from ..vault.paths import Vault
 from .terminal import person_at_terminal
@@ -40,6 +41,32 @@ def render(report: InitReport, vault: Path | None = None) -> str:
     return "\n".join(out) + "\n"
 
 
+def render_index_notes(moc: dict[str, Any]) -> str:
+    """The reasoning index's view of the vault: which notes are index notes (MOCs), and why."""
+    found = sorted(set(moc["by_name"]) | set(moc["in_folders"]))
+    out = ["", "Index notes (MOCs) for the reasoning index's categories:"]
+    if moc["moc_names"]:
+        out.append("  by name (MOC, Index, 目次, 索引, Home, 'MOC - …', a note named after its folder): on")
+    else:
+        out.append("  by name: off (moc_names = false in .harness/index.toml)")
+    out.append(
+        f"  configured folders: {', '.join(moc['moc_folders']) or 'none'}; tags: {', '.join(moc['moc_tags']) or 'none'}"
+    )
+    out.append("  notes with type: moc or type: index count too")
+    if moc["exclude"]:
+        out.append(f"  not indexed (templates, exclude): {', '.join(moc['exclude'])}")
+    if found:
+        shown = found[:10]
+        more = f" and {len(found) - 10} more" if len(found) > 10 else ""
+        out.append(f"  found {len(found)}: {', '.join(shown)}{more}")
+    else:
+        out.append(
+            "  found none: name a hub note MOC, Index or Home, give it type: moc, or list its folder in "
+            '.harness/index.toml ([index] moc_folders = ["MOC"])'
+        )
+    return "\n".join(out) + "\n"
+
+
 def init(
     vault: Annotated[Path, typer.Argument(help="The vault folder.")],
     write: Annotated[
@@ -58,8 +85,12 @@ def init(
         person_at_terminal("kh init --write")
     handle = Vault.open(vault)
     report = inspect_vault(handle)
+    moc = index_notes_report(handle)
     typer.echo(
-        json.dumps(report.model_dump(), ensure_ascii=False, indent=2) if as_json else render(report, vault), nl=as_json
+        json.dumps(report.model_dump() | {"index_notes": moc}, ensure_ascii=False, indent=2)
+        if as_json
+        else render(report, vault) + render_index_notes(moc),
+        nl=as_json,
     )
     if write:
         diff = write_proposal(handle, report, force=force)

@@ -115,7 +115,10 @@ def _require_free_port(bind: str, port: int) -> None:
 
 
 def serve(
-    vault: Annotated[Path, typer.Option("--vault", help="The vault folder.")],
+    vault_arg: Annotated[
+        Path | None, typer.Argument(metavar="VAULT", help="The vault folder (as in every other kh command).")
+    ] = None,
+    vault_opt: Annotated[Path | None, typer.Option("--vault", help="The vault folder (same as VAULT).")] = None,
     host: Annotated[str, typer.Option(help="Loopback address to bind: 127.0.0.1 or ::1.")] = "127.0.0.1",
     port: Annotated[int, typer.Option(help="Port; 0 picks a free one.")] = 8765,
     token_file: Annotated[
@@ -141,6 +144,11 @@ def serve(
     Two credentials: the person token (KH_TOKEN or --token-file; the plugin makes one per launch)
     opens everything but /mcp; the agent token (KH_AGENT_TOKEN or --agent-token-file) opens /mcp
     and every door but the person's actions (approve, authorize, answer, decide, shutdown)."""
+    if vault_arg is not None and vault_opt is not None and vault_arg != vault_opt:
+        raise typer.BadParameter(f"two vaults given: {vault_arg} and --vault {vault_opt}", param_hint="VAULT")
+    vault = vault_arg or vault_opt
+    if vault is None:
+        raise typer.BadParameter("give the vault folder: kh serve VAULT (or --vault VAULT)", param_hint="VAULT")
     import uvicorn
 
     from ..api.app import create_app

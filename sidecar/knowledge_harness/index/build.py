@@ -48,7 +48,7 @@ from .build_state import (
     paths_fingerprint,
     state_for,
 )
-from .categories import category_chains, index_settings, is_index_note
+from .categories import category_chains, excluded, index_settings, is_index_note
 from .links import Resolver
 from .reading import Parsed, ParseJob, read_and_parse
 from .record import heading_tree, note_id, parse_record, resolve_links
@@ -195,6 +195,9 @@ class _Run:
         """The vault's note files, and those whose size or mtime changed (the others are kept)."""
         problems: list[ScanProblem] = []
         files = list_note_files(self.vault, problems, memory=self.state.walk)
+        settings = index_settings(self.vault)
+        if "exclude" in settings:
+            files = [f for f in files if not excluded(f.path, settings)]
         self.errors = [{"path": p.path, "message": p.message, "line": None} for p in problems]
         old_files = self.state.files
         if old_files is not None and len(old_files) == len(files):

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import unicodedata
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ..vault.harness_files import read_harness_toml
+from ..vault.harness_files import read_harness_toml, template_folders
 from ..vault.paths import Vault
 
 if TYPE_CHECKING:
@@ -20,11 +21,47 @@ def index_settings(vault: Vault) -> dict[str, list[str]]:
     section = conf.get("index", conf)
     folders = [str(f).strip("/") for f in section.get("moc_folders", []) if str(f).strip("/")]
     tags = [str(t).lstrip("#").lower() for t in section.get("moc_tags", []) if str(t).strip()]
-    return {"moc_folders": sorted(set(folders)), "moc_tags": sorted(set(tags))}
+    settings = {"moc_folders": sorted(set(folders)), "moc_tags": sorted(set(tags))}
+    # index notes found by name without any configuration (MOC_NAMES); `moc_names = false` turns it off
+    settings["moc_names"] = [] if section.get("moc_names", True) is False else ["convention"]
+    # templates (Obsidian's Templates/Templater folder) and index.toml's `exclude` are not indexed:
+    # a template's {{date}} placeholders are no note's malformed YAML
+    listed = section.get("exclude", [])
+    exclude = {str(e).strip("/") for e in listed if str(e).strip("/")} if isinstance(listed, list) else set()
+    exclude.update(template_folders(vault))
+    if exclude:  # absent when empty: a manifest written before the setting existed stays fresh
+        settings["exclude"] = sorted(exclude)
+    return settings
+
+
+def excluded(path: str, settings: dict[str, list[str]]) -> bool:
+    """Whether a note lies in (or is) one of the settings' excluded folders or notes."""
+    return any(path == e or path.startswith(e + "/") for e in settings.get("exclude", ()))
+
+
+# notes named so are index notes by convention (case-insensitive, NFC): MOC, Index, 目次 (contents),
+# 索引 (index), Home, "MOC - Topic" / "Topic MOC", and a folder note named after its folder
+MOC_NAMES = frozenset({"moc", "index", "目次", "索引", "home", "homepage", "maps of content", "map of content"})
+_MOC_AFFIXES = ("moc ", "moc-", "moc_", "moc:")
+
+
+def named_index_note(path: str) -> bool:
+    folder, _, name = path.rpartition("/")
+    stem = unicodedata.normalize("NFC", name[:-3] if name.lower().endswith(".md") else name).strip().lower()
+    parent = unicodedata.normalize("NFC", folder.rpartition("/")[2]).strip().lower()
+    return (
+        stem in MOC_NAMES
+        or stem.startswith(_MOC_AFFIXES)
+        or stem.endswith((" moc", "(moc)"))
+        or (bool(parent) and stem == parent)
+    )
 
 
 def is_index_note(path: str, note: IndexedNote, settings: dict[str, list[str]]) -> bool:
-    if isinstance(note.type, str) and note.type.lower() in INDEX_TYPES:
+    types = note.type if isinstance(note.type, list) else [note.type]
+    if any(isinstance(t, str) and t.lower() in INDEX_TYPES for t in types):
+        return True
+    if settings.get("moc_names") and named_index_note(path):
         return True
     if settings["moc_folders"] and any(path.startswith(folder + "/") for folder in settings["moc_folders"]):
         return True
@@ -45,7 +82,13 @@ def category_chains(index_notes: list[str], links_out: dict[str, list[str]]) -> 
                     outside_in[t] = outside_in.get(t, 0) + 1
     linked_from_index: set[str] = set()
     for m in index_notes:
-        linked_from_index.update(t for t in links_out.get(m, []) if t != m)
+        out_m = links_out.get(m, [])
+        for t in out_m:
+            # an "up" link (a breadcrumb back to the hub that lists this note) does not make the
+            # hub a child: of two index notes linking to each other, the one linking to more
+            # notes is the parent
+            if t != m and not (t in index_set and m in links_out.get(t, []) and len(links_out.get(t, [])) > len(out_m)):
+                linked_from_index.add(t)
     dist: dict[str, int] = {}
     chains: dict[str, list[list[str]]] = {}
     roots = [m for m in index_notes if m not in linked_from_index]
@@ -91,3 +134,22 @@ def category_chains(index_notes: list[str], links_out: dict[str, list[str]]) -> 
             )
         ]
     return chains
+
+
+def index_notes_report(vault: Vault) -> dict[str, object]:
+    """What `kh init` says about index notes: the settings in force and the notes the name
+    conventions and configured folders make index notes (type/tag ones appear after a build)."""
+    from ..vault.paths import list_note_files
+
+    settings = index_settings(vault)
+    paths = [nf.path for nf in list_note_files(vault) if not excluded(nf.path, settings)]
+    by_name = [p for p in paths if settings["moc_names"] and named_index_note(p)]
+    in_folders = [p for p in paths if any(p.startswith(f + "/") for f in settings["moc_folders"])]
+    return {
+        "moc_names": bool(settings["moc_names"]),
+        "moc_folders": settings["moc_folders"],
+        "moc_tags": settings["moc_tags"],
+        "exclude": settings.get("exclude", []),
+        "by_name": by_name,
+        "in_folders": in_folders,
+    }

@@ -20,7 +20,7 @@ from ..vault.harness_files import index_read_lock
 from ..vault.note import markdown_lines
 from ..vault.paths import Vault, list_note_files, require_note_path
 from .build import parse_record
-from .links import Resolver
+from .links import Resolver, property_name
 from .parse import decode_text
 from .query import _load_json, _staleness, check_index, load_manifest
 from .schema import Staleness
@@ -35,14 +35,17 @@ CONTEXT_CHARS = 200
 class LinkEntry(BaseModel):
     note: str | None = Field(description="the other note: the target (outgoing) or the linking note (incoming)")
     title: str | None = None
-    kind: str = Field(description="wikilink | embed | markdown")
+    kind: str = Field(description="wikilink | embed | markdown | property (a [[link]] in a property's value)")
     target: str = Field(description="the link's target as written")
     heading: str | None = Field(default=None, description="the #heading the link points to")
     block: str | None = None
     status: str = Field(description="resolved | unresolved | ambiguous | self")
     candidates: list[str] = []
     line: int = Field(description="1-based line of the link in the linking note")
-    section: str | None = Field(default=None, description="the linking note's innermost heading around the line")
+    section: str | None = Field(
+        default=None,
+        description="the linking note's innermost heading around the line; for a property link, the property's name",
+    )
     text: str = Field(description="that line, trimmed")
 
 
@@ -149,7 +152,9 @@ def note_links(vault: Vault, path: str, *, limit: int = DEFAULT_LINKS) -> LinksR
             status=link["status"],
             candidates=link.get("candidates") or [],
             line=link["line"],
-            section=where.section(link["line"]),
+            section=property_name(where.lines, link["line"])
+            if link["kind"] == "property"
+            else where.section(link["line"]),
             text=where.text(link["line"]),
         )
 

@@ -29,7 +29,7 @@ _NOTE_EXT = ".md"
 
 
 class RawLink(NamedTuple):
-    kind: str  # "wikilink" | "embed" | "markdown"
+    kind: str  # "wikilink" | "embed" | "markdown" | "property" (a [[link]] in a property's value)
     target: str  # the path part, NFC, decoded
     heading: str | None
     block: str | None
@@ -127,6 +127,37 @@ def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[
     return links, tags, list(urls)
 
 
+def property_links(lines: list[str], body_start: int) -> list[RawLink]:
+    """`[[links]]` in the frontmatter's property values (Obsidian shows and follows them), of kind
+    "property"; `lines` are the note's lines, the frontmatter those before `body_start` (1-based)."""
+    out: list[RawLink] = []
+    for i in range(1, body_start - 2):  # between the opening and closing ---
+        text = lines[i]
+        if "[[" not in text:
+            continue
+        for m in _WIKILINK.finditer(text):
+            target = m.group(1).split("|", 1)[0]
+            heading: str | None = None
+            block: str | None = None
+            if "#" in target:
+                target, frag = target.split("#", 1)
+                if frag.startswith("^"):
+                    block = frag[1:].strip()
+                else:
+                    heading = frag.strip()
+            out.append(RawLink("property", _nfc(target.strip()), heading, block, i + 1))
+    return out
+
+
+def property_name(lines: list[str], line: int) -> str | None:
+    """The top-level property whose value holds 1-based `line` of the frontmatter."""
+    for i in range(min(line, len(lines)) - 1, 0, -1):
+        text = lines[i]
+        if text[:1] not in ("", " ", "\t", "-", "#") and ":" in text:
+            return text.split(":", 1)[0].strip().strip("'\"") or None
+    return None
+
+
 def property_list(value: Any) -> list[str]:
     """A list-or-string property (tags, aliases) as a list of strings."""
     if value is None:
@@ -188,6 +219,8 @@ class Resolver:
         """(status, path, candidates) of a link of `kind` from `source`: status resolved |
         unresolved | ambiguous | self | attachment."""
         target = target.strip()
+        if kind == "property":  # a [[link]] in a property is resolved as a wikilink
+            kind = "wikilink"
         if kind == "wikilink" and target and "/" not in target and "." not in target:
             # the common case, a bare note name: the same answer from every folder (not so for an
             # embed, which is also looked up beside its note: a cache shared by every folder gave

@@ -18,7 +18,7 @@ from ..vault.harness_files import list_index_files, read_index_file, write_index
 from ..vault.paths import NoteFile, ScanProblem, Vault, scan_against_stamps
 from .answer import BuildOutcome
 from .build_state import WALK_FILE, new_note, paths_fingerprint
-from .categories import index_settings, is_index_note
+from .categories import excluded, index_settings, is_index_note
 from .links import Resolver
 from .reading import read_note_bytes
 from .record import TOO_LARGE, ResolvedLink, parse_record, resolve_links, unreadable_record
@@ -278,6 +278,10 @@ class _OneShot:
         self.paths, changed, walk = scan_against_stamps(
             self.vault, read_index_file(self.vault, WALK_FILE), self.files, problems
         )
+        settings = index_settings(self.vault)
+        if "exclude" in settings:
+            self.paths = [p for p in self.paths if not excluded(p, settings)]
+            changed = [nf for nf in changed if not excluded(nf.path, settings)]
         if self.paths != list(self.files):
             raise NotOneShot  # notes added, removed or renamed: links resolve differently
         lite_parts = [int(m.group(1)) for r in list_index_files(self.vault, "cache") if (m := _LITE_PART.fullmatch(r))]

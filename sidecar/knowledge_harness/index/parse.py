@@ -19,12 +19,13 @@ callout or a list item is content of that block, not a section of the note.
 
 from __future__ import annotations
 
+import importlib
 import re
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..vault.note import markdown_lines
-from .commonmark import HTML_SEQUENCES, md_trim, normalize_reference
+from .commonmark import HTML_SEQUENCES, HTML_TAG_RE, md_trim, normalize_reference
 
 if TYPE_CHECKING:
     from markdown_it import MarkdownIt
@@ -57,6 +58,13 @@ def markdown_it_parsers() -> tuple[MarkdownIt, MarkdownIt]:
     from markdown_it import MarkdownIt
     from mdit_py_plugins.front_matter import front_matter_plugin
 
+    # the packages export functions of the same names as these modules
+    html_block = importlib.import_module("markdown_it.rules_block.html_block")
+    html_inline = importlib.import_module("markdown_it.rules_inline.html_inline")
+    # markdown-it-py's HTML tag patterns backtrack exponentially on attributes separated by
+    # Unicode spaces (commonmark.py): its rules read the module globals, which get ours
+    setattr(html_block, "HTML_SEQUENCES", [*html_block.__dict__["HTML_SEQUENCES"][:-1], HTML_SEQUENCES[-1]])  # noqa: B010
+    setattr(html_inline, "HTML_TAG_RE", HTML_TAG_RE)  # noqa: B010
     full = MarkdownIt("commonmark").use(front_matter_plugin)
     blocks = MarkdownIt("commonmark").use(front_matter_plugin).disable(["inline", "text_join"])
     return full, blocks

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 import datetime as dt
+import difflib
 import hashlib
 import json
 import math
@@ -16,6 +17,7 @@ import os
 import re
 import threading
 import time
+import unicodedata
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,10 +34,13 @@ from ..vault.harness_files import index_read_lock, open_index_file, read_index_f
 from ..vault.paths import Vault, require_note_path, scan_against_stamps
 from .build import _index_settings, heading_tree, note_id, parse_record
 from .build_state import WALK_FILE
+from .categories import excluded
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
+from .record import keyword_values
 from .schema import (
     DEFAULT_HEADINGS,
     MAX_HEADINGS,
+    BuildReport,
     CheckReport,
     HeadingsResult,
     SearchHit,
@@ -228,6 +233,10 @@ def check_index(vault: Vault) -> CheckReport:
     changed: list[str] = []
     with paused_gc():
         seen, moved, _ = scan_against_stamps(vault, read_index_file(vault, WALK_FILE), known)
+    settings = _index_settings(vault)
+    if "exclude" in settings:
+        seen = [p for p in seen if not excluded(p, settings)]
+        moved = [nf for nf in moved if not excluded(nf.path, settings)]
     for nf in moved:
         entry = by_path.get(nf.path)
         if entry is None:
@@ -242,7 +251,7 @@ def check_index(vault: Vault) -> CheckReport:
     added = [p for p in seen if p not in by_path]
     present = set(seen)
     removed = sorted(p for p in by_path if p not in present)
-    settings_changed = manifest.get("settings") != _index_settings(vault)
+    settings_changed = manifest.get("settings") != settings
     fresh = not (changed or added or removed or settings_changed)
     return CheckReport(
         status="fresh" if fresh else "stale",
@@ -439,6 +448,44 @@ def _note_changed(vault: Vault, entry: dict[str, Any], stamps: dict[str, list[in
         return True
 
 
+def _sections_as_now(vault: Vault, path: str, sections: list[SearchSection]) -> list[SearchSection]:
+    """A changed note's sections with the line ranges of the note as it is now (parsed live),
+    found by their heading path; a section whose heading is gone is left out. The ranges the
+    build stored would send a reader to shifted lines."""
+    if not sections:
+        return sections
+    try:
+        tree = _all_headings(vault, path)
+    except (NotFound, InputError, OSError):
+        return []
+    out: list[SearchSection] = []
+    for section in sections:
+        if section.heading is None:
+            preamble = tree.get("preamble")
+            if not preamble:
+                continue
+            line, end_line = int(preamble["line"]), int(preamble["end_line"])
+        else:
+            found = _heading_at(tree["headings"], section.heading_path)
+            if found is None:
+                continue
+            line, end_line = int(found["line"]), int(found["end_line"])
+        out.append(section.model_copy(update={"line": line, "end_line": end_line}))
+    return out
+
+
+def _heading_at(headings: list[dict[str, Any]], titles: list[str]) -> dict[str, Any] | None:
+    """The first heading reached by following `titles` down the tree, or None."""
+    level = headings
+    found: dict[str, Any] | None = None
+    for title in titles:
+        found = next((h for h in level if h["title"] == title), None)
+        if found is None:
+            return None
+        level = found["children"]
+    return found
+
+
 STOPWORDS_ONLY = (
     "The query holds only words that every note has (such as 'the', 'of', 'の', 'は'), so nothing is ranked; "
     "add a word that names what you are looking for."
@@ -454,6 +501,7 @@ def search(
     tag: str | None = None,
     category: str | None = None,
     trust: str | None = None,
+    folder: str | None = None,
     limit: int = 20,
     today: dt.date | None = None,
     trust_of: Callable[[str], TrustSummary | None] | None = None,
@@ -466,7 +514,9 @@ def search(
     query = " ".join(q.split())
     truncated = len(query) > MAX_QUERY_CHARS
     query = query[:MAX_QUERY_CHARS]
-    filtered = any(f is not None and str(f).strip() for f in (type, status, tag, category, trust))
+    filtered = any(f is not None and str(f).strip() for f in (type, status, tag, category, trust, folder))
+    # a folder (or any path prefix ending at a "/"): "docs/en" keeps docs/en/… but not docs/english/…
+    prefix = unicodedata.normalize("NFC", folder.strip().strip("/")) + "/" if folder and folder.strip("/ ") else ""
     if not query and not filtered:
         raise InputError(
             "The search query is empty: give words to look for, or a filter (type, status, tag, category, trust) "
@@ -489,9 +539,11 @@ def search(
         return summaries[path]
 
     def passes(entry: dict[str, Any]) -> bool:
-        if type and (entry.get("type") or "").lower() != type.lower():
+        if prefix and not entry["path"].startswith(prefix):
             return False
-        if status and (entry.get("status") or "").lower() != status.lower():
+        if type and type.lower() not in keyword_values(entry.get("type")):
+            return False
+        if status and status.lower() not in keyword_values(entry.get("status")):
             return False
         if tag and tag.lstrip("#").lower() not in {t.lower() for t in entry.get("tags", [])}:
             return False
@@ -549,6 +601,7 @@ def search(
         note_changed = entry["path"] in changed or _note_changed(vault, entry, stamps)
         if note_changed:
             changed.add(entry["path"])
+            sections = _sections_as_now(vault, entry["path"], sections)
         hits.append(
             SearchHit(
                 path=entry["path"],
@@ -676,6 +729,39 @@ def _prune(node: dict[str, Any], depth: int) -> dict[str, Any]:
 # -- one note -----------------------------------------------------------------------------------
 
 
+def find_note(vault: Vault, path: str) -> str:
+    """The vault path of the note `path` names: the path itself, or (when no note is there) the
+    path with `.md` added, or the one note whose file name (with or without `.md`) it is,
+    case-insensitively; else NotFound with the closest names, or InputError naming the several."""
+    rel = require_note_path(path) if path.lower().endswith(".md") else None
+    if rel is not None:
+        try:
+            vault.locate_note(rel)
+            return rel
+        except NotFound:
+            pass
+    if has_index(vault):
+        paths = list(load_manifest(vault)["by_path"])
+    else:
+        from ..vault.paths import list_note_files
+
+        paths = [nf.path for nf in list_note_files(vault)]
+    want = unicodedata.normalize("NFC", path.strip().strip("/")).lower()
+    want_md = want if want.endswith(".md") else want + ".md"
+    exact = [p for p in paths if p.lower() == want_md]
+    named = exact or [p for p in paths if p.lower().rpartition("/")[2] == want_md.rpartition("/")[2]]
+    if "/" in want and not exact:
+        named = [p for p in paths if p.lower().endswith("/" + want_md)]
+    if len(named) == 1:
+        return str(named[0])
+    if len(named) > 1:
+        raise InputError(f"{path!r} names {len(named)} notes: {', '.join(sorted(named)[:10])}; give the path.")
+    stems = {p.rpartition("/")[2][:-3].lower(): p for p in paths}
+    close = difflib.get_close_matches(want_md.rpartition("/")[2][:-3], list(stems), n=5, cutoff=0.6)
+    hint = f" Did you mean: {', '.join(stems[c] for c in close)}?" if close else ""
+    raise NotFound(f"No such note: {path}.{hint}")
+
+
 def _current_bytes(vault: Vault, path: str) -> bytes:
     disk = vault.resolve_note(path)
     return disk.read_bytes()
@@ -722,7 +808,8 @@ def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFA
     if offset < 0:
         raise InputError("offset must be 0 or more.")
     limit = max(1, min(limit, MAX_HEADINGS))
-    streamed = _large_layer_page(vault, path, offset=offset, limit=limit)
+    path = find_note(vault, path)
+    streamed = _large_layer_page(vault, path, offset=offset, limit=limit) if has_index(vault) else None
     if streamed is not None:
         fields, scanned = streamed
         return _headings_result(fields, scanned.headings, scanned.total, scanned.links, offset, limit)
@@ -806,6 +893,20 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
     """A note's whole heading tree with line ranges (HeadingsResult's fields, not validated);
     parsed live when the note changed since the build."""
     rel = require_note_path(path)
+    if not has_index(vault):
+        # no index: the note is read and parsed as it is (an agent can read before any build)
+        raw = _current_bytes(vault, rel)
+        record = parse_record(rel, raw)
+        return Staleness(stale=True).model_dump() | {
+            "path": rel,
+            "id": note_id(rel),
+            "sha256": hashlib.sha256(raw).hexdigest(),
+            "source": "live",
+            "title": record["title"],
+            "line_count": record["line_count"],
+            "preamble": record["preamble"],
+            "headings": record["headings"],
+        }
     stale, _ = _staleness(vault)
     manifest = load_manifest(vault)
     entry = manifest["by_path"].get(rel)
@@ -841,24 +942,52 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
     }
 
 
+def has_index(vault: Vault) -> bool:
+    return (vault.harness_dir / "index" / "manifest.json").is_file()
+
+
 def _section_tree(vault: Vault, path: str, heading: str | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The note's fields (path, sha256, line_count, staleness) and the heading titled `heading`."""
-    streamed = _large_layer_page(vault, path, offset=0, limit=1, find_title=heading)
+    streamed = _large_layer_page(vault, path, offset=0, limit=1, find_title=heading) if has_index(vault) else None
     if streamed is not None:
         return streamed[0], streamed[1].found
     tree = _all_headings(vault, path)
     return tree, (_find_heading(tree["headings"], heading) if heading is not None else None)
 
 
+def heading_key(title: str) -> str:
+    """A heading title as a person types it: NFKC, case-folded, emoji and other symbols and
+    punctuation dropped, spaces collapsed ("⌨️ ショートカットキー" and "ショートカットキー" agree)."""
+    text = unicodedata.normalize("NFKC", title).casefold()
+    kept = "".join(ch if not unicodedata.category(ch).startswith(("S", "P", "C", "M")) else " " for ch in text)
+    return " ".join(kept.split())
+
+
 def _find_heading(headings: list[dict[str, Any]], title: str) -> dict[str, Any] | None:
+    """The first heading titled `title` (exactly, ignoring case and spaces at the ends), else the
+    first whose heading_key is the same."""
     want = title.strip().lower()
+    loose = heading_key(title)
+    fallback: dict[str, Any] | None = None
     stack: list[dict[str, Any]] = list(reversed(headings))
     while stack:
         h = stack.pop()
         if str(h["title"]).strip().lower() == want:
             return h
+        if fallback is None and loose and heading_key(str(h["title"])) == loose:
+            fallback = h
         stack.extend(reversed(h["children"]))
-    return None
+    return fallback
+
+
+def _heading_titles_of(headings: list[dict[str, Any]]) -> list[str]:
+    out: list[str] = []
+    stack: list[dict[str, Any]] = list(reversed(headings))
+    while stack:
+        h = stack.pop()
+        out.append(str(h["title"]))
+        stack.extend(reversed(h["children"]))
+    return out
 
 
 def read_section(
@@ -872,6 +1001,7 @@ def read_section(
 ) -> SectionResult:
     """The original Markdown of a heading's range (by title) or of explicit lines, size-bounded."""
     max_chars = max(1, min(max_chars, MAX_SECTION_CHARS))
+    path = find_note(vault, path)
     tree, found = _section_tree(vault, path, heading)
     raw = _current_bytes(vault, tree["path"])
     if hashlib.sha256(raw).hexdigest() != tree["sha256"]:
@@ -880,7 +1010,11 @@ def read_section(
     title: str | None = None
     if heading is not None:
         if found is None:
-            raise NotFound(f"No heading {heading!r} in {tree['path']}.")
+            titles = _heading_titles_of(tree.get("headings") or _all_headings(vault, tree["path"])["headings"])
+            by_key = {heading_key(t): t for t in titles}
+            close = difflib.get_close_matches(heading_key(heading), list(by_key), n=5, cutoff=0.5)
+            hint = f" Did you mean: {', '.join(repr(by_key[c]) for c in close)}?" if close else ""
+            raise NotFound(f"No heading {heading!r} in {tree['path']}.{hint}")
         start, end, title = found["line"], found["end_line"], found["title"]
     else:
         if line is None:
@@ -917,7 +1051,21 @@ def read_section(
     )
 
 
+def build_now(vault: Vault, *, full: bool = False, who: str = "sidecar") -> BuildReport:
+    """Build the index as the sidecar's doors do (REST, MCP): one writer of .harness/ at a time (a
+    build by the CLI makes this wait, then answers busy), then the search layer follows in the
+    background so that the next search finds it in step."""
+    from ..vault.lock import vault_lock
+    from .build import build_index
+
+    with vault_lock(vault, f"index build ({who})"):
+        outcome = build_index(vault, full=full)
+    warm_search_in_background(vault, after_a_build=True)
+    return BuildReport(**outcome._asdict())
+
+
 __all__ = [
+    "build_now",
     "check_index",
     "get_tree",
     "heading_tree",

@@ -11,7 +11,7 @@ from typing import Any
 
 from ..vault.note import MAX_NOTE_BYTES, Note, markdown_lines, parse_note
 from ..vault.references import note_references, references_sha256
-from .links import RawLink, Resolver, alias_list, extract, mask_code, property_list
+from .links import RawLink, Resolver, alias_list, extract, mask_code, property_links, property_list
 from .parse import decode_text, parse_structure
 
 MAX_TOP_HEADINGS = 20
@@ -67,7 +67,7 @@ def _heading_titles(headings: list[dict[str, Any]]) -> list[str]:
 # A heading that opens a references section (vault/references.py: `#`s, blanks, then a title that
 # is one of REFERENCE_HEADINGS after strip/strip("*_")/lower) contains this; re.I matches every
 # character whose lower() does, so a body without a match has no references section.
-_REF_SECTION_HINT = re.compile(r"#[ \t]+[\s*_]*(?:references|sources|参考資料|参考文献|出典)", re.IGNORECASE)
+_REF_SECTION_HINT = re.compile(r"#[ \t][\s*_]*(?:references|sources|参考資料|参考文献|出典)", re.IGNORECASE)
 
 
 def _references_sha(note: Note) -> str:
@@ -89,6 +89,34 @@ def _title(note: Note) -> str:
     name = path.rpartition("/")[2]
     i = name.rfind(".")
     return name[:i] if 0 < i < len(name) - 1 else name
+
+
+def _scalar_text(value: Any) -> str | None:
+    if isinstance(value, str | int | float) and not isinstance(value, bool):
+        text = str(value).strip()
+        return text or None
+    return None
+
+
+def _keyword(value: Any) -> str | list[str] | None:
+    """A `type` or `status` property as written: one value, or a list of them when the note gives
+    a list (`type: ["[[UI]]", guide]`, as Obsidian's list properties are); a one-item list stays
+    a list, so the record says what the note says."""
+    if isinstance(value, list):
+        return [t for t in (_scalar_text(v) for v in value) if t is not None]
+    return _scalar_text(value)
+
+
+def keyword_values(value: Any) -> list[str]:
+    """The values a type/status filter compares with: each item, a `[[link]]` read as its target."""
+    items = value if isinstance(value, list) else [value] if isinstance(value, str) else []
+    out = []
+    for item in items:
+        text = str(item).strip()
+        if text.startswith("[[") and text.endswith("]]"):
+            text = text[2:-2].split("|", 1)[0].split("#", 1)[0].strip()
+        out.append(text.lower())
+    return out
 
 
 def parse_record(path: str, raw: bytes) -> dict[str, Any]:
@@ -119,6 +147,8 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
         del structure  # its 1.5 M FlatHeadings in a heading bomb: gone before the links are read
         links, inline_tags, external = extract(body, body_start)
         del body
+        if body_start > 1 and note.properties:
+            links = property_links(lines, body_start) + links
     first = flat[0][2] if flat else line_count + 1
     preamble = None
     if first > body_start and text is not None:
@@ -131,12 +161,10 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     del flat
     tags = sorted({t.lstrip("#") for t in property_list(props.get("tags")) if t.lstrip("#")} | set(inline_tags))
     aliases = alias_list(props.get("aliases", props.get("alias")))
-    type_ = props.get("type")
-    status = props.get("status")
     return {
         "title": _title(note),
-        "type": str(type_) if isinstance(type_, str | int | float) and not isinstance(type_, bool) else None,
-        "status": str(status) if isinstance(status, str | int | float) and not isinstance(status, bool) else None,
+        "type": _keyword(props.get("type")),
+        "status": _keyword(props.get("status")),
         "tags": tags,
         "aliases": sorted(set(aliases)),
         "headings": headings,

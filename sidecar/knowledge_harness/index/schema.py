@@ -86,8 +86,10 @@ class SearchHit(_Answer):
     id: str
     title: str
     score: float
-    type: str | None = None
-    status: str | None = None
+    type: str | list[str] | None = Field(default=None, description="The note's type property: a list when it gives one")
+    status: str | list[str] | None = Field(
+        default=None, description="The note's status property: a list when it gives one"
+    )
     tags: list[str] = []
     aliases: list[str] = []
     top_headings: list[str] = []
@@ -95,7 +97,9 @@ class SearchHit(_Answer):
     categories: list[list[str]] = []
     trust: TrustSummary | None = None
     note_changed: bool = Field(
-        default=False, description="The note changed since the build: its sections may point at old lines"
+        default=False,
+        description="The note changed since the build: its sections' lines are those of the note as it is now "
+        "(parsed live); a section whose heading is gone is left out",
     )
     sections: list[SearchSection] = Field(default=[], description="The note's best sections for the query, best first")
 

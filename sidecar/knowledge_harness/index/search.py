@@ -720,16 +720,26 @@ class SearchLayer:
         """In how many rows of a table each term occurs (its FTS5 vocabulary table: one statement
         for the terms not yet known, remembered)."""
         known = self._df_of.setdefault(vocab, {})
-        missing = list(dict.fromkeys(t for t in terms if t not in known))
+        # the answer is built apart from the memory, which may be trimmed meanwhile (here, when
+        # it would pass MAX_REMEMBERED_TERMS, or by the warm-up): a trim once dropped terms of the
+        # query being answered, and the search answered 500 (KeyError)
+        counts: dict[str, int] = {}
+        missing: list[str] = []
+        for t in dict.fromkeys(terms):
+            count = known.get(t)
+            if count is None:
+                missing.append(t)
+            else:
+                counts[t] = count
         if missing:
-            if len(known) + len(missing) > MAX_REMEMBERED_TERMS:
-                known.clear()
             marks = ", ".join("?" * len(missing))
             sql = f"SELECT term, doc FROM {vocab} WHERE term IN ({marks})"  # noqa: S608 - a fixed name, "?" marks
             found = {str(t): int(d) for t, d in self.db.execute(sql, missing)}
+            if len(known) + len(missing) > MAX_REMEMBERED_TERMS:
+                known.clear()
             for t in missing:
-                known[t] = found.get(t, 0)
-        return {t: known[t] for t in terms}
+                counts[t] = known[t] = found.get(t, 0)
+        return {t: counts[t] for t in terms}
 
     def remembered_rows(self) -> int:
         """How many (row, score) pairs of terms this layer remembers (bounded by MAX_POSTINGS)."""

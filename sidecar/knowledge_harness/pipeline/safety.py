@@ -74,7 +74,9 @@ _NUM = r"[0-9\uff10-\uff19]"
 # a street number: 1丁目2番3号, 1-2-3, 2番地 (not a date, a count, a month or 3番目)
 _BANCHI = (
     rf"(?!{_NUM}{{4}}[-/]{_NUM}{{1,2}}[-/]{_NUM}{{1,2}})"
-    rf"(?:{_NUM}{{1,4}}(?:丁目|番地|番(?!目)|号(?![機線車]))(?:{_NUM}{{1,4}}(?:番地|番(?!目)|号(?![機線車]))?|{_DASH}{_NUM}{{1,4}})*"
+    # possessive runs in the loop: a run of digits is never split between two iterations
+    # ("-00000" six times over took 5.3 s, each more 17 times longer)
+    rf"(?:{_NUM}{{1,4}}(?:丁目|番地|番(?!目)|号(?![機線車]))(?:{_NUM}{{1,4}}+(?:番地|番(?!目)|号(?![機線車]))?|{_DASH}{_NUM}{{1,4}}+)*"
     rf"|{_NUM}{{1,4}}(?:{_DASH}{_NUM}{{1,4}}){{1,2}})"
     rf"(?![0-9\uff10-\uff19\-]|\.\d|[年月日時分秒歳人個回件倍割円%％])"
 )

@@ -208,3 +208,31 @@ def read_harness_toml(vault: Vault, name: str) -> dict[str, Any]:
         return read_toml(vault.harness_dir / name, what=name) or {}
     except InputError:
         return {}
+
+
+# Obsidian's core Templates plugin and the Templater plugin keep their template folder here
+_TEMPLATE_SETTINGS = (
+    (".obsidian/templates.json", "folder"),
+    (".obsidian/plugins/templater-obsidian/data.json", "templates_folder"),
+)
+_MAX_SETTINGS_BYTES = 1 << 20
+
+
+def template_folders(vault: Vault) -> list[str]:
+    """The vault's template folders, as Obsidian's Templates and Templater settings name them
+    (vault-relative, without slashes at the ends); [] when neither is set or readable."""
+    import json
+
+    out: set[str] = set()
+    for rel, key in _TEMPLATE_SETTINGS:
+        path = vault.root / rel
+        try:
+            if path.stat().st_size > _MAX_SETTINGS_BYTES:
+                continue
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            continue
+        folder = data.get(key) if isinstance(data, dict) else None
+        if isinstance(folder, str) and folder.strip("/ "):
+            out.add(folder.strip("/ "))
+    return sorted(out)

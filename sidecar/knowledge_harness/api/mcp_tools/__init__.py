@@ -37,6 +37,7 @@ ANNOTATIONS: dict[str, ToolAnnotations] = {
     "index_check": reads("Index freshness"),
     "index_links": reads("Links and backlinks of a note"),
     "index_changes": reads("Recently changed notes"),
+    "index_build": records("Build the index", idempotent=True),  # writes .harness/index only
     "harness_next_task": reads("Next pipeline task"),
     "harness_submit_result": records("Submit a task result", idempotent=True),
     "harness_run_status": reads("Run status"),

@@ -11,6 +11,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from ...index.query import (
+    build_now,
     check_index,
     get_tree,
     note_headings,
@@ -37,20 +38,22 @@ Otherwise:
 6. Answer from the original Markdown, citing the note path and lines -- never from the index alone.
 
 Every answer carries "stale": when true the vault changed since the index was built; a note
-that changed is parsed live ("note_changed": true). If the index is missing, stale for the
-notes you need, or does not narrow the search, fall back to listing and reading notes.
+that changed is parsed live ("note_changed": true). Without an index, index_note_headings and
+index_read_section still read a note by its path (parsed live); index_build builds the index
+(seconds for thousands of notes), after which index_search works. If the index does not narrow
+the search, fall back to listing and reading notes.
 """
 
 
 def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
         description=(
-            "Step 1 of the reading order. Ranked search of the vault's notes by their whole text (names, "
-            "headings, body, the texts other notes link them with), with optional filters type, status, tag, "
-            "category (an index note) and trust ('fresh-l2', 'l1', 'fresh'). Use it first when you do not know "
+            "Step 1 of the reading order. Ranked search of the vault's notes by their whole text, "
+            "with optional filters type, status, tag, category (an index note), "
+            "trust ('fresh-l2', 'l1', 'fresh') and folder. Use it first when you do not know "
             "which note answers the question. Each hit has `sections`: its best sections for the query with "
             "line/end_line and a snippet -- pass path, line and end_line to index_read_section to read one. "
-            "Also returns titles, categories, trust and whether the index (or the hit's note) is stale."
+            "Also: titles, categories, trust, staleness."
         )
     )
     def index_search(
@@ -60,6 +63,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         tag: str | None = None,
         category: str | None = None,
         trust: str | None = None,
+        folder: str | None = None,
         limit: int = 10,
     ) -> dict[str, Any]:
         return search(
@@ -70,14 +74,14 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
             tag=tag,
             category=category,
             trust=trust,
+            folder=folder,
             limit=limit,
             trust_of=live_trust(ctx.catalog),
         ).model_dump()
 
     @mcp.tool(
         description=(
-            "Step 1 (alternative). The vault's folder/note tree with heading counts; pass folder to see one "
-            "folder and depth to limit expansion. Use it to orient yourself when search words are unclear."
+            "Step 1 (alternative). The folder/note tree with heading counts (folder: one folder; depth: levels)."
         )
     )
     def index_tree(folder: str | None = None, depth: int | None = 2) -> dict[str, Any]:
@@ -85,8 +89,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
 
     @mcp.tool(
         description=(
-            "Step 3. The heading tree of one note (vault-relative path) with 1-based inclusive line ranges "
-            "(line, end_line) and its links. Use it after choosing a candidate note, to pick the section to read. "
+            "Step 3. The heading tree of one note (a path, or a unique file name) with 1-based inclusive line "
+            "ranges (line, end_line) and its links, to pick the section to read. "
             f"At most {MAX_HEADINGS} headings per answer (default {DEFAULT_HEADINGS}); when truncated is true, "
             "call again with offset=next_offset."
         )
@@ -112,13 +116,14 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         ).model_dump()
 
     @mcp.tool(
-        description=(
-            "Whether the reasoning index matches the vault: status fresh, stale (with changed, added and "
-            "removed notes) or missing. Use it when answers say stale, before relying on the index."
-        )
+        description=("Whether the index matches the vault: fresh, stale (changed, added, removed notes) or missing.")
     )
     def index_check() -> dict[str, Any]:
         return check_index(ctx.vault).model_dump()
+
+    @mcp.tool(description=("Build or update the index (full: every note); for index_missing answers."))
+    def index_build(full: bool = False) -> dict[str, Any]:
+        return build_now(ctx.vault, full=full, who="agent").model_dump()
 
     @mcp.prompt(name="reasoning_index_reading_order", description="How to walk the reasoning index, in order.")
     def reading_order() -> str:

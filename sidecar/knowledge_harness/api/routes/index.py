@@ -6,14 +6,13 @@ from typing import Annotated
 
 from fastapi import APIRouter, Query, Response
 
-from ...index.build import build_index
 from ...index.query import (
+    build_now,
     check_index,
     get_tree,
     note_headings,
     read_section,
     search,
-    warm_search_in_background,
 )
 from ...index.schema import (
     DEFAULT_HEADINGS,
@@ -26,7 +25,6 @@ from ...index.schema import (
     TreeResult,
 )
 from ...trust_view import live_trust
-from ...vault.lock import vault_lock
 from ..deps import Ctx
 
 router = APIRouter(prefix="/v1/index", tags=["index"])
@@ -35,11 +33,7 @@ router = APIRouter(prefix="/v1/index", tags=["index"])
 @router.post("/build", response_model=BuildReport)
 def build(ctx: Ctx, full: bool = False) -> BuildReport:
     # one writer of .harness/ at a time: a build by the CLI (or a batch) makes this wait, then 423 busy
-    with vault_lock(ctx.vault, "index build (sidecar)"):
-        outcome = build_index(ctx.vault, full=full)
-    # the search layer follows in the background: the next search finds it in step
-    warm_search_in_background(ctx.vault, after_a_build=True)
-    return BuildReport(**outcome._asdict())
+    return build_now(ctx.vault, full=full)
 
 
 @router.get("/check", response_model=CheckReport)
@@ -65,11 +59,23 @@ def search_notes(
     tag: Annotated[str | None, Query(max_length=200)] = None,
     category: Annotated[str | None, Query(max_length=1024)] = None,
     trust: Annotated[str | None, Query(max_length=20)] = None,
+    folder: Annotated[
+        str | None, Query(max_length=1024, description="Only notes in this folder (vault-relative, subfolders too)")
+    ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 20,
 ) -> Response:
     trust_of = live_trust(ctx.catalog)
     result = search(
-        ctx.vault, q, type=type, status=status, tag=tag, category=category, trust=trust, limit=limit, trust_of=trust_of
+        ctx.vault,
+        q,
+        type=type,
+        status=status,
+        tag=tag,
+        category=category,
+        trust=trust,
+        folder=folder,
+        limit=limit,
+        trust_of=trust_of,
     )
     # The answer was built and validated as a SearchResult: serialized once here, not validated
     # again by the response model (a tenth of a search's time at 10,000 notes).

@@ -1,0 +1,104 @@
+"""Line ranges are those of the note as it is now: a note edited since the build is parsed live,
+so a search hit's section range, read back through index_read_section, gives that section's text
+and nothing shifted (three lines inserted above a section once sent the reader three lines too
+high and lost the section's last three lines)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx2
+from mcp.client.session import ClientSession
+from mcp.client.streamable_http import streamable_http_client
+from tests.conftest import Sidecar, start_sidecar, stop_sidecar
+from tests.support.index_vaults import write_note
+
+from knowledge_harness.index import query
+from knowledge_harness.index.build import build_index
+from knowledge_harness.vault.paths import Vault
+
+NOTE = (
+    "---\ntitle: Sync\n---\n"
+    "# Sync\n\nIntro.\n\n"
+    "## Conflicts\n\nWhen two devices edit one note, quillwort conflicts appear.\n"
+    "Resolve them by hand.\nThen sync again.\nLast line of the section.\n\n"
+    "## Other\n\nNothing here.\n"
+)
+SECTION = (
+    "## Conflicts\n\nWhen two devices edit one note, quillwort conflicts appear.\n"
+    "Resolve them by hand.\nThen sync again.\nLast line of the section.\n"
+)
+
+
+def _edited(root: Path) -> None:
+    text = NOTE.replace("Intro.\n", "Intro.\nOne more line.\nAnd another.\nAnd a third.\n")
+    (root / "Notes" / "Sync.md").write_text(text, encoding="utf-8")
+
+
+def _vault(tmp_path: Path) -> Vault:
+    write_note(tmp_path / "v", "Notes/Sync.md", NOTE)
+    write_note(tmp_path / "v", "Notes/Else.md", "# Else\nNothing.\n")
+    handle = Vault.open(tmp_path / "v")
+    build_index(handle)
+    return handle
+
+
+def _lines(text: str, line: int, end_line: int) -> str:
+    return "\n".join(text.split("\n")[line - 1 : end_line]).rstrip("\n") + "\n"
+
+
+def test_a_changed_notes_hit_carries_the_ranges_of_the_note_as_it_is_now(tmp_path: Path) -> None:
+    handle = _vault(tmp_path)
+    before = query.search(handle, "quillwort").hits[0].sections[0]
+    assert _lines(NOTE, before.line, before.end_line) == SECTION
+    _edited(handle.root)
+    hit = query.search(handle, "quillwort").hits[0]
+    assert hit.note_changed is True
+    section = next(s for s in hit.sections if s.heading == "Conflicts")
+    assert (section.line, section.end_line) == (before.line + 3, before.end_line + 3)
+    now = (handle.root / "Notes" / "Sync.md").read_text(encoding="utf-8")
+    assert _lines(now, section.line, section.end_line) == SECTION
+    read = query.read_section(handle, hit.path, line=section.line, end_line=section.end_line)
+    assert read.text.rstrip("\n") + "\n" == SECTION
+
+
+def test_a_section_whose_heading_is_gone_is_left_out(tmp_path: Path) -> None:
+    handle = _vault(tmp_path)
+    (handle.root / "Notes" / "Sync.md").write_text(NOTE.replace("## Conflicts", "## Renamed"), encoding="utf-8")
+    hit = query.search(handle, "quillwort").hits[0]
+    assert hit.note_changed is True
+    assert all(s.heading != "Conflicts" for s in hit.sections)
+
+
+async def _mcp(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    headers = {"Authorization": f"Bearer {sidecar.agent_token}"}
+    async with (
+        httpx2.AsyncClient(headers=headers, timeout=30) as http,
+        streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
+        ClientSession(streams[0], streams[1]) as session,
+    ):
+        await session.initialize()
+        return [(await session.call_tool(name, args)).structured_content for name, args in calls]
+
+
+def test_the_mcp_tools_read_back_a_changed_notes_section_as_it_is_now(tmp_path: Path) -> None:
+    handle = _vault(tmp_path)
+    _edited(handle.root)
+    running = start_sidecar(handle.root)
+    try:
+        (search,) = anyio.run(_mcp, running, [("index_search", {"query": "quillwort"})])
+        hit = search["hits"][0]
+        section = next(s for s in hit["sections"] if s["heading"] == "Conflicts")
+        args = {"path": hit["path"], "line": section["line"], "end_line": section["end_line"]}
+        by_lines, by_heading = anyio.run(
+            _mcp,
+            running,
+            [("index_read_section", args), ("index_read_section", {"path": hit["path"], "heading": "Conflicts"})],
+        )
+    finally:
+        stop_sidecar(running)
+    assert hit["note_changed"] is True
+    assert by_lines["text"].rstrip("\n") + "\n" == SECTION
+    assert by_heading["text"].rstrip("\n") + "\n" == SECTION
