@@ -25,7 +25,7 @@ from ..pipeline.engine import Pipeline
 from ..pipeline.proposals import Proposal, ProposalBook
 from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
-from .terminal import ask, confirm, person_at_terminal
+from .terminal import ask, confirm, person_at_terminal, person_if_at_terminal
 
 pipeline_app = typer.Typer(
     help="The harness pipeline: capture, authorize, advance, status, tasks.", no_args_is_help=True
@@ -80,7 +80,9 @@ def capture(
     as_json: JsonOpt = False,
 ) -> None:
     """O-01: capture a request note (frontmatter `harness: request`). Does not start processing."""
-    status = _pipeline(vault).capture_note(note)
+    # at an interactive terminal the person captures (a changed `publishable` is their answer);
+    # from a script or an agent's shell the caller is no person
+    status = _pipeline(vault).capture_note(note, actor=person_if_at_terminal() or agent("terminal", "kh-cli"))
     if as_json:
         _print_json({"run_id": status.run_id, "state": status.state})
     else:
@@ -96,8 +98,16 @@ def authorize(
     """O-02: the person's run label (asks at an interactive terminal; refused without one)."""
     person = person_at_terminal("kh pipeline authorize")
     pipeline = _pipeline(vault)
-    current = pipeline.status(run_id)
-    if not confirm(f"Authorize run {run_id} ({current.state}) as {person.name}?"):
+    shown = pipeline.authorization_request(run_id)
+    typer.echo(
+        f"Run {run_id} ({shown['state']})\n"
+        f"  依頼 / request: {shown['title']}  [{shown['source']}]\n"
+        f"  抜粋 / excerpt: {shown['excerpt']}\n"
+        f"  公開可否: {shown['publishability_ja']}\n"
+        f"  publishability: {shown['publishability_en']}",
+        err=True,
+    )
+    if not confirm(f"Authorize run {run_id} ({shown['state']}) as {person.name}?"):
         raise PersonRequired("Not authorized: the answer was not yes; nothing was changed.")
     status = pipeline.authorize(run_id, actor=person)
     if as_json:
