@@ -626,6 +626,26 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/pipeline/runs/{run_id}/review/article.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Review Article
+         * @description The candidate article rendered to HTML (no scripts, no outside resources), for the person to read.
+         */
+        get: operations["get_review_article_v1_pipeline_runs__run_id__review_article_html_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/pipeline/runs/{run_id}/review": {
         parameters: {
             query?: never;
@@ -2406,6 +2426,34 @@ export interface components {
              * @description SHA-256 of `markdown`; every decision names it (review_packet_sha256).
              */
             sha256: string;
+            /**
+             * Article Text
+             * @description The article as a reader reads it (plain text).
+             */
+            article_text?: string | null;
+            /**
+             * Article Html File
+             * @description The article's HTML file in the run folder (GET …/review/article.html).
+             */
+            article_html_file?: string | null;
+            /** Article Html Sha256 */
+            article_html_sha256?: string | null;
+            /**
+             * Diff
+             * @description Unified diff of the article text from the previous review round (null: first).
+             */
+            diff?: string | null;
+            /** Previous Commit */
+            previous_commit?: string | null;
+            /**
+             * Duplicates
+             * @description Past posts ≥ 0.85, with scores.
+             */
+            duplicates?: {
+                [key: string]: unknown;
+            }[];
+            /** Independence Warnings */
+            independence_warnings?: string[];
         };
         /** ReviewView */
         ReviewView: {
@@ -4350,6 +4398,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DecisionChoices"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_review_article_v1_pipeline_runs__run_id__review_article_html_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 
 from ..actors import agent
@@ -249,6 +250,10 @@ def decide(
     pr_url: Annotated[
         str | None, typer.Option("--pr-url", help="The pull request you reviewed (default: the prepared one).")
     ] = None,
+    options: Annotated[
+        list[str] | None,
+        typer.Option("--option", help="A policy proposal's option (policy; give it 2 or 3 times)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """O-11: the person's publication decision (confirmed at an interactive terminal; refused without one).
@@ -272,6 +277,7 @@ def decide(
         actor=person,
         comment_ref=comment_ref,
         pr_url=pr_url,
+        policy_options=list(options or []) or None,
     )
     if as_json:
         _print_json(result)
@@ -282,14 +288,31 @@ def decide(
 
 
 @pipeline_app.command("review")
-def review(vault: VaultArg, run_id: RunArg, as_json: JsonOpt = False) -> None:
-    """The Review Packet of a run (公開候補の確認待ち) with its SHA-256."""
-    result = _pipeline(vault).review(run_id)
+def review(
+    vault: VaultArg,
+    run_id: RunArg,
+    as_json: JsonOpt = False,
+    html: Annotated[
+        bool, typer.Option("--html", help="Print the path of the article's HTML file (open it in a browser).")
+    ] = False,
+    no_pager: Annotated[bool, typer.Option("--no-pager", help="Print without paging at a terminal.")] = False,
+) -> None:
+    """The Review Packet of a run (公開候補の確認待ち): the article as a reader sees it, the diff from the
+    previous round, uncertainties, warnings, duplicates, checks and the choices, with its SHA-256.
+    Paged at an interactive terminal."""
+    pipeline = _pipeline(vault)
+    result = pipeline.review(run_id)
     if as_json:
         _print_json(result)
+        return
+    if html:
+        typer.echo(str(pipeline.article_html_path(run_id)))
+        return
+    text = f"{result['review_packet']['markdown']}\nReview Packet SHA-256: {result['review_packet_sha256']}\n"
+    if not no_pager and person_if_at_terminal() is not None:
+        click.echo_via_pager(text)
     else:
-        typer.echo(result["review_packet"]["markdown"])
-        typer.echo(f"Review Packet SHA-256: {result['review_packet_sha256']}")
+        typer.echo(text, nl=False)
 
 
 def _read_json_file(path: Path | None, what: str) -> Any:

@@ -18,6 +18,7 @@ import secrets
 import shlex
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..actors import Actor
@@ -784,6 +785,14 @@ class Pipeline:
             "review_packet_sha256": review["sha256"],
             "review_packet": review,
         }
+
+    def article_html_path(self, run_id: str) -> Path:
+        """The Review Packet's HTML file of the article (in the run folder)."""
+        review = self.review(run_id)["review_packet"]
+        name = review.get("article_html_file")
+        if not name:
+            raise NotFound(f"Run {run_id}'s Review Packet has no article HTML (made before this version).")
+        return self.store.run_dir(run_id) / str(name)
 
     def decide(
         self,
