@@ -138,6 +138,11 @@ def test_full_run_from_capture_to_approved(tmp_path: Path) -> None:
     assert "公開を承認しました" in ok.screen
     final = p.status(run_id)
     assert final.state == State.APPROVED and final.waiting_for is None
+    # the published post on main reads as published: its status and its AI notice
+    published = git(blog, "show", f"main:{candidate['path']}")
+    assert ":記事状態: 公開\n" in published and "公開候補" not in published and "レビュー待ち" not in published
+    assert "この下書き" not in published and "人間が内容を確認して公開を判断したものです" in published
+    assert "この記事は AI が Evidence Packet と Article Plan から作成しました" in published
     assert [(r["operation"], r["result"], r["producer"]) for r in final.records[-2:]] == [
         ("O-11", "ADVANCE", "human"),
         ("O-13", "ADVANCE", "program"),

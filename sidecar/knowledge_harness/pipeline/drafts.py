@@ -293,6 +293,22 @@ def replace_front(text: str, *, title: str | None = None, metadata: dict[str, st
     return "\n".join(lines)
 
 
+def replace_note(text: str, note: str) -> str:
+    """Replace the body of the first `.. note::` (the AI/human split) before the first section."""
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == ".. note::"), None)
+    if start is None:
+        return text
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith((" ", "\t"))):
+        end += 1
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    body = [f"   {ln}" if ln.strip() else "" for ln in _strip_blank_edges(note)]
+    lines[start + 1 : end] = ["", *body]
+    return "\n".join(lines)
+
+
 def manifest_for(
     text: str, sections: Sequence[dict[str, Any]], refs: dict[str, list[str]], **extra: Any
 ) -> dict[str, Any]:

@@ -35,14 +35,17 @@ from ..contract import (
     Uncertainty,
     offered_choices,
 )
-from ..drafts import normalize_title, replace_front, sha256_text
+from ..drafts import normalize_title, replace_front, replace_note, sha256_text
 from ..packets import packet_items, uncertainty_ids
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
 
 OPERATION = "O-10"
 TOKYO = ZoneInfo("Asia/Tokyo")
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-CANDIDATE_STATUS = "公開候補（レビュー待ち）"
+# merging the branch publishes the file as it reads: it carries the published status and notice,
+# while the branch, the pull request and the Review Packet say that it waits for review
+PUBLISHED_STATUS = "公開"
+PUBLISHED_NOTICE = "この記事は、AI が根拠の整理と下書きを行い、人間が内容を確認して公開を判断したものです。"
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -314,9 +317,17 @@ def _candidate_rst(cfg: BlogSettings, inputs: dict[str, Any], output: dict[str, 
         header.append(f"   :category: {cfg.category}")
     header += [f"   :author: {cfg.author}", "   :language: ja", "", ""]
     body = replace_front(
-        inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": CANDIDATE_STATUS}
+        inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": PUBLISHED_STATUS}
     )
+    body = replace_note(body, published_notice(_ai_scope(inputs["draft_rst"])))
     return "\n".join(header) + body
+
+
+def published_notice(ai_scope: str) -> str:
+    """The AI/human note as the published article says it: the program's sentence, then what the AI
+    did in the agent's words, with "this draft" read as "this article"."""
+    scope = ai_scope.replace("この下書きは", "この記事は").replace("この下書き", "この記事").strip()
+    return f"{PUBLISHED_NOTICE}\n\n{scope}" if scope else PUBLISHED_NOTICE
 
 
 def _draft_pull_request(
