@@ -212,7 +212,7 @@ def test_capture_keeps_only_the_masked_copy_and_a_rejected_run_none(tmp_path: Pa
     rejected = p.capture_note("Requests/b.md")
     assert kept.state == State.CAPTURED and rejected.state == State.REJECTED
     stored = harness_text(vault)
-    for value in (MN1[:4], MN1[8:], MN2, "1234-5678", "梅田3丁目", CN, "1111-2222"):
+    for value in (f"{MN1[:4]} {MN1[4:8]}", f"{MN1[4:8]} {MN1[8:]}", MN2, "1234-5678", "梅田3丁目", CN, "1111-2222"):
         assert value not in stored, value
     request = p.artifact(kept.run_id, "request")
     assert request["question_sha256"] and request["note_sha256"]

@@ -8,7 +8,10 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from knowledge_harness import actors
+from knowledge_harness.errors import SubmissionRefused
 from knowledge_harness.pipeline.contract import State
 
 from ..conftest import KH
@@ -29,6 +32,7 @@ from ..support.part2_support import (
 from ..support.people import PERSON
 
 SAME = actors.agent("mcp-http", "same-agent", token="agent")
+REWRITE = "YAML 1.2 の core schema が真偽値として読むのは true と false の二つだけです。対象バージョンは未確認です。"
 
 
 def test_the_packet_carries_the_article_the_diff_and_every_warning_in_words(tmp_path: Path) -> None:
@@ -75,22 +79,37 @@ def test_the_packet_carries_the_article_the_diff_and_every_warning_in_words(tmp_
         actor=PERSON,
     )
     revise = task_of(p, "O-12")
+    # 「変更」 for the whole block drops its content: refused at submit, the agent rewrites instead
+    with pytest.raises(SubmissionRefused) as dropped:
+        p.submit(
+            revise.task_id,
+            {
+                "revisions": [
+                    {"block_id": "B1", "rst": "変更", "packet_refs": ["F1", "X1"], "change_summary_ja": "変更"}
+                ]
+            },
+        )
+    assert [r["code"] for r in dropped.value.detail["reasons"]] == ["REVISION_DROPS_CONTENT"]
     p.submit(
         revise.task_id,
-        {"revisions": [{"block_id": "B1", "rst": "変更", "packet_refs": ["F1", "X1"], "change_summary_ja": "変更"}]},
+        {
+            "revisions": [
+                {"block_id": "B1", "rst": REWRITE, "packet_refs": ["F1", "X1"], "change_summary_ja": "言い換え"}
+            ]
+        },
     )
     p.submit(task_of(p, "O-09").task_id, validate_output())
     p.submit(task_of(p, "O-10").task_id, review_output())
     second = p.review(run_id)["review_packet"]
-    assert second["diff"] and f"-{B1.split(chr(10))[0]}" in second["diff"] and "+変更" in second["diff"]
+    assert second["diff"] and f"-{B1.split(chr(10))[0]}" in second["diff"] and f"+{REWRITE}" in second["diff"]
     assert "```diff" in second["markdown"] and second["previous_commit"] == packet["commit"]
 
     # the CLI prints the packet (no terminal: no pager) and the HTML file's path
     shown = subprocess.run(
         [str(KH), "pipeline", "review", str(vault), run_id], capture_output=True, text=True, timeout=60
     )
-    assert shown.returncode == 0 and "+変更" in shown.stdout and "Review Packet SHA-256:" in shown.stdout
+    assert shown.returncode == 0 and f"+{REWRITE}" in shown.stdout and "Review Packet SHA-256:" in shown.stdout
     path = subprocess.run(
         [str(KH), "pipeline", "review", str(vault), run_id, "--html"], capture_output=True, text=True, timeout=60
     )
-    assert Path(path.stdout.strip()).read_text(encoding="utf-8").count("変更") >= 1
+    assert REWRITE in Path(path.stdout.strip()).read_text(encoding="utf-8")

@@ -378,6 +378,9 @@ def check_draft_cmd(
 
     past: list[PastPost] = []
     if posts is not None:
+        if not posts.is_dir():
+            # a missing folder would silently skip the title and similarity checks
+            raise InputError(f"--posts {posts} is not a folder: give the blog's posts folder, or leave --posts out.")
         for path in sorted(posts.glob("*")):
             if path.suffix in (".rst", ".md") and path.resolve() != draft.resolve() and path.is_file():
                 body = path.read_text(encoding="utf-8", errors="replace")

@@ -111,6 +111,9 @@ class ReasonCode(StrEnum):
     CONTRADICTION_FOUND = "CONTRADICTION_FOUND"
     SUMMARY_MISSING = "SUMMARY_MISSING"
     SUMMARY_NOT_JAPANESE = "SUMMARY_NOT_JAPANESE"
+    PR_DESCRIPTION_NOT_JAPANESE = "PR_DESCRIPTION_NOT_JAPANESE"
+    REVISION_DROPS_CONTENT = "REVISION_DROPS_CONTENT"
+    AUTHOR_QUESTION_ASKS_FACT = "AUTHOR_QUESTION_ASKS_FACT"
     SUMMARY_IS_EXCERPT = "SUMMARY_IS_EXCERPT"
     PACKET_BUILT = "PACKET_BUILT"
     PACKET_NO_FACTS = "PACKET_NO_FACTS"
@@ -328,6 +331,18 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
     ReasonCode.SUMMARY_MISSING: (
         "引用した出典に日本語要約がない",
         "A cited source has no Japanese summary.",
+    ),
+    ReasonCode.PR_DESCRIPTION_NOT_JAPANESE: (
+        "PR説明案が日本語で書かれていない",
+        "The PR description is not written in Japanese.",
+    ),
+    ReasonCode.REVISION_DROPS_CONTENT: (
+        "修正が本文の内容を落としている（削除の指示なし）",
+        "The revision drops the block's content (no deletion was asked).",
+    ),
+    ReasonCode.AUTHOR_QUESTION_ASKS_FACT: (
+        "著者への質問が技術的事実を尋ねている（動機・意図だけを尋ねる）",
+        "The question to the author asks a technical fact (ask only about the motive or intent).",
     ),
     ReasonCode.SUMMARY_NOT_JAPANESE: (
         "出典の要約が日本語で書かれていない",

@@ -29,7 +29,7 @@ from ..vault.catalog import NoteCatalog
 from ..vault.note import read_note
 from ..vault.paths import Vault, require_note_path
 from ..vault.run_store import RunStore
-from .agents import AgentTask, Failed, Pending, Produced, Unavailable, backend_for, validate_output
+from .agents import AgentTask, Failed, Pending, Produced, Refusal, Unavailable, backend_for, validate_output
 from .config import PipelineConfig, load_config
 from .contract import (
     DECISION_CHOICES,
@@ -990,6 +990,7 @@ class Pipeline:
                 self._save(run)
                 raise Conflict(f"Task {task_id} is stale: the run moved on or its inputs changed.")
             refusals = validate_output(op, prepared.inputs, output, **_screening_words(ctx.config))
+            refusals += self._independence_refusals(records, entry.operation, acted_by)
             if refusals:
                 entry.refused_submissions += 1
                 self.store.append_history(
@@ -1034,7 +1035,7 @@ class Pipeline:
     ) -> Outcome:
         """An AI judge that is the client which authored what it judges is not an independent judge:
         the record says so (reason code and uncertainty, which reach the review packet and the person);
-        with `[agents] independent_judge = "required"` the judgment cannot accept, and the run holds."""
+        with `[agents] independent_judge = "required"` it never gets here (`_independence_refusals`)."""
         authors = JUDGED_AUTHORS.get(operation)
         client = acted_by.get("client")
         if not authors or not client:
@@ -1050,13 +1051,32 @@ class Pipeline:
                 code=ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR.value,
             )
         )
-        if self.config.agents.independent_judge == "required" and outcome.result == Result.ADVANCE:
-            outcome.result, outcome.state_after = Result.HOLD, State.HOLD
-            outcome.summary_ja = (
-                f"{operation}の判定者が{author.operation}の作成者と同じクライアント（{client}）のため、"
-                "独立した判定を必須とする設定により保留(HOLD)とします。別のクライアントが判定すれば再開できます。"
-            )
         return outcome
+
+    def _independence_refusals(
+        self, records: list[OperationRecord], operation: str, acted_by: dict[str, Any]
+    ) -> list[Refusal]:
+        """With `[agents] independent_judge = "required"`, a judgment by the client that authored what
+        it judges is refused at submit: nothing is recorded and the task stays open for another client
+        (a HOLD would end a run that only waits for a different judge)."""
+        if self.config.agents.independent_judge != "required":
+            return []
+        authors = JUDGED_AUTHORS.get(operation)
+        client = acted_by.get("client")
+        if not authors or not client:
+            return []
+        author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
+        if author is None or not author.acted_by or author.acted_by.get("client") != client:
+            return []
+        return [
+            Refusal(
+                ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR,
+                "$",
+                f'[agents] independent_judge = "required": {client} wrote {author.operation}, so it cannot judge it '
+                f"in {operation}. The task stays open: connect a different client (another agent or model) and let it "
+                "take this task (harness_next_task with this run_id).",
+            )
+        ]
 
 
 def _ask(run: Run, operation: str, spec: QuestionSpec, now: str) -> str:

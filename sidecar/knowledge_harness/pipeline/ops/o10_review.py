@@ -36,6 +36,7 @@ from ..contract import (
     offered_choices,
 )
 from ..drafts import normalize_title, replace_front, replace_note, sha256_text
+from ..language import is_japanese
 from ..packets import packet_items, uncertainty_ids
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
 
@@ -189,6 +190,15 @@ class PrepareReview(AgentStep):
         name = f"{inputs['publication_date']}-{slug}.rst"
         if name in inputs["existing_files"]:
             refusals.append(Refusal(ReasonCode.SLUG_INVALID, "$.slug", f"{name} already exists in the posts folder."))
+        if not is_japanese(output["pr_description_ja"]):
+            refusals.append(
+                Refusal(
+                    ReasonCode.PR_DESCRIPTION_NOT_JAPANESE,
+                    "$.pr_description_ja",
+                    "Write the PR description in Japanese (English technical terms are fine): the central message, "
+                    "main evidence, uncertainties, what the person checks, and that no answer means no publication.",
+                )
+            )
         key = normalize_title(output["title"])
         if any(normalize_title(t) == key for t in inputs["existing_titles"]):
             refusals.append(
@@ -215,9 +225,10 @@ class PrepareReview(AgentStep):
             author=cfg.author,
         )
         codes = [ReasonCode.REVIEW_PREPARED]
-        codes.append(ReasonCode.BLOG_BRANCH_CREATED if result.created_branch else ReasonCode.BLOG_COMMIT_REUSED)
-        if result.created_commit:
-            codes.append(ReasonCode.BLOG_COMMIT_CREATED)
+        if result.created_branch:
+            codes.append(ReasonCode.BLOG_BRANCH_CREATED)
+        # one of the two: a new commit for this round, or the branch's head reused (same content)
+        codes.append(ReasonCode.BLOG_COMMIT_CREATED if result.created_commit else ReasonCode.BLOG_COMMIT_REUSED)
         candidate_sha = sha256_text(candidate)
         uncertainties: list[Uncertainty] = []
         pr_url: str | None = None
@@ -568,6 +579,7 @@ def _choice_lines(offered: list[str], wait_days: float) -> list[str]:
     if "revise" not in offered:
         lines.append(
             f"- 「{DECISION_CHOICES['revise'][0]}」は選べません: AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
+            "それでも選ぶと、AIは修正せず、公開せず保留（HOLD）で終わります（REVISION_LIMIT_REACHED）。"
         )
     waiting = (
         f"{wait_days:g}日以内に判断がなければ、公開せず保留（HOLD）として終了します（再開条件を記録します）。"
