@@ -538,7 +538,7 @@ def _not_approved(decision: _Decision) -> tuple[Outcome, str]:
             Result.HOLD,
             State.HOLD,
             [ReasonCode.DECISION_REJECTED],
-            f"理由: {decision.instructions or '（記載なし）'}。",
+            f"理由: {decision.instructions.rstrip('。') or '（記載なし）'}。",
             MESSAGES["reject"],
             RESUME_REJECT,
         )
