@@ -2434,6 +2434,18 @@ export interface components {
          *     A stored artifact: its keys come in sorted order, as stored.
          */
         ReviewPacket: {
+            /**
+             * Article Html File
+             * @description The article's HTML file in the run folder (GET …/review/article.html).
+             */
+            article_html_file?: string | null;
+            /** Article Html Sha256 */
+            article_html_sha256?: string | null;
+            /**
+             * Article Text
+             * @description The article as a reader reads it (plain text).
+             */
+            article_text?: string | null;
             /** Base Branch */
             base_branch: string;
             /** Branch */
@@ -2449,38 +2461,11 @@ export interface components {
              * @description The candidate commit; an approval names it after it was merged.
              */
             commit: string;
-            /** Markdown */
-            markdown: string;
-            /** Pr Number */
-            pr_number?: number | null;
-            /** Pr Url */
-            pr_url: string | null;
-            /** Run Id */
-            run_id: string;
-            /**
-             * Sha256
-             * @description SHA-256 of `markdown`; every decision names it (review_packet_sha256).
-             */
-            sha256: string;
-            /**
-             * Article Text
-             * @description The article as a reader reads it (plain text).
-             */
-            article_text?: string | null;
-            /**
-             * Article Html File
-             * @description The article's HTML file in the run folder (GET …/review/article.html).
-             */
-            article_html_file?: string | null;
-            /** Article Html Sha256 */
-            article_html_sha256?: string | null;
             /**
              * Diff
              * @description Unified diff of the article text from the previous review round (null: first).
              */
             diff?: string | null;
-            /** Previous Commit */
-            previous_commit?: string | null;
             /**
              * Duplicates
              * @description Past posts ≥ 0.85, with scores.
@@ -2490,6 +2475,21 @@ export interface components {
             }[];
             /** Independence Warnings */
             independence_warnings?: string[];
+            /** Markdown */
+            markdown: string;
+            /** Pr Number */
+            pr_number?: number | null;
+            /** Pr Url */
+            pr_url: string | null;
+            /** Previous Commit */
+            previous_commit?: string | null;
+            /** Run Id */
+            run_id: string;
+            /**
+             * Sha256
+             * @description SHA-256 of `markdown`; every decision names it (review_packet_sha256).
+             */
+            sha256: string;
         };
         /** ReviewView */
         ReviewView: {

@@ -794,6 +794,14 @@ class Pipeline:
             raise NotFound(f"Run {run_id}'s Review Packet has no article HTML (made before this version).")
         return self.store.run_dir(run_id) / str(name)
 
+    def article_html(self, run_id: str) -> str:
+        """The Review Packet's HTML file of the article, read from the run folder."""
+        name = self.article_html_path(run_id).name
+        try:
+            return self.store.read_text(run_id, name)
+        except OSError as exc:
+            raise NotFound(f"Run {run_id}'s article HTML cannot be read.") from exc
+
     def decide(
         self,
         run_id: str,

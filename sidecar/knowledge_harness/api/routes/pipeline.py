@@ -16,7 +16,7 @@ from pydantic import BaseModel, Field
 from ... import actors
 from ...actors import Actor
 from ...core.clock import now_utc_z
-from ...errors import InputError, NotFound
+from ...errors import InputError
 from ...pipeline.agents import AgentTask
 from ...pipeline.contract import DECISION_CHOICES, RunSummary
 from ...pipeline.drafts import CheckInputs, check_draft
@@ -224,11 +224,7 @@ def decision_choices() -> dict[str, Any]:
 @router.get("/runs/{run_id}/review/article.html", response_class=HTMLResponse)
 def get_review_article(ctx: Ctx, run_id: str) -> HTMLResponse:
     """The candidate article rendered to HTML (no scripts, no outside resources), for the person to read."""
-    path = pipeline_for(ctx).article_html_path(run_id)
-    try:
-        body = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise NotFound(f"Run {run_id}'s article HTML cannot be read.") from exc
+    body = pipeline_for(ctx).article_html(run_id)
     return HTMLResponse(body, headers={"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
 

@@ -401,8 +401,9 @@ def _independence_warnings(ctx: OpContext) -> list[str]:
     out: list[str] = []
     for record in ctx.records:
         for unc in record.uncertainties:
-            if unc.code in INDEPENDENCE_CODES and unc.item not in out:
-                out.append(f"{record.operation}: {unc.item}（{unc.impact}）" if unc.impact else unc.item)
+            warning = f"{record.operation}: {unc.item}（{unc.impact}）" if unc.impact else unc.item
+            if unc.code in INDEPENDENCE_CODES and warning not in out:  # once, however many rounds repeat it
+                out.append(warning)
     return out
 
 
