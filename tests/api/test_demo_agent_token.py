@@ -65,16 +65,3 @@ def test_kh_agent_token_prints_the_token_the_running_sidecar_accepts(tmp_path: P
         assert f"kh agent-token {vault.resolve()}" in message and "agent-tokens" in message
     finally:
         _stop(proc)
-
-    # served with its own token file, the 403 names that file (which `kh agent-token` does not read)
-    token_file = tmp_path / "agent.token"
-    proc, port = _serve(vault, env, "--agent-token-file", str(token_file))
-    try:
-        person = httpx.post(
-            f"http://127.0.0.1:{port}/mcp",
-            json=MCP_INIT,
-            headers={**MCP_HEADERS, "Authorization": f"Bearer {PERSON_TOKEN}"},
-        )
-        assert person.status_code == 403 and str(token_file.resolve()) in person.json()["error"]["message"]
-    finally:
-        _stop(proc)
