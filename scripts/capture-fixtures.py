@@ -524,6 +524,11 @@ def main() -> int:
             rid = quote(run["run_id"])
             save("pipeline-status-captured", "GET /v1/pipeline/runs/{id}", *s.call("GET", f"/v1/pipeline/runs/{rid}"))
             save(
+                "pipeline-authorization",
+                "GET /v1/pipeline/runs/{id}/authorization",
+                *s.call("GET", f"/v1/pipeline/runs/{rid}/authorization"),
+            )
+            save(
                 "pipeline-authorize",
                 "POST /v1/pipeline/runs/{id}/authorize",
                 *s.call("POST", f"/v1/pipeline/runs/{rid}/authorize", {"via": "plugin"}),

@@ -18,7 +18,9 @@ Blog repository: $root/blog   (ablog layout, three past posts on main)
 Vault:           $vault   (a copy of examples/vault; .harness/pipeline.toml: [blog] repo = "../blog")
 Run $run_id captured from Requests/メタデータ限定更新の記事.md — it waits for your authorization.
 
-Once the sidecar below is listening, in another terminal:
+Once the sidecar below is listening, in another terminal (the demo's machine configuration names
+its blog; kh commands find it through KH_CONFIG):
+  export KH_CONFIG="$PWD/.run/config.toml"
   1. You authorize the run (at a terminal; an agent cannot):
        $bin/kh pipeline authorize $vault $run_id
   2. Connect Claude Code or Codex with the agent token printed below (docs/pipeline.md), and ask:

@@ -8,7 +8,6 @@ evidence_port=${3:-8731}
 bin=.venv/bin
 mkdir -p .run
 token_file=.run/token
-agent_token_file=.run/agent-token
 # The demo's machine configuration: lets the fetcher reach the local evidence site. A vault file
 # never grants network allowances; this file lives outside the vault (docs/security.md).
 export KH_CONFIG="$PWD/.run/config.toml"
@@ -28,15 +27,17 @@ echo "== Evidence site on http://127.0.0.1:$evidence_port/"
 evidence_pid=$!
 trap 'kill $evidence_pid 2>/dev/null || true' EXIT
 
-"$bin/kh" serve --vault "$vault" --port "$port" --token-file "$token_file" \
-  --agent-token-file "$agent_token_file" | while IFS= read -r line; do
+# the agent token is the vault's own (`kh agent-token VAULT` prints it and the lines that connect an agent)
+"$bin/kh" serve --vault "$vault" --port "$port" --token-file "$token_file" | while IFS= read -r line; do
   echo "$line"
   case "$line" in
     *'"listening"'*)
       echo
       echo "Sidecar: http://127.0.0.1:$port  (Ctrl-C to stop)"
       echo "Person token: $(cat "$token_file")   (the plugin and you: approvals, decisions)"
-      echo "Agent token:  $(cat "$agent_token_file")   (Claude Code / Codex over MCP: http://127.0.0.1:$port/mcp)"
+      agent_token=$("$bin/kh" agent-token "$vault" --port "$port" --json | "$bin/python" -c 'import json, sys; print(json.load(sys.stdin)["token"])')
+      echo "Agent token:  $agent_token   (Claude Code / Codex over MCP: http://127.0.0.1:$port/mcp)"
+      echo "Connect an agent: $bin/kh agent-token $vault --port $port   (prints this token and the claude/codex lines)"
       echo "Try:     curl -H \"Authorization: Bearer \$(cat $token_file)\" http://127.0.0.1:$port/v1/notes"
       if [ -z "${KH_DEMO_PIPELINE:-}" ]; then
         echo "Pipeline: make demo-pipeline   (a local blog, the example request, your agent over MCP, up to the review packet)"

@@ -54,7 +54,7 @@ import { describeFailure } from "./ui/errors";
 import type { HarnessHost } from "./ui/host";
 import { IndexSearchModal } from "./ui/index-search";
 import { SidecarLogModal } from "./ui/log-modal";
-import { PIPELINE_VIEW_TYPE, PipelineRunView, ReviewModal } from "./ui/pipeline-view";
+import { AuthorizeModal, PIPELINE_VIEW_TYPE, PipelineRunView, ReviewModal } from "./ui/pipeline-view";
 import { ProgressNotice } from "./ui/progress";
 import { STALE_VIEW_TYPE, StaleListView } from "./ui/stale-view";
 import { ValidateModal } from "./ui/validate-modal";
@@ -712,13 +712,9 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		}
 	}
 
+	/** Shows the request, its excerpt and who answered publishability; the person confirms there. */
 	async authorizeRun(runId: string): Promise<void> {
-		try {
-			await this.client.authorize(runId);
-			await this.openPipelineRun(runId);
-		} catch (error) {
-			this.reportError(error);
-		}
+		new AuthorizeModal(this, runId, () => void this.openPipelineRun(runId)).open();
 	}
 
 	async advanceRun(runId: string): Promise<void> {

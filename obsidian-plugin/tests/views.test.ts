@@ -3,6 +3,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type {
 	AuditReport,
 	Badge,
+	AuthorizationRequest,
 	DecisionChoices,
 	DecisionResponse,
 	DryRunValidation,
@@ -18,7 +19,7 @@ import { DECISION_LABELS_JA } from "../src/pipeline/model";
 import { DashboardView } from "../src/ui/dashboard-view";
 import { BadgeDetailsModal, renderDetails } from "../src/ui/details-modal";
 import { IndexSearchModal, type IndexSuggestion, SEARCH_DEBOUNCE_MS } from "../src/ui/index-search";
-import { offeredChoices, PipelineRunView, ReviewModal } from "../src/ui/pipeline-view";
+import { AuthorizeModal, offeredChoices, PipelineRunView, ReviewModal } from "../src/ui/pipeline-view";
 import { StaleListView } from "../src/ui/stale-view";
 import { ValidateModal } from "../src/ui/validate-modal";
 import { FakeClock, FakeTransport, flush, json } from "./helpers/fakes";
@@ -214,6 +215,34 @@ describe("pipeline run view and review prompt", () => {
 		expect(texts(el, "button")).toContain("Review");
 		// the publication decision is not offered as a plain answer button
 		expect(el.querySelectorAll("[data-answer]")).toHaveLength(0);
+	});
+
+	it("shows the request, an excerpt and who answered publishability before the person authorizes", async () => {
+		applyLanguage("ja");
+		const shown = recorded<AuthorizationRequest>("pipeline-authorization");
+		const authorized: string[] = [];
+		const host = new FakeHost(
+			recordedTransport({
+				[`GET /v1/pipeline/runs/${shown.run_id}/authorization`]: "pipeline-authorization",
+				[`POST /v1/pipeline/runs/${shown.run_id}/authorize`]: (request) => {
+					authorized.push(request.body ?? "");
+					return json(200, recorded("pipeline-authorize"));
+				},
+			}),
+		);
+		const done: unknown[] = [];
+		const modal = new AuthorizeModal(host.host, shown.run_id, (status) => done.push(status));
+		modal.open();
+		await flush();
+		const el = modal.contentEl;
+		expect(el.textContent).toContain(shown.title);
+		expect(el.textContent).toContain(shown.excerpt);
+		expect(el.querySelector(".kh-authorize-publishability")?.textContent).toContain(shown.publishability_ja);
+		expect(shown.publishability_ja).toContain("公開してよい");
+		expect(authorized).toHaveLength(0); // nothing is sent before the person confirms
+		await modal.confirm();
+		expect(authorized).toEqual([JSON.stringify({ via: "plugin" })]);
+		expect(done).toHaveLength(1);
 	});
 
 	function reviewHost(answer: (body: Record<string, unknown>) => ReturnType<typeof json>) {

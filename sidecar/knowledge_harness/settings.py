@@ -24,6 +24,8 @@ class Settings(BaseModel):
     port: int = Field(default=8765, ge=0, le=65535)
     token: str = Field(min_length=MIN_TOKEN_CHARS, repr=False)  # the person credential
     agent_token: str | None = Field(default=None, min_length=MIN_TOKEN_CHARS, repr=False)
+    # where this sidecar's agent token comes from, told to a client that brings the wrong token
+    agent_token_source: str = "`kh agent-token VAULT`"  # noqa: S105 - where the token is, not a token
     max_body_bytes: int = Field(default=2 * 1024 * 1024, gt=0)
     allowed_origins: tuple[str, ...] = ("app://obsidian.md",)
     page_limit: int = Field(default=500, gt=0)
@@ -58,6 +60,15 @@ def load_token(token_file: Path | None) -> str:
     if token_file is None:
         raise InputError(f"No token: set {TOKEN_ENV} or pass --token-file.")
     return ensure_token_file(token_file)
+
+
+def agent_token_source(agent_token_file: Path | None, vault: Path) -> str:
+    """Where the agent token `load_agent_token` returns comes from, in words an agent can act on."""
+    if token_from_env(AGENT_TOKEN_ENV):
+        return f"{AGENT_TOKEN_ENV} in the sidecar's environment"
+    if agent_token_file is not None:
+        return f"the file {agent_token_file.resolve()} (the sidecar's --agent-token-file)"
+    return f"`kh agent-token {vault.resolve()}` (the file {agent_token_path(vault)})"
 
 
 def load_agent_token(agent_token_file: Path | None, vault: Path, person_token: str) -> str:

@@ -93,11 +93,19 @@ def test_another_client_judging_is_not_flagged_and_required_independence_holds(t
     held = _to_evidence_ready(q, strict)
     task = task_of(q, "O-05")
     q.submit(task.task_id, packet_for(task.inputs["sources"]), actor=CLAUDE)
-    q.submit(task_of(q, "O-06").task_id, judge_output(), actor=CLAUDE)
+    # the author's own judgment is refused at submit; the task stays open and the run can resume
+    judge_task = task_of(q, "O-06")
+    with pytest.raises(SubmissionRefused) as refused:
+        q.submit(judge_task.task_id, judge_output(), actor=CLAUDE)
+    reason = refused.value.detail["reasons"][0]
+    assert reason["code"] == "JUDGE_SAME_CLIENT_AS_AUTHOR" and "different client" in reason["message"]
+    assert q.status(held).state == State.EVIDENCE_READY
+    assert q.next_task(run_id=held) is not None and q.next_task(run_id=held).task_id == judge_task.task_id
+    q.submit(judge_task.task_id, judge_output(), actor=CODEX)
     status = q.status(held)
     o06 = next(r for r in status.records if r["operation"] == "O-06")
-    assert o06["result"] == "HOLD" and "JUDGE_SAME_CLIENT_AS_AUTHOR" in o06["reason_codes"]
-    assert status.state == State.HOLD
+    assert o06["result"] == "ADVANCE" and "JUDGE_SAME_CLIENT_AS_AUTHOR" not in o06["reason_codes"]
+    assert status.state == State.CANDIDATE_ACCEPTED
 
 
 @pytest.mark.parametrize(

@@ -46,6 +46,12 @@ async def _agent(sidecar: Sidecar, run_id: str) -> dict[str, Any]:
         assert not got.is_error
         task = got.structured_content["task"]
         assert task["operation"] == "O-05" and task["run_id"] == run_id
+        # without run_id the answer says it is any run's task; with it, no note
+        assert run_id in got.structured_content["note"] and "Pass run_id" in got.structured_content["note"]
+        scoped = await session.call_tool("harness_next_task", {"run_id": run_id})
+        assert (
+            scoped.structured_content["task"]["task_id"] == task["task_id"] and "note" not in scoped.structured_content
+        )
         assert task["instructions_ja"] and task["instructions_en"] and task["output_schema"]
         bad = packet_for(task["inputs"]["sources"])
         bad["issues"][0]["facts"][0]["source_ids"] = ["S-unknown0000"]

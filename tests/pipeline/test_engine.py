@@ -220,7 +220,9 @@ def test_changed_request_note_is_a_new_attempt(tmp_path: Path) -> None:
     p = Pipeline(Vault.open(vault))
     run_id = p.capture_note("Requests/q.md").run_id
     write_note(vault, "Requests/q.md", request_note(QUESTION, publishable="true"))
-    status = p.capture_note("Requests/q.md")
+    with pytest.raises(PersonRequired):  # publishability is the person's: not from a script's re-capture
+        p.capture_note("Requests/q.md", actor=AGENT)
+    status = p.capture_note("Requests/q.md", actor=PERSON)
     assert status.run_id == run_id
     assert [(r["operation"], r["result"]) for r in status.records] == [("O-01", "HOLD"), ("O-01", "ADVANCE")]
 
@@ -285,6 +287,29 @@ def test_secrets_are_masked_and_never_stored(tmp_path: Path) -> None:
     text = harness_text(vault)
     assert AWS not in text
     assert "taro@example.jp" not in p.artifact(run_id, "screened_request")["question_masked"]
+
+
+AWS_SECRET = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"  # AWS's documented example secret access key
+
+
+def test_secret_values_after_labels_and_key_shapes_are_masked_at_capture(tmp_path: Path) -> None:
+    vault = make_vault(tmp_path)
+    question = (
+        f"AKIAIOSFODNN7EXAMPLE のアクセスキーと、the secret is {AWS_SECRET} を誤って公開した。\n"
+        "my password was Hunter2hunter2 and the token is: ghx9Zq81_kk2mP0a. トークンは「Zz9-8Yy7xW」。\n"
+        f"別の行に鍵だけ: {AWS_SECRET[::-1]} 。YAML 1.2 の真偽値の扱いと合わせて対処を知りたい。\n"
+        "the token is refreshed every hour; commit 4d3bd10e932040a7319492b23cdac7b5383620c0 stays."
+    )
+    write_note(vault, "Requests/q.md", request_note(question))
+    p = Pipeline(Vault.open(vault))
+    run_id = p.capture_note("Requests/q.md").run_id
+    stored = harness_text(vault)
+    for value in (AWS_SECRET, AWS_SECRET[::-1], "Hunter2hunter2", "ghx9Zq81_kk2mP0a", "Zz9-8Yy7xW"):
+        assert value not in stored, value
+    masked = p.artifact(run_id, "request")["question_masked"]
+    assert masked.count("[MASKED:") == 6, masked
+    # plain words after a label and a git commit are no secrets
+    assert "the token is refreshed every hour" in masked and "4d3bd10e932040a7319492b23cdac7b5383620c0" in masked
 
 
 def test_packet_without_facts_is_no_candidate(tmp_path: Path) -> None:

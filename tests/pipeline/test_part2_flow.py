@@ -138,6 +138,11 @@ def test_full_run_from_capture_to_approved(tmp_path: Path) -> None:
     assert "公開を承認しました" in ok.screen
     final = p.status(run_id)
     assert final.state == State.APPROVED and final.waiting_for is None
+    # the published post on main reads as published: its status and its AI notice
+    published = git(blog, "show", f"main:{candidate['path']}")
+    assert ":記事状態: 公開\n" in published and "公開候補" not in published and "レビュー待ち" not in published
+    assert "この下書き" not in published and "人間が内容を確認して公開を判断したものです" in published
+    assert "この記事は AI が Evidence Packet と Article Plan から作成しました" in published
     assert [(r["operation"], r["result"], r["producer"]) for r in final.records[-2:]] == [
         ("O-11", "ADVANCE", "human"),
         ("O-13", "ADVANCE", "program"),
@@ -267,9 +272,9 @@ def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
     assert [c["code"] for c in review["choices"]] == ["approve", "reject", "policy"]
     assert "- **今回だけ修正を求める**" not in review["markdown"] and "--choice revise" not in review["markdown"]
     assert "「今回だけ修正を求める」は選べません" in review["markdown"]
-    before = snapshot(vault)
     sha = p.review(run_id)["review_packet_sha256"]
-    refused = _decide_at_terminal(
+    # choosing it anyway takes the design's "limit reached → HOLD" edge: recorded, no AI revision
+    held = _decide_at_terminal(
         str(vault),
         run_id,
         "--choice",
@@ -281,26 +286,14 @@ def test_revisions_then_the_third_is_held(tmp_path: Path) -> None:
         "--review-sha256",
         sha,
     )
-    assert refused.exit_code == 1, refused.screen
-    assert "REVISION_LIMIT_REACHED" in refused.screen and "修正後に再確認します" not in refused.screen
-    with pytest.raises(DecisionRefused) as again:
-        p.decide(
-            run_id,
-            "revise",
-            instructions="もう一度 B1 を直してください。",
-            blocks=["B1"],
-            review_packet_sha256=sha,
-            actor=PERSON,
-        )
-    assert again.value.detail["reason"] == "REVISION_LIMIT_REACHED"
-    assert p.status(run_id).state == State.REVIEW_READY and snapshot(vault) == before
-    assert (
-        p.decide(run_id, "公開しない", instructions="今回は見送ります。", review_packet_sha256=sha, actor=PERSON)[
-            "message_ja"
-        ]
-        == "公開しません"
-    )
-    assert p.status(run_id).state == State.HOLD and p.next_task() is None
+    assert held.exit_code == 0, held.screen
+    assert "修正回数の上限に達したため公開せず保留します" in held.screen
+    final = p.status(run_id)
+    assert final.state == State.HOLD and p.next_task() is None
+    o11 = [r for r in final.records if r["operation"] == "O-11"][-1]
+    assert (o11["result"], o11["reason_codes"], o11["producer"]) == ("HOLD", ["REVISION_LIMIT_REACHED"], "human")
+    assert p.artifact(run_id, "publication_decision")["instructions"] == "もう一度 B1 を直してください。"
+    assert [r["operation"] for r in final.records][-2:] == ["O-11", "O-13"]  # no third O-12
 
 
 def test_terminal_paths_of_judge_and_decision(tmp_path: Path) -> None:

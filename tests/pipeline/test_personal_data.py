@@ -34,17 +34,40 @@ from ..support.pipeline_helpers import harness_text, request_note, write_note
 FAST = settings(max_examples=examples(0.6), deadline=None)
 
 
+def _law_my_number_check(base: str) -> int:
+    """個人番号の検査用数字 as the ordinance writes it (written here, not taken from the product):
+    11 − (Σ P_n × Q_n mod 11), 0 when the remainder is 0 or 1; P_n is the n-th of the 11 digits counted
+    from the right, Q_n = n + 1 for 1 ≤ n ≤ 6 and n − 5 for 7 ≤ n ≤ 11."""
+    p = [int(ch) for ch in reversed(base)]
+    q = [2, 3, 4, 5, 6, 7, 2, 3, 4, 5, 6]
+    remainder = sum(pn * qn for pn, qn in zip(p, q, strict=True)) % 11
+    return 0 if remainder <= 1 else 11 - remainder
+
+
+def _law_corporate_check(base: str) -> int:
+    """法人番号の検査用数字: 9 − (Σ P_n × Q_n mod 9); P_n from the right of the 12 digits, Q_n 1 (odd n) / 2 (even n)."""
+    p = [int(ch) for ch in reversed(base)]
+    return 9 - sum(pn * (1 if n % 2 else 2) for n, pn in enumerate(p, start=1)) % 9
+
+
 def my_number(base: str) -> str:
-    return base + str(my_number_check_digit(base))
+    return base + str(_law_my_number_check(base))
 
 
 def corporate_number(base: str) -> str:
-    return str(corporate_number_check_digit(base)) + base
+    return str(_law_corporate_check(base)) + base
 
 
-MN1 = my_number("12345678901")  # 123456789011
-MN2 = my_number("98765432109")
-CN = corporate_number("000012050002")  # the National Tax Agency's published number, 7000012050002
+# computed by hand from the law's formula (P_n from the right; Q = 2,3,4,5,6,7,2,3,4,5,6):
+# 12345678901 → 1·2+0·3+9·4+8·5+7·6+6·7+5·2+4·3+3·4+2·5+1·6 = 212, 212 mod 11 = 3, 11 − 3 = 8
+MN1 = "123456789018"
+# 98765432109 → 18+0+4+10+18+28+10+18+28+40+54 = 228, 228 mod 11 = 8, 11 − 8 = 3
+MN2 = "987654321093"
+# 11111111111 → 2+3+4+5+6+7+2+3+4+5+6 = 47, 47 mod 11 = 3 → 8; 10000000000 → 1·Q_11 = 6 → 11 − 6 = 5
+MN3, MN4 = "111111111118", "100000000005"
+# what the old Q_n = n − 6 accepted: 12345678901 with 1 (sum 197, 197 mod 11 = 10, 11 − 10 = 1) — invalid
+MN_OLD_RULE = "123456789011"
+CN = "7000012050002"  # the National Tax Agency's published number: 2+5+2+1·2 = 11, 11 mod 9 = 2, 9 − 2 = 7
 EXAMPLE = f"マイナンバーは {MN1[:4]} {MN1[4:8]} {MN1[8:]}（個人番号 {MN2}）"
 PHONE_AT_END = "Call me at 03-1234-5678 or 090-1234-5678."
 
@@ -53,9 +76,13 @@ def kinds(text: str) -> list[str]:
     return [f.kind for f in find_sensitive(text)]
 
 
-def test_check_digits_follow_the_published_algorithms() -> None:
-    assert CN == "7000012050002"
-    assert MN1 == "123456789011"
+def test_check_digits_follow_the_law_on_numbers_computed_by_hand() -> None:
+    for number in (MN1, MN2, MN3, MN4):
+        assert my_number_check_digit(number[:11]) == int(number[11]), number
+        assert kinds(f"マイナンバー {number}") == ["my_number"], number
+    assert kinds(f"マイナンバー {MN1[:4]} {MN1[4:8]} {MN1[8:]}") == ["my_number"]
+    assert kinds(f"マイナンバー {MN_OLD_RULE}") == []
+    assert corporate_number_check_digit(CN[1:]) == int(CN[0])
 
 
 def test_the_issue_examples_are_masked() -> None:
@@ -84,7 +111,7 @@ def test_my_number_with_a_label_is_found(base: str, sep: str, label: str, end: s
 @FAST
 @given(base=digit_strings, label=my_number_labels, wrong=st.integers(1, 9))
 def test_my_number_with_a_wrong_check_digit_is_not_a_my_number(base: str, label: str, wrong: int) -> None:
-    bad = base + str((my_number_check_digit(base) + wrong) % 10)
+    bad = base + str((_law_my_number_check(base) + wrong) % 10)
     assert "my_number" not in kinds(f"{label} {bad}")
 
 
@@ -185,7 +212,7 @@ def test_capture_keeps_only_the_masked_copy_and_a_rejected_run_none(tmp_path: Pa
     rejected = p.capture_note("Requests/b.md")
     assert kept.state == State.CAPTURED and rejected.state == State.REJECTED
     stored = harness_text(vault)
-    for value in (MN1[:4], MN1[8:], MN2, "1234-5678", "梅田3丁目", CN, "1111-2222"):
+    for value in (f"{MN1[:4]} {MN1[4:8]}", f"{MN1[4:8]} {MN1[8:]}", MN2, "1234-5678", "梅田3丁目", CN, "1111-2222"):
         assert value not in stored, value
     request = p.artifact(kept.run_id, "request")
     assert request["question_sha256"] and request["note_sha256"]

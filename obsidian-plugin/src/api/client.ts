@@ -2,6 +2,7 @@ import type { HttpMethod, HttpResponse, Transport } from "./transport";
 import type {
 	AuditReport,
 	AgentConnection,
+	AuthorizationRequest,
 	AuditTrend,
 	Badge,
 	BatchPlan,
@@ -367,6 +368,11 @@ export class SidecarClient {
 
 	runStatus(runId: string): Promise<PipelineRunStatus> {
 		return this.request<PipelineRunStatus>("GET", `/v1/pipeline/runs/${encodeURIComponent(runId)}`);
+	}
+
+	/** The request's title, an excerpt, the publishability answer and who gave it (shown before authorizing). */
+	authorization(runId: string): Promise<AuthorizationRequest> {
+		return this.request<AuthorizationRequest>("GET", `/v1/pipeline/runs/${encodeURIComponent(runId)}/authorization`);
 	}
 
 	authorize(runId: string): Promise<PipelineRunStatus> {

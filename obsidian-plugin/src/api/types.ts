@@ -84,6 +84,8 @@ export type PipelineRunList = Schemas["RunList"];
 /** GET /v1/pipeline/runs/{id}/review: the Review Packet with its SHA-256 and the candidate commit. */
 export type ReviewResponse = Schemas["ReviewView"];
 export type ReviewPacket = Schemas["ReviewPacket"];
+/** GET /v1/pipeline/runs/{id}/authorization: what the person sees before authorizing a run. */
+export type AuthorizationRequest = Schemas["AuthorizationRequest"];
 /** POST /v1/pipeline/runs/{id}/decision body (`via` has a default in the sidecar; who decides comes from the token). */
 export type DecisionRequest = Omit<Schemas["DecisionBody"], "via"> & Partial<Pick<Schemas["DecisionBody"], "via">>;
 /** POST /v1/pipeline/runs/{id}/decision answer: the fixed Japanese message, the decision, record and status. */

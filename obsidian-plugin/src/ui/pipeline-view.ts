@@ -1,5 +1,6 @@
 import { ItemView, Modal, Setting, type WorkspaceLeaf } from "obsidian";
 import type {
+	AuthorizationRequest,
 	DecisionChoice,
 	DecisionChoiceInfo,
 	DecisionRequest,
@@ -197,12 +198,93 @@ export class PipelineRunView extends ItemView {
 			});
 			return b;
 		};
-		if (waitsForAuthorization(status)) button("pipeline.authorize", () => this.host.client.authorize(status.run_id), true);
+		if (waitsForAuthorization(status)) {
+			const authorize = actions.createEl("button", { cls: "mod-cta", text: t("pipeline.authorize") });
+			authorize.addEventListener("click", () => new AuthorizeModal(this.host, status.run_id, () => void this.refresh()).open());
+		}
 		button("pipeline.advance", () => this.host.client.advance(status.run_id));
 		if (waitsForDecision(status)) {
 			const review = actions.createEl("button", { cls: "mod-cta", text: t("pipeline.review") });
 			review.addEventListener("click", () => new ReviewModal(this.host, status.run_id, () => void this.refresh()).open());
 		}
+	}
+}
+
+/**
+ * The authorize prompt (O-02): before the run label is given, the person sees the request's title,
+ * an excerpt of its (masked) question, the publishability answer and who gave it.
+ */
+export class AuthorizeModal extends Modal {
+	request: AuthorizationRequest | null = null;
+	confirmButton: HTMLButtonElement | null = null;
+
+	constructor(
+		private readonly host: HarnessHost,
+		readonly runId: string,
+		private readonly onDone: (status: PipelineRunStatus) => void,
+	) {
+		super(host.app);
+	}
+
+	override onOpen(): void {
+		this.setTitle(t("authorize.title", { id: this.runId }));
+		void this.load();
+	}
+
+	async load(): Promise<void> {
+		const el = this.contentEl;
+		el.empty();
+		el.createDiv({ cls: "kh-muted", text: t("common.loading") });
+		try {
+			this.request = await this.host.client.authorization(this.runId);
+			this.render();
+		} catch (error) {
+			el.empty();
+			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+		}
+	}
+
+	render(): void {
+		const request = this.request;
+		if (!request) return;
+		const el = this.contentEl;
+		el.empty();
+		const facts = el.createDiv({ cls: "kh-review-facts" });
+		const fact = (label: string, value: string, cls = "kh-authorize-fact") => {
+			const row = facts.createDiv({ cls });
+			row.createSpan({ cls: "kh-muted", text: `${label}: ` });
+			row.createSpan({ text: value });
+		};
+		fact(t("authorize.request"), `${request.title} (${request.source})`);
+		fact(t("authorize.excerpt"), request.excerpt);
+		const ja = currentLocale() === "ja";
+		fact(t("authorize.publishability"), ja ? request.publishability_ja : request.publishability_en, "kh-authorize-publishability");
+		if (request.publishable !== true) el.createDiv({ cls: "kh-error", text: t("authorize.notPublishable") });
+		new Setting(el)
+			.addButton((button) => {
+				this.confirmButton = button.buttonEl;
+				button
+					.setButtonText(t("pipeline.authorize"))
+					.setCta()
+					.onClick(() => void this.confirm());
+			})
+			.addButton((button) => button.setButtonText(t("authorize.cancel")).onClick(() => this.close()));
+	}
+
+	async confirm(): Promise<void> {
+		if (this.confirmButton) this.confirmButton.disabled = true;
+		try {
+			const status = await this.host.client.authorize(this.runId);
+			this.onDone(status);
+			this.close();
+		} catch (error) {
+			if (this.confirmButton) this.confirmButton.disabled = false;
+			this.contentEl.createDiv({ cls: "kh-error", text: describeFailure(error) });
+		}
+	}
+
+	override onClose(): void {
+		this.contentEl.empty();
 	}
 }
 
@@ -291,6 +373,19 @@ export class ReviewModal extends Modal {
 		fact(t("review.packetSha"), review.review_packet_sha256.slice(0, 12));
 		if (packet.pr_url) fact(t("review.pr"), packet.pr_url);
 
+		if (packet.article_html_file) {
+			// the article as a reader sees it: the HTML file of the run folder, in a sandboxed frame (no scripts)
+			const article = el.createEl("details", { cls: "kh-review-article" });
+			article.createEl("summary", { text: t("review.article") });
+			const path = `.harness/runs/pipeline/${this.runId}/${packet.article_html_file}`;
+			void this.host.app.vault.adapter.read(path).then(
+				(html) => {
+					const frame = article.createEl("iframe", { cls: "kh-review-article-frame", attr: { sandbox: "" } });
+					frame.srcdoc = html;
+				},
+				() => article.createEl("pre", { cls: "kh-review-article-text", text: packet.article_text ?? "" }),
+			);
+		}
 		const details = el.createEl("details", { cls: "kh-review-packet" });
 		details.open = true;
 		details.createEl("summary", { text: t("review.packet") });

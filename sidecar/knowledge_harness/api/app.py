@@ -114,6 +114,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
         SecurityMiddleware,
         token=settings.token,
         agent_token=settings.agent_token,
+        agent_token_source=settings.agent_token_source,
         port_ref=app.state.port_ref,
         allowed_origins=settings.allowed_origins,
         max_body_bytes=settings.max_body_bytes,

@@ -65,6 +65,7 @@ class SecurityMiddleware:
         *,
         token: str,
         agent_token: str | None = None,
+        agent_token_source: str = "`kh agent-token VAULT`",  # noqa: S107 - where the token is, not a token
         port_ref: PortRef,
         allowed_origins: tuple[str, ...],
         max_body_bytes: int,
@@ -72,6 +73,7 @@ class SecurityMiddleware:
         self.app = app
         self._token = token.encode("utf-8")
         self._agent_token = agent_token.encode("utf-8") if agent_token else None
+        self.agent_token_source = agent_token_source
         self.port_ref = port_ref
         self.allowed_origins = allowed_origins
         self.max_body_bytes = max_body_bytes
@@ -158,7 +160,10 @@ class SecurityMiddleware:
                 return
             if scope["path"] in MCP_PATHS and auth_scope != "agent":
                 # Keeps the person token out of every agent's configuration.
-                refusal = "/mcp takes the agent token, not the person token: run `kh agent-token VAULT` for it."
+                refusal = (
+                    "/mcp takes the agent token, not the person token. "
+                    f"This sidecar's agent token: {self.agent_token_source}."
+                )
                 await send_error(send, Forbidden(refusal), cors)
                 return
             scope[AUTH_SCOPE_KEY] = auth_scope

@@ -13,6 +13,7 @@ import subprocess
 from pathlib import Path
 from typing import Annotated, Any
 
+import click
 import typer
 
 from ..actors import agent
@@ -25,7 +26,7 @@ from ..pipeline.engine import Pipeline
 from ..pipeline.proposals import Proposal, ProposalBook
 from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
-from .terminal import ask, confirm, person_at_terminal
+from .terminal import ask, confirm, person_at_terminal, person_if_at_terminal
 
 pipeline_app = typer.Typer(
     help="The harness pipeline: capture, authorize, advance, status, tasks.", no_args_is_help=True
@@ -80,7 +81,9 @@ def capture(
     as_json: JsonOpt = False,
 ) -> None:
     """O-01: capture a request note (frontmatter `harness: request`). Does not start processing."""
-    status = _pipeline(vault).capture_note(note)
+    # at an interactive terminal the person captures (a changed `publishable` is their answer);
+    # from a script or an agent's shell the caller is no person
+    status = _pipeline(vault).capture_note(note, actor=person_if_at_terminal() or agent("terminal", "kh-cli"))
     if as_json:
         _print_json({"run_id": status.run_id, "state": status.state})
     else:
@@ -96,8 +99,16 @@ def authorize(
     """O-02: the person's run label (asks at an interactive terminal; refused without one)."""
     person = person_at_terminal("kh pipeline authorize")
     pipeline = _pipeline(vault)
-    current = pipeline.status(run_id)
-    if not confirm(f"Authorize run {run_id} ({current.state}) as {person.name}?"):
+    shown = pipeline.authorization_request(run_id)
+    typer.echo(
+        f"Run {run_id} ({shown['state']})\n"
+        f"  依頼 / request: {shown['title']}  [{shown['source']}]\n"
+        f"  抜粋 / excerpt: {shown['excerpt']}\n"
+        f"  公開可否: {shown['publishability_ja']}\n"
+        f"  publishability: {shown['publishability_en']}",
+        err=True,
+    )
+    if not confirm(f"Authorize run {run_id} ({shown['state']}) as {person.name}?"):
         raise PersonRequired("Not authorized: the answer was not yes; nothing was changed.")
     status = pipeline.authorize(run_id, actor=person)
     if as_json:
@@ -239,6 +250,10 @@ def decide(
     pr_url: Annotated[
         str | None, typer.Option("--pr-url", help="The pull request you reviewed (default: the prepared one).")
     ] = None,
+    options: Annotated[
+        list[str] | None,
+        typer.Option("--option", help="A policy proposal's option (policy; give it 2 or 3 times)."),
+    ] = None,
     as_json: JsonOpt = False,
 ) -> None:
     """O-11: the person's publication decision (confirmed at an interactive terminal; refused without one).
@@ -262,6 +277,7 @@ def decide(
         actor=person,
         comment_ref=comment_ref,
         pr_url=pr_url,
+        policy_options=list(options or []) or None,
     )
     if as_json:
         _print_json(result)
@@ -272,14 +288,31 @@ def decide(
 
 
 @pipeline_app.command("review")
-def review(vault: VaultArg, run_id: RunArg, as_json: JsonOpt = False) -> None:
-    """The Review Packet of a run (公開候補の確認待ち) with its SHA-256."""
-    result = _pipeline(vault).review(run_id)
+def review(
+    vault: VaultArg,
+    run_id: RunArg,
+    as_json: JsonOpt = False,
+    html: Annotated[
+        bool, typer.Option("--html", help="Print the path of the article's HTML file (open it in a browser).")
+    ] = False,
+    no_pager: Annotated[bool, typer.Option("--no-pager", help="Print without paging at a terminal.")] = False,
+) -> None:
+    """The Review Packet of a run (公開候補の確認待ち): the article as a reader sees it, the diff from the
+    previous round, uncertainties, warnings, duplicates, checks and the choices, with its SHA-256.
+    Paged at an interactive terminal."""
+    pipeline = _pipeline(vault)
+    result = pipeline.review(run_id)
     if as_json:
         _print_json(result)
+        return
+    if html:
+        typer.echo(str(pipeline.article_html_path(run_id)))
+        return
+    text = f"{result['review_packet']['markdown']}\nReview Packet SHA-256: {result['review_packet_sha256']}\n"
+    if not no_pager and person_if_at_terminal() is not None:
+        click.echo_via_pager(text)
     else:
-        typer.echo(result["review_packet"]["markdown"])
-        typer.echo(f"Review Packet SHA-256: {result['review_packet_sha256']}")
+        typer.echo(text, nl=False)
 
 
 def _read_json_file(path: Path | None, what: str) -> Any:
@@ -345,6 +378,9 @@ def check_draft_cmd(
 
     past: list[PastPost] = []
     if posts is not None:
+        if not posts.is_dir():
+            # a missing folder would silently skip the title and similarity checks
+            raise InputError(f"--posts {posts} is not a folder: give the blog's posts folder, or leave --posts out.")
         for path in sorted(posts.glob("*")):
             if path.suffix in (".rst", ".md") and path.resolve() != draft.resolve() and path.is_file():
                 body = path.read_text(encoding="utf-8", errors="replace")

@@ -16,6 +16,7 @@ from ..settings import (
     AGENT_TOKEN_ENV,
     TOKEN_ENV,
     Settings,
+    agent_token_source,
     load_agent_token,
     load_token,
     require_loopback,
@@ -165,7 +166,14 @@ def serve(
     if agent_token_file is not None and token_from_env(AGENT_TOKEN_ENV):
         typer.echo(f"kh: {AGENT_TOKEN_ENV} from the environment overrides --agent-token-file.", err=True)
     agent_token = load_agent_token(agent_token_file, vault, token)
-    settings = Settings(vault=vault, host=bind, port=port, token=token, agent_token=agent_token)
+    settings = Settings(
+        vault=vault,
+        host=bind,
+        port=port,
+        token=token,
+        agent_token=agent_token,
+        agent_token_source=agent_token_source(agent_token_file, vault),
+    )
     ctx = AppContext.create(settings)
     recover_quietly(ctx.vault)  # close batch runs a crash left IN_PROGRESS as FAILED (trust/batch.py)
     app = create_app(settings, ctx)

@@ -46,6 +46,15 @@ def person_at_terminal(action: str) -> Actor:
     return actors.person("terminal")
 
 
+def person_if_at_terminal() -> Actor | None:
+    """The person when an interactive terminal is there (nothing is asked), else None."""
+    terminal = _open_terminal()
+    if terminal is None:
+        return None
+    _close(terminal)
+    return actors.person("terminal")
+
+
 def ask(prompt: str) -> str:
     """One line typed at the controlling terminal (never read from a pipe)."""
     terminal = _open_terminal()

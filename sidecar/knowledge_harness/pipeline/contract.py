@@ -77,6 +77,7 @@ class ReasonCode(StrEnum):
     REQUEST_CAPTURED = "REQUEST_CAPTURED"
     PUBLISHABILITY_UNKNOWN = "PUBLISHABILITY_UNKNOWN"
     PUBLISHABILITY_CONFIRMED = "PUBLISHABILITY_CONFIRMED"
+    PUBLISHABILITY_PERSON_ONLY = "PUBLISHABILITY_PERSON_ONLY"
     NOT_PUBLISHABLE = "NOT_PUBLISHABLE"
     # O-02
     RUN_LABEL_PRESENT = "RUN_LABEL_PRESENT"
@@ -110,6 +111,9 @@ class ReasonCode(StrEnum):
     CONTRADICTION_FOUND = "CONTRADICTION_FOUND"
     SUMMARY_MISSING = "SUMMARY_MISSING"
     SUMMARY_NOT_JAPANESE = "SUMMARY_NOT_JAPANESE"
+    PR_DESCRIPTION_NOT_JAPANESE = "PR_DESCRIPTION_NOT_JAPANESE"
+    REVISION_DROPS_CONTENT = "REVISION_DROPS_CONTENT"
+    AUTHOR_QUESTION_ASKS_FACT = "AUTHOR_QUESTION_ASKS_FACT"
     SUMMARY_IS_EXCERPT = "SUMMARY_IS_EXCERPT"
     PACKET_BUILT = "PACKET_BUILT"
     PACKET_NO_FACTS = "PACKET_NO_FACTS"
@@ -254,6 +258,10 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
         "Publishability is not stated; the person is asked.",
     ),
     ReasonCode.PUBLISHABILITY_CONFIRMED: ("公開可能性が確認された", "Publishability is confirmed."),
+    ReasonCode.PUBLISHABILITY_PERSON_ONLY: (
+        "公開可否は本人だけが答える（エージェントによる設定は拒否）",
+        "Only the person answers publishability; an agent's attempt to set it is refused.",
+    ),
     ReasonCode.NOT_PUBLISHABLE: ("公開不可と明示された依頼", "The request is marked as not publishable."),
     ReasonCode.RUN_LABEL_PRESENT: ("人間が実行ラベルを付けた", "The person set the run label."),
     ReasonCode.SCREEN_CLEAN: (
@@ -323,6 +331,18 @@ REASONS: dict[ReasonCode, tuple[str, str]] = {
     ReasonCode.SUMMARY_MISSING: (
         "引用した出典に日本語要約がない",
         "A cited source has no Japanese summary.",
+    ),
+    ReasonCode.PR_DESCRIPTION_NOT_JAPANESE: (
+        "PR説明案が日本語で書かれていない",
+        "The PR description is not written in Japanese.",
+    ),
+    ReasonCode.REVISION_DROPS_CONTENT: (
+        "修正が本文の内容を落としている（削除の指示なし）",
+        "The revision drops the block's content (no deletion was asked).",
+    ),
+    ReasonCode.AUTHOR_QUESTION_ASKS_FACT: (
+        "著者への質問が技術的事実を尋ねている（動機・意図だけを尋ねる）",
+        "The question to the author asks a technical fact (ask only about the motive or intent).",
     ),
     ReasonCode.SUMMARY_NOT_JAPANESE: (
         "出典の要約が日本語で書かれていない",
@@ -781,6 +801,7 @@ class Question(BaseModel):
     answer: str | None = None
     answered_at: str | None = None
     answered_by: str | None = None
+    answered_via: str | None = None  # the door the person answered through (terminal, http, plugin)
 
 
 class RunLabel(BaseModel):
@@ -806,6 +827,41 @@ class TaskEntry(BaseModel):
     refused_submissions: int = 0
 
 
+class Publishability(BaseModel):
+    """The answer to "may this request be public?" and who gave it. Only the person answers it:
+    the request note at the run's first capture, the person's answer (`how = "answer"`), the note
+    captured again by the person, or `publishable` in an API capture by the person."""
+
+    model_config = ConfigDict(extra="forbid")
+
+    publishable: bool
+    how: str  # note_at_capture | note_recaptured | api_at_capture | answer
+    by: str  # who answered: the person's name, or "request note" for the note's own property
+    via: str  # the door: terminal | http | plugin | mcp-http | mcp-stdio | program
+    captured_by: str | None = None  # who captured the note whose property was taken
+    at: str
+
+    def describe_ja(self) -> str:
+        answer = "公開してよい" if self.publishable else "公開しない"
+        how = {
+            "note_at_capture": f"依頼ノートの publishable（初回取り込み時、取り込み: {self.captured_by or '不明'}）",
+            "note_recaptured": f"{self.by} が依頼ノートを再取り込み（{self.via}）",
+            "api_at_capture": f"{self.by} が取り込み時に指定（{self.via}）",
+            "answer": f"{self.by} が回答（{self.via}）",
+        }.get(self.how, self.how)
+        return f"{answer} — {how}"
+
+    def describe_en(self) -> str:
+        answer = "publishable" if self.publishable else "not publishable"
+        how = {
+            "note_at_capture": f"the request note's publishable at its first capture (captured by {self.captured_by or 'unknown'})",
+            "note_recaptured": f"{self.by} captured the request note again ({self.via})",
+            "api_at_capture": f"{self.by} set it at capture ({self.via})",
+            "answer": f"answered by {self.by} ({self.via})",
+        }.get(self.how, self.how)
+        return f"{answer} — {how}"
+
+
 class RequestRef(BaseModel):
     model_config = ConfigDict(extra="forbid")
 
@@ -827,6 +883,7 @@ class Run(BaseModel):
     request: RequestRef
     records: list[str] = Field(default_factory=list)  # record file names in order
     label: RunLabel | None = None
+    publishability: Publishability | None = None  # the person's answer and how it was given
     questions: list[Question] = Field(default_factory=list)
     tasks: dict[str, TaskEntry] = Field(default_factory=dict)
     artifacts: dict[str, str] = Field(default_factory=dict)  # latest artifact name -> sha256

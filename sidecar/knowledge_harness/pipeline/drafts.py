@@ -293,6 +293,22 @@ def replace_front(text: str, *, title: str | None = None, metadata: dict[str, st
     return "\n".join(lines)
 
 
+def replace_note(text: str, note: str) -> str:
+    """Replace the body of the first `.. note::` (the AI/human split) before the first section."""
+    lines = text.split("\n")
+    start = next((i for i, ln in enumerate(lines) if ln.strip() == ".. note::"), None)
+    if start is None:
+        return text
+    end = start + 1
+    while end < len(lines) and (not lines[end].strip() or lines[end].startswith((" ", "\t"))):
+        end += 1
+    while end > start + 1 and not lines[end - 1].strip():
+        end -= 1
+    body = [f"   {ln}" if ln.strip() else "" for ln in _strip_blank_edges(note)]
+    lines[start + 1 : end] = ["", *body]
+    return "\n".join(lines)
+
+
 def manifest_for(
     text: str, sections: Sequence[dict[str, Any]], refs: dict[str, list[str]], **extra: Any
 ) -> dict[str, Any]:
@@ -469,9 +485,18 @@ def similarity(a: str, b: str) -> float:
     return len(sa & sb) / len(sa | sb)
 
 
+# a field of a field list or of a directive's options (`:tags: …`, `:author: …`, `:公開日: …`)
+_FIELD_LINE = re.compile(r"^\s*:[^:\s`][^:`]*:(?:\s|$)")
+
+
 def _body_for_similarity(text: str) -> str:
+    """The text a reader reads: no metadata fields (the draft's 公開日 … or the post directive's
+    tags, author, language), no directive lines, no block markers — so a copy of a published post
+    compares as the copy it is."""
     return "\n".join(
-        ln for ln in text.split("\n") if not _MARK.match(ln) and not _META.match(ln) and not _DIRECTIVE.match(ln)
+        ln
+        for ln in text.split("\n")
+        if not _MARK.match(ln) and not _META.match(ln) and not _DIRECTIVE.match(ln) and not _FIELD_LINE.match(ln)
     )
 
 
@@ -618,6 +643,41 @@ def _language_findings(text: str, language: str | None) -> list[Finding]:
     return []
 
 
+# a section with fewer Latin letters than this is too short to be judged on its own
+SECTION_LANGUAGE_MIN_LETTERS = 60
+
+
+def _section_language_findings(text: str, language: str | None) -> list[Finding]:
+    """For a Japanese blog, each section on its own: a section written wholly in English is a finding
+    even when the draft as a whole is Japanese enough."""
+    if not language or not language.lower().startswith("ja"):
+        return []
+    lines = text.split("\n")
+    headings = find_headings(lines)
+    out: list[Finding] = []
+    for k, (title_idx, under_idx) in enumerate(headings):
+        if k == 0 and title_idx == next((i for i, ln in enumerate(lines) if ln.strip()), -1):
+            continue  # the document title: its text is the front matter and the AI note
+        end = headings[k + 1][0] if k + 1 < len(headings) else len(lines)
+        body = "\n".join(lines[under_idx + 1 : end])
+        stripped = _ANY_URL.sub(" ", body)
+        latin = len(_LATIN.findall(stripped))
+        if latin < SECTION_LANGUAGE_MIN_LETTERS:
+            continue
+        share = japanese_share(body)
+        if share < JAPANESE_SHARE:
+            heading = lines[title_idx].strip()
+            out.append(
+                Finding(
+                    "DRAFT_SECTION_LANGUAGE_MISMATCH",
+                    title_idx + 1,
+                    f"節「{heading}」が日本語で書かれていません（日本語の文字の割合 {share:.0%}）。"
+                    "この節の本文を日本語で書き直してください（コード・URL・製品名の英字は構いません）。",
+                )
+            )
+    return out
+
+
 def _local_refs(lines: Sequence[str]) -> list[tuple[int, str]]:
     refs: list[tuple[int, str]] = []
     for n, line in enumerate(lines, start=1):
@@ -714,7 +774,10 @@ def _check_markup(draft: _Draft, cfg: CheckInputs, report: CheckReport) -> None:
     role_findings = _role_findings(draft.body_lines, allowed_roles)
     errors.extend(role_findings)
     role_lines = {f.line for f in role_findings}
-    errors.extend(_language_findings(draft.text, cfg.draft_language))
+    language = _language_findings(draft.text, cfg.draft_language)
+    errors.extend(language)
+    if not language:
+        errors.extend(_section_language_findings(draft.text, cfg.draft_language))
     for level, msg_line, message in docutils_messages(draft.text):
         if "Title underline too short" in message or "Title overline too short" in message:
             continue  # HEADING_UNDERLINE above

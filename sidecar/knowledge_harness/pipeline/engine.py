@@ -18,6 +18,7 @@ import secrets
 import shlex
 import time
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from ..actors import Actor
@@ -28,13 +29,14 @@ from ..vault.catalog import NoteCatalog
 from ..vault.note import read_note
 from ..vault.paths import Vault, require_note_path
 from ..vault.run_store import RunStore
-from .agents import AgentTask, Failed, Pending, Produced, Unavailable, backend_for, validate_output
+from .agents import AgentTask, Failed, Pending, Produced, Refusal, Unavailable, backend_for, validate_output
 from .config import PipelineConfig, load_config
 from .contract import (
     DECISION_CHOICES,
     HUMAN_BUDGET,
     OPERATIONS,
     OperationRecord,
+    Publishability,
     Question,
     ReasonCode,
     RequestRef,
@@ -60,6 +62,7 @@ from .ops.base import (
     ProgramStep,
     QuestionSpec,
     Wait,
+    truthy,
 )
 from .ops.o01_capture import CaptureRequest, api_request_artifact
 from .ops.o02_authorize import AuthorizeRun
@@ -510,12 +513,18 @@ class Pipeline:
         outcome = op.run(ctx, prepared)
         return self._apply(run, records, "O-01", prepared, outcome, digest)
 
-    def capture_note(self, path: str) -> RunStatus:
-        """O-01 from a request note. The same note while its run is CAPTURED: same run (idempotent)."""
+    def capture_note(self, path: str, *, actor: Actor | None = None) -> RunStatus:
+        """O-01 from a request note. The same note while its run is CAPTURED: same run (idempotent).
+
+        Publishability is the person's: the note's `publishable` is taken at the note's first capture
+        (whoever captures it — the record and the authorize prompt name them); a value written or
+        changed after that answers nothing unless the person captures the note again. An agent (or a
+        script) capturing a note whose `publishable` changed while the run waits is refused."""
         rel = require_note_path(path)
         note = read_note(self.vault, rel)
         if not is_request_note(note):
             raise InputError(f"{note.path} is not a request note (frontmatter `harness: request`).")
+        stated = truthy(note.properties.get("publishable"))
         with self.store.lock():
             latest: Run | None = None
             for run in self._all_runs():
@@ -528,23 +537,98 @@ class Pipeline:
                     note.sha256 in ref for ref in captured_sha.input_refs
                 )
                 if run.state == State.CAPTURED:
+                    self._recaptured_publishability(run, stated, actor)
                     self._capture(run, records)
                     self._step_waiting(run, records)
                     return self.status(run.run_id)
                 if not (run.state in TERMINAL and note_changed):
                     return self.status(run.run_id)
             run = self._new_run(RequestRef(source="note", path=note.path, title=mask_sensitive(note.title)[0]))
+            before = latest.publishability if latest is not None else None
+            if stated is not None and (
+                (actor is not None and actor.is_person) or before is None or before.publishable == stated
+            ):
+                run.publishability = self._publishability(stated, "note_at_capture", actor)
             self.store.run_dir(run.run_id).mkdir(parents=True, exist_ok=False)
             records = []
             self._capture(run, records)
             self._step_waiting(run, records)
             return self.status(run.run_id)
 
-    def capture_text(self, question: str, *, title: str = "", publishable: bool | None = None) -> RunStatus:
-        """O-01 from an API request (`POST /v1/pipeline/runs`); only masked text is stored."""
-        artifact = api_request_artifact(title or question.strip().splitlines()[0][:80], question, publishable)
+    def _publishability(self, publishable: bool, how: str, actor: Actor | None) -> Publishability:
+        if how == "note_at_capture":
+            return Publishability(
+                publishable=publishable,
+                how=how,
+                by=actor.name if actor is not None and actor.is_person else "request note",
+                via=actor.via if actor is not None else "program",
+                captured_by=actor.name if actor is not None else "program",
+                at=self._now(),
+            )
+        assert actor is not None and actor.is_person
+        return Publishability(publishable=publishable, how=how, by=actor.name, via=actor.via, at=self._now())
+
+    def _recaptured_publishability(self, run: Run, stated: bool | None, actor: Actor | None) -> None:
+        """A CAPTURED run's note captured again: a changed `publishable` is the person's answer only
+        when the person captures it; anyone else is refused and the run keeps waiting for the person."""
+        current = run.publishability.publishable if run.publishability else None
+        if stated is None or stated == current:
+            return
+        if actor is None or not actor.is_person:
+            open_q = next((q for q in run.questions if q.kind == "publishability" and q.answer is None), None)
+            where = (
+                f"answer {open_q.question_id} (`kh pipeline answer VAULT {run.run_id} {open_q.question_id}` at a "
+                "terminal, or the plugin)"
+                if open_q
+                else "capture the note again yourself (the plugin, or `kh pipeline capture` at a terminal)"
+            )
+            raise PersonRequired(
+                f"The request note's `publishable` changed after capture; publishability is the person's "
+                f"answer, not {actor.name if actor else 'a script'}'s. Nothing was changed; the run still waits "
+                f"for the person: {where}.",
+                detail={"reason": ReasonCode.PUBLISHABILITY_PERSON_ONLY.value},
+            )
+        run.publishability = self._publishability(stated, "note_recaptured", actor)
+        for q in run.questions:
+            if q.kind == "publishability" and q.answer is None:
+                q.answer = "publishable" if stated else "not_publishable"
+                q.answered_at, q.answered_by, q.answered_via = run.publishability.at, actor.name, actor.via
+                self.store.append_history(
+                    run.run_id,
+                    {
+                        "event": "answer",
+                        "at": q.answered_at,
+                        "question_id": q.question_id,
+                        "answer": q.answer,
+                        "by": actor.name,
+                        "via": actor.via,
+                        "how": "note_recaptured",
+                    },
+                )
+        self._save(run)
+
+    def capture_text(
+        self, question: str, *, title: str = "", publishable: bool | None = None, actor: Actor | None = None
+    ) -> RunStatus:
+        """O-01 from an API request (`POST /v1/pipeline/runs`); only masked text is stored.
+        `publishable` is the person's answer: an agent's call that sets it is refused."""
+        if publishable is not None and actor is not None and not actor.is_person:
+            raise PersonRequired(
+                f"Only the person answers publishability; {actor.name} may capture the question without "
+                "`publishable` and the run asks the person.",
+                detail={"reason": ReasonCode.PUBLISHABILITY_PERSON_ONLY.value},
+            )
+        artifact = api_request_artifact(title or question.strip().splitlines()[0][:80], question)
         with self.store.lock():
             run = self._new_run(RequestRef(source="api", title=artifact["title"]))
+            if publishable is not None:
+                run.publishability = Publishability(
+                    publishable=publishable,
+                    how="api_at_capture",
+                    by=actor.name if actor is not None else "program",
+                    via=actor.via if actor is not None else "program",
+                    at=self._now(),
+                )
             self.store.run_dir(run.run_id).mkdir(parents=True, exist_ok=False)
             sha, _ = self.store.put_artifact(run.run_id, artifact)
             run.artifacts["api_request"] = sha
@@ -561,6 +645,27 @@ class Pipeline:
             self._set_waiting(run, prepared.waiting_for if isinstance(prepared, Wait) else "advance")
         elif run.state in TERMINAL:
             self._set_waiting(run, "advance")
+
+    def authorization_request(self, run_id: str) -> dict[str, Any]:
+        """What the person sees before authorizing: the request's title, an excerpt of its (masked)
+        question, the publishability answer and who gave it."""
+        run, _ = self._load(run_id)
+        request = self.store.get_artifact(run_id, run.artifacts["request"]) if "request" in run.artifacts else {}
+        question = str(request.get("question_masked") or "")
+        excerpt = " ".join(question.split())
+        given = run.publishability
+        open_q = next((q.question_id for q in run.questions if q.kind == "publishability" and q.answer is None), None)
+        return {
+            "run_id": run_id,
+            "state": run.state,
+            "title": str(request.get("title") or run.request.title),
+            "excerpt": excerpt[:280] + ("…" if len(excerpt) > 280 else ""),
+            "source": run.request.path if run.request.source == "note" else "api",
+            "publishable": given.publishable if given else None,
+            "publishability": given.model_dump(mode="json") if given else None,
+            "publishability_ja": given.describe_ja() if given else f"未回答（{open_q or 'Q-01'}）",
+            "publishability_en": given.describe_en() if given else f"not answered ({open_q or 'Q-01'})",
+        }
 
     def authorize(self, run_id: str, *, actor: Actor) -> RunStatus:
         """O-02: the person's run label. Re-authorizing returns the stored record."""
@@ -647,12 +752,18 @@ class Pipeline:
                 if not answer or len(answer) > 4000:
                     raise InputError("Answer with a non-empty text of at most 4000 characters.")
             question.answer, question.answered_at, question.answered_by = answer, self._now(), by
+            question.answered_via = actor.via
+            if question.kind == "publishability":
+                run.publishability = Publishability(
+                    publishable=answer == "publishable", how="answer", by=by, via=actor.via, at=question.answered_at
+                )
             event: dict[str, Any] = {
                 "event": "answer",
                 "at": question.answered_at,
                 "question_id": question_id,
                 "answer": answer,
                 "by": by,
+                "via": actor.via,
             }
             if findings:
                 event["masked"] = findings
@@ -674,6 +785,22 @@ class Pipeline:
             "review_packet_sha256": review["sha256"],
             "review_packet": review,
         }
+
+    def article_html_path(self, run_id: str) -> Path:
+        """The Review Packet's HTML file of the article (in the run folder)."""
+        review = self.review(run_id)["review_packet"]
+        name = review.get("article_html_file")
+        if not name:
+            raise NotFound(f"Run {run_id}'s Review Packet has no article HTML (made before this version).")
+        return self.store.run_dir(run_id) / str(name)
+
+    def article_html(self, run_id: str) -> str:
+        """The Review Packet's HTML file of the article, read from the run folder."""
+        name = self.article_html_path(run_id).name
+        try:
+            return self.store.read_text(run_id, name)
+        except OSError as exc:
+            raise NotFound(f"Run {run_id}'s article HTML cannot be read.") from exc
 
     def decide(
         self,
@@ -871,6 +998,7 @@ class Pipeline:
                 self._save(run)
                 raise Conflict(f"Task {task_id} is stale: the run moved on or its inputs changed.")
             refusals = validate_output(op, prepared.inputs, output, **_screening_words(ctx.config))
+            refusals += self._independence_refusals(records, entry.operation, acted_by)
             if refusals:
                 entry.refused_submissions += 1
                 self.store.append_history(
@@ -915,7 +1043,7 @@ class Pipeline:
     ) -> Outcome:
         """An AI judge that is the client which authored what it judges is not an independent judge:
         the record says so (reason code and uncertainty, which reach the review packet and the person);
-        with `[agents] independent_judge = "required"` the judgment cannot accept, and the run holds."""
+        with `[agents] independent_judge = "required"` it never gets here (`_independence_refusals`)."""
         authors = JUDGED_AUTHORS.get(operation)
         client = acted_by.get("client")
         if not authors or not client:
@@ -931,13 +1059,32 @@ class Pipeline:
                 code=ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR.value,
             )
         )
-        if self.config.agents.independent_judge == "required" and outcome.result == Result.ADVANCE:
-            outcome.result, outcome.state_after = Result.HOLD, State.HOLD
-            outcome.summary_ja = (
-                f"{operation}の判定者が{author.operation}の作成者と同じクライアント（{client}）のため、"
-                "独立した判定を必須とする設定により保留(HOLD)とします。別のクライアントが判定すれば再開できます。"
-            )
         return outcome
+
+    def _independence_refusals(
+        self, records: list[OperationRecord], operation: str, acted_by: dict[str, Any]
+    ) -> list[Refusal]:
+        """With `[agents] independent_judge = "required"`, a judgment by the client that authored what
+        it judges is refused at submit: nothing is recorded and the task stays open for another client
+        (a HOLD would end a run that only waits for a different judge)."""
+        if self.config.agents.independent_judge != "required":
+            return []
+        authors = JUDGED_AUTHORS.get(operation)
+        client = acted_by.get("client")
+        if not authors or not client:
+            return []
+        author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
+        if author is None or not author.acted_by or author.acted_by.get("client") != client:
+            return []
+        return [
+            Refusal(
+                ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR,
+                "$",
+                f'[agents] independent_judge = "required": {client} wrote {author.operation}, so it cannot judge it '
+                f"in {operation}. The task stays open: connect a different client (another agent or model) and let it "
+                "take this task (harness_next_task with this run_id).",
+            )
+        ]
 
 
 def _ask(run: Run, operation: str, spec: QuestionSpec, now: str) -> str:

@@ -115,15 +115,27 @@ class ReviewPacket(_Model):
 
     A stored artifact: its keys come in sorted order, as stored."""
 
+    article_html_file: str | None = Field(
+        default=None, description="The article's HTML file in the run folder (GET …/review/article.html)."
+    )
+    article_html_sha256: str | None = None
+    article_text: str | None = Field(default=None, description="The article as a reader reads it (plain text).")
     base_branch: str
     branch: str
     candidate_path: str
     candidate_sha256: str
     choices: list[ReviewChoice]
     commit: str = Field(description="The candidate commit; an approval names it after it was merged.")
+    diff: str | None = Field(
+        default=None, description="Unified diff of the article text from the previous review round (null: first)."
+    )
+    duplicates: list[dict[str, Any]] = Field(default_factory=list, description="Past posts ≥ 0.85, with scores.")
+    independence_warnings: list[str] = Field(default_factory=list)
+
     markdown: str
     pr_number: int | None = None
     pr_url: str | None
+    previous_commit: str | None = None
     run_id: str
     sha256: str = Field(description="SHA-256 of `markdown`; every decision names it (review_packet_sha256).")
 

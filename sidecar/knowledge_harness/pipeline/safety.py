@@ -21,7 +21,8 @@ _PREFECTURE = r"(?:東京都|北海道|(?:京都|大阪)府|[\u4e00-\u9fff]{2,3}
 def my_number_check_digit(base: str) -> int:
     """The check digit of a My Number (個人番号) from its first 11 digits."""
     digits = [int(ch) for ch in base]
-    total = sum(digits[11 - n] * (n + 1 if n <= 6 else n - 6) for n in range(1, 12))
+    # the law's formula: P_n is the n-th digit from the right, Q_n = n + 1 (n ≤ 6), n − 5 (7 ≤ n ≤ 11)
+    total = sum(digits[11 - n] * (n + 1 if n <= 6 else n - 5) for n in range(1, 12))
     remainder = total % 11
     return 0 if remainder <= 1 else 11 - remainder
 
@@ -65,6 +66,28 @@ def _is_corporate_number(text: str, match: re.Match[str]) -> bool:
         len(digits) == 13
         and int(digits[0]) == corporate_number_check_digit(digits[1:])
         and _near(text, match.start(), match.end(), _CORPORATE_LABEL)
+    )
+
+
+def _looks_secret(value: str) -> bool:
+    """A value after a secret label that is not a plain word: letters with digits or symbols."""
+    value = value.rstrip(".,;:!?'\")」』”`")
+    if len(value) < 8 or "://" in value:
+        return False
+    letters = any(ch.isalpha() for ch in value)
+    digits = any(ch.isdigit() for ch in value)
+    symbols = any(ch in "!#$%&*+/=?@^_~" for ch in value)
+    return letters and (digits or symbols)
+
+
+def _random_key(value: str) -> bool:
+    if re.fullmatch(r"[0-9a-fA-F]+", value):
+        return False
+    return (
+        any(ch.isupper() for ch in value)
+        and any(ch.islower() for ch in value)
+        and any(ch.isdigit() for ch in value)
+        and len(set(value)) >= 24
     )
 
 
@@ -126,6 +149,27 @@ _RULES: list[tuple[str, str, re.Pattern[str], int, Check | None]] = [
         ),
         1,
         None,
+    ),
+    (
+        # a value written after a label in words: "the secret is …", "my password was …", "トークンは …"
+        "secret_after_label",
+        SECRET,
+        re.compile(
+            r"(?i)(?:\b(?:secret(?:[ _-]?(?:access[ _-]?)?key)?|password|passphrase|passwd|token|api[ _-]?key|"
+            r"access[ _-]?key|credentials?)\b|パスワード|パスフレーズ|シークレット|トークン|アクセスキー|秘密鍵|APIキー)"
+            r"(?:\s+(?:is|was|are|were)\b|\s*(?:[:=：]|は|を))\s*[:：]?\s*[\"'「『“`]?([!#-&(-~]{8,})"
+        ),
+        1,
+        lambda _text, match: _looks_secret(match.group(1)),
+    ),
+    (
+        # an AWS secret access key on its own: 40 characters of base64 with upper and lower case and digits,
+        # random enough (a path or a word of that length repeats its letters); pure hex (a git SHA) is not one
+        "aws_secret_key",
+        SECRET,
+        re.compile(r"(?<![A-Za-z0-9/+=])[A-Za-z0-9/+]{40}(?![A-Za-z0-9/+=])"),
+        0,
+        lambda _text, match: _random_key(match.group(0)),
     ),
     (
         "email_address",

@@ -44,14 +44,23 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
 
     @mcp.tool(
         description=(
-            "The oldest open pipeline task ({'task': null} when none; filters: run_id for one run's next task, "
+            "The oldest open pipeline task ({'task': null} when none; filters: run_id for one run's next task — "
+            "pass it when you work on one run, else any run's task comes back, with a note saying so — "
             "operation, e.g. 'O-05'): its inputs, output JSON Schema and instructions. Work from the inputs only, "
             "then call harness_submit_result."
         )
     )
     def harness_next_task(operation: str | None = None, run_id: str | None = None) -> dict[str, Any]:
         task = pipeline().next_task(operation=operation, run_id=run_id)
-        return {"task": task.model_dump(mode="json") if task else None}
+        answer: dict[str, Any] = {"task": task.model_dump(mode="json") if task else None}
+        if task is not None and run_id is None:
+            # without run_id any run's oldest task comes back: say so, so an agent asked to work on one
+            # run does not silently take another's
+            answer["note"] = (
+                f"No run_id was given: this is the oldest open task of any run (run {task.run_id}). "
+                "Pass run_id to take only the tasks of the run you were asked to work on."
+            )
+        return answer
 
     @mcp.tool(
         description=(

@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import Annotated, Any, Literal
 
 from fastapi import APIRouter, Body, Query, Request
+from fastapi.responses import HTMLResponse
 from pydantic import BaseModel, Field
 
 from ... import actors
@@ -49,7 +50,8 @@ class CaptureRequest(BaseModel):
     note: str | None = Field(default=None, max_length=1024)
     question: str | None = Field(default=None, max_length=20_000)
     title: str = Field(default="", max_length=300)
-    publishable: bool | None = None
+    publishable: bool | None = None  # the person's answer: refused (403) with the agent token
+    via: Literal["api", "plugin"] = "api"
 
 
 class RunList(BaseModel):
@@ -80,13 +82,18 @@ class SubmitBody(BaseModel):
 
 
 @router.post("/runs", response_model=RunStatusView, status_code=201)
-def create_run(ctx: Ctx, body: CaptureRequest) -> RunStatusView:
-    """O-01: capture a request note or a question. Capturing never starts processing."""
+def create_run(ctx: Ctx, caller: AnyActor, body: CaptureRequest) -> RunStatusView:
+    """O-01: capture a request note or a question. Capturing never starts processing. Publishability
+    is the person's: with the agent token `publishable` is refused (403), and a note whose
+    `publishable` changed after capture is refused while the run waits for the person's answer."""
     pipeline = pipeline_for(ctx)
+    actor = _as_seen(caller, body.via) if caller.is_person else caller
     if body.note:
-        return status_view(pipeline.capture_note(body.note))
+        return status_view(pipeline.capture_note(body.note, actor=actor))
     if body.question:
-        return status_view(pipeline.capture_text(body.question, title=body.title, publishable=body.publishable))
+        return status_view(
+            pipeline.capture_text(body.question, title=body.title, publishable=body.publishable, actor=actor)
+        )
     raise InputError("Give either `note` (a request note) or `question`.")
 
 
@@ -109,6 +116,26 @@ def get_run_detail(ctx: Ctx, run_id: str) -> RunDetail:
 @router.get("/runs/{run_id}/artifacts/{name}")
 def get_artifact(ctx: Ctx, run_id: str, name: str) -> Any:
     return pipeline_for(ctx).artifact(run_id, name)
+
+
+class AuthorizationRequest(BaseModel):
+    """What the person sees before authorizing a run (the CLI prompt and the plugin's dialog)."""
+
+    run_id: str
+    state: str | None
+    title: str
+    excerpt: str
+    source: str
+    publishable: bool | None
+    publishability: dict[str, Any] | None
+    publishability_ja: str
+    publishability_en: str
+
+
+@router.get("/runs/{run_id}/authorization", response_model=AuthorizationRequest)
+def get_authorization(ctx: Ctx, run_id: str) -> dict[str, Any]:
+    """The request's title, an excerpt, the publishability answer and who gave it."""
+    return pipeline_for(ctx).authorization_request(run_id)
 
 
 @router.post("/runs/{run_id}/authorize", response_model=RunStatusView)
@@ -192,6 +219,13 @@ def decision_choices() -> dict[str, Any]:
             for code, (label, effect, message) in DECISION_CHOICES.items()
         ]
     }
+
+
+@router.get("/runs/{run_id}/review/article.html", response_class=HTMLResponse)
+def get_review_article(ctx: Ctx, run_id: str) -> HTMLResponse:
+    """The candidate article rendered to HTML (no scripts, no outside resources), for the person to read."""
+    body = pipeline_for(ctx).article_html(run_id)
+    return HTMLResponse(body, headers={"Content-Security-Policy": "default-src 'none'; style-src 'unsafe-inline'"})
 
 
 @router.get("/runs/{run_id}/review", response_model=ReviewView)

@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import InvalidNote
 from ..contract import ReasonCode, Result, State
 from ..safety import mask_sensitive
-from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait, truthy
+from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait
 
 OPERATION = "O-01"
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+.*$", re.M)
@@ -32,7 +32,7 @@ def require_question(text: str) -> None:
         raise InvalidNote("The request has no question: write at least one sentence of what you want to know.")
 
 
-def api_request_artifact(title: str, question: str, publishable: bool | None) -> dict[str, Any]:
+def api_request_artifact(title: str, question: str) -> dict[str, Any]:
     require_question(question)
     masked_title, title_findings = mask_sensitive(title)
     masked, findings = mask_sensitive(question)
@@ -41,7 +41,6 @@ def api_request_artifact(title: str, question: str, publishable: bool | None) ->
         "question_masked": masked,
         "question_sha256": hashlib.sha256(question.encode("utf-8")).hexdigest(),
         "findings": [f.public() for f in [*title_findings, *findings]],
-        "publishable": publishable,
     }
 
 
@@ -59,10 +58,9 @@ class CaptureRequest(ProgramStep):
                 )
             question = question_text(note.body)
             require_question(question)
-            publishable = truthy(note.properties.get("publishable"))
             masked_title, title_findings = mask_sensitive(note.title)
             masked, findings = mask_sensitive(question)
-            request = {
+            request: dict[str, Any] = {
                 "source": "note",
                 "path": note.path,
                 "note_sha256": note.sha256,
@@ -70,15 +68,21 @@ class CaptureRequest(ProgramStep):
                 "question_masked": masked,
                 "question_sha256": hashlib.sha256(question.encode("utf-8")).hexdigest(),
                 "findings": [f.public() for f in [*title_findings, *findings]],
-                "publishable": publishable,
             }
             refs = [f"note:{note.path}@sha256:{note.sha256}"]
         else:
             api = ctx.artifact("api_request")
-            request = {"source": "api", **api}
+            request = {"source": "api", **{k: v for k, v in api.items() if k != "publishable"}}
             refs = [f"artifact:api_request@sha256:{ctx.artifact_sha('api_request')}"]
+        # publishability is the person's answer kept on the run (engine.capture_note / answer), never
+        # the note's property as it reads now: an agent can edit the note after capture
+        given = ctx.run.publishability
+        request["publishable"] = given.publishable if given else None
+        request["publishability"] = given.model_dump(mode="json") if given else None
         if answer:
             refs.append(f"answer:{answer.question_id}")
+        if given:
+            refs.append(f"publishability:{given.how}:{given.by}")
         return Prepared(inputs={"request": request, "answer": answer_part}, input_refs=refs)
 
     def run(self, ctx: OpContext, prepared: Prepared) -> Outcome:
@@ -86,10 +90,9 @@ class CaptureRequest(ProgramStep):
         answer = prepared.inputs["answer"]
         publishable = request.get("publishable")
         codes = [ReasonCode.REQUEST_CAPTURED]
-        if publishable is None and answer:
-            publishable = answer["answer"] == "publishable"
+        if answer and (request.get("publishability") or {}).get("how") == "answer":
             codes.append(ReasonCode.PUBLISHABILITY_CONFIRMED)
-        artifacts = {"request": {**request, "publishable": publishable}}
+        artifacts = {"request": request}
         if publishable is False:
             return Outcome(
                 Result.REJECTED,
@@ -116,6 +119,7 @@ class CaptureRequest(ProgramStep):
             Result.ADVANCE,
             State.CAPTURED,
             codes,
-            f"依頼「{request['title']}」を受け付けました。実行ラベルが付くまで処理は開始しません。",
+            f"依頼「{request['title']}」を受け付けました。実行ラベルが付くまで処理は開始しません。"
+            + (f"公開可否: {ctx.run.publishability.describe_ja()}。" if ctx.run.publishability else ""),
             artifacts=artifacts,
         )

@@ -252,6 +252,18 @@ class PlanArticle(AgentStep):
                         "Ask only when the motive is essential to the central message and not recoverable; else set null.",
                     )
                 )
+            else:
+                for i, text in enumerate(question["questions_ja"]):
+                    if asks_a_fact(text):
+                        refusals.append(
+                            Refusal(
+                                ReasonCode.AUTHOR_QUESTION_ASKS_FACT,
+                                f"$.author_question.questions_ja[{i}]",
+                                "This asks the person a fact (a version, a date, a setting, a number, what something is). "
+                                "Facts come from the evidence: leave it as an uncertainty (DISCLOSE / LIMIT_CLAIM) and ask "
+                                "only about the author's motive or intent (why, for whom, what to stress), or set null.",
+                            )
+                        )
         return refusals
 
     def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome:
@@ -301,3 +313,23 @@ class PlanArticle(AgentStep):
             metrics=metrics,
             producer=Producer.AGENT,
         )
+
+
+# a question about the author's motive or intent names it; one about a fact asks for a value
+_MOTIVE = re.compile(
+    r"動機|意図|目的|狙い|きっかけ|理由|なぜ|どうして|誰に|読者|伝えたい|強調|重視|立場|経験|背景|"
+    r"motive|intent|purpose|why|audience|reader|emphasi[sz]e|experience",
+    re.I,
+)
+_FACT = re.compile(
+    r"バージョン|版数|最新|リリース|いつ|何年|何月|日付|何個|何件|いくつ|何％|何%|仕様|設定値|デフォルト|既定値|"
+    r"コマンド|手順|どのように設定|とは何|は何ですか|何でしょう|どれですか|"
+    r"version|latest|release|when|how many|default|which setting|what is",
+    re.I,
+)
+
+
+def asks_a_fact(question: str) -> bool:
+    """A question to the author about a technical fact, not their motive: 「Obsidianの最新バージョンは
+    何ですか？」. A question that names the motive or intent is not one, whatever else it mentions."""
+    return _FACT.search(question) is not None and _MOTIVE.search(question) is None

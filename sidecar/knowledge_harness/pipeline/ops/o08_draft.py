@@ -9,8 +9,11 @@ and refuses an output where a plan section is missing, repeated or out of order,
 an item its section does not allow or an EXCLUDE item, a planned item is used by no block, a
 DISCLOSE/LIMIT_CLAIM uncertainty is not reflected, a block holds a heading, a directive pulls in
 outside content (raw, include, literalinclude, …) or a `post` directive appears, the AI/human
-split is missing, or an unknown date or version is not written 未確認 / 未確定. Everything else
-(facts, leaps, links, build, secrets) is O-09's.
+split is missing, or an unknown date or version is not written 未確認 / 未確定 — and every other
+program error O-09 would hold the run for and the agent can fix (the draft's or a section's
+language, a URL that is not a packet source, reStructuredText syntax, a role or directive the blog
+does not allow, secrets, personal data, private markers), each with how to fix it. What O-09 fixes
+itself (whitespace, underline lengths) is not refused; meaning (facts, leaps) is the judge's.
 """
 
 from __future__ import annotations
@@ -21,23 +24,45 @@ from zoneinfo import ZoneInfo
 from ...core.clock import parse_utc_z
 from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State
-from ..drafts import DRAFT_STATUS, CheckInputs, assemble, block_problems, check_draft, manifest_for, sha256_text
+from ..drafts import (
+    DRAFT_STATUS,
+    FIXABLE,
+    CheckInputs,
+    assemble,
+    block_problems,
+    blog_rules,
+    check_draft,
+    manifest_for,
+    sha256_text,
+)
 from ..packets import packet_corpus, packet_items, packet_view
 from .base import AgentStep, OpContext, Outcome, Prepared, Wait
 
 OPERATION = "O-08"
 TOKYO = ZoneInfo("Asia/Tokyo")
-O08_CODES = frozenset(
-    {
-        "DIRECTIVE_FORBIDDEN",
-        "POST_DIRECTIVE_FORBIDDEN",
-        "AI_SCOPE_MISSING",
-        "DRAFT_METADATA_MISSING",
-        "UNKNOWN_VALUE_NOT_MARKED",
-        "PUBLICATION_DATE_IN_DRAFT",
-        "UNSUPPORTED_VALUE",
-    }
-)
+# how the agent fixes what O-09 would otherwise hold the run for (refused at submit instead)
+FIX_HINTS: dict[str, str] = {
+    "DRAFT_LANGUAGE_MISMATCH": "Write the blocks in Japanese (English product names, code and URLs are fine).",
+    "DRAFT_SECTION_LANGUAGE_MISMATCH": "Rewrite this section's blocks in Japanese; only code, URLs and names may stay English.",
+    "URL_NOT_IN_PACKET": (
+        "Link only to the packet's source URLs (inputs.packet.sources[].url); remove any other link, however helpful, "
+        "or write the page's name without a URL."
+    ),
+    "RST_SYNTAX": (
+        "Fix the reStructuredText: close every ``literal`` / `link`_ / *emphasis*, keep a blank line before and "
+        "after lists and directives, indent directive bodies by three spaces."
+    ),
+    "ROLE_NOT_ALLOWED": "Use only the blog's roles (or plain text / ``literal``).",
+    "DIRECTIVE_FORBIDDEN": "Use only the blog's directives; nothing that pulls in outside content.",
+    "SECRET_IN_DRAFT": "Remove the secret-like value; describe it (e.g. 「アクセスキー」) instead.",
+    "PERSONAL_INFO_IN_DRAFT": "Remove the personal information; never copy it from the sources.",
+    "COMPANY_INFO_IN_DRAFT": "Remove the company information.",
+    "PRIVATE_MARKER_IN_DRAFT": "Remove the private content or the marker word used in a non-technical sense.",
+    "UNSUPPORTED_VALUE": "Write only dates and versions the packet states; otherwise 未確認.",
+}
+# what O-09 decides with what O-08 cannot see (the blog's files, past posts) or fixes itself
+NOT_REFUSED_AT_O08 = FIXABLE | {"TITLE_DUPLICATE", "LOCAL_REF_OUTSIDE", "LOCAL_REF_MISSING"}
+
 # what a single block can carry on its own (checked per block when the draft cannot be assembled)
 BLOCK_CODES = frozenset({"DIRECTIVE_FORBIDDEN", "POST_DIRECTIVE_FORBIDDEN", "UNSUPPORTED_VALUE"})
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,40}$"}
@@ -76,6 +101,8 @@ Article Plan（inputs.plan）と同じ実行のEvidence Packet（inputs.packet�
 - packet_refs はその節で許可された参照（inputs.allowed_refs[節ID]）の範囲内。各節の計画済み参照は少なくとも一つのブロックで使う。EXCLUDE項目（inputs.excluded_refs）は使わない。
 - DISCLOSE / LIMIT_CLAIM の不確実性（inputs.reflect_uncertainties）を本文に明示・限定として反映し、そのIDを packet_refs に入れる。
 - 見出しはプログラムが付けるのでブロックに見出しを書かない。raw、include、literalinclude、image など外部内容を取り込むdirectiveと post directive は使わない。
+- リンクの規則: URLは inputs.packet.sources の url だけ。それ以外のURL（公式ヘルプなど役に立つものでも）は書かない（提出時に拒否される）。
+- 各節を日本語で書く（コード・URL・製品名の英字は可）。英語だけの節は提出時に拒否される。reStructuredText の構文（``リテラル``の閉じ忘れなど）も提出時に検査される。
 - ai_scope_ja に「AIが担当した範囲」と「人間が確認する範囲」を書く（記事冒頭に置かれる）。
 - 対象バージョンなど確認できない値は推測せず「未確認」、公開日は「未確定」。Packetにない日付やバージョンを書かない。
 - 原文、根拠、Planにない事実・節・著者意図を追加しない。"""
@@ -86,7 +113,10 @@ as blocks. Cover every plan section once, same ids, same order, with one or more
 packet_refs). packet_refs stay within inputs.allowed_refs[section]; every planned ref of a section is used by at least one
 block; never use EXCLUDE items (inputs.excluded_refs). Reflect the DISCLOSE / LIMIT_CLAIM uncertainties
 (inputs.reflect_uncertainties) in the text and cite their ids. Write no headings (the program adds them), no directive that
-pulls in outside content (raw, include, literalinclude, image, …) and no post directive. State in ai_scope_ja what the AI
+pulls in outside content (raw, include, literalinclude, image, …) and no post directive. Link rule: the only URLs allowed
+are the packet's source URLs (inputs.packet.sources[].url); any other URL, however helpful (an official help page), is
+refused at submit. Write every section in Japanese (code, URLs and product names may stay English); a section in English
+and broken reStructuredText (an unclosed ``literal``) are refused at submit. State in ai_scope_ja what the AI
 did and what the person checks (it goes at the top). Unknown values are 未確認 (never guessed); write no date or version
 that is not in the packet. Add no fact, section or author intent beyond the plan and the packet."""
 
@@ -143,6 +173,9 @@ class DraftArticle(AgentStep):
             "excluded_refs": plan.get("excluded_refs", []),
             "reflect_uncertainties": sorted(k for k, t in treatments.items() if t in ("DISCLOSE", "LIMIT_CLAIM")),
             "information_date": information_date(ctx),
+            "blog_rules": {
+                k: list(v) if v is not None and not isinstance(v, str) else v for k, v in blog_rules(ctx.config).items()
+            },
         }
         return Prepared(
             inputs=inputs,
@@ -233,14 +266,23 @@ class DraftArticle(AgentStep):
                         refusals.append(Refusal(finding.code, f"$.blocks[{i}].rst", finding.message))
             return refusals
         text, manifest = build(inputs, output)
-        report = check_draft(text, CheckInputs(manifest=manifest, packet=inputs["packet"]))
+        rules = inputs.get("blog_rules") or {}
+        report = check_draft(text, CheckInputs(manifest=manifest, packet=inputs["packet"], **rules))
         starts = [(b["start_line"], b["block_id"]) for b in manifest["blocks"]]
         for finding in report.errors:
-            if finding.code in O08_CODES:
+            if finding.code in NOT_REFUSED_AT_O08 or finding.code in ("DRAFT_SHA_MISMATCH", "MANIFEST_MISMATCH"):
+                continue
+            if finding.code == "DRAFT_SECTION_LANGUAGE_MISMATCH":
+                # the finding names the heading line: the section's first block follows it
+                owner = next((bid for start, bid in starts if start > finding.line), None)
+            else:
                 owner = next((bid for start, bid in reversed(starts) if finding.line >= start), None)
-                index = next((i for i, b in enumerate(output["blocks"]) if b["block_id"] == owner), None)
-                where = f"$.blocks[{index}].rst" if index is not None else "$"
-                refusals.append(Refusal(finding.code, where, f"line {finding.line}: {finding.message}"))
+            index = next((i for i, b in enumerate(output["blocks"]) if b["block_id"] == owner), None)
+            where = f"$.blocks[{index}].rst" if index is not None else "$"
+            hint = FIX_HINTS.get(finding.code, "")
+            refusals.append(
+                Refusal(finding.code, where, f"line {finding.line}: {finding.message}" + (f" {hint}" if hint else ""))
+            )
         return refusals
 
     def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome:

@@ -15,13 +15,14 @@ from __future__ import annotations
 import contextlib
 import datetime as dt
 import re
-from typing import Any
+from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 from ...errors import BlogRepoError, HarnessError
 from ...vault.blog_repo import BlogRepo, pr_number, pr_repository
 from ...vault.run_store import RunStore
 from ..agents import Refusal
+from ..article_view import article_html, article_text, revision_diff
 from ..blog import blog_repo, run_branch
 from ..config import BlogSettings
 from ..contract import (
@@ -34,14 +35,18 @@ from ..contract import (
     Uncertainty,
     offered_choices,
 )
-from ..drafts import normalize_title, replace_front, sha256_text
-from ..packets import packet_items
+from ..drafts import normalize_title, replace_front, replace_note, sha256_text
+from ..language import is_japanese
+from ..packets import packet_items, uncertainty_ids
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
 
 OPERATION = "O-10"
 TOKYO = ZoneInfo("Asia/Tokyo")
 SLUG = re.compile(r"^[a-z0-9]+(?:-[a-z0-9]+)*$")
-CANDIDATE_STATUS = "公開候補（レビュー待ち）"
+# merging the branch publishes the file as it reads: it carries the published status and notice,
+# while the branch, the pull request and the Review Packet say that it waits for review
+PUBLISHED_STATUS = "公開"
+PUBLISHED_NOTICE = "この記事は、AI が根拠の整理と下書きを行い、人間が内容を確認して公開を判断したものです。"
 
 SCHEMA: dict[str, Any] = {
     "$schema": "https://json-schema.org/draft/2020-12/schema",
@@ -185,6 +190,15 @@ class PrepareReview(AgentStep):
         name = f"{inputs['publication_date']}-{slug}.rst"
         if name in inputs["existing_files"]:
             refusals.append(Refusal(ReasonCode.SLUG_INVALID, "$.slug", f"{name} already exists in the posts folder."))
+        if not is_japanese(output["pr_description_ja"]):
+            refusals.append(
+                Refusal(
+                    ReasonCode.PR_DESCRIPTION_NOT_JAPANESE,
+                    "$.pr_description_ja",
+                    "Write the PR description in Japanese (English technical terms are fine): the central message, "
+                    "main evidence, uncertainties, what the person checks, and that no answer means no publication.",
+                )
+            )
         key = normalize_title(output["title"])
         if any(normalize_title(t) == key for t in inputs["existing_titles"]):
             refusals.append(
@@ -211,17 +225,33 @@ class PrepareReview(AgentStep):
             author=cfg.author,
         )
         codes = [ReasonCode.REVIEW_PREPARED]
-        codes.append(ReasonCode.BLOG_BRANCH_CREATED if result.created_branch else ReasonCode.BLOG_COMMIT_REUSED)
-        if result.created_commit:
-            codes.append(ReasonCode.BLOG_COMMIT_CREATED)
+        if result.created_branch:
+            codes.append(ReasonCode.BLOG_BRANCH_CREATED)
+        # one of the two: a new commit for this round, or the branch's head reused (same content)
+        codes.append(ReasonCode.BLOG_COMMIT_CREATED if result.created_commit else ReasonCode.BLOG_COMMIT_REUSED)
         candidate_sha = sha256_text(candidate)
         uncertainties: list[Uncertainty] = []
         pr_url: str | None = None
         packet = ctx.artifact("evidence_packet")
         manifest = ctx.artifact("draft_manifest")
         offered = offered_choices(ctx.records)
+        # the article as a reader sees it, and what changed since the previous review round
+        text = article_text(candidate)
+        html = article_html(
+            candidate, title_note=f"公開候補 {rel}（run {inputs['run_id']}、commit {result.commit[:12]}）"
+        )
+        previous = ctx.artifact("publication_candidate") if ctx.artifact_sha("publication_candidate") else None
+        diff = None
+        if previous is not None:
+            diff = revision_diff(
+                article_text(previous["rst"]),
+                text,
+                before_name=f"前回 {previous['path']} ({str(previous['commit'])[:12]})",
+                after_name=f"今回 {rel} ({result.commit[:12]})",
+            )
+        view = ArticleView(text=text, html_file=ARTICLE_HTML, html_sha256=sha256_text(html), diff=diff)
         review_md = build_review_packet(
-            ctx, inputs, output, rel, result.commit, candidate_sha, packet, manifest, remove, offered
+            ctx, inputs, output, rel, result.commit, candidate_sha, packet, manifest, remove, offered, view
         )
         if cfg.pull_request == "gh":
             pr_url = _draft_pull_request(repo, inputs["branch"], output["title"], review_md, codes, uncertainties)
@@ -240,6 +270,13 @@ class PrepareReview(AgentStep):
                 {"code": code, "label_ja": DECISION_CHOICES[code][0], "effect_ja": DECISION_CHOICES[code][1]}
                 for code in offered
             ],
+            "article_text": text,
+            "article_html_file": ARTICLE_HTML,
+            "article_html_sha256": view.html_sha256,
+            "diff": diff,
+            "previous_commit": previous["commit"] if previous else None,
+            "duplicates": _duplicates(ctx),
+            "independence_warnings": _independence_warnings(ctx),
         }
         publication = {
             "path": rel,
@@ -270,7 +307,7 @@ class PrepareReview(AgentStep):
             artifacts={"publication_candidate": publication, "review_packet": review},
             metrics={"publication_date": date, "new_commit": result.created_commit},
             producer=Producer.AGENT,
-            text_files={"REVIEW_PACKET.md": review_md},
+            text_files={"REVIEW_PACKET.md": review_md, ARTICLE_HTML: html},
             question=QuestionSpec(
                 kind="publication_decision",
                 question_ja=f"公開候補の確認待ち: {output['title']}（{rel}）。{labels}から選んでください。",
@@ -291,9 +328,17 @@ def _candidate_rst(cfg: BlogSettings, inputs: dict[str, Any], output: dict[str, 
         header.append(f"   :category: {cfg.category}")
     header += [f"   :author: {cfg.author}", "   :language: ja", "", ""]
     body = replace_front(
-        inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": CANDIDATE_STATUS}
+        inputs["draft_rst"], title=output["title"], metadata={"公開日": date, "記事状態": PUBLISHED_STATUS}
     )
+    body = replace_note(body, published_notice(_ai_scope(inputs["draft_rst"])))
     return "\n".join(header) + body
+
+
+def published_notice(ai_scope: str) -> str:
+    """The AI/human note as the published article says it: the program's sentence, then what the AI
+    did in the agent's words, with "this draft" read as "this article"."""
+    scope = ai_scope.replace("この下書きは", "この記事は").replace("この下書き", "この記事").strip()
+    return f"{PUBLISHED_NOTICE}\n\n{scope}" if scope else PUBLISHED_NOTICE
 
 
 def _draft_pull_request(
@@ -320,6 +365,61 @@ def _draft_pull_request(
         return None
 
 
+ARTICLE_HTML = "ARTICLE.html"
+TREATMENT_EFFECT = {
+    "DISCLOSE": "本文で明示する（読者に不確実だと伝える）",
+    "LIMIT_CLAIM": "主張をこの範囲に限定する（断定しない）",
+    "EXCLUDE": "記事では扱わない（この点には触れず、主張にも使わない）",
+}
+INDEPENDENCE_CODES = frozenset({"JUDGE_SAME_CLIENT_AS_AUTHOR", "SELF_JUDGED", "JUDGE_NOT_INDEPENDENT"})
+
+
+class ArticleView(NamedTuple):
+    text: str
+    html_file: str
+    html_sha256: str
+    diff: str | None
+
+
+def _uncertainty_lines(plan: dict[str, Any], packet: dict[str, Any]) -> list[str]:
+    """Every uncertainty in words: what is uncertain, its effect, and how the article treats it."""
+    known = {u["id"]: u for u in uncertainty_ids(packet)}
+    lines: list[str] = []
+    for entry in plan.get("uncertainty_handling", []):
+        uid, treatment = entry["uncertainty_id"], entry["treatment"]
+        unc = known.get(uid, {})
+        code = f"（{unc['code']}）" if unc.get("code") else ""
+        lines.append(f"- `{uid}`{code} {unc.get('item') or '（内容不明）'}")
+        if unc.get("impact"):
+            lines.append(f"  - 影響: {unc['impact']}")
+        lines.append(f"  - 扱い: {treatment} — {TREATMENT_EFFECT.get(treatment, treatment)}。理由: {entry['reason']}")
+    return lines or ["- 不確実性はありません。"]
+
+
+def _independence_warnings(ctx: OpContext) -> list[str]:
+    """The records' warnings that a judgment was not independent (the same client judged its own work)."""
+    out: list[str] = []
+    for record in ctx.records:
+        for unc in record.uncertainties:
+            warning = f"{record.operation}: {unc.item}（{unc.impact}）" if unc.impact else unc.item
+            if unc.code in INDEPENDENCE_CODES and warning not in out:  # once, however many rounds repeat it
+                out.append(warning)
+    return out
+
+
+def _diff_lines(diff: str | None) -> list[str]:
+    if diff is None:
+        return ["（前回の公開候補はありません: 初回の確認です）"]
+    if not diff:
+        return ["（前回の公開候補から本文の変更はありません）"]
+    return ["```diff", diff, "```"]
+
+
+def _duplicates(ctx: OpContext) -> list[dict[str, Any]]:
+    report = ctx.artifact("validation_report") if ctx.artifact_sha("validation_report") else {}
+    return list(report.get("duplicates") or [])
+
+
 def build_review_packet(
     ctx: OpContext,
     inputs: dict[str, Any],
@@ -331,8 +431,30 @@ def build_review_packet(
     manifest: dict[str, Any],
     removed: list[str],
     offered: list[str],
+    view: ArticleView | None = None,
 ) -> str:
     plan = ctx.artifact("article_plan")
+    validation = ctx.artifact("validation_report")
+    warnings = _independence_warnings(ctx)
+    duplicates = _duplicates(ctx)
+    article = (
+        [
+            "## 記事（読者が読む形）",
+            "",
+            f"HTML: 実行フォルダの `{view.html_file}`（sha256 `{view.html_sha256}`）。",
+            "",
+            "```text",
+            view.text.rstrip(),
+            "```",
+            "",
+            "## 前回の公開候補からの差分",
+            "",
+            *_diff_lines(view.diff),
+            "",
+        ]
+        if view is not None
+        else []
+    )
     lines = [
         f"# 公開候補の確認待ち — {output['title']}",
         "",
@@ -349,13 +471,28 @@ def build_review_packet(
         "",
         *_cited_sources(packet, manifest),
         "",
+        *article,
         "## 不確実性と扱い",
         "",
-        *(f"- `{e['uncertainty_id']}` {e['treatment']}: {e['reason']}" for e in plan.get("uncertainty_handling", [])),
+        *_uncertainty_lines(plan, packet),
+        "",
+        "## 独立性の警告",
+        "",
+        *(
+            [f"- ⚠ {w}" for w in warnings]
+            or ["- 警告はありません（判定者と作成者は別のクライアントでした、または名乗りがありません）。"]
+        ),
+        "",
+        "## 重複候補（既存記事との本文類似度）",
+        "",
+        *(
+            [f"- `{d['path']}` 類似度 {float(d['similarity']):.2f}" for d in duplicates]
+            or ["- 類似度 0.85 以上の既存記事はありません。"]
+        ),
         "",
         "## 検証結果",
         "",
-        *_validation_lines(ctx.artifact("validation_report")),
+        *_validation_lines(validation),
         "",
         "## AIが担当した範囲",
         "",
@@ -425,6 +562,10 @@ def _validation_lines(validation: dict[str, Any]) -> list[str]:
         f"- Program: エラー{len(validation.get('errors', []))}件、警告{len(validation.get('warnings', []))}件、"
         f"自動修正{len(validation.get('autofix', []))}件（末尾空白・最終改行・見出し装飾長のみ）"
     ]
+    for finding in [*validation.get("errors", []), *validation.get("warnings", [])]:
+        lines.append(f"  - `{finding.get('code')}` {finding.get('line', '')}行目: {finding.get('message', '')}")
+    for fix in validation.get("autofix", []):
+        lines.append(f"  - 自動修正: {fix.get('code', '')} {fix.get('line', '')}行目")
     for key, axis in (validation.get("axes") or {}).items():
         lines.append(f"- {key}: {axis['verdict']}（確信度{float(axis['confidence']):.2f}）{axis['reasons'][:200]}")
     return lines
@@ -439,6 +580,7 @@ def _choice_lines(offered: list[str], wait_days: float) -> list[str]:
     if "revise" not in offered:
         lines.append(
             f"- 「{DECISION_CHOICES['revise'][0]}」は選べません: AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
+            "それでも選ぶと、AIは修正せず、公開せず保留（HOLD）で終わります（REVISION_LIMIT_REACHED）。"
         )
     waiting = (
         f"{wait_days:g}日以内に判断がなければ、公開せず保留（HOLD）として終了します（再開条件を記録します）。"
@@ -449,9 +591,11 @@ def _choice_lines(offered: list[str], wait_days: float) -> list[str]:
 
 
 def _how_to_decide(run_id: str, commit: str, offered: list[str]) -> list[str]:
+    label = {code: DECISION_CHOICES[code][0] for code in DECISION_CHOICES}
     revise = (
         [
-            f'    kh pipeline decide VAULT {run_id} --choice revise --instructions "…" --blocks B1 --review-sha256 <SHA-256>'
+            f"    kh pipeline decide VAULT {run_id} --choice {label['revise']} "
+            '--instructions "…" --blocks B1 --review-sha256 <SHA-256>'
         ]
         if "revise" in offered
         else []
@@ -462,10 +606,13 @@ def _how_to_decide(run_id: str, commit: str, offered: list[str]) -> list[str]:
         "承認は、branch（PR）をbaseへmergeしたあとに、commitも添えて行います"
         "（squash・rebaseによるmergeも、公開候補と同じ内容がbaseにあれば認めます）:",
         "",
-        f"    kh pipeline decide VAULT {run_id} --choice approve --commit {commit} --review-sha256 <SHA-256>",
+        f"    kh pipeline decide VAULT {run_id} --choice {label['approve']} --commit {commit} --review-sha256 <SHA-256>",
         *revise,
-        f'    kh pipeline decide VAULT {run_id} --choice 公開しない --instructions "理由" --review-sha256 <SHA-256>',
+        f'    kh pipeline decide VAULT {run_id} --choice {label["reject"]} --instructions "理由" --review-sha256 <SHA-256>',
+        f'    kh pipeline decide VAULT {run_id} --choice {label["policy"]} --instructions "問題" '
+        '--option "案1" --option "案2" --review-sha256 <SHA-256>',
         "",
+        "`kh pipeline review VAULT RUN` がこのPacketを端末でページ送り表示し、SHA-256も示します。"
         "`--choice` には選択肢の日本語ラベル（例: 公開しない）かコード（例: reject）を指定します。"
         "受け付けられない判断（SHA-256の誤り、日本語でない修正指示など）は理由を示して拒否され、実行は確認待ちのままです。"
         "同じ公開候補への二つ目の異なる判断は、両方を記録して保留（HOLD）とします。",

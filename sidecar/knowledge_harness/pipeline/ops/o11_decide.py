@@ -61,6 +61,10 @@ DEFAULT_POLICY_OPTIONS = (
 DECISION_KEYS = ("choice", "instructions", "blocks", "comment_ref", "policy_options", "pr_url")
 
 RESUME_REJECT = "再開条件: 公開する場合は、依頼ノートを更新して新しい実行として取り込む（kh pipeline capture）。"
+RESUME_REVISION_LIMIT = (
+    "再開条件: 人間が公開候補のbranchを直接直してmergeし、新しい実行として取り込むか、"
+    "依頼ノートを更新して新しい実行として取り込む（kh pipeline capture）。"
+)
 RESUME_POLICY = (
     "再開条件: 人間が方針候補を採用または不採用と決める（kh pipeline policy accept|decline）。"
     "そのうえで公開する場合は新しい実行として取り込む。"
@@ -312,6 +316,7 @@ class _Decision:
         self.want_sha: str = prepared.inputs["review_packet_sha256"]
         self.decided_at = decided_at
         self.choice = self.given.get("choice")
+        self.limit_reached = False
         self.blocks: list[str] = self.given.get("blocks") or []
         self.instructions: str = (self.given.get("instructions") or "").strip()
         self.facts: dict[str, Any] = {
@@ -378,13 +383,8 @@ def _refuse_unacceptable(decision: _Decision) -> str | None:
     the pull request it is about (given or prepared), also kept in the verified facts."""
     d, cand, choice, blocks = decision.given, decision.cand, decision.choice, decision.blocks
     offered = check_form(decision.ctx, d)
-    if choice not in offered:
-        raise refuse(
-            ReasonCode.REVISION_LIMIT_REACHED,
-            f"AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
-            "「今回だけ修正を求める」は選べません。公開を承認する・公開しない・今後の方針として検討する から選んでください。",
-            offered=offered,
-        )
+    # a revision past the limit is the design's "limit reached → HOLD" edge (recorded in `_not_approved`)
+    decision.limit_reached = choice == "revise" and choice not in offered
     given_sha = (d.get("review_packet_sha256") or "").lower()
     given_commit = (d.get("commit") or "").lower()
     if given_sha != decision.want_sha:
@@ -515,6 +515,16 @@ def _approve(decision: _Decision, fact: MergeFact, head: str | None, merged: boo
 
 def _not_approved(decision: _Decision) -> tuple[Outcome, str]:
     """Revise (the run goes to REVISION), reject or policy (HOLD, each with its resume condition)."""
+    if decision.choice == "revise" and decision.limit_reached:
+        return decision.outcome(
+            Result.HOLD,
+            State.HOLD,
+            [ReasonCode.REVISION_LIMIT_REACHED],
+            f"AIによる修正は同一記事{MAX_AI_REVISIONS}回までで、既に{MAX_AI_REVISIONS}回修正しました。"
+            f"修正指示（対象 {', '.join(decision.blocks) or '—'}）は記録しましたが、AIは修正しません。",
+            "修正回数の上限に達したため公開せず保留します",
+            RESUME_REVISION_LIMIT,
+        )
     if decision.choice == "revise":
         return decision.outcome(
             Result.ADVANCE,
@@ -528,7 +538,7 @@ def _not_approved(decision: _Decision) -> tuple[Outcome, str]:
             Result.HOLD,
             State.HOLD,
             [ReasonCode.DECISION_REJECTED],
-            f"理由: {decision.instructions or '（記載なし）'}。",
+            f"理由: {decision.instructions.rstrip('。') or '（記載なし）'}。",
             MESSAGES["reject"],
             RESUME_REJECT,
         )

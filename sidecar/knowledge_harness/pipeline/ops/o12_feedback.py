@@ -263,6 +263,9 @@ class ApplyFeedback(AgentStep):
                     refusals.append(
                         Refusal(ReasonCode.BLOCK_REF_NOT_ALLOWED, path, f"{ref!r} is not allowed for block {bid!r}.")
                     )
+            dropped = _drops_content(str(targets[bid].get("rst") or ""), rev["rst"], inputs.get("instructions") or "")
+            if dropped:
+                refusals.append(Refusal(ReasonCode.REVISION_DROPS_CONTENT, f"{path}.rst", dropped))
             for code, message in block_problems(rev["rst"]):
                 refusals.append(Refusal(code, f"{path}.rst", message))
             for _, url in urls_in(rev["rst"]):
@@ -346,3 +349,21 @@ class ApplyFeedback(AgentStep):
                 + "\n",
             },
         )
+
+
+_DELETE_ASKED = re.compile(r"削除|削って|消して|取り除|省いて|短く|要約|remove|delete|drop|shorten", re.I)
+# a rewrite keeps at least this share of the block's text (non-space characters) unless the person
+# asked to delete or shorten
+KEEP_SHARE = 0.3
+
+
+def _drops_content(before: str, after: str, instructions: str) -> str | None:
+    """Why a revision drops the block's content (「変更」 for a paragraph), or None."""
+    old = len("".join(before.split()))
+    new = len("".join(after.split()))
+    if old == 0 or new >= max(20, KEEP_SHARE * old) or _DELETE_ASKED.search(instructions):
+        return None
+    return (
+        f"The revision keeps {new} of the block's {old} characters: rewrite the block following the instructions "
+        "instead of replacing its content (the instructions did not ask to delete or shorten it)."
+    )
