@@ -417,6 +417,22 @@ export const en = {
 	"readiness.updatePlugin": "Update this plugin in the community plugins settings, then reload Obsidian.",
 	"readiness.copyLabel": "Copy “{command}”",
 	"readiness.copied": "Copied",
+	"stale.group.stale": "Stale",
+	"stale.selectAll": "Select all",
+	"stale.selectNone": "Select none",
+	"stale.filterTrigger": "Filter by trigger",
+	"stale.filterFolder": "Filter by folder",
+	"stale.allTriggers": "Every trigger",
+	"stale.allFolders": "Every folder",
+	"stale.rootFolder": "Vault root",
+	"stale.empty": "Nothing to show with these filters.",
+	"stale.planStage": "Plan the {stage} batch",
+	"stale.planSelected": "Plan the {stage} batch ({count})",
+	"stale.planSome": "Plan the {stage} batch ({count} of {total})",
+	"stale.selected": "{count} selected",
+	"stale.stageHint.canary": "The first batch of a vault is a small canary. After it succeeds, the button plans a pilot, then progressive batches.",
+	"stale.stageHint.pilot": "The canary succeeded: the next batch is a pilot. After it succeeds, the button plans progressive batches.",
+	"stale.stageHint.progressive": "The canary and the pilot succeeded: batches are progressive now.",
 } as const;
 
 export type MessageKey = keyof typeof en;
