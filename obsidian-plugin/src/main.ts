@@ -659,7 +659,12 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	}
 
 	connectAgent(): AgentConnectionModal {
-		const modal = new AgentConnectionModal(this);
+		const adapter = this.app.vault.adapter;
+		const target =
+			adapter instanceof FileSystemAdapter
+				? { vaultPath: adapter.getBasePath(), command: this.settings.sidecarCommand, fixedPort: this.settings.port !== 0 }
+				: null;
+		const modal = new AgentConnectionModal(this, target);
 		modal.open();
 		return modal;
 	}

@@ -260,7 +260,7 @@ export const en = {
 	"agent.claude": "Claude Code",
 	"agent.claudeDesc": "Run this command in a terminal once.",
 	"agent.codex": "Codex",
-	"agent.codexDesc": "Add this to ~/.codex/config.toml.",
+	"agent.codexDesc": "Or add this to ~/.codex/config.toml, with KH_AGENT_TOKEN exported as in the first line above.",
 	"agent.copy": "Copy",
 	"menu.validate": "Validate trust (dry run)",
 	"menu.details": "Show trust details",
@@ -433,6 +433,11 @@ export const en = {
 	"stale.stageHint.canary": "The first batch of a vault is a small canary. After it succeeds, the button plans a pilot, then progressive batches.",
 	"stale.stageHint.pilot": "The canary succeeded: the next batch is a pilot. After it succeeds, the button plans progressive batches.",
 	"stale.stageHint.progressive": "The canary and the pilot succeeded: batches are progressive now.",
+	"agent.stdioTitle": "Recommended: the agent starts the tools itself (stdio)",
+	"agent.stdioDesc": "Needs no port and no token. Claude Code or Codex starts the tools for this vault when it needs them, so the connection survives every restart of Obsidian and of the sidecar. The agent gets the agent's rights only.",
+	"agent.httpTitle": "Or over HTTP to the running sidecar",
+	"agent.portChanges": "The port setting is 0, so this address changes at every start and the agent loses it. Set a fixed port in the plugin settings (8765 by default), or use the stdio lines above.",
+	"agent.codexCommandDesc": "Run these two lines in the terminal Codex starts from (the token must be exported there).",
 } as const;
 
 export type MessageKey = keyof typeof en;

@@ -257,7 +257,7 @@ export const ja: Messages = {
 	"agent.claude": "Claude Code",
 	"agent.claudeDesc": "ターミナルでこのコマンドを一度実行します。",
 	"agent.codex": "Codex",
-	"agent.codexDesc": "これを ~/.codex/config.toml に追加します。",
+	"agent.codexDesc": "または ~/.codex/config.toml に追加してください。KH_AGENT_TOKEN は上の 1 行目のように export しておきます。",
 	"agent.copy": "コピー",
 	"menu.validate": "信頼度を検証（ドライラン）",
 	"menu.details": "信頼度の詳細を表示",
@@ -430,4 +430,9 @@ export const ja: Messages = {
 	"stale.stageHint.canary": "保管庫の最初のバッチは小さなカナリアです。成功すると、ボタンは次にパイロット、その後は段階的なバッチを計画します。",
 	"stale.stageHint.pilot": "カナリアが成功しました。次のバッチはパイロットです。成功すると、ボタンは段階的なバッチを計画します。",
 	"stale.stageHint.progressive": "カナリアとパイロットが成功しました。これからのバッチは段階的です。",
+	"agent.stdioTitle": "おすすめ: エージェント自身がツールを起動する（stdio）",
+	"agent.stdioDesc": "ポートもトークンも不要です。Claude Code や Codex が必要なときにこの保管庫の kh mcp を起動するので、Obsidian やサイドカーを再起動しても接続は切れません。エージェントにはエージェントの権限だけがあります。",
+	"agent.httpTitle": "または、動いているサイドカーに HTTP で接続",
+	"agent.portChanges": "ポート設定が 0 のため、このアドレスは起動のたびに変わり、エージェントは接続を失います。プラグイン設定で固定のポート（既定は 8765）を指定するか、上の stdio の行を使ってください。",
+	"agent.codexCommandDesc": "Codex を起動するターミナルでこの 2 行を実行してください（トークンはそこで export されている必要があります）。",
 };
