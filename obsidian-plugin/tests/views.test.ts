@@ -70,12 +70,12 @@ describe("stale list view", () => {
 		await view.onOpen();
 		const el = view.contentEl;
 		const button = el.querySelector<HTMLButtonElement>(".kh-plan")!;
-		expect(button.textContent).toBe("Plan the Canary batch");
+		expect(button.textContent).toBe("Plan batch: Canary");
 		expect(button.disabled).toBe(false);
 		el.querySelector<HTMLButtonElement>(".kh-select-all")!.click();
 		const selectable = stale.stale.length + WINDOWS.reduce((n, w) => n + (stale.windows[w] ?? []).filter((i) => !stale.stale.some((s) => s.path === i.path)).length, 0);
 		expect(view.selected.size).toBe(selectable);
-		expect(button.textContent).toBe(`Plan the Canary batch (2 of ${String(selectable)})`);
+		expect(button.textContent).toBe(`Plan batch: Canary (2 of ${String(selectable)})`);
 		button.click();
 		expect(host.plans).toEqual([{ stage: "canary", paths: stale.stale.slice(0, 2).map((s) => s.path) }]);
 		el.querySelector<HTMLButtonElement>(".kh-select-none")!.click();
