@@ -1578,6 +1578,17 @@ export interface components {
              * @default
              */
             reason: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
         };
         /** HeadingsResult */
         HeadingsResult: {
@@ -1867,6 +1878,17 @@ export interface components {
              * @default
              */
             reason: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
             /** Line */
             line: number | null;
             /** End Line */
@@ -2205,6 +2227,20 @@ export interface components {
             answered_at?: string | null;
             /** Answered By */
             answered_by?: string | null;
+        };
+        /**
+         * QuoteSpan
+         * @description A quote found in its source: the characters [start, end) of the evidence snapshot's text.
+         */
+        QuoteSpan: {
+            /** Source Id */
+            source_id: string;
+            /** Start */
+            start: number;
+            /** End */
+            end: number;
+            /** Text */
+            text: string;
         };
         /**
          * ReasonCode
@@ -2885,6 +2921,10 @@ export interface components {
             version: string;
             /** Model */
             model?: string | null;
+            /** Client */
+            client?: string | null;
+            /** Client Version */
+            client_version?: string | null;
         };
         /** WindowItem */
         WindowItem: {
