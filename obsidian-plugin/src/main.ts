@@ -45,6 +45,7 @@ import {
 	badgeEditorExtension,
 	drawIfChanged,
 	modelForState,
+	offlineState,
 	readingBadgePostProcessor,
 } from "./ui/badges";
 import { DASHBOARD_VIEW_TYPE, DashboardView } from "./ui/dashboard-view";
@@ -278,7 +279,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		}
 		if (up(previous.state) && (snapshot.state === "restarting" || snapshot.state === "stopped")) {
 			// Gone: the badges on screen hide (the status bar says why, once) until it is back.
-			this.badges.setMany(this.badges.watchedPaths().map((path): [string, BadgeState] => [path, { kind: "offline" }]));
+			this.badges.setMany(this.badges.watchedPaths().map((path): [string, BadgeState] => [path, offlineState(this.badges.get(path))]));
 		}
 		const kind = snapshot.error?.kind;
 		if (kind && kind !== previous.error?.kind && (kind === "commandNotFound" || kind === "portInUse" || kind === "sidecarTooOld" || kind === "pluginTooOld")) {

@@ -202,7 +202,7 @@ describe("badge scope", () => {
 		expect(badge.getAttribute("tabindex")).toBe("0");
 	});
 
-	it("hides the badges on screen when the sidecar goes away, and asks again when it is back", async () => {
+	it("turns the badges on screen into hollow dots when the sidecar goes away, and asks again when it is back", async () => {
 		const { requests } = answerBadges();
 		const app = new App(new FileSystemAdapter("/home/me/vault"));
 		app.workspace.activeFile = new TFile(KEYWORD);
@@ -212,7 +212,8 @@ describe("badge scope", () => {
 		plugin.children[0].exit(1);
 		await plugin.clock.advance(0);
 		expect(status.textContent).toBe("Knowledge Harness: restarting…");
-		expect(badge.classList.contains("kh-hidden")).toBe(true);
+		expect(badge.classList.contains("kh-hidden")).toBe(false);
+		expect(badge.classList.contains("kh-badge-offline")).toBe(true); // the hollow dot, not a vanished badge
 		expect(Notice.shown).toEqual([]);
 		const before = requests.length;
 		await plugin.clock.advance(1000);
@@ -221,6 +222,7 @@ describe("badge scope", () => {
 		await plugin.badgeController.idle();
 		expect(requests.length).toBe(before + 1);
 		expect(badge.classList.contains("kh-hidden")).toBe(false);
+		expect(badge.classList.contains("kh-badge-offline")).toBe(false);
 	});
 
 	it("shows it on every note with the all setting", async () => {
