@@ -423,6 +423,8 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			this.app.metadataCache.on("changed", (file: TFile) => {
 				// Only notes whose badge is known or on screen: nobody looks at the others.
 				if (this.badges.has(file.path) || this.badges.isWatched(file.path)) this.badgeController.refreshSoon(file.path);
+				// The views that show the whole vault follow the edit once typing pauses (one audit).
+				if (MARKDOWN.test(file.path)) this.audits.edited();
 			}),
 		);
 		this.registerEvent(

@@ -3,7 +3,7 @@
  * loop or hangs, settings that arrive through a synced data.json, renames and
  * deletions, and the badge scope setting.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Badge } from "../src/api/types";
 import { applyLanguage } from "../src/i18n";
 import { DEVICE_STORAGE_KEY } from "../src/settings";
@@ -175,6 +175,19 @@ describe("vault events", () => {
 		expect(plugin.badges.get("Keywords/RAG2.md")).toMatchObject({ kind: "ready" });
 		app.vault.trigger("delete", new TFile("Keywords/RAG2.md"));
 		expect(plugin.badges.has("Keywords/RAG2.md")).toBe(false);
+	});
+
+	it("an edit of a note makes the whole-vault views follow (through the shared audit), not only its badge", async () => {
+		answerBadges();
+		const { app, plugin } = makePlugin(null);
+		await plugin.onload();
+		app.workspace.triggerLayoutReady();
+		await plugin.clock.advance(0);
+		const edited = vi.spyOn(plugin.audits, "edited");
+		app.metadataCache.trigger("changed", new TFile("Notes/any.md"));
+		app.metadataCache.trigger("changed", new TFile("picture.png"));
+		expect(edited).toHaveBeenCalledTimes(1);
+		plugin.onunload();
 	});
 });
 
