@@ -13,7 +13,7 @@ import type {
 	StaleReport,
 } from "../src/api/types";
 import type { NoteDetail } from "../src/api/client";
-import { applyLanguage, t } from "../src/i18n";
+import { applyLanguage, localDateTime, t } from "../src/i18n";
 import { DECISION_LABELS_JA } from "../src/pipeline/model";
 import { DashboardView } from "../src/ui/dashboard-view";
 import { BadgeDetailsModal, renderDetails } from "../src/ui/details-modal";
@@ -194,7 +194,9 @@ describe("trust details and validation", () => {
 		renderDetails(el, badges[note.path], note);
 		const evidence = note.properties.evidence as { sources: { url: string; fetched_at: string }[] };
 		expect(texts(el, ".kh-source-url")).toEqual(evidence.sources.map((s) => s.url));
-		expect(el.textContent).toContain(evidence.sources[0].fetched_at);
+		// the snapshot's time in the person's local time, not the raw UTC timestamp
+		expect(el.textContent).toContain(localDateTime(evidence.sources[0].fetched_at));
+		expect(el.textContent).not.toContain(evidence.sources[0].fetched_at);
 		expect(el.textContent).toContain(String((note.properties.verification as { run_id: string }).run_id));
 		expect(el.textContent).toContain(badges[note.path].validator!);
 	});
@@ -273,8 +275,8 @@ describe("pipeline run view and review prompt", () => {
 		for (const node of Array.from(el.querySelectorAll(".kh-reason, .kh-result, .kh-pill"))) {
 			expect(node.textContent ?? "", node.className).not.toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
 		}
-		// A state code comes with its label: "Captured (CAPTURED)".
-		expect(el.querySelector(".kh-run-facts .kh-pill")?.textContent).toMatch(/^[A-Z][a-z].* \([A-Z_]+\)$/);
+		// A state code is shown by its label, once: "Evidence ready", not "Evidence ready (EVIDENCE_READY)".
+		expect(el.querySelector(".kh-run-facts .kh-pill")?.textContent).toMatch(/^[A-Z][a-z][^()]*$/);
 		// The recorded Japanese summary is labelled as such.
 		expect(el.textContent).toContain("Summary (Japanese, as recorded)");
 		expect(status.waiting_for).toMatch(/^agent:/);
