@@ -18,7 +18,7 @@ import { DECISION_LABELS_JA } from "../src/pipeline/model";
 import { DashboardView } from "../src/ui/dashboard-view";
 import { BadgeDetailsModal, renderDetails } from "../src/ui/details-modal";
 import { IndexSearchModal, type IndexSuggestion, SEARCH_DEBOUNCE_MS } from "../src/ui/index-search";
-import { offeredChoices, PipelineRunView, ReviewModal } from "../src/ui/pipeline-view";
+import { offeredChoices, PipelineRunView, ReviewModal, RUN_POLL_MS } from "../src/ui/pipeline-view";
 import { StaleListView } from "../src/ui/stale-view";
 import { WINDOWS } from "../src/api/types";
 import { triggerLabel } from "../src/trust/badge";
@@ -244,6 +244,26 @@ describe("pipeline run view and review prompt", () => {
 	const choices = recorded<DecisionChoices>("pipeline-decision-choices");
 	const refused = recorded<{ status: number; body: unknown }>("pipeline-decision-refused");
 	const decided = recorded<DecisionResponse>("pipeline-decision");
+
+	it("follows a run that moves while it is open, and leaves the view alone while it does not", async () => {
+		const host = new FakeHost(recordedTransport({ [`GET /v1/pipeline/runs/${status.run_id}/detail`]: "pipeline-detail" }));
+		const view = new PipelineRunView(new WorkspaceLeaf(host.app) as never, host.host);
+		await view.onOpen();
+		await view.setRun(status.run_id);
+		const first = view.contentEl.firstElementChild;
+		expect(await view.poll()).toBe(false); // the same run: nothing redrawn
+		expect(view.contentEl.firstElementChild).toBe(first);
+		// the agents moved it on: the next look redraws it at its new state
+		host.transport.handler = () => json(200, atReview);
+		expect(await view.poll()).toBe(true);
+		expect(view.status?.state).toBe(atReview.state);
+		expect(view.contentEl.querySelectorAll(".kh-record")).toHaveLength(atReview.records.length);
+		host.transport.handler = () => null; // offline: the view keeps what it showed
+		expect(await view.poll()).toBe(false);
+		expect(view.status?.state).toBe(atReview.state);
+		expect(RUN_POLL_MS).toBeLessThanOrEqual(10_000);
+		view.unload();
+	});
 
 	it("shows operations, results, reason codes with Japanese explanations, what the run waits for and the human-decision count", async () => {
 		applyLanguage("ja");
