@@ -2294,12 +2294,23 @@ export interface components {
             claim_id: string;
             /** End Line */
             end_line: number | null;
+            /** Judged */
+            judged?: ("supported" | "unsupported" | "contradicted" | "no_evidence") | null;
             /** Line */
             line: number | null;
             /** Quote */
             quote: string;
+            /** Quotes */
+            quotes?: components["schemas"]["QuoteSpan"][];
             /** Reason */
             reason: string;
+            /** Reason Code */
+            reason_code?: ("quote_not_found" | "quote_does_not_state_claim" | "self_judged") | null;
+            /**
+             * Self Judged
+             * @default false
+             */
+            self_judged: boolean;
             /** Source Id */
             source_id: string | null;
             /** Text */
@@ -2315,6 +2326,10 @@ export interface components {
          * @description ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys).
          */
         RecordedValidator: {
+            /** Client */
+            client?: string | null;
+            /** Client Version */
+            client_version?: string | null;
             /** Model */
             model: string | null;
             /** Name */

@@ -19,7 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..vault.scope import ScopeReport
 from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
-from .validation_models import FindingVerdict, ResultVerdict, ValidatorInfo
+from .validation_models import FindingVerdict, GateCode, QuoteSpan, ResultVerdict, ValidatorInfo
 
 PlanReason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
 Trigger = Literal[
@@ -89,6 +89,8 @@ class PlanView(_Model):
 class RecordedValidator(_Model):
     """ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys)."""
 
+    client: str | None = None
+    client_version: str | None = None
     model: str | None
     name: str
     version: str
@@ -99,9 +101,14 @@ class RecordedFinding(_Model):
 
     claim_id: str
     end_line: int | None
+    # the judge's proof and identity (validation_models.Finding), kept by the plans that have them
+    judged: FindingVerdict | None = None
     line: int | None
     quote: str
+    quotes: list[QuoteSpan] = Field(default_factory=list)
     reason: str
+    reason_code: GateCode | None = None
+    self_judged: bool = False
     source_id: str | None
     text: str
     verdict: FindingVerdict
