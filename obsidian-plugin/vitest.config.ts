@@ -11,6 +11,8 @@ export default defineConfig({
 	test: {
 		environment: "happy-dom",
 		include: ["tests/**/*.test.ts"],
+		// a throwaway config home for every kh the tests start (tests/global-setup.ts)
+		globalSetup: ["tests/global-setup.ts"],
 		testTimeout: 10_000,
 		hookTimeout: 30_000,
 	},

@@ -45,6 +45,7 @@ import {
 	badgeEditorExtension,
 	drawIfChanged,
 	modelForState,
+	offlineState,
 	readingBadgePostProcessor,
 } from "./ui/badges";
 import { DASHBOARD_VIEW_TYPE, DashboardView } from "./ui/dashboard-view";
@@ -278,7 +279,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		}
 		if (up(previous.state) && (snapshot.state === "restarting" || snapshot.state === "stopped")) {
 			// Gone: the badges on screen hide (the status bar says why, once) until it is back.
-			this.badges.setMany(this.badges.watchedPaths().map((path): [string, BadgeState] => [path, { kind: "offline" }]));
+			this.badges.setMany(this.badges.watchedPaths().map((path): [string, BadgeState] => [path, offlineState(this.badges.get(path))]));
 		}
 		const kind = snapshot.error?.kind;
 		if (kind && kind !== previous.error?.kind && (kind === "commandNotFound" || kind === "portInUse" || kind === "sidecarTooOld" || kind === "pluginTooOld")) {
@@ -422,6 +423,8 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			this.app.metadataCache.on("changed", (file: TFile) => {
 				// Only notes whose badge is known or on screen: nobody looks at the others.
 				if (this.badges.has(file.path) || this.badges.isWatched(file.path)) this.badgeController.refreshSoon(file.path);
+				// The views that show the whole vault follow the edit once typing pauses (one audit).
+				if (MARKDOWN.test(file.path)) this.audits.edited();
 			}),
 		);
 		this.registerEvent(
@@ -659,7 +662,12 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 	}
 
 	connectAgent(): AgentConnectionModal {
-		const modal = new AgentConnectionModal(this);
+		const adapter = this.app.vault.adapter;
+		const target =
+			adapter instanceof FileSystemAdapter
+				? { vaultPath: adapter.getBasePath(), command: this.settings.sidecarCommand, fixedPort: this.settings.port !== 0 }
+				: null;
+		const modal = new AgentConnectionModal(this, target);
 		modal.open();
 		return modal;
 	}

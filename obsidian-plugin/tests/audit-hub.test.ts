@@ -60,4 +60,30 @@ describe("the shared audit", () => {
 		await hub.fetch({ record: true });
 		expect(transport.requests.map((r) => r.url)).toEqual(["http://127.0.0.1:9/v1/trust/audit", "http://127.0.0.1:9/v1/trust/audit?record=true"]);
 	});
+
+	it("follows edits once typing pauses: the stale list and the dashboard update after one audit", async () => {
+		const transport = sidecar();
+		const host = new FakeHost(transport);
+		const clock = new FakeClock();
+		const hub = new AuditHub(host.client, clock, 500, 2_000);
+		Object.assign(host, { audits: hub });
+		const dashboard = new DashboardView(new WorkspaceLeaf(host.app) as never, host.host);
+		const staleView = new StaleListView(new WorkspaceLeaf(host.app) as never, host.host);
+		await dashboard.onOpen();
+		await staleView.onOpen();
+		const audits = () => transport.paths().filter((p) => p === "GET /v1/trust/audit").length;
+		const staleReads = () => transport.paths().filter((p) => p === "GET /v1/trust/stale").length;
+		const [auditsBefore, staleBefore] = [audits(), staleReads()];
+		// typing: an edit every 700 ms for 7 s asks nothing while it goes on
+		for (let i = 0; i < 10; i++) {
+			hub.edited();
+			await clock.advance(700);
+		}
+		expect(audits()).toBe(auditsBefore);
+		// then the pause: one audit, and the stale list reads its list again with it
+		await clock.advance(2_000 + 500);
+		expect(audits()).toBe(auditsBefore + 1);
+		expect(staleReads()).toBe(staleBefore + 1);
+		hub.dispose();
+	});
 });

@@ -95,16 +95,21 @@ describe("badge rendering and updates", () => {
 		editorInfoFileMock.file = null;
 	});
 
-	it("hides note badges and shows no notice when the sidecar does not answer", async () => {
+	it("draws the hollow dot, and shows no notice, when the sidecar does not answer", async () => {
 		const transport = new FakeTransport(() => null);
 		const store = new BadgeStore();
 		const controller = new BadgeController(new SidecarClient(transport, { baseUrl: "http://127.0.0.1:1", token: "x" }), store);
 		for (let i = 0; i < 20; i++) await controller.refresh("Keywords/RAG.md");
 		expect(store.get("Keywords/RAG.md")).toEqual({ kind: "offline" });
 		expect(Notice.shown).toEqual([]);
-		// Offline is said once, by the status bar item: no per-note "offline" strip.
+		// The badge does not silently vanish: the hollow dot says it cannot be fetched (no notice per note).
 		const el = createDiv();
 		renderBadge(el, modelForState(store.get("Keywords/RAG.md")));
+		expect(el.classList.contains("kh-hidden")).toBe(false);
+		expect(el.classList.contains("kh-badge-offline")).toBe(true);
+		expect(el.querySelector(".kh-badge-dot")).not.toBeNull();
+		// with the "trust-relevant notes" scope, only where a relevant badge was shown before
+		renderBadge(el, modelForState(store.get("Keywords/RAG.md"), "relevant"));
 		expect(el.classList.contains("kh-hidden")).toBe(true);
 	});
 

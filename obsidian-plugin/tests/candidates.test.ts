@@ -130,15 +130,15 @@ describe("stale list with candidates", () => {
 		const view = new StaleListView(new WorkspaceLeaf(host.app) as never, host.host);
 		await view.onOpen();
 		const el = view.contentEl;
-		const firsts = Array.from(el.querySelectorAll(".kh-never-validated .kh-note-link")).map((a) => a.textContent);
+		const firsts = Array.from(el.querySelectorAll(".kh-row-never .kh-note-link")).map((a) => a.textContent);
 		expect(firsts).toEqual(["Keywords/Embedding.md", "Keywords/RAG.md"]);
-		expect(el.querySelectorAll(".kh-never-validated .kh-new")).toHaveLength(2);
+		expect(el.querySelectorAll(".kh-row-never .kh-new")).toHaveLength(2);
 		const marked = el.querySelectorAll(".kh-new").length;
 		expect(marked).toBeGreaterThan(2);
 
 		host.candidates.markSeen(); // re-renders without the marks
 		expect(view.contentEl.querySelectorAll(".kh-new")).toHaveLength(0);
-		expect(view.contentEl.querySelectorAll(".kh-never-validated .kh-note-link")).toHaveLength(2);
+		expect(view.contentEl.querySelectorAll(".kh-row-never .kh-note-link")).toHaveLength(2);
 	});
 });
 

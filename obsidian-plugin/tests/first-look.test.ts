@@ -163,8 +163,8 @@ describe("the dashboard when nothing counts", () => {
 	it("speaks Japanese in a Japanese Obsidian", async () => {
 		applyLanguage("ja");
 		const { el } = await openDashboard({ "GET /v1/trust/audit": "init-audit", "GET /v1/trust/init": "init-report" });
-		expect(el.querySelector(".kh-onboarding h4")?.textContent).toBe("この Vault ではまだ何も数えられていません");
-		expect(texts(el, ".kh-init-counts td")[1]).toBe("Raw キーワード 3 · 根拠付与可能 2 · Fresh L2 0");
+		expect(el.querySelector(".kh-onboarding h4")?.textContent).toBe("この保管庫ではまだ何も数えられていません");
+		expect(texts(el, ".kh-init-counts td")[1]).toBe("キーワードノート 3 · 根拠付与可能 2 · Fresh L2 0");
 		expect(el.querySelector(".kh-init-examples")?.textContent).toContain("参考資料・出典の節の外");
 		expect(el.querySelector(".kh-init-apply")?.textContent).toBe("このルールを適用…");
 	});

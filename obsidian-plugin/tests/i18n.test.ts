@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { en } from "../src/i18n/en";
 import { ja } from "../src/i18n/ja";
-import { applyLanguage, matchLocale, resolveLocale, t } from "../src/i18n";
+import { applyLanguage, localDateTime, matchLocale, resolveLocale, t } from "../src/i18n";
 import { detectAppLanguage } from "../src/i18n/detect";
 import { mockState } from "./mocks/obsidian";
 
@@ -67,5 +67,16 @@ describe("i18n", () => {
 				expect(t(key, vars), key).not.toMatch(/[{}|]/);
 			}
 		}
+	});
+
+	it("writes the sidecar's UTC timestamps as local dates in the interface's language", () => {
+		applyLanguage("en");
+		expect(localDateTime("2026-12-05T10:14:37Z", "UTC")).toBe("Dec 5, 2026, 10:14 AM");
+		expect(localDateTime("2026-12-05T10:14:37Z", "Asia/Tokyo")).toBe("Dec 5, 2026, 7:14 PM");
+		applyLanguage("ja");
+		expect(localDateTime("2026-12-05T10:14:37Z", "Asia/Tokyo")).toBe("2026/12/05 19:14");
+		expect(localDateTime("2026-12-05")).toBe("2026-12-05"); // a date alone stays as the sidecar wrote it
+		expect(localDateTime("soon")).toBe("soon");
+		applyLanguage("en");
 	});
 });

@@ -3,7 +3,7 @@
  * loop or hangs, settings that arrive through a synced data.json, renames and
  * deletions, and the badge scope setting.
  */
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Badge } from "../src/api/types";
 import { applyLanguage } from "../src/i18n";
 import { DEVICE_STORAGE_KEY } from "../src/settings";
@@ -176,6 +176,19 @@ describe("vault events", () => {
 		app.vault.trigger("delete", new TFile("Keywords/RAG2.md"));
 		expect(plugin.badges.has("Keywords/RAG2.md")).toBe(false);
 	});
+
+	it("an edit of a note makes the whole-vault views follow (through the shared audit), not only its badge", async () => {
+		answerBadges();
+		const { app, plugin } = makePlugin(null);
+		await plugin.onload();
+		app.workspace.triggerLayoutReady();
+		await plugin.clock.advance(0);
+		const edited = vi.spyOn(plugin.audits, "edited");
+		app.metadataCache.trigger("changed", new TFile("Notes/any.md"));
+		app.metadataCache.trigger("changed", new TFile("picture.png"));
+		expect(edited).toHaveBeenCalledTimes(1);
+		plugin.onunload();
+	});
 });
 
 describe("badge scope", () => {
@@ -202,7 +215,7 @@ describe("badge scope", () => {
 		expect(badge.getAttribute("tabindex")).toBe("0");
 	});
 
-	it("hides the badges on screen when the sidecar goes away, and asks again when it is back", async () => {
+	it("turns the badges on screen into hollow dots when the sidecar goes away, and asks again when it is back", async () => {
 		const { requests } = answerBadges();
 		const app = new App(new FileSystemAdapter("/home/me/vault"));
 		app.workspace.activeFile = new TFile(KEYWORD);
@@ -212,7 +225,8 @@ describe("badge scope", () => {
 		plugin.children[0].exit(1);
 		await plugin.clock.advance(0);
 		expect(status.textContent).toBe("Knowledge Harness: restarting…");
-		expect(badge.classList.contains("kh-hidden")).toBe(true);
+		expect(badge.classList.contains("kh-hidden")).toBe(false);
+		expect(badge.classList.contains("kh-badge-offline")).toBe(true); // the hollow dot, not a vanished badge
 		expect(Notice.shown).toEqual([]);
 		const before = requests.length;
 		await plugin.clock.advance(1000);
@@ -221,6 +235,7 @@ describe("badge scope", () => {
 		await plugin.badgeController.idle();
 		expect(requests.length).toBe(before + 1);
 		expect(badge.classList.contains("kh-hidden")).toBe(false);
+		expect(badge.classList.contains("kh-badge-offline")).toBe(false);
 	});
 
 	it("shows it on every note with the all setting", async () => {

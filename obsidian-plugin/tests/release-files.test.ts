@@ -54,6 +54,24 @@ describe("release files at the repository root", () => {
 		expect(manifest.isDesktopOnly).toBe(true);
 	});
 
+	it("states the manifest's minAppVersion wherever a README or the install guide names one", () => {
+		const manifest = JSON.parse(read(repoRoot, "manifest.json")) as Manifest;
+		const stated = [
+			...read(pluginRoot, "README.md").matchAll(/Minimum app version: (\d+\.\d+\.\d+)/g),
+			...read(repoRoot, "docs", "install.md").matchAll(/needs\s+Obsidian (\d+\.\d+\.\d+) or later/g),
+		].map((m) => m[1]);
+		expect(stated.length).toBeGreaterThanOrEqual(2);
+		expect(new Set(stated)).toEqual(new Set([manifest.minAppVersion]));
+	});
+
+	it("discloses in the README every place outside the vault that kh or the plugin writes", () => {
+		const readme = read(repoRoot, "README.md");
+		const section = readme.slice(readme.indexOf("## Files written outside the vault"), readme.indexOf("## Network use"));
+		for (const place of ["agent-tokens", "config.toml", "KH_SEARCH_CACHE", "[blogs.NAME]", "--token-file", "local storage"]) {
+			expect(section).toContain(place);
+		}
+	});
+
 	it("lists the manifest's version in versions.json and in package.json", () => {
 		const manifest = JSON.parse(read(repoRoot, "manifest.json")) as Manifest;
 		const versions = JSON.parse(read(repoRoot, "versions.json")) as Record<string, string>;

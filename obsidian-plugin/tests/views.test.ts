@@ -14,13 +14,15 @@ import type {
 	StaleReport,
 } from "../src/api/types";
 import type { NoteDetail } from "../src/api/client";
-import { applyLanguage, t } from "../src/i18n";
+import { applyLanguage, localDateTime, t } from "../src/i18n";
 import { DECISION_LABELS_JA } from "../src/pipeline/model";
 import { DashboardView } from "../src/ui/dashboard-view";
 import { BadgeDetailsModal, renderDetails } from "../src/ui/details-modal";
 import { IndexSearchModal, type IndexSuggestion, SEARCH_DEBOUNCE_MS } from "../src/ui/index-search";
-import { AuthorizeModal, offeredChoices, PipelineRunView, ReviewModal } from "../src/ui/pipeline-view";
+import { AuthorizeModal, offeredChoices, PipelineRunView, ReviewModal, RUN_POLL_MS } from "../src/ui/pipeline-view";
 import { StaleListView } from "../src/ui/stale-view";
+import { WINDOWS } from "../src/api/types";
+import { triggerLabel } from "../src/trust/badge";
 import { ValidateModal } from "../src/ui/validate-modal";
 import { FakeClock, FakeTransport, flush, json } from "./helpers/fakes";
 import { FakeHost, recordedTransport } from "./helpers/host";
@@ -38,39 +40,118 @@ function texts(el: HTMLElement, selector: string): string[] {
 afterEach(() => applyLanguage("en"));
 
 describe("stale list view", () => {
-	it("shows the windows, stale notes by trigger, disputed notes and metadata errors with counts", async () => {
+	const rolloutCanary = { next_stage: "canary", succeeded: [], limits: { canary: 2, pilot: 10, progressive: 50 } };
+
+	it("shows one row per note with its triggers as chips, in groups with counts, and opens a note on click", async () => {
 		const host = new FakeHost(recordedTransport({ "GET /v1/trust/stale": "stale", "GET /v1/trust/audit": "audit" }));
 		const view = new StaleListView(new WorkspaceLeaf(host.app) as never, host.host);
 		await view.onOpen();
 		const el = view.contentEl;
-		const sections = Array.from(el.querySelectorAll<HTMLElement>(".kh-section"));
-		const count = (cls: string) => el.querySelector(`.${cls} .kh-count`)?.textContent;
-		expect(count("kh-window-next_batch")).toBe(String(stale.windows.next_batch?.length ?? 0));
-		expect(count("kh-window-prepare")).toBe(String(stale.windows.prepare?.length ?? 0));
-		expect(count("kh-window-watch")).toBe(String(stale.windows.watch?.length ?? 0));
+		const count = (group: string) => el.querySelector(`.kh-group-${group} .kh-count`)?.textContent;
+		const staleRows = el.querySelectorAll(".kh-row-stale");
+		expect(staleRows).toHaveLength(stale.stale.length); // once per note, not once per trigger
+		expect(count("stale")).toBe(String(stale.stale.length));
 		for (const item of stale.stale) {
-			for (const trigger of item.triggers) {
-				expect(texts(el.querySelector<HTMLElement>(`.kh-trigger-${trigger}`)!, ".kh-note-link")).toContain(item.path);
-			}
+			const row = Array.from(staleRows).find((r) => r.querySelector(".kh-note-link")?.textContent === item.path);
+			expect(texts(row as HTMLElement, ".kh-chip").slice(0, item.triggers.length)).toEqual(item.triggers.map((tr) => triggerLabel(tr)));
 		}
-		expect(texts(el.querySelector<HTMLElement>(".kh-disputed")!, ".kh-note-link")).toEqual(audit.disputed);
-		expect(texts(el.querySelector<HTMLElement>(".kh-errors")!, ".kh-note-link")).toEqual(audit.errors.map((e) => e.path));
-		expect(sections.length).toBe(3 + 1 + 7 + 2); // windows, first validation, triggers, disputed + errors
-
-		// click opens the note
-		el.querySelector<HTMLElement>(".kh-disputed .kh-note-link")!.click();
+		expect(texts(el, ".kh-row-disputed .kh-note-link")).toEqual(audit.disputed);
+		expect(texts(el, ".kh-row-errors .kh-note-link")).toEqual(audit.errors.map((e) => e.path));
+		el.querySelector<HTMLElement>(".kh-row-disputed .kh-note-link")!.click();
 		expect(host.opened[0]?.path).toBe(audit.disputed[0]);
-
-		// select notes, then plan a batch from them
-		const button = el.querySelector<HTMLButtonElement>(".kh-toolbar button")!;
-		expect(button.disabled).toBe(true);
-		const boxes = el.querySelectorAll<HTMLInputElement>("input[type=checkbox]");
-		boxes[0].checked = true;
-		boxes[0].dispatchEvent(new Event("change"));
-		expect(button.disabled).toBe(false);
-		button.click();
-		expect(host.plans).toEqual([{ stage: "progressive", paths: [boxes[0].getAttribute("aria-label")] }]);
 		expect((view as unknown as MockItemView).actions.map((a) => a.icon)).toContain("refresh-cw");
+	});
+
+	it("on a fresh vault the main button plans the canary, at most its limit, and says so", async () => {
+		const host = new FakeHost(recordedTransport({ "GET /v1/trust/stale": "stale", "GET /v1/trust/audit": "audit" }));
+		const served = host.transport.handler;
+		host.transport.handler = (request) =>
+			new URL(request.url).pathname === "/v1/batches/next" ? json(200, rolloutCanary) : served(request);
+		const view = new StaleListView(new WorkspaceLeaf(host.app) as never, host.host);
+		await view.onOpen();
+		const el = view.contentEl;
+		const button = el.querySelector<HTMLButtonElement>(".kh-plan")!;
+		expect(button.textContent).toBe("Plan batch: Canary");
+		expect(button.disabled).toBe(false);
+		el.querySelector<HTMLButtonElement>(".kh-select-all")!.click();
+		const selectable = stale.stale.length + WINDOWS.reduce((n, w) => n + (stale.windows[w] ?? []).filter((i) => !stale.stale.some((s) => s.path === i.path)).length, 0);
+		expect(view.selected.size).toBe(selectable);
+		expect(button.textContent).toBe(`Plan batch: Canary (2 of ${String(selectable)})`);
+		button.click();
+		expect(host.plans).toEqual([{ stage: "canary", paths: stale.stale.slice(0, 2).map((s) => s.path) }]);
+		el.querySelector<HTMLButtonElement>(".kh-select-none")!.click();
+		expect(view.selected.size).toBe(0);
+		button.click();
+		expect(host.plans[1]).toEqual({ stage: "canary", paths: undefined }); // the sidecar picks the canary's notes
+	});
+
+	it("filters by trigger and folder, collapses a group, and keeps unchanged rows when an audit updates it", async () => {
+		const host = new FakeHost(recordedTransport({ "GET /v1/trust/stale": "stale", "GET /v1/trust/audit": "audit" }));
+		const view = new StaleListView(new WorkspaceLeaf(host.app) as never, host.host);
+		await view.onOpen();
+		const el = view.contentEl;
+		const trigger = el.querySelector<HTMLSelectElement>(".kh-filter-trigger")!;
+		const first = stale.stale[0];
+		trigger.value = first.triggers[0];
+		trigger.dispatchEvent(new Event("change"));
+		expect(texts(el, ".kh-row .kh-note-link")).toEqual(stale.stale.filter((s) => s.triggers.includes(first.triggers[0])).map((s) => s.path));
+		trigger.value = "";
+		trigger.dispatchEvent(new Event("change"));
+		const folder = el.querySelector<HTMLSelectElement>(".kh-filter-folder")!;
+		expect(Array.from(folder.options).map((o) => o.value)).toContain("Keywords");
+		folder.value = "Keywords";
+		folder.dispatchEvent(new Event("change"));
+		expect(texts(el, ".kh-row .kh-note-link").every((p) => p.startsWith("Keywords/"))).toBe(true);
+		folder.value = "";
+		folder.dispatchEvent(new Event("change"));
+
+		el.querySelector<HTMLElement>(".kh-group-stale")!.click();
+		expect(el.querySelectorAll(".kh-row-stale")).toHaveLength(0);
+		expect(el.querySelector(".kh-group-stale")?.getAttribute("aria-expanded")).toBe("false");
+		el.querySelector<HTMLElement>(".kh-group-stale")!.click();
+
+		const toolbar = el.querySelector(".kh-toolbar");
+		const kept = el.querySelector(".kh-row-disputed");
+		const box = el.querySelector<HTMLInputElement>(".kh-row-stale input[type=checkbox]")!;
+		box.checked = true;
+		box.dispatchEvent(new Event("change"));
+		const chosen = box.getAttribute("aria-label");
+		const extra = { ...first, path: "Keywords/zz-new.md", triggers: ["content_changed"] as typeof first.triggers };
+		view.show({ stale: { ...stale, stale: [...stale.stale, extra] }, audit });
+		expect(el.querySelector(".kh-toolbar")).toBe(toolbar); // updated in place, not rebuilt
+		expect(el.querySelector(".kh-row-disputed")).toBe(kept); // an unchanged row keeps its node
+		expect(el.querySelectorAll(".kh-row-stale")).toHaveLength(stale.stale.length + 1);
+		expect([...view.selected]).toEqual([chosen]);
+	});
+
+	it("keeps at most 200 rows in the DOM for 10,000 stale notes, and scrolling shows the others", async () => {
+		const many = Array.from({ length: 10_000 }, (_, i) => ({
+			...stale.stale[0],
+			path: `Folder ${String(i % 40)}/note ${String(i).padStart(5, "0")}.md`,
+			triggers: i % 3 === 0 ? (["content_changed", "age_expired"] as typeof stale.stale[0]["triggers"]) : (["age_expired"] as typeof stale.stale[0]["triggers"]),
+		}));
+		const host = new FakeHost(recordedTransport({ "GET /v1/trust/audit": "audit" }));
+		const served = host.transport.handler;
+		host.transport.handler = (request) =>
+			new URL(request.url).pathname === "/v1/trust/stale" ? json(200, { ...stale, stale: many }) : served(request);
+		const view = new StaleListView(new WorkspaceLeaf(host.app) as never, host.host);
+		await view.onOpen();
+		const el = view.contentEl;
+		expect(view.items.length).toBeGreaterThan(10_000);
+		const rows = () => el.querySelectorAll(".kh-row").length;
+		expect(rows()).toBeGreaterThan(0);
+		expect(rows()).toBeLessThanOrEqual(200);
+		expect(el.querySelectorAll("input[type=checkbox]").length).toBeLessThanOrEqual(200);
+		expect(el.querySelectorAll("*").length).toBeLessThan(2_000);
+		const scroller = el.querySelector<HTMLElement>(".kh-stale-scroller")!;
+		scroller.scrollTop = 5_000 * 30;
+		scroller.dispatchEvent(new Event("scroll"));
+		expect(rows()).toBeLessThanOrEqual(200);
+		expect(texts(el, ".kh-row .kh-note-link")).toContain(many[4_999].path);
+		el.querySelector<HTMLButtonElement>(".kh-select-all")!.click();
+		const windowed = WINDOWS.reduce((n, w) => n + (stale.windows[w] ?? []).length, 0);
+		expect(view.selected.size).toBe(10_000 + windowed);
+		expect(el.querySelector(".kh-selection")?.textContent).toBe(`${String(10_000 + windowed)} selected`);
 	});
 
 	it("says so when the sidecar is offline", async () => {
@@ -114,7 +195,9 @@ describe("trust details and validation", () => {
 		renderDetails(el, badges[note.path], note);
 		const evidence = note.properties.evidence as { sources: { url: string; fetched_at: string }[] };
 		expect(texts(el, ".kh-source-url")).toEqual(evidence.sources.map((s) => s.url));
-		expect(el.textContent).toContain(evidence.sources[0].fetched_at);
+		// the snapshot's time in the person's local time, not the raw UTC timestamp
+		expect(el.textContent).toContain(localDateTime(evidence.sources[0].fetched_at));
+		expect(el.textContent).not.toContain(evidence.sources[0].fetched_at);
 		expect(el.textContent).toContain(String((note.properties.verification as { run_id: string }).run_id));
 		expect(el.textContent).toContain(badges[note.path].validator!);
 	});
@@ -163,6 +246,26 @@ describe("pipeline run view and review prompt", () => {
 	const refused = recorded<{ status: number; body: unknown }>("pipeline-decision-refused");
 	const decided = recorded<DecisionResponse>("pipeline-decision");
 
+	it("follows a run that moves while it is open, and leaves the view alone while it does not", async () => {
+		const host = new FakeHost(recordedTransport({ [`GET /v1/pipeline/runs/${status.run_id}/detail`]: "pipeline-detail" }));
+		const view = new PipelineRunView(new WorkspaceLeaf(host.app) as never, host.host);
+		await view.onOpen();
+		await view.setRun(status.run_id);
+		const first = view.contentEl.firstElementChild;
+		expect(await view.poll()).toBe(false); // the same run: nothing redrawn
+		expect(view.contentEl.firstElementChild).toBe(first);
+		// the agents moved it on: the next look redraws it at its new state
+		host.transport.handler = () => json(200, atReview);
+		expect(await view.poll()).toBe(true);
+		expect(view.status?.state).toBe(atReview.state);
+		expect(view.contentEl.querySelectorAll(".kh-record")).toHaveLength(atReview.records.length);
+		host.transport.handler = () => null; // offline: the view keeps what it showed
+		expect(await view.poll()).toBe(false);
+		expect(view.status?.state).toBe(atReview.state);
+		expect(RUN_POLL_MS).toBeLessThanOrEqual(10_000);
+		view.unload();
+	});
+
 	it("shows operations, results, reason codes with Japanese explanations, what the run waits for and the human-decision count", async () => {
 		applyLanguage("ja");
 		const host = new FakeHost(recordedTransport({ [`GET /v1/pipeline/runs/${status.run_id}/detail`]: "pipeline-detail" }));
@@ -193,8 +296,8 @@ describe("pipeline run view and review prompt", () => {
 		for (const node of Array.from(el.querySelectorAll(".kh-reason, .kh-result, .kh-pill"))) {
 			expect(node.textContent ?? "", node.className).not.toMatch(/[\u3040-\u30ff\u4e00-\u9fff]/);
 		}
-		// A state code comes with its label: "Captured (CAPTURED)".
-		expect(el.querySelector(".kh-run-facts .kh-pill")?.textContent).toMatch(/^[A-Z][a-z].* \([A-Z_]+\)$/);
+		// A state code is shown by its label, once: "Evidence ready", not "Evidence ready (EVIDENCE_READY)".
+		expect(el.querySelector(".kh-run-facts .kh-pill")?.textContent).toMatch(/^[A-Z][a-z][^()]*$/);
 		// The recorded Japanese summary is labelled as such.
 		expect(el.textContent).toContain("Summary (Japanese, as recorded)");
 		expect(status.waiting_for).toMatch(/^agent:/);

@@ -20,6 +20,7 @@ import { DashboardView } from "../../src/ui/dashboard-view";
 import type { HarnessHost } from "../../src/ui/host";
 import { renderRun } from "../../src/ui/pipeline-view";
 import { StaleListView } from "../../src/ui/stale-view";
+import { renderReadiness } from "../../src/readiness";
 import audit from "../../tests/fixtures/recorded/audit.json";
 import badges from "../../tests/fixtures/recorded/badges.json";
 import plan from "../../tests/fixtures/recorded/batch-plan.json";
@@ -37,6 +38,7 @@ const exampleRoutes: Record<string, unknown> = {
 	"GET /v1/trust/stale": stale,
 	"GET /v1/trust/audits": { audits: [], skipped_lines: 0 },
 	"GET /v1/trust/candidates": candidates,
+	"GET /v1/batches/next": { next_stage: "canary", succeeded: [], limits: { canary: 5, pilot: 25, progressive: 100 } },
 };
 // A vault of plain notes nobody prepared: the audit counts nothing, the dashboard shows the kh init report.
 const plainRoutes: Record<string, unknown> = {
@@ -98,6 +100,41 @@ async function main(): Promise<void> {
 	const staleView = new StaleListView(new WorkspaceLeaf(app) as never, host);
 	staleShot.appendChild(staleView.containerEl);
 	await staleView.onOpen();
+
+	// the stale list of a real-sized vault: 10,000 stale notes in 40 folders, only the rows in sight drawn
+	const template = stale.stale[0];
+	const triggerSets = [["age_expired"], ["content_changed"], ["content_changed", "references_changed"], ["evidence_unreachable"], ["no_baseline"]];
+	const many = Array.from({ length: 10_000 }, (_, i) => ({
+		...template,
+		path: `${["Keywords", "Research", "日記", "Projects"][i % 4]}/${String(i % 10)}/note ${String(i).padStart(5, "0")}.md`,
+		triggers: triggerSets[i % triggerSets.length],
+	}));
+	const bigHost = makeHost({ ...exampleRoutes, "GET /v1/trust/stale": { ...stale, stale: many } });
+	const bigShot = section("stale-list-10000", 460);
+	const bigView = new StaleListView(new WorkspaceLeaf(app) as never, bigHost);
+	bigShot.appendChild(bigView.containerEl);
+	await bigView.onOpen();
+	for (const box of Array.from(bigView.contentEl.querySelectorAll<HTMLInputElement>(".kh-row-stale input")).slice(0, 3)) {
+		box.checked = true;
+		box.dispatchEvent(new Event("change"));
+	}
+	bigShot.createDiv({ cls: "shot-caption", text: `rows in the DOM: ${String(bigView.contentEl.querySelectorAll(".kh-row").length)} of ${String(bigView.items.length)} items` });
+
+	// the readiness panel: kh not found (with the install commands), and a fitting kh
+	const readyMissing = section("readiness", 620);
+	renderReadiness(readyMissing, {
+		command: "kh",
+		path: null,
+		snapshot: { ...OFFLINE, error: { kind: "commandNotFound", message: "Command not found: kh" } },
+		pluginVersion: "0.1.0",
+	});
+	const readyOk = section("readiness-ready", 620);
+	renderReadiness(readyOk, {
+		command: "kh",
+		path: "/home/me/.local/bin/kh",
+		snapshot: { ...OFFLINE, state: "ready", port: 8765, sidecar: { version: "0.1.0", apiLevel: 2, minPluginApiLevel: 1 } },
+		pluginVersion: "0.1.0",
+	});
 
 	const dashShot = section("dashboard", 460);
 	const dash = new DashboardView(new WorkspaceLeaf(app) as never, host);

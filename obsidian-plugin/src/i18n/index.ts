@@ -63,3 +63,14 @@ export function t(key: MessageKey, vars?: Record<string, string | number>): stri
 export function hasMessage(key: string): key is MessageKey {
 	return Object.prototype.hasOwnProperty.call(LOCALES[current], key);
 }
+
+/**
+ * A timestamp the sidecar sends in UTC ("2026-12-05T10:14:37Z"), in the person's
+ * local time and language; anything that is not a timestamp comes back as it is.
+ */
+export function localDateTime(value: string, timeZone?: string): string {
+	if (!/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}/.test(value)) return value;
+	const date = new Date(value);
+	if (Number.isNaN(date.getTime())) return value;
+	return new Intl.DateTimeFormat(current, { dateStyle: "medium", timeStyle: "short", timeZone }).format(date);
+}

@@ -11,6 +11,9 @@ const windowTimers: HubTimers = {
 	clearTimeout: (handle) => window.clearTimeout(handle as number),
 };
 
+/** How long after the last edit the shared audit is asked again. */
+export const EDIT_SETTLE_MS = 2_000;
+
 export type AuditListener = (report: AuditReport) => void;
 
 /**
@@ -24,12 +27,15 @@ export class AuditHub {
 	private fresh = false;
 	private inFlight: Promise<AuditReport> | null = null;
 	private timer: unknown = null;
+	private editTimer: unknown = null;
 	private readonly listeners = new Set<AuditListener>();
 
 	constructor(
 		private readonly client: Pick<SidecarClient, "audit">,
 		private readonly timers: HubTimers = windowTimers,
 		private readonly debounceMs = 500,
+		/** Quiet time after the last edit before the views follow it (typing is one burst). */
+		private readonly editSettleMs = EDIT_SETTLE_MS,
 	) {}
 
 	/** The last report received, if any. */
@@ -74,6 +80,18 @@ export class AuditHub {
 		}, this.debounceMs);
 	}
 
+	/**
+	 * A note was edited: the stale list, the explorer dots, the candidate count
+	 * and the dashboard follow once the edits settle (one audit per pause in typing).
+	 */
+	edited(): void {
+		if (this.editTimer !== null) this.timers.clearTimeout(this.editTimer);
+		this.editTimer = this.timers.setTimeout(() => {
+			this.editTimer = null;
+			this.invalidate();
+		}, this.editSettleMs);
+	}
+
 	/** Called with every new report; returns the function that unsubscribes. */
 	subscribe(listener: AuditListener): () => void {
 		this.listeners.add(listener);
@@ -84,7 +102,9 @@ export class AuditHub {
 
 	dispose(): void {
 		if (this.timer !== null) this.timers.clearTimeout(this.timer);
+		if (this.editTimer !== null) this.timers.clearTimeout(this.editTimer);
 		this.timer = null;
+		this.editTimer = null;
 		this.listeners.clear();
 	}
 }

@@ -4,6 +4,26 @@ import { t } from "../i18n";
 import { describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
+/** A word for a POSIX shell: as it is when safe, else in single quotes. */
+export function shellQuote(word: string): string {
+	return /^[A-Za-z0-9_./:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+}
+
+/** Where the stdio lines point: the vault's folder and the command the plugin runs. */
+export interface StdioTarget {
+	vaultPath: string;
+	/** The "Sidecar command" setting ("kh", or a full path). */
+	command: string;
+	/** False when the port setting is 0: the HTTP address then changes at each start. */
+	fixedPort: boolean;
+}
+
+/** The lines that let Claude Code or Codex launch `kh mcp VAULT` themselves over stdio (no port, no token). */
+export function stdioLines(target: StdioTarget): { claude: string; codex: string } {
+	const launch = `${shellQuote(target.command)} mcp ${shellQuote(target.vaultPath)}`;
+	return { claude: `claude mcp add kh -- ${launch}`, codex: `codex mcp add kh -- ${launch}` };
+}
+
 /** Shows a secret as dots until asked. */
 export function maskSecret(secret: string): string {
 	return "•".repeat(Math.min(secret.length, 24));
@@ -18,7 +38,10 @@ export class AgentConnectionModal extends Modal {
 	connection: AgentConnection | null = null;
 	private revealed = false;
 
-	constructor(private readonly host: HarnessHost) {
+	constructor(
+		private readonly host: HarnessHost,
+		private readonly target: StdioTarget | null = null,
+	) {
 		super(host.app);
 	}
 
@@ -46,6 +69,17 @@ export class AgentConnectionModal extends Modal {
 		el.empty();
 		el.createEl("p", { text: t("agent.intro") });
 
+		// First the way that never breaks: the agent launches `kh mcp VAULT` itself (no port, no token).
+		if (this.target) {
+			const lines = stdioLines(this.target);
+			el.createEl("h3", { cls: "kh-agent-heading", text: t("agent.stdioTitle") });
+			el.createDiv({ cls: "kh-muted", text: t("agent.stdioDesc") });
+			this.block(el, t("agent.claude"), t("agent.claudeDesc"), lines.claude, "kh-agent-stdio-claude");
+			this.block(el, t("agent.codex"), t("agent.claudeDesc"), lines.codex, "kh-agent-stdio-codex");
+		}
+
+		el.createEl("h3", { cls: "kh-agent-heading", text: t("agent.httpTitle") });
+		if (this.target && !this.target.fixedPort) el.createDiv({ cls: "kh-warning kh-agent-port-warning", text: t("agent.portChanges") });
 		this.field(el, t("agent.url"), connection.mcp_url, "kh-agent-url");
 
 		const token = el.createDiv({ cls: "kh-agent-field kh-agent-token" });
@@ -62,7 +96,14 @@ export class AgentConnectionModal extends Modal {
 		token.createDiv({ cls: "kh-muted", text: t("agent.tokenNote") });
 
 		this.block(el, t("agent.claude"), t("agent.claudeDesc"), connection.claude_command, "kh-agent-claude");
-		this.block(el, t("agent.codex"), t("agent.codexDesc"), connection.codex_config, "kh-agent-codex");
+		this.block(el, t("agent.codex"), t("agent.codexCommandDesc"), connection.codex_command, "kh-agent-codex-command");
+		this.block(
+			el,
+			t("agent.codex"),
+			t("agent.codexDesc"),
+			connection.codex_config,
+			"kh-agent-codex",
+		);
 	}
 
 	private field(parent: HTMLElement, label: string, value: string, cls: string): void {

@@ -4,13 +4,19 @@ import { editorInfoField, MarkdownRenderChild, type MarkdownPostProcessorContext
 import { SidecarOfflineError, type SidecarClient } from "../api/client";
 import type { Badge } from "../api/types";
 import type { BadgeScope } from "../settings";
-import { type BadgeModel, badgeModel, BADGE_TONES } from "../trust/badge";
+import { type BadgeModel, badgeModel, BADGE_TONES, offlineBadgeModel } from "../trust/badge";
 import { isNotServed } from "./errors";
 
 export type BadgeState =
 	| { kind: "ready"; badge: Badge }
-	| { kind: "offline" }
+	| { kind: "offline"; last?: Badge }
 	| { kind: "unavailable"; message: string };
+
+/** The state of a note whose badge cannot be fetched: offline, remembering the last badge it had. */
+export function offlineState(previous: BadgeState | undefined): BadgeState {
+	const last = previous?.kind === "ready" ? previous.badge : previous?.kind === "offline" ? previous.last : undefined;
+	return last ? { kind: "offline", last } : { kind: "offline" };
+}
 
 /** How many badges the store keeps; the least recently used beyond this are forgotten (shown ones never). */
 export const STORE_LIMIT = 2_000;
@@ -149,11 +155,17 @@ export function isTrustRelevant(badge: Badge): boolean {
 
 /**
  * The model to draw for a state; null draws nothing: no answer yet, not a note
- * the sidecar knows, outside the badge scope, or the sidecar offline (the status
- * bar says that once, not every note).
+ * the sidecar knows, or outside the badge scope. A badge that cannot be fetched
+ * (the sidecar stopped, hung or too slow) is the hollow dot, on the notes that
+ * had a badge in scope: what was shown does not silently vanish.
  */
 export function modelForState(state: BadgeState | undefined, scope: BadgeScope = "all"): BadgeModel | null {
-	if (!state || scope === "none" || state.kind !== "ready") return null;
+	if (!state || scope === "none") return null;
+	if (state.kind === "offline") {
+		if (scope === "relevant" && !(state.last && isTrustRelevant(state.last))) return null;
+		return offlineBadgeModel();
+	}
+	if (state.kind !== "ready") return null;
 	if (scope === "relevant" && !isTrustRelevant(state.badge)) return null;
 	return badgeModel(state.badge);
 }
@@ -365,7 +377,7 @@ export class BadgeController {
 			if (error instanceof SidecarOfflineError) {
 				// Offline or too slow: forget the queue; what is on screen is asked again when the sidecar is back.
 				this.pending.clear();
-				this.store.setMany(paths.map((path): [string, BadgeState] => [path, { kind: "offline" }]));
+				this.store.setMany(paths.map((path): [string, BadgeState] => [path, offlineState(this.store.get(path))]));
 				return;
 			}
 			this.store.setMany(

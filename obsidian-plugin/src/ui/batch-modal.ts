@@ -1,6 +1,6 @@
 import { MarkdownView, Modal, Setting, type TextComponent } from "obsidian";
 import type { BatchPlan, BatchRunRecord, RunFileRecord, TrustBlocks } from "../api/types";
-import { t } from "../i18n";
+import { t, localDateTime } from "../i18n";
 import { blocksFromProperties } from "../trust/blocks";
 import { challengeMatches, expectedChallenge } from "../trust/challenge";
 import { renderBlocksDiff } from "./blocks-view";
@@ -102,7 +102,7 @@ export class BatchApprovalModal extends Modal {
 		el.empty();
 		const plan = this.plan;
 		const head = el.createDiv({ cls: "kh-plan-head" });
-		head.createDiv({ text: t("batch.summary", { count: plan.targets.length, stage: t(`stage.${plan.stage}`), expires: plan.expires_at }) });
+		head.createDiv({ text: t("batch.summary", { count: plan.targets.length, stage: t(`stage.${plan.stage}`), expires: localDateTime(plan.expires_at) }) });
 		head.createDiv({ cls: "kh-muted", text: t("batch.planId", { id: plan.plan_id }) });
 		const digest = head.createDiv({ cls: "kh-digest" });
 		digest.createSpan({ text: t("batch.digest") });

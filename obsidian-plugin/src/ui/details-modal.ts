@@ -1,7 +1,7 @@
 import { Modal } from "obsidian";
 import type { NoteDetail } from "../api/client";
 import type { Badge } from "../api/types";
-import { t } from "../i18n";
+import { t, localDateTime } from "../i18n";
 import { badgeModel, daysLabel, statusLabel, triggerLabel, windowLabel } from "../trust/badge";
 import { blocksFromProperties } from "../trust/blocks";
 import { renderBadge } from "./badges";
@@ -53,7 +53,7 @@ export function renderDetails(parent: HTMLElement, badge: Badge, note: NoteDetai
 			item.createSpan({ cls: "kh-source-url", text: typeof source.url === "string" ? source.url : "" });
 			const parts = [
 				typeof source.verdict === "string" ? codeLabel(source.verdict) : "",
-				typeof source.fetched_at === "string" ? t("details.snapshotAt", { date: source.fetched_at }) : "",
+				typeof source.fetched_at === "string" ? t("details.snapshotAt", { date: localDateTime(source.fetched_at) }) : "",
 				typeof source.snapshot_sha256 === "string" ? source.snapshot_sha256.slice(0, 12) : "",
 			].filter((part) => part.length > 0);
 			item.createSpan({ cls: "kh-muted", text: ` — ${parts.join(" · ")}` });

@@ -50,5 +50,9 @@ export function describeFailure(error: unknown): string {
 export function codeLabel(code: string | null | undefined): string {
 	if (!code) return "—";
 	const key = `code.${code}`;
-	return hasMessage(key) ? `${t(key)} (${code})` : code;
+	if (!hasMessage(key)) return code;
+	const label = t(key);
+	// "Supported (supported)" says one word twice: the code only when the label does not already say it
+	const plain = code.toLowerCase().replace(/_/g, " ");
+	return label.toLowerCase() === plain ? label : `${label} (${code})`;
 }

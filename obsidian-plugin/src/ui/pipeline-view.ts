@@ -108,6 +108,16 @@ export function renderRun(parent: HTMLElement, status: PipelineRunStatus | Pipel
 }
 
 /** One harness run: records, reason codes with their Japanese explanations, and the actions it allows. */
+/** How often an open run view asks whether its run moved. */
+export const RUN_POLL_MS = 5_000;
+
+/** What changes when a run moves: its state, what it waits for, its records and answers. */
+export function runSignature(status: PipelineRunStatus | PipelineRunDetail): string {
+	const records = "records" in status ? status.records.length : -1;
+	const answered = "questions" in status ? status.questions.filter((question) => question.answer !== null).length : -1;
+	return JSON.stringify([status.state, status.waiting_for ?? null, records, answered]);
+}
+
 export class PipelineRunView extends ItemView {
 	runId: string | null = null;
 	status: PipelineRunStatus | PipelineRunDetail | null = null;
@@ -133,7 +143,22 @@ export class PipelineRunView extends ItemView {
 
 	override async onOpen(): Promise<void> {
 		this.addAction("refresh-cw", t("common.refresh"), () => void this.refresh());
+		// The run moves on its own (agents submit, steps advance): the view follows it while open.
+		this.registerInterval(window.setInterval(() => void this.poll(), RUN_POLL_MS));
 		await this.refresh();
+	}
+
+	/** Asks for the run again and redraws only when it moved (an answer being typed is left alone otherwise). */
+	async poll(): Promise<boolean> {
+		if (!this.runId || !this.status) return false;
+		try {
+			const detail = await this.host.client.runDetail(this.runId);
+			if (runSignature(detail) === runSignature(this.status)) return false;
+			this.show(detail);
+			return true;
+		} catch {
+			return false; // offline or slow: the status bar says so; the next poll tries again
+		}
 	}
 
 	async setRun(runId: string): Promise<void> {

@@ -1,6 +1,6 @@
 import { Modal } from "obsidian";
 import type { DryRunValidation } from "../api/types";
-import { t } from "../i18n";
+import { t, localDateTime } from "../i18n";
 import { renderBlocksDiff } from "./blocks-view";
 import { codeLabel, describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
@@ -52,7 +52,7 @@ export function renderValidation(parent: HTMLElement, result: DryRunValidation, 
 		item.createSpan({ cls: "kh-source-url", text: source.url });
 		const facts = [
 			source.verdict ? codeLabel(source.verdict) : "",
-			source.fetched_at ? t("details.snapshotAt", { date: source.fetched_at }) : "",
+			source.fetched_at ? t("details.snapshotAt", { date: localDateTime(source.fetched_at) }) : "",
 			source.snapshot_sha256 ? source.snapshot_sha256.slice(0, 12) : "",
 			source.ok === false ? (source.message ?? source.error ?? t("validate.fetchFailed")) : "",
 		].filter((part) => part.length > 0);

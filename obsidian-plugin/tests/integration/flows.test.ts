@@ -34,7 +34,12 @@ describe("real sidecar on examples/vault: the plugin's flows", () => {
 		vault = path.join(root, "vault");
 		cpSync(path.join(repoRoot, "examples", "vault"), vault, { recursive: true });
 		const blog = makeBlog(root);
-		writeFileSync(path.join(vault, ".harness", "pipeline.toml"), `[blog]\nrepo = "${blog.split(path.sep).join("/")}"\n`);
+		// The blog repository is a machine setting: registered in the tests' throwaway config home
+		// (tests/global-setup.ts), named by the vault.
+		const machine = path.join(root, "machine.toml");
+		writeFileSync(machine, `[blogs.flows]\nrepo = "${blog.split(path.sep).join("/")}"\n`);
+		process.env.KH_CONFIG = machine;
+		writeFileSync(path.join(vault, ".harness", "pipeline.toml"), `[blog]\nname = "flows"\n`);
 		supervisor = new SidecarSupervisor({ command: khBin, args: [], vaultPath: vault, port: 0 }, nodeSupervisorDeps(), {
 			listeningTimeoutMs: 20_000,
 			healthTimeoutMs: 10_000,

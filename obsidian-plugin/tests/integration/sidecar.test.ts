@@ -4,7 +4,7 @@
  * to it with the API client. The binary is $KH_BIN or <repo>/.venv/bin/kh; a
  * missing binary FAILS this test on purpose (`make setup` creates the venv).
  */
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
@@ -69,6 +69,11 @@ describe("real sidecar", () => {
 		expect(snapshot.sidecar?.apiLevel).toBeGreaterThanOrEqual(MIN_SIDECAR_API_LEVEL);
 		expect(snapshot.sidecar?.version).toMatch(/^\d+\.\d+\.\d+/);
 		expect(supervisor.locateCommand()).toBe(khBin);
+		// the vault's agent token went to the tests' throwaway config home, not the user's
+		const home = process.env.KH_TEST_CONFIG_HOME ?? "";
+		expect(home.startsWith(tmpdir())).toBe(true);
+		expect(process.env.XDG_CONFIG_HOME).toBe(home);
+		expect(readdirSync(path.join(home, "knowledge-harness", "agent-tokens")).length).toBeGreaterThan(0);
 		const endpoint = supervisor.endpoint;
 		expect(endpoint).not.toBeNull();
 		expect(endpoint!.token).toMatch(/^[0-9a-f]{64}$/);

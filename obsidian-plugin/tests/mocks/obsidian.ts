@@ -52,6 +52,9 @@ function installDomHelpers(): void {
 		createSvg(this: Element, tag: string, options?: DomElementOptions | string) {
 			return createSvgChild(this, tag, options);
 		},
+		setCssProps(this: HTMLElement, props: Record<string, string>) {
+			for (const [name, value] of Object.entries(props)) this.style.setProperty(name, value);
+		},
 		hide(this: HTMLElement) {
 			this.classList.add("mock-hidden");
 		},
