@@ -406,7 +406,9 @@ export interface paths {
         put?: never;
         /**
          * Create Run
-         * @description O-01: capture a request note or a question. Capturing never starts processing.
+         * @description O-01: capture a request note or a question. Capturing never starts processing. Publishability
+         *     is the person's: with the agent token `publishable` is refused (403), and a note whose
+         *     `publishable` changed after capture is refused while the run waits for the person's answer.
          */
         post: operations["create_run_v1_pipeline_runs_post"];
         delete?: never;
@@ -461,6 +463,26 @@ export interface paths {
         };
         /** Get Artifact */
         get: operations["get_artifact_v1_pipeline_runs__run_id__artifacts__name__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipeline/runs/{run_id}/authorization": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Authorization
+         * @description The request's title, an excerpt, the publishability answer and who gave it.
+         */
+        get: operations["get_authorization_v1_pipeline_runs__run_id__authorization_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -596,6 +618,26 @@ export interface paths {
          * @description The four choices shown to the person, with their effects and the message after each.
          */
         get: operations["decision_choices_v1_pipeline_decision_choices_get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/pipeline/runs/{run_id}/review/article.html": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get Review Article
+         * @description The candidate article rendered to HTML (no scripts, no outside resources), for the person to read.
+         */
+        get: operations["get_review_article_v1_pipeline_runs__run_id__review_article_html_get"];
         put?: never;
         post?: never;
         delete?: never;
@@ -741,7 +783,8 @@ export interface paths {
         put?: never;
         /**
          * Post Batch
-         * @description Build a plan (dry-run validation of each target); writes no note.
+         * @description Build a plan (dry-run validation of each target); writes no note. With the agent token, a plan that
+         *     would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`.
          */
         post: operations["post_batch_v1_batches_post"];
         delete?: never;
@@ -1028,6 +1071,32 @@ export interface components {
             /** Watch */
             watch?: string[];
         };
+        /**
+         * AuthorizationRequest
+         * @description What the person sees before authorizing a run (the CLI prompt and the plugin's dialog).
+         */
+        AuthorizationRequest: {
+            /** Run Id */
+            run_id: string;
+            /** State */
+            state: string | null;
+            /** Title */
+            title: string;
+            /** Excerpt */
+            excerpt: string;
+            /** Source */
+            source: string;
+            /** Publishable */
+            publishable: boolean | null;
+            /** Publishability */
+            publishability: {
+                [key: string]: unknown;
+            } | null;
+            /** Publishability Ja */
+            publishability_ja: string;
+            /** Publishability En */
+            publishability_en: string;
+        };
         /** AuthorizeBody */
         AuthorizeBody: {
             /**
@@ -1052,7 +1121,7 @@ export interface components {
             /** Fresh L2 */
             fresh_l2: boolean;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /** Revalidate After */
             revalidate_after: string | null;
             /** Days Left */
@@ -1287,6 +1356,12 @@ export interface components {
             title: string;
             /** Publishable */
             publishable?: boolean | null;
+            /**
+             * Via
+             * @default api
+             * @enum {string}
+             */
+            via: "api" | "plugin";
         };
         /** CheckDraftBody */
         CheckDraftBody: {
@@ -1472,6 +1547,16 @@ export interface components {
             /** Sources */
             sources: components["schemas"]["DryRunSource"][];
             result: components["schemas"]["ValidationResult"];
+            /**
+             * Judge
+             * @description Who judged, as the record names it: lexical-8, openai_compat:<model>, agent:<client> <version>.
+             */
+            judge: string;
+            /**
+             * Self Judged
+             * @description The judge is the note's own generator (its provenance.generator).
+             */
+            self_judged: boolean;
             /** Findings */
             findings: components["schemas"]["NoteFinding"][];
             current: components["schemas"]["TrustBlocks"];
@@ -1929,7 +2014,10 @@ export interface components {
             stage: "canary" | "pilot" | "progressive";
             /** Notes */
             notes?: string[] | null;
-            /** Today */
+            /**
+             * Today
+             * @description Refused: a plan takes the machine's date (a caller cannot date a write).
+             */
             today?: string | null;
             /** Judge */
             judge?: string | null;
@@ -1977,7 +2065,7 @@ export interface components {
              */
             reason: "next_batch" | "stale" | "provisional" | "never_validated" | "requested";
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /**
              * Days Left
              * @description Days to the note's deadline when planned.
@@ -2227,6 +2315,8 @@ export interface components {
             answered_at?: string | null;
             /** Answered By */
             answered_by?: string | null;
+            /** Answered Via */
+            answered_via?: string | null;
         };
         /**
          * QuoteSpan
@@ -2246,7 +2336,7 @@ export interface components {
          * ReasonCode
          * @enum {string}
          */
-        ReasonCode: "REQUEST_CAPTURED" | "PUBLISHABILITY_UNKNOWN" | "PUBLISHABILITY_CONFIRMED" | "NOT_PUBLISHABLE" | "RUN_LABEL_PRESENT" | "SCREEN_CLEAN" | "SECRET_MASKED" | "PERSONAL_INFO_MASKED" | "COMPANY_INFO_MASKED" | "PRIVATE_MARKER" | "SCREEN_UNDECIDABLE" | "SCREEN_ANSWERED_PUBLISHABLE" | "SCREEN_ANSWERED_PRIVATE" | "EVIDENCE_COLLECTED" | "EVIDENCE_NONE" | "EVIDENCE_TRANSIENT_FAILURE" | "FETCH_FAILED" | "SEARCH_PROVIDER_FAILED" | "PRIMARY_TARGET_UNMET" | "DUPLICATES_REMOVED" | "DOMAIN_CAP_APPLIED" | "LIMIT_REACHED" | "TIME_LIMIT_REACHED" | "SEARCH_EXHAUSTED" | "DISCOVERY_ONLY_UNFETCHED" | "REACTION_TARGET_UNMET" | "SOURCE_STALE" | "SCOPE_AMBIGUOUS" | "FACT_SECONDARY_EXPLANATION" | "CONTRADICTION_FOUND" | "SUMMARY_MISSING" | "SUMMARY_NOT_JAPANESE" | "SUMMARY_IS_EXCERPT" | "PACKET_BUILT" | "PACKET_NO_FACTS" | "AGENT_OUTPUT_INVALID" | "AGENT_BACKEND_ERROR" | "SUBMISSION_SCHEMA_INVALID" | "UNKNOWN_SOURCE_ID" | "MISSING_SOURCE_ID" | "FACT_WITHOUT_PRIMARY_OR_SECONDARY" | "DISCOVERY_ONLY_CITED" | "DUPLICATE_ITEM_ID" | "STATEMENT_IN_TWO_CATEGORIES" | "CONTRADICTION_NEEDS_TWO_SOURCES" | "PAST_ARTICLE_DIFF_WITHOUT_REFERENCE" | "SECRET_IN_OUTPUT" | "JUDGE_ALL_PASS" | "JUDGE_AXIS_FAIL" | "JUDGE_AXIS_UNCERTAIN" | "JUDGE_LOW_CONFIDENCE" | "UNCERTAINTY_IMPACT_HIGH" | "NO_PAST_ARTICLES" | "UNKNOWN_PACKET_REF" | "NOVELTY_WITHOUT_PAST_ARTICLES" | "PLAN_BUILT" | "AUTHOR_QUESTION_ASKED" | "AUTHOR_QUESTION_NOT_ALLOWED" | "DUPLICATE_SECTION_ID" | "UNCERTAINTY_UNHANDLED" | "UNCERTAINTY_UNKNOWN" | "UNCERTAINTY_NOT_PLACED" | "EXCLUDED_ITEM_REFERENCED" | "URL_NOT_IN_PACKET" | "CENTRAL_MESSAGE_NOT_ONE_SENTENCE" | "DRAFT_BUILT" | "DUPLICATE_BLOCK_ID" | "SECTION_MISSING" | "SECTION_ORDER" | "UNKNOWN_SECTION" | "BLOCK_REF_NOT_ALLOWED" | "PLANNED_REF_UNUSED" | "UNCERTAINTY_NOT_REFLECTED" | "HEADING_IN_BLOCK" | "BLOCK_FORMAT" | "DIRECTIVE_FORBIDDEN" | "POST_DIRECTIVE_FORBIDDEN" | "AI_SCOPE_MISSING" | "DRAFT_METADATA_MISSING" | "UNKNOWN_VALUE_NOT_MARKED" | "PUBLICATION_DATE_IN_DRAFT" | "UNSUPPORTED_VALUE" | "RST_SYNTAX" | "HEADING_UNDERLINE" | "TRAILING_WHITESPACE" | "NO_FINAL_NEWLINE" | "DRAFT_SHA_MISMATCH" | "MANIFEST_MISMATCH" | "URL_UNCHECKED" | "LOCAL_REF_OUTSIDE" | "LOCAL_REF_MISSING" | "LOCAL_REF_UNCHECKED" | "TITLE_DUPLICATE" | "DUPLICATE_CANDIDATE" | "SECRET_IN_DRAFT" | "PERSONAL_INFO_IN_DRAFT" | "COMPANY_INFO_IN_DRAFT" | "PRIVATE_MARKER_IN_DRAFT" | "AUTOFIX_APPLIED" | "DRAFT_PROGRAM_ERRORS" | "UNKNOWN_BLOCK_REF" | "DUPLICATE_ASSESSMENT_MISSING" | "VALIDATION_PASSED" | "REVIEW_PREPARED" | "BLOG_BRANCH_CREATED" | "BLOG_COMMIT_CREATED" | "BLOG_COMMIT_REUSED" | "PULL_REQUEST_PREPARED" | "PULL_REQUEST_FAILED" | "SLUG_INVALID" | "BLOG_REPO_NOT_CONFIGURED" | "DECISION_APPROVED" | "DECISION_REVISION_REQUESTED" | "DECISION_REJECTED" | "DECISION_POLICY" | "DECISION_UNKNOWN" | "DECISION_CONTRADICTORY" | "DECISION_INCOMPLETE" | "DECISION_SHA_MISMATCH" | "DECISION_COMMIT_MISMATCH" | "MERGE_NOT_FOUND" | "CANDIDATE_CHANGED_AFTER_REVIEW" | "DECIDER_NOT_ALLOWED" | "UNKNOWN_TARGET_BLOCK" | "DECISION_TIMEOUT" | "DECISION_CONFLICT" | "DECISION_PR_MISMATCH" | "PR_MISMATCH" | "PR_UNVERIFIED" | "MERGE_UNVERIFIED" | "MERGED_BY_CONTENT" | "REVISION_REFERENCE_MISMATCH" | "REVISION_APPLIED" | "REVISION_LIMIT_REACHED" | "REVISION_CANNOT_APPLY" | "BLOCK_NOT_TARGETED" | "TARGET_BLOCK_MISSING" | "HUMAN_BUDGET_EXCEEDED" | "OUTCOME_RECORDED" | "HUMAN_QUESTION_REPEATED" | "POLICY_PROPOSAL_RECORDED" | "PRIVATE_IDENTIFIER_CONTEXT" | "PERSON_DATA" | "PRIVATE_WORD_TECHNICAL" | "PUBLISHABILITY_ALREADY_ANSWERED" | "PERSONAL_INFO_IN_OUTPUT" | "PRIVATE_CONTENT_IN_OUTPUT" | "ROLE_NOT_ALLOWED" | "DRAFT_LANGUAGE_MISMATCH" | "JUDGE_SAME_CLIENT_AS_AUTHOR";
+        ReasonCode: "REQUEST_CAPTURED" | "PUBLISHABILITY_UNKNOWN" | "PUBLISHABILITY_CONFIRMED" | "PUBLISHABILITY_PERSON_ONLY" | "NOT_PUBLISHABLE" | "RUN_LABEL_PRESENT" | "SCREEN_CLEAN" | "SECRET_MASKED" | "PERSONAL_INFO_MASKED" | "COMPANY_INFO_MASKED" | "PRIVATE_MARKER" | "SCREEN_UNDECIDABLE" | "SCREEN_ANSWERED_PUBLISHABLE" | "SCREEN_ANSWERED_PRIVATE" | "EVIDENCE_COLLECTED" | "EVIDENCE_NONE" | "EVIDENCE_TRANSIENT_FAILURE" | "FETCH_FAILED" | "SEARCH_PROVIDER_FAILED" | "PRIMARY_TARGET_UNMET" | "DUPLICATES_REMOVED" | "DOMAIN_CAP_APPLIED" | "LIMIT_REACHED" | "TIME_LIMIT_REACHED" | "SEARCH_EXHAUSTED" | "DISCOVERY_ONLY_UNFETCHED" | "REACTION_TARGET_UNMET" | "SOURCE_STALE" | "SCOPE_AMBIGUOUS" | "FACT_SECONDARY_EXPLANATION" | "CONTRADICTION_FOUND" | "SUMMARY_MISSING" | "SUMMARY_NOT_JAPANESE" | "PR_DESCRIPTION_NOT_JAPANESE" | "REVISION_DROPS_CONTENT" | "AUTHOR_QUESTION_ASKS_FACT" | "SUMMARY_IS_EXCERPT" | "PACKET_BUILT" | "PACKET_NO_FACTS" | "AGENT_OUTPUT_INVALID" | "AGENT_BACKEND_ERROR" | "SUBMISSION_SCHEMA_INVALID" | "UNKNOWN_SOURCE_ID" | "MISSING_SOURCE_ID" | "FACT_WITHOUT_PRIMARY_OR_SECONDARY" | "DISCOVERY_ONLY_CITED" | "DUPLICATE_ITEM_ID" | "STATEMENT_IN_TWO_CATEGORIES" | "CONTRADICTION_NEEDS_TWO_SOURCES" | "PAST_ARTICLE_DIFF_WITHOUT_REFERENCE" | "SECRET_IN_OUTPUT" | "JUDGE_ALL_PASS" | "JUDGE_AXIS_FAIL" | "JUDGE_AXIS_UNCERTAIN" | "JUDGE_LOW_CONFIDENCE" | "UNCERTAINTY_IMPACT_HIGH" | "NO_PAST_ARTICLES" | "UNKNOWN_PACKET_REF" | "NOVELTY_WITHOUT_PAST_ARTICLES" | "PLAN_BUILT" | "AUTHOR_QUESTION_ASKED" | "AUTHOR_QUESTION_NOT_ALLOWED" | "DUPLICATE_SECTION_ID" | "UNCERTAINTY_UNHANDLED" | "UNCERTAINTY_UNKNOWN" | "UNCERTAINTY_NOT_PLACED" | "EXCLUDED_ITEM_REFERENCED" | "URL_NOT_IN_PACKET" | "CENTRAL_MESSAGE_NOT_ONE_SENTENCE" | "DRAFT_BUILT" | "DUPLICATE_BLOCK_ID" | "SECTION_MISSING" | "SECTION_ORDER" | "UNKNOWN_SECTION" | "BLOCK_REF_NOT_ALLOWED" | "PLANNED_REF_UNUSED" | "UNCERTAINTY_NOT_REFLECTED" | "HEADING_IN_BLOCK" | "BLOCK_FORMAT" | "DIRECTIVE_FORBIDDEN" | "POST_DIRECTIVE_FORBIDDEN" | "AI_SCOPE_MISSING" | "DRAFT_METADATA_MISSING" | "UNKNOWN_VALUE_NOT_MARKED" | "PUBLICATION_DATE_IN_DRAFT" | "UNSUPPORTED_VALUE" | "RST_SYNTAX" | "HEADING_UNDERLINE" | "TRAILING_WHITESPACE" | "NO_FINAL_NEWLINE" | "DRAFT_SHA_MISMATCH" | "MANIFEST_MISMATCH" | "URL_UNCHECKED" | "LOCAL_REF_OUTSIDE" | "LOCAL_REF_MISSING" | "LOCAL_REF_UNCHECKED" | "TITLE_DUPLICATE" | "DUPLICATE_CANDIDATE" | "SECRET_IN_DRAFT" | "PERSONAL_INFO_IN_DRAFT" | "COMPANY_INFO_IN_DRAFT" | "PRIVATE_MARKER_IN_DRAFT" | "AUTOFIX_APPLIED" | "DRAFT_PROGRAM_ERRORS" | "UNKNOWN_BLOCK_REF" | "DUPLICATE_ASSESSMENT_MISSING" | "VALIDATION_PASSED" | "REVIEW_PREPARED" | "BLOG_BRANCH_CREATED" | "BLOG_COMMIT_CREATED" | "BLOG_COMMIT_REUSED" | "PULL_REQUEST_PREPARED" | "PULL_REQUEST_FAILED" | "SLUG_INVALID" | "BLOG_REPO_NOT_CONFIGURED" | "DECISION_APPROVED" | "DECISION_REVISION_REQUESTED" | "DECISION_REJECTED" | "DECISION_POLICY" | "DECISION_UNKNOWN" | "DECISION_CONTRADICTORY" | "DECISION_INCOMPLETE" | "DECISION_SHA_MISMATCH" | "DECISION_COMMIT_MISMATCH" | "MERGE_NOT_FOUND" | "CANDIDATE_CHANGED_AFTER_REVIEW" | "DECIDER_NOT_ALLOWED" | "UNKNOWN_TARGET_BLOCK" | "DECISION_TIMEOUT" | "DECISION_CONFLICT" | "DECISION_PR_MISMATCH" | "PR_MISMATCH" | "PR_UNVERIFIED" | "MERGE_UNVERIFIED" | "MERGED_BY_CONTENT" | "REVISION_REFERENCE_MISMATCH" | "REVISION_APPLIED" | "REVISION_LIMIT_REACHED" | "REVISION_CANNOT_APPLY" | "BLOCK_NOT_TARGETED" | "TARGET_BLOCK_MISSING" | "HUMAN_BUDGET_EXCEEDED" | "OUTCOME_RECORDED" | "HUMAN_QUESTION_REPEATED" | "POLICY_PROPOSAL_RECORDED" | "PRIVATE_IDENTIFIER_CONTEXT" | "PERSON_DATA" | "PRIVATE_WORD_TECHNICAL" | "PUBLISHABILITY_ALREADY_ANSWERED" | "PERSONAL_INFO_IN_OUTPUT" | "PRIVATE_CONTENT_IN_OUTPUT" | "ROLE_NOT_ALLOWED" | "DRAFT_LANGUAGE_MISMATCH" | "JUDGE_SAME_CLIENT_AS_AUTHOR";
         /** ReasonExplanation */
         ReasonExplanation: {
             /** Code */
@@ -2287,7 +2377,8 @@ export interface components {
         };
         /**
          * RecordedFinding
-         * @description NoteFinding as a run record holds it (copied from the stored plan: sorted keys).
+         * @description NoteFinding as a run record holds it (copied from the stored plan: sorted keys); the quote gate's
+         *     keys (`judged`, `quotes`, `reason_code`, `self_judged`) are absent from runs recorded before it.
          */
         RecordedFinding: {
             /** Claim Id */
@@ -2301,7 +2392,7 @@ export interface components {
             /** Quote */
             quote: string;
             /** Quotes */
-            quotes?: components["schemas"]["QuoteSpan"][];
+            quotes?: components["schemas"]["RecordedQuote"][];
             /** Reason */
             reason: string;
             /** Reason Code */
@@ -2322,8 +2413,23 @@ export interface components {
             verdict: "supported" | "unsupported" | "contradicted" | "no_evidence";
         };
         /**
+         * RecordedQuote
+         * @description QuoteSpan as a run record holds it (sorted keys).
+         */
+        RecordedQuote: {
+            /** End */
+            end: number;
+            /** Source Id */
+            source_id: string;
+            /** Start */
+            start: number;
+            /** Text */
+            text: string;
+        };
+        /**
          * RecordedValidator
-         * @description ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys).
+         * @description ValidatorInfo as a run record holds it (copied from the stored plan: sorted keys); `client` and
+         *     `client_version` (the agent judge's MCP client) are absent from runs recorded before them.
          */
         RecordedValidator: {
             /** Client */
@@ -2373,6 +2479,18 @@ export interface components {
          *     A stored artifact: its keys come in sorted order, as stored.
          */
         ReviewPacket: {
+            /**
+             * Article Html File
+             * @description The article's HTML file in the run folder (GET …/review/article.html).
+             */
+            article_html_file?: string | null;
+            /** Article Html Sha256 */
+            article_html_sha256?: string | null;
+            /**
+             * Article Text
+             * @description The article as a reader reads it (plain text).
+             */
+            article_text?: string | null;
             /** Base Branch */
             base_branch: string;
             /** Branch */
@@ -2388,12 +2506,28 @@ export interface components {
              * @description The candidate commit; an approval names it after it was merged.
              */
             commit: string;
+            /**
+             * Diff
+             * @description Unified diff of the article text from the previous review round (null: first).
+             */
+            diff?: string | null;
+            /**
+             * Duplicates
+             * @description Past posts ≥ 0.85, with scores.
+             */
+            duplicates?: {
+                [key: string]: unknown;
+            }[];
+            /** Independence Warnings */
+            independence_warnings?: string[];
             /** Markdown */
             markdown: string;
             /** Pr Number */
             pr_number?: number | null;
             /** Pr Url */
             pr_url: string | null;
+            /** Previous Commit */
+            previous_commit?: string | null;
             /** Run Id */
             run_id: string;
             /**
@@ -2584,10 +2718,16 @@ export interface components {
             title: string;
             /** Score */
             score: number;
-            /** Type */
-            type?: string | null;
-            /** Status */
-            status?: string | null;
+            /**
+             * Type
+             * @description The note's type property: a list when it gives one
+             */
+            type?: string | string[] | null;
+            /**
+             * Status
+             * @description The note's status property: a list when it gives one
+             */
+            status?: string | string[] | null;
             /**
              * Tags
              * @default []
@@ -2616,7 +2756,7 @@ export interface components {
             trust?: components["schemas"]["TrustSummary"] | null;
             /**
              * Note Changed
-             * @description The note changed since the build: its sections may point at old lines
+             * @description The note changed since the build: its sections' lines are those of the note as it is now (parsed live); a section whose heading is gone is left out
              * @default false
              */
             note_changed: boolean;
@@ -2757,7 +2897,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /** Level */
             level: number;
             /** Status */
@@ -2772,7 +2912,7 @@ export interface components {
             /** Path */
             path: string;
             /** Triggers */
-            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing")[];
+            triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
         };
         /** StaleReport */
         StaleReport: {
@@ -3721,6 +3861,8 @@ export interface operations {
                 tag?: string | null;
                 category?: string | null;
                 trust?: string | null;
+                /** @description Only notes in this folder (vault-relative, subfolders too) */
+                folder?: string | null;
                 limit?: number;
             };
             header?: never;
@@ -4040,6 +4182,46 @@ export interface operations {
             };
         };
     };
+    get_authorization_v1_pipeline_runs__run_id__authorization_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["AuthorizationRequest"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
     authorize_v1_pipeline_runs__run_id__authorize_post: {
         parameters: {
             query?: never;
@@ -4309,6 +4491,46 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["DecisionChoices"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_review_article_v1_pipeline_runs__run_id__review_article_html_get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                run_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "text/html": string;
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
                 };
             };
             /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
