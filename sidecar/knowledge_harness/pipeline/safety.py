@@ -157,7 +157,7 @@ _RULES: list[tuple[str, str, re.Pattern[str], int, Check | None]] = [
         re.compile(
             r"(?i)(?:\b(?:secret(?:[ _-]?(?:access[ _-]?)?key)?|password|passphrase|passwd|token|api[ _-]?key|"
             r"access[ _-]?key|credentials?)\b|パスワード|パスフレーズ|シークレット|トークン|アクセスキー|秘密鍵|APIキー)"
-            r"(?:\s+(?:is|was|are|were)\b|\s*(?:[:=：]|は|を))\s*[:：]?\s*[\"'「『“`]?([!#-&(-~]{8,})"
+            r"(?:\s+(?:is|was|are|were)\b|\s*(?:[:=：]|は|を))\s*(?:[:：]\s*)?[\"'「『“]?([!#-&(-~]{8,})"
         ),
         1,
         lambda _text, match: _looks_secret(match.group(1)),
