@@ -66,7 +66,7 @@ def test_the_agent_token_reads_validates_and_plans(served: Sidecar) -> None:
             },
         )
         assert validated.status_code == 200, validated.text
-        planned = agent.post("/v1/batches", json={"stage": "canary", "today": "2026-12-02"})
+        planned = agent.post("/v1/batches", json={"stage": "canary"})
         assert planned.status_code == 200, planned.text
         plan = planned.json()
         before = tree_bytes(served.vault)
@@ -81,7 +81,7 @@ def test_the_agent_token_reads_validates_and_plans(served: Sidecar) -> None:
 
 def test_an_approval_records_the_os_account_that_the_person_token_proves(served: Sidecar) -> None:
     with served.client() as person:
-        plan = person.post("/v1/batches", json={"stage": "canary", "today": "2026-12-02"}).json()
+        plan = person.post("/v1/batches", json={"stage": "canary"}).json()
         approved = person.post(
             f"/v1/batches/{plan['plan_id']}/approve",
             json={"challenge": f"APPROVE_PRODUCTION {plan['digest']}", "via": "plugin"},

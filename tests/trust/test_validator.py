@@ -35,7 +35,12 @@ class FixedJudge:
         if self.fail:
             raise JudgeFailed("down")
         findings = [
-            Finding(claim_id=c.id, verdict=self.verdicts[c.id], source_id=evidence[0].source_id, quote="3,776 metres")  # type: ignore[arg-type]
+            Finding(
+                claim_id=c.id,
+                verdict=self.verdicts[c.id],
+                source_id=evidence[0].source_id,
+                quote="Mount Fuji is 3,776 metres high.",
+            )  # type: ignore[arg-type]
             for c in claims
             if c.id in self.verdicts
         ]
@@ -44,7 +49,9 @@ class FixedJudge:
 
 def _req(n: int = 2, texts: list[str | None] | None = None) -> ValidationRequest:
     evidence = [EvidenceIn(source_id=f"s{i}", url=f"https://e/{i}", text=t) for i, t in enumerate(texts or [EV])]
-    return ValidationRequest(claims=[ClaimIn(id=f"c{i}", text=f"claim {i}") for i in range(n)], evidence=evidence)
+    return ValidationRequest(
+        claims=[ClaimIn(id=f"c{i}", text="Mount Fuji is 3,776 metres high.") for i in range(n)], evidence=evidence
+    )
 
 
 def test_no_evidence_text_at_all_is_unverifiable() -> None:

@@ -125,7 +125,8 @@ def stale_triggers(
     unreachable = evidence_trigger(evidence)
     if unreachable is not None:
         triggers.append(unreachable)
-    if verification.last_validated is not None and verification.last_validated > today + FUTURE_SLACK:
+    # a difference of dates, never a date moved by the slack: 0001-01-01 and 9999-12-31 cannot overflow
+    if verification.last_validated is not None and verification.last_validated - today > FUTURE_SLACK:
         triggers.append("future_dated")
     return triggers
 

@@ -115,9 +115,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
             ctx.vault, path, heading=heading, line=line, end_line=end_line, max_chars=max_chars
         ).model_dump()
 
-    @mcp.tool(
-        description=("Whether the index matches the vault: fresh, stale (changed, added, removed notes) or missing.")
-    )
+    @mcp.tool(description=("Is the index fresh, stale (changed, added, removed notes) or missing?"))
     def index_check() -> dict[str, Any]:
         return check_index(ctx.vault).model_dump()
 

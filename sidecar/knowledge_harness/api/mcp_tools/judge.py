@@ -34,13 +34,11 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
             lambda: judge_queue.next_task(ctx.vault, actor, wait_seconds=wait_seconds)
         )
 
-    @mcp.tool(
-        description=("One page of a judge task's source text, with its offsets in the whole text. Quote only from it.")
-    )
+    @mcp.tool(description=("A page of a judge task's source text, with its offsets. Quote only from it."))
     def judge_evidence(task_id: str, source_id: str, page: int = 1, context: Context | None = None) -> dict[str, Any]:
         return judge_queue.evidence_page(ctx.vault, mcp_actor(context, ctx), task_id, source_id, page)
 
-    @mcp.tool(description=("Answer a judge task you took (answer_schema); accepted: false lists what to fix."))
+    @mcp.tool(description=("Answer a judge task (answer_schema); accepted: false lists what to fix."))
     def judge_submit(task_id: str, answer: dict[str, Any] | str, context: Context | None = None) -> dict[str, Any]:
         if isinstance(answer, str):
             try:
