@@ -1,5 +1,5 @@
 """The quote gate's second half: for a model's `supported`, the found quotes must state the claim's
-specifics (judges/binding.py). Skipped until the claim binding is installed."""
+specifics (judges/binding.py)."""
 
 from __future__ import annotations
 
@@ -9,8 +9,6 @@ from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, Findi
 from knowledge_harness.trust.validator import validate
 
 from .test_quote_gate import PAGE_EN, ScriptedJudge, _run
-
-binding = pytest.importorskip("knowledge_harness.trust.judges.binding", reason="the claim binding (judges/binding.py)")
 
 
 @pytest.mark.parametrize(

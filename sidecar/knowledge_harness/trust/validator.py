@@ -21,13 +21,9 @@ Confidence is reported, and never changes the verdict. Score = share of supporte
 
 from __future__ import annotations
 
-import functools
-import importlib
-from collections.abc import Callable, Sequence
-from typing import Any
-
 from .judges import JudgeFailed
 from .judges.base import Judge
+from .judges.binding import bind_claim
 from .quotes import MAX_QUOTES, SourceText, pieces, too_short
 from .validation_models import (
     ClaimIn,
@@ -38,22 +34,6 @@ from .validation_models import (
     ValidationResult,
     ValidatorInfo,
 )
-
-Binder = Callable[[str, Sequence[str]], Any]
-
-
-@functools.cache
-def binder() -> Binder | None:
-    """The embedded judge's claim binding (judges/binding.py: `bind_claim(claim, sentences)` ->
-    states, contradicts, reason). Looked up by name: the module comes with the green-badge work,
-    and until it is installed the gate checks only that each quote is in its source."""
-    try:
-        module = importlib.import_module(".judges.binding", __package__)
-    except ModuleNotFoundError:
-        return None
-    bind: Binder = module.bind_claim
-    return bind
-
 
 # Judges that check a claim's numbers, dates and names themselves before they answer `supported`.
 EMBEDDED_JUDGES = frozenset({"lexical", "lexical_embeddings"})
@@ -121,11 +101,8 @@ class QuoteGate:
         return spans, ""
 
     def states(self, claim: ClaimIn, spans: list[QuoteSpan]) -> tuple[bool, str]:
-        bind = binder()
-        if bind is None:
-            return True, ""
-        binding = bind(claim.text, [s.text for s in spans])
-        return bool(binding.states) and not binding.contradicts, str(binding.reason)
+        binding = bind_claim(claim.text, [s.text for s in spans])
+        return binding.states and not binding.contradicts, binding.reason
 
     def decide(self, claim: ClaimIn, finding: Finding) -> Finding:
         if finding.verdict not in ("supported", "contradicted"):
