@@ -533,30 +533,38 @@ def _names_another(fact: _Fact, claim: str, s: _Sentence) -> bool:
 _MONTH_WORDS = frozenset(m.lower() for m in MONTH_NAMES)
 
 
-def _on_page(fact: _Fact, page: str) -> bool:
+def _on_page(fact: _Fact, page: _Page) -> bool:
     """Is the fact written anywhere in the page (its text as the judge normalizes it)?"""
     if fact.kind == "number":
         value = re.escape(fact.key[0])
+        bare = page.without_commas  # 12,000 as 12000; the text around a match is read from the same text
         return any(
             value_unit == (fact.key[0], fact.key[1])
-            for m in re.finditer(rf"(?<![\d.,]){value}(?![\d])", page.replace(",", ""))
-            for value_unit in {unit_of(n) for n in terms(page[max(0, m.start() - 2) : m.end() + 16]).numbers}
+            for m in re.finditer(rf"(?<![\d.,]){value}(?![\d])", bare)
+            for value_unit in {unit_of(n) for n in terms(bare[max(0, m.start() - 2) : m.end() + 16]).numbers}
         )
+    text = page.normal
     if fact.kind == "date":
         month, day = int(fact.key[0]), int(fact.key[1])
         return any(
-            (month, day) in calendar_dates(page[max(0, m.start() - 24) : m.end() + 24])
-            for m in re.finditer(rf"(?<!\d)0?{day}(?!\d)", page)
+            (month, day) in calendar_dates(text[max(0, m.start() - 24) : m.end() + 24])
+            for m in re.finditer(rf"(?<!\d)0?{day}(?!\d)", text)
         )
     if fact.kind == "name":
-        return all(re.search(rf"(?<![a-z0-9]){re.escape(k[:-1] if len(k) > 3 else k)}", page) for k in fact.key)
+        return all(re.search(rf"(?<![a-z0-9]){re.escape(k[:-1] if len(k) > 3 else k)}", text) for k in fact.key)
     return False
 
 
+class _Page(NamedTuple):
+    normal: str  # normalized (lexical_features.normalize)
+    without_commas: str  # the same, its commas dropped (numbers as text.terms reads them)
+
+
 @functools.lru_cache(maxsize=8)
-def _normalized_page(page: str) -> str:
+def _normalized_page(page: str) -> _Page:
     """A note's claims are bound against the same few pages in turn: each is normalized once."""
-    return normalize(page)
+    normal = normalize(page)
+    return _Page(normal, normal.replace(",", ""))
 
 
 def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *, page: str = "") -> Binding:
@@ -572,7 +580,7 @@ def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *,
     japanese = lang == "ja" if lang else has_cjk(claim)
     parsed = [_Sentence.of(s) for s in given]
     claim_normal = normalize(claim)
-    page_normal = _normalized_page(page) if page else ""
+    page_normal = _normalized_page(page) if page else None
     unstated: list[str] = []
     for fact in _facts(claim, japanese):
         context = _context(fact, claim)
@@ -598,7 +606,7 @@ def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *,
             continue
         if fact.kind == "sibling" and fact.shown in _UNMARKED:
             continue
-        if page and not _names_another(fact, claim, parsed[i]) and _on_page(fact, page_normal):
+        if page_normal and not _names_another(fact, claim, parsed[i]) and _on_page(fact, page_normal):
             continue
         unstated.append(fact.shown)
     if japanese:
