@@ -99,7 +99,10 @@ JA_NEG = re.compile(
 _JA_FINAL_NEG = re.compile(
     r"(?:ない|なかった|ません|ませんでした|ず|ぬ|無い|なし|無し)(?:です|でした|のです|んです|だろう|でしょう)?$"
 )
-_JA_TRAILER = re.compile(r"[\s。．.!！?？」』）)…、]+$|(?<=[すたいるうくぐつぬぶむ])(?:よ|ね|よね|か)$")
+# a run of trailing marks is tried from its first character only (linear on a long run that does not end the text)
+_JA_TRAILER = re.compile(
+    r"(?<![\s。．.!！?？」』）)…、])[\s。．.!！?？」』）)…、]+$|(?<=[すたいるうくぐつぬぶむ])(?:よ|ね|よね|か)$"
+)
 
 
 def negated(text: str) -> bool:
@@ -127,7 +130,8 @@ def ja_final_negative(text: str) -> bool:
     return bool(_JA_FINAL_NEG.search(s))
 
 
-_EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
+# an English sentence's clauses; a run of spaces is tried from its first one only (linear on a long run)
+EN_CLAUSE = re.compile(r"[,;:]\s+|(?<!\s)\s+(?:and|but|while|because|which|who)\s+")
 
 
 # -- Japanese sibling words --------------------------------------------------------------------------
@@ -467,7 +471,7 @@ def _polarity(claim: str, japanese: bool, sentences: Sequence[_Sentence]) -> Bin
 def _en_clause_negated(content: frozenset[str], sentence: str) -> bool:
     """An English sentence's negated clause carries at least half of the claim's terms (the negation is
     about the claim, not about an aside)."""
-    for part in _EN_CLAUSE.split(sentence):
+    for part in EN_CLAUSE.split(sentence):
         if negated(part):
             shared = content & set(terms(normalize(part)).content)
             if len(shared) * 2 >= len(content):

@@ -61,7 +61,7 @@ from ..text import (
 )
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
-from .binding import bind_claim, claim_negated, negated, same_kind, unit_of
+from .binding import EN_CLAUSE, bind_claim, claim_negated, negated, same_kind, unit_of
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 from .related_words import RELATED_WORDS
@@ -706,9 +706,6 @@ def _name_terms(claim: str) -> set[str]:
     return {t for word in _NAME.findall(claim) for t in terms(normalize(word)).content}
 
 
-_EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
-
-
 def _absent_phrase(sequence: tuple[str, ...], page_terms: Container[str]) -> bool:
     """Two content words in a row that the page never uses: a detail the page does not state
     ("… in 2013 for its natural beauty"), where one absent word alone is more often a paraphrase."""
@@ -721,7 +718,7 @@ def _negation_on_claim(content: set[str], sentence: str, weight: dict[str, float
     if has_cjk(sentence):
         return True
     total = sum(weight.values()) or 1.0
-    for part in _EN_CLAUSE.split(sentence):
+    for part in EN_CLAUSE.split(sentence):
         if _negated(part):
             shared = content & set(terms(normalize(part)).content)
             if sum(weight[t] for t in shared) / total >= 0.5:
