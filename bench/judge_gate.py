@@ -46,7 +46,7 @@ from knowledge_harness.trust.judges.agent import AgentJudge
 from knowledge_harness.trust.judges.openai_compat import OpenAICompatJudge
 from knowledge_harness.trust.quotes import MAX_QUOTES
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
-from knowledge_harness.trust.validator import binder, validate
+from knowledge_harness.trust.validator import validate
 from knowledge_harness.vault.paths import Vault
 
 REPO = Path(__file__).resolve().parent.parent
@@ -294,7 +294,7 @@ def main(argv: list[str] | None = None) -> None:
     print()
     for name, counter in reasons.items():
         print(f"- {name}: " + ", ".join(f"{k} {v}" for k, v in counter.most_common()))
-    print(f"\n{len(pairs)} pairs; binding {'on' if binder() else 'OFF'}; {time.time() - started:.0f} s in all.")
+    print(f"\n{len(pairs)} pairs; {time.time() - started:.0f} s in all.")
 
 
 if __name__ == "__main__":
