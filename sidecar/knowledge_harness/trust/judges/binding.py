@@ -234,55 +234,9 @@ def _facts(claim: str, japanese: bool) -> list[_Fact]:
     return facts
 
 
-# words that open an English sentence capitalized without being names
-_EN_OPENERS = frozenset(
-    [
-        "also",
-        "after",
-        "before",
-        "during",
-        "following",
-        "in",
-        "on",
-        "at",
-        "by",
-        "from",
-        "since",
-        "until",
-        "when",
-        "while",
-        "although",
-        "though",
-        "however",
-        "later",
-        "then",
-        "there",
-        "this",
-        "that",
-        "these",
-        "those",
-        "his",
-        "her",
-        "its",
-        "their",
-        "our",
-        "my",
-        "your",
-        "some",
-        "many",
-        "most",
-        "several",
-        "both",
-        "each",
-        "every",
-        "other",
-        "another",
-        "today",
-        "currently",
-        "originally",
-        "initially",
-    ]
-)
+# words that open an English sentence capitalized without being names, beyond EN_STOPWORDS (checked first:
+# "In", "After", "This", "His", "However" … are among them)
+_EN_OPENERS = frozenset(["although", "another", "following", "my", "several", "though", "today", "until"])
 
 
 # -- sentences ---------------------------------------------------------------------------------------
