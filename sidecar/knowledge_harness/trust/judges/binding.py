@@ -266,6 +266,17 @@ class _Sentence:
         return _Sentence(nfkc(text), normal, frozenset(t.content), frozenset(unit_of(n) for n in t.numbers))
 
 
+# A page's sentences are bound to each of its claims in turn, and a claim's text to each of its facts:
+# each is read once.
+_parsed = functools.lru_cache(maxsize=4096)(_Sentence.of)
+
+
+@functools.lru_cache(maxsize=4096)
+def _content(text: str) -> frozenset[str]:
+    """The content terms of a text (normalized first)."""
+    return frozenset(terms(normalize(text)).content)
+
+
 def _states(fact: _Fact, s: _Sentence) -> bool:
     if fact.kind == "number":
         return (fact.key[0], fact.key[1]) in s.numbers
@@ -291,9 +302,9 @@ def _context(fact: _Fact, claim: str) -> frozenset[str]:
     elif fact.kind == "number":
         # the words of its unit, and a month beside a day ("19 May"), are the number's own
         own = set(terms(fact.shown).content) | _MONTH_TERMS
-    context = frozenset(terms(normalize(fact.clause)).content) - own
+    context = _content(fact.clause) - own
     if len(context) < MIN_CONTEXT_TERMS and fact.clause != claim:
-        context = frozenset(terms(normalize(claim)).content) - own
+        context = _content(claim) - own
     return context
 
 
@@ -399,7 +410,7 @@ def _best(context: frozenset[str], sentences: Sequence[_Sentence]) -> tuple[int,
 
 def _polarity(claim: str, japanese: bool, sentences: Sequence[_Sentence]) -> Binding | None:
     """A negation on one side only, in the sentence that holds most of the claim (None: they agree)."""
-    content = frozenset(terms(normalize(claim)).content)
+    content = _content(claim)
     if not content:
         return None
     i, share = _best(content, sentences)
@@ -475,7 +486,7 @@ def _names_another(fact: _Fact, claim: str, s: _Sentence) -> bool:
     if fact.kind == "date":
         return bool(calendar_dates(s.text) - calendar_dates(claim, claim=True))
     if fact.kind == "name":
-        claim_terms = set(terms(normalize(claim)).content)
+        claim_terms = _content(claim)
         if has_cjk(s.text):
             return any(not set(terms(m).content) <= claim_terms for m in _KATAKANA.findall(s.normal))
         words = _EN_CAPITALIZED.findall(s.text)[1:]  # the first word of a sentence is capitalized anyway
@@ -536,7 +547,7 @@ def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *,
     if not given:
         return Binding(False, False, "No evidence sentence to bind the claim to.")
     japanese = lang == "ja" if lang else has_cjk(claim)
-    parsed = [_Sentence.of(s) for s in given]
+    parsed = [_parsed(s) for s in given]
     claim_normal = normalize(claim)
     page_normal = _normalized_page(page) if page else None
     unstated: list[str] = []
