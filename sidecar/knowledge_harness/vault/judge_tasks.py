@@ -66,9 +66,9 @@ class JudgeTaskStore:
         return data
 
     def evidence(self, task_id: str) -> dict[str, str]:
-        self.read(task_id)
+        """The task's evidence texts by source id (the caller has read the task: `held_by`)."""
         try:
-            texts: dict[str, str] = json.loads((self.root / f"{task_id}.evidence.json").read_bytes())
+            texts: dict[str, str] = json.loads(self._path(task_id).with_name(f"{task_id}.evidence.json").read_bytes())
         except FileNotFoundError:
             raise NotFound(f"The judge task {task_id!r} has no evidence.", detail={"task_id": task_id}) from None
         return texts
