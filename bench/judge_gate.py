@@ -40,6 +40,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import Implementation, TextContent
 
+from bench.judge_train import data_dir
 from knowledge_harness.trust.judge_queue import VaultTaskQueue
 from knowledge_harness.trust.judges import get_judge
 from knowledge_harness.trust.judges.agent import AgentJudge
@@ -54,10 +55,6 @@ KH = REPO / ".venv" / "bin" / "kh"
 PER_REQUEST = 100
 MAX_CHARS = 4_000_000
 STRATEGIES = ("oracle", "fabricating", "careless")
-
-
-def data_dir() -> Path:
-    return Path(os.environ.get("KH_JUDGE_DATA") or REPO.parent / "shared" / "judge-data")
 
 
 def _sentences(text: str) -> list[str]:

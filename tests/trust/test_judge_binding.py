@@ -102,3 +102,12 @@ def test_a_value_the_page_writes_elsewhere_counts_only_when_its_sentence_names_n
     found = bind_claim("Bakir was named Young Entrepreneur of the Year in 2013.", [page.splitlines()[1]], page=page)
     assert found.states
     assert not bind_claim("Bakir was named Young Entrepreneur of the Year in 2013.", [page.splitlines()[1]]).states
+
+
+def test_a_number_the_page_writes_after_many_commas_is_found_on_the_page() -> None:
+    # the page is read without its commas (12,000 as 12000): the text around a number found there is
+    # read from the same text, not from the page with its commas at offsets shifted by them
+    claim = "The river that flows through the city is 346 km long."
+    page = "Rivers, " * 40 + "\nThe Thames is 346 km long.\nThe river flows through the city."
+    found = bind_claim(claim, ["The river flows through the city."], page=page)
+    assert found.states, found.reason

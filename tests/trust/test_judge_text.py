@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_harness.trust.judges.lexical import _unit, prepare
+from knowledge_harness.trust.judges.binding import unit_of
+from knowledge_harness.trust.judges.lexical import prepare
 from knowledge_harness.trust.text import sentence_terms, sentence_texts, split_sentences, terms
 from knowledge_harness.trust.validation_models import EvidenceIn
 
@@ -137,11 +138,11 @@ def test_a_term_is_indexed_in_exactly_the_sentences_that_hold_it(lines: list[str
     asked = {t for claim in claims for t in sentence_terms(claim)[0]} | {t for c, _, _ in every for t in c}
     for term in sorted(asked):
         assert doc.postings(term) == [i for i, (content, _, _) in enumerate(every) if term in content]
-    numbers = {_unit(n) for claim in claims for n in terms(claim).numbers} | {
-        _unit(n) for _, ns, _ in every for n in ns
+    numbers = {unit_of(n) for claim in claims for n in terms(claim).numbers} | {
+        unit_of(n) for _, ns, _ in every for n in ns
     }
     for number in sorted(numbers):
-        holding = [i for i, (_, ns, _) in enumerate(every) if number in {_unit(n) for n in ns}]
+        holding = [i for i, (_, ns, _) in enumerate(every) if number in {unit_of(n) for n in ns}]
         assert doc.sentences_with({number}) == holding
         assert doc.absent_numbers({number}) == (set() if holding else {number})
 

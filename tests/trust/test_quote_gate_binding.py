@@ -51,3 +51,10 @@ def test_the_embedded_judge_is_not_bound_twice() -> None:
         claim_id="c1", verdict="supported", source_id="s1", quote="The Eiffel Tower was completed in 1889."
     )
     assert validate(request, ScriptedJudge([finding], name="lexical")).verdict == "pass"
+
+
+def test_the_quote_gate_bench_imports() -> None:
+    # bench/judge_gate.py measures this gate; it once imported a name the validator no longer has
+    import importlib
+
+    assert importlib.import_module("bench.judge_gate").validate is validate

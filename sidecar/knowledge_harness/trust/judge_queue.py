@@ -41,6 +41,10 @@ SEEN_WITHIN_SECONDS = 15 * 60
 Progress = Callable[[str], None]
 
 
+def _pages(text: str) -> int:
+    return max(1, math.ceil(len(text) / PAGE_CHARS))
+
+
 def _agent(actor: Actor) -> dict[str, Any]:
     return {"name": actor.name, "client": actor.client, "client_version": actor.client_version, "via": actor.via}
 
@@ -71,7 +75,7 @@ class VaultTaskQueue:
                     "source_id": e.source_id,
                     "url": e.url,
                     "characters": len(e.text or ""),
-                    "pages": max(1, math.ceil(len(e.text or "") / PAGE_CHARS)),
+                    "pages": _pages(e.text or ""),
                 }
                 for e in evidence
             ],
@@ -177,7 +181,7 @@ def evidence_page(vault: Vault, actor: Actor, task_id: str, source_id: str, page
             detail={"task_id": task_id, "source_id": source_id},
         )
     text = texts[source_id]
-    pages = max(1, math.ceil(len(text) / PAGE_CHARS))
+    pages = _pages(text)
     if not 1 <= page <= pages:
         raise InputError(f"Source {source_id} has {pages} page(s); page {page} does not exist.")
     start = (page - 1) * PAGE_CHARS

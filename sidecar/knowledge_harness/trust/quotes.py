@@ -25,9 +25,13 @@ import functools
 import re
 import unicodedata
 from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import AfterValidator, Field
 
 MIN_QUOTE_CHARS = 8
 MAX_QUOTES = 8
+MAX_QUOTE_CHARS = 2000  # a model's answer is refused past this (it is asked for at most 300)
 
 _DROP = frozenset(
     "\"'`\u00ab\u00bb\u2018\u2019\u201a\u201b\u201c\u201d\u201e\u201f\u2039\u203a\u300c\u300d\u300e\u300f\u301d\u301e\u301f"
@@ -106,3 +110,13 @@ def join_quotes(quotes: list[str]) -> str:
 
 def too_short(piece: str) -> bool:
     return len(normalize(piece)) < MIN_QUOTE_CHARS
+
+
+def _each_bounded(quotes: list[str]) -> list[str]:
+    if any(len(q) > MAX_QUOTE_CHARS for q in quotes):
+        raise ValueError(f"a quote is longer than {MAX_QUOTE_CHARS} characters")
+    return quotes
+
+
+# a model judge's quotes, as its answer schema takes them (agent and openai_compat)
+Quotes = Annotated[list[str], Field(max_length=MAX_QUOTES), AfterValidator(_each_bounded)]

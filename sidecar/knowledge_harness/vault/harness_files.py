@@ -38,9 +38,9 @@ def index_dir(vault: Vault) -> Path:
 
 
 @contextlib.contextmanager
-def _flock(vault: Vault, mode: int) -> Iterator[None]:
-    vault.harness_dir.mkdir(parents=True, exist_ok=True)
-    fd = os.open(vault.harness_dir / _LOCK, os.O_RDWR | os.O_CREAT, 0o644)
+def flocked(path: Path, mode: int) -> Iterator[None]:
+    """Hold an flock (`fcntl.LOCK_SH` or `LOCK_EX`) on the file at `path` (created; its folder must exist)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
     try:
         fcntl.flock(fd, mode)
         try:
@@ -49,6 +49,26 @@ def _flock(vault: Vault, mode: int) -> Iterator[None]:
             fcntl.flock(fd, fcntl.LOCK_UN)
     finally:
         os.close(fd)
+
+
+def pid_alive(pid: object) -> bool:
+    """Is `pid` a running process (another user's counts too)?"""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+@contextlib.contextmanager
+def _flock(vault: Vault, mode: int) -> Iterator[None]:
+    vault.harness_dir.mkdir(parents=True, exist_ok=True)
+    with flocked(vault.harness_dir / _LOCK, mode):
+        yield
 
 
 @contextlib.contextmanager
@@ -68,15 +88,7 @@ def _write_file(path: Path, data: bytes | Pieces) -> None:
 
 def _owner_alive(name: str) -> bool:
     pid = name[len(_STAGING_PREFIX) :].split("-", 1)[0]
-    if not pid.isdigit():
-        return False
-    try:
-        os.kill(int(pid), 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
+    return pid.isdigit() and pid_alive(int(pid))
 
 
 def new_index_staging(vault: Vault) -> Path:

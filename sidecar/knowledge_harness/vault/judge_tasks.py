@@ -31,23 +31,12 @@ from typing import Any
 from ..core.clock import now_utc_z
 from ..errors import NotFound, SubmissionRefused
 from .atomic import atomic_write, pretty_json
+from .harness_files import flocked, pid_alive
 from .paths import Vault
 
 FOLDER = "judge-tasks"
 KEEP_SECONDS = 24 * 3600  # finished tasks are deleted a day after their deadline
 _AGENTS = "agents.json"
-
-
-def pid_alive(pid: object) -> bool:
-    if not isinstance(pid, int) or pid <= 0:
-        return False
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 class JudgeTaskStore:
@@ -58,15 +47,8 @@ class JudgeTaskStore:
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
         self.root.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.root / "lock", os.O_RDWR | os.O_CREAT, 0o644)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            try:
-                yield
-            finally:
-                fcntl.flock(fd, fcntl.LOCK_UN)
-        finally:
-            os.close(fd)
+        with flocked(self.root / "lock", fcntl.LOCK_EX):
+            yield
 
     def _path(self, task_id: str) -> Path:
         if not task_id.startswith("jt-") or not task_id[3:].replace("-", "").isalnum():
@@ -84,9 +66,9 @@ class JudgeTaskStore:
         return data
 
     def evidence(self, task_id: str) -> dict[str, str]:
-        self.read(task_id)
+        """The task's evidence texts by source id (the caller has read the task: `held_by`)."""
         try:
-            texts: dict[str, str] = json.loads((self.root / f"{task_id}.evidence.json").read_bytes())
+            texts: dict[str, str] = json.loads(self._path(task_id).with_name(f"{task_id}.evidence.json").read_bytes())
         except FileNotFoundError:
             raise NotFound(f"The judge task {task_id!r} has no evidence.", detail={"task_id": task_id}) from None
         return texts

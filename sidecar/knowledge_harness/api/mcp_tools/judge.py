@@ -18,7 +18,7 @@ from mcp.server.mcpserver.context import Context
 from ...errors import InputError, SubmissionRefused
 from ...trust import judge_queue
 from ..context import AppContext
-from .pipeline import mcp_actor
+from .pipeline import mcp_actor, refusal
 
 
 def register(mcp: MCPServer, ctx: AppContext) -> None:
@@ -50,9 +50,4 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         try:
             return judge_queue.submit(ctx.vault, mcp_actor(context, ctx), task_id, answer)
         except SubmissionRefused as exc:
-            return {
-                "accepted": False,
-                "error": exc.code,
-                "message": exc.message,
-                "reasons": (exc.detail or {}).get("reasons", []),
-            }
+            return refusal(exc)

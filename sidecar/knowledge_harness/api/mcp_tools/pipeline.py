@@ -24,6 +24,16 @@ PERSON_STEPS = (
 )
 
 
+def refusal(exc: SubmissionRefused) -> dict[str, Any]:
+    """A refused submission as an MCP tool answers it: `accepted: false` and what to fix."""
+    return {
+        "accepted": False,
+        "error": exc.code,
+        "message": exc.message,
+        "reasons": (exc.detail or {}).get("reasons", []),
+    }
+
+
 def mcp_actor(context: Context[Any, Any] | None, app: AppContext) -> Actor:
     """Who really acts over MCP: the client's declared name and version from the initialize handshake,
     and the credential (the agent token over HTTP; none for `kh mcp` launched over stdio)."""
@@ -82,12 +92,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         try:
             return pipeline().submit(task_id, output, actor=mcp_actor(context, ctx))
         except SubmissionRefused as exc:
-            return {
-                "accepted": False,
-                "error": exc.code,
-                "message": exc.message,
-                "reasons": (exc.detail or {}).get("reasons", []),
-            }
+            return refusal(exc)
 
     @mcp.tool(description="A pipeline run's state, what it waits for, and its operation records.")
     def harness_run_status(run_id: str) -> dict[str, Any]:

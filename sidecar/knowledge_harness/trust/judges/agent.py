@@ -15,9 +15,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any, Literal, Protocol
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from pydantic import BaseModel, ConfigDict, Field
 
-from ..quotes import MAX_QUOTES, join_quotes
+from ..quotes import Quotes, join_quotes
 from ..validation_models import MAX_CLAIMS, ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeFailed, JudgeOutput
 
@@ -61,15 +61,8 @@ class AgentFinding(BaseModel):
     claim_id: str = Field(min_length=1, max_length=256)
     verdict: Literal["supported", "unsupported", "contradicted"]
     source_id: str | None = Field(default=None, max_length=256)
-    quotes: list[str] = Field(default_factory=list, max_length=MAX_QUOTES)
+    quotes: Quotes = Field(default_factory=list)
     reason: str = Field(default="", max_length=2000)
-
-    @field_validator("quotes")
-    @classmethod
-    def _bounded(cls, value: list[str]) -> list[str]:
-        if any(len(q) > 2000 for q in value):
-            raise ValueError("a quote is longer than 2000 characters")
-        return value
 
 
 class AgentAnswer(BaseModel):

@@ -99,7 +99,10 @@ JA_NEG = re.compile(
 _JA_FINAL_NEG = re.compile(
     r"(?:ない|なかった|ません|ませんでした|ず|ぬ|無い|なし|無し)(?:です|でした|のです|んです|だろう|でしょう)?$"
 )
-_JA_TRAILER = re.compile(r"[\s。．.!！?？」』）)…、]+$|(?<=[すたいるうくぐつぬぶむ])(?:よ|ね|よね|か)$")
+# a run of trailing marks is tried from its first character only (linear on a long run that does not end the text)
+_JA_TRAILER = re.compile(
+    r"(?<![\s。．.!！?？」』）)…、])[\s。．.!！?？」』）)…、]+$|(?<=[すたいるうくぐつぬぶむ])(?:よ|ね|よね|か)$"
+)
 
 
 def negated(text: str) -> bool:
@@ -127,7 +130,8 @@ def ja_final_negative(text: str) -> bool:
     return bool(_JA_FINAL_NEG.search(s))
 
 
-_EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
+# an English sentence's clauses; a run of spaces is tried from its first one only (linear on a long run)
+EN_CLAUSE = re.compile(r"[,;:]\s+|(?<!\s)\s+(?:and|but|while|because|which|who)\s+")
 
 
 # -- Japanese sibling words --------------------------------------------------------------------------
@@ -230,55 +234,9 @@ def _facts(claim: str, japanese: bool) -> list[_Fact]:
     return facts
 
 
-# words that open an English sentence capitalized without being names
-_EN_OPENERS = frozenset(
-    [
-        "also",
-        "after",
-        "before",
-        "during",
-        "following",
-        "in",
-        "on",
-        "at",
-        "by",
-        "from",
-        "since",
-        "until",
-        "when",
-        "while",
-        "although",
-        "though",
-        "however",
-        "later",
-        "then",
-        "there",
-        "this",
-        "that",
-        "these",
-        "those",
-        "his",
-        "her",
-        "its",
-        "their",
-        "our",
-        "my",
-        "your",
-        "some",
-        "many",
-        "most",
-        "several",
-        "both",
-        "each",
-        "every",
-        "other",
-        "another",
-        "today",
-        "currently",
-        "originally",
-        "initially",
-    ]
-)
+# words that open an English sentence capitalized without being names, beyond EN_STOPWORDS (checked first:
+# "In", "After", "This", "His", "However" … are among them)
+_EN_OPENERS = frozenset(["although", "another", "following", "my", "several", "though", "today", "until"])
 
 
 # -- sentences ---------------------------------------------------------------------------------------
@@ -308,6 +266,17 @@ class _Sentence:
         return _Sentence(nfkc(text), normal, frozenset(t.content), frozenset(unit_of(n) for n in t.numbers))
 
 
+# A page's sentences are bound to each of its claims in turn, and a claim's text to each of its facts:
+# each is read once.
+_parsed = functools.lru_cache(maxsize=4096)(_Sentence.of)
+
+
+@functools.lru_cache(maxsize=4096)
+def _content(text: str) -> frozenset[str]:
+    """The content terms of a text (normalized first)."""
+    return frozenset(terms(normalize(text)).content)
+
+
 def _states(fact: _Fact, s: _Sentence) -> bool:
     if fact.kind == "number":
         return (fact.key[0], fact.key[1]) in s.numbers
@@ -333,9 +302,9 @@ def _context(fact: _Fact, claim: str) -> frozenset[str]:
     elif fact.kind == "number":
         # the words of its unit, and a month beside a day ("19 May"), are the number's own
         own = set(terms(fact.shown).content) | _MONTH_TERMS
-    context = frozenset(terms(normalize(fact.clause)).content) - own
+    context = _content(fact.clause) - own
     if len(context) < MIN_CONTEXT_TERMS and fact.clause != claim:
-        context = frozenset(terms(normalize(claim)).content) - own
+        context = _content(claim) - own
     return context
 
 
@@ -441,7 +410,7 @@ def _best(context: frozenset[str], sentences: Sequence[_Sentence]) -> tuple[int,
 
 def _polarity(claim: str, japanese: bool, sentences: Sequence[_Sentence]) -> Binding | None:
     """A negation on one side only, in the sentence that holds most of the claim (None: they agree)."""
-    content = frozenset(terms(normalize(claim)).content)
+    content = _content(claim)
     if not content:
         return None
     i, share = _best(content, sentences)
@@ -467,7 +436,7 @@ def _polarity(claim: str, japanese: bool, sentences: Sequence[_Sentence]) -> Bin
 def _en_clause_negated(content: frozenset[str], sentence: str) -> bool:
     """An English sentence's negated clause carries at least half of the claim's terms (the negation is
     about the claim, not about an aside)."""
-    for part in _EN_CLAUSE.split(sentence):
+    for part in EN_CLAUSE.split(sentence):
         if negated(part):
             shared = content & set(terms(normalize(part)).content)
             if len(shared) * 2 >= len(content):
@@ -517,7 +486,7 @@ def _names_another(fact: _Fact, claim: str, s: _Sentence) -> bool:
     if fact.kind == "date":
         return bool(calendar_dates(s.text) - calendar_dates(claim, claim=True))
     if fact.kind == "name":
-        claim_terms = set(terms(normalize(claim)).content)
+        claim_terms = _content(claim)
         if has_cjk(s.text):
             return any(not set(terms(m).content) <= claim_terms for m in _KATAKANA.findall(s.normal))
         words = _EN_CAPITALIZED.findall(s.text)[1:]  # the first word of a sentence is capitalized anyway
@@ -533,30 +502,38 @@ def _names_another(fact: _Fact, claim: str, s: _Sentence) -> bool:
 _MONTH_WORDS = frozenset(m.lower() for m in MONTH_NAMES)
 
 
-def _on_page(fact: _Fact, page: str) -> bool:
+def _on_page(fact: _Fact, page: _Page) -> bool:
     """Is the fact written anywhere in the page (its text as the judge normalizes it)?"""
     if fact.kind == "number":
         value = re.escape(fact.key[0])
+        bare = page.without_commas  # 12,000 as 12000; the text around a match is read from the same text
         return any(
             value_unit == (fact.key[0], fact.key[1])
-            for m in re.finditer(rf"(?<![\d.,]){value}(?![\d])", page.replace(",", ""))
-            for value_unit in {unit_of(n) for n in terms(page[max(0, m.start() - 2) : m.end() + 16]).numbers}
+            for m in re.finditer(rf"(?<![\d.,]){value}(?![\d])", bare)
+            for value_unit in {unit_of(n) for n in terms(bare[max(0, m.start() - 2) : m.end() + 16]).numbers}
         )
+    text = page.normal
     if fact.kind == "date":
         month, day = int(fact.key[0]), int(fact.key[1])
         return any(
-            (month, day) in calendar_dates(page[max(0, m.start() - 24) : m.end() + 24])
-            for m in re.finditer(rf"(?<!\d)0?{day}(?!\d)", page)
+            (month, day) in calendar_dates(text[max(0, m.start() - 24) : m.end() + 24])
+            for m in re.finditer(rf"(?<!\d)0?{day}(?!\d)", text)
         )
     if fact.kind == "name":
-        return all(re.search(rf"(?<![a-z0-9]){re.escape(k[:-1] if len(k) > 3 else k)}", page) for k in fact.key)
+        return all(re.search(rf"(?<![a-z0-9]){re.escape(k[:-1] if len(k) > 3 else k)}", text) for k in fact.key)
     return False
 
 
+class _Page(NamedTuple):
+    normal: str  # normalized (lexical_features.normalize)
+    without_commas: str  # the same, its commas dropped (numbers as text.terms reads them)
+
+
 @functools.lru_cache(maxsize=8)
-def _normalized_page(page: str) -> str:
+def _normalized_page(page: str) -> _Page:
     """A note's claims are bound against the same few pages in turn: each is normalized once."""
-    return normalize(page)
+    normal = normalize(page)
+    return _Page(normal, normal.replace(",", ""))
 
 
 def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *, page: str = "") -> Binding:
@@ -570,9 +547,9 @@ def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *,
     if not given:
         return Binding(False, False, "No evidence sentence to bind the claim to.")
     japanese = lang == "ja" if lang else has_cjk(claim)
-    parsed = [_Sentence.of(s) for s in given]
+    parsed = [_parsed(s) for s in given]
     claim_normal = normalize(claim)
-    page_normal = _normalized_page(page) if page else ""
+    page_normal = _normalized_page(page) if page else None
     unstated: list[str] = []
     for fact in _facts(claim, japanese):
         context = _context(fact, claim)
@@ -598,7 +575,7 @@ def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *,
             continue
         if fact.kind == "sibling" and fact.shown in _UNMARKED:
             continue
-        if page and not _names_another(fact, claim, parsed[i]) and _on_page(fact, page_normal):
+        if page_normal and not _names_another(fact, claim, parsed[i]) and _on_page(fact, page_normal):
             continue
         unstated.append(fact.shown)
     if japanese:

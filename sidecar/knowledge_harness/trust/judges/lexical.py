@@ -61,7 +61,7 @@ from ..text import (
 )
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
-from .binding import bind_claim, claim_negated, negated, same_kind, unit_of
+from .binding import EN_CLAUSE, bind_claim, claim_negated, negated, same_kind, unit_of
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 from .related_words import RELATED_WORDS
@@ -168,14 +168,10 @@ JA_ANTONYMS: tuple[tuple[str, str], ...] = (
 )
 
 _NUM_EXPR = re.compile(r"\d")
-_unit = unit_of
-_negated = negated
-_claim_negated = claim_negated
-_same_kind = same_kind
 
 
 def _numbers(t: Terms) -> set[tuple[str, str]]:
-    return {_unit(n) for n in t.numbers}
+    return {unit_of(n) for n in t.numbers}
 
 
 def _with_verbs(words: list[str]) -> set[str]:
@@ -239,7 +235,7 @@ class _Doc:
         found = self._terms[i]
         if found is None:
             content, numbers, hiragana = sentence_terms(self._normalized[i])
-            found = self._terms[i] = (content, {_unit(n) for n in numbers} if numbers else set(), hiragana)
+            found = self._terms[i] = (content, {unit_of(n) for n in numbers} if numbers else set(), hiragana)
             self._content[i] = content
         return found
 
@@ -505,7 +501,7 @@ class LexicalJudge:
                 clash = sorted(
                     (v, u)
                     for v, u in window_numbers
-                    if u == unit and v != value and (value, u) not in window_numbers and (unit or _same_kind(v, value))
+                    if u == unit and v != value and (value, u) not in window_numbers and (unit or same_kind(v, value))
                 )
                 if clash and (unit or _coverage_beside_ordinals(content, numbers, window_terms, weight) >= 0.8):
                     v, u = clash[0]
@@ -517,8 +513,8 @@ class LexicalJudge:
                         coverage,
                     )
             focus_cov = sum(weight[t] for t in content & doc.terms_at(focus)) / total
-            claim_neg = _claim_negated(claim)
-            if not missing_numbers and claim_neg and coverage >= 0.75 and not _negated(window_text):
+            claim_neg = claim_negated(claim)
+            if not missing_numbers and claim_neg and coverage >= 0.75 and not negated(window_text):
                 return _Alignment(
                     "contradicted",
                     sid,
@@ -529,8 +525,8 @@ class LexicalJudge:
             if (
                 focus_cov >= 0.75
                 and not missing_numbers
-                and not _negated(claim)  # a negation the claim quotes is still not the page's alone
-                and _negated(focus_text)
+                and not negated(claim)  # a negation the claim quotes is still not the page's alone
+                and negated(focus_text)
                 and _negation_on_claim(content, focus_text, weight)
             ):
                 return _Alignment(
@@ -610,7 +606,7 @@ class LexicalJudge:
                 f"The page does not state the date {MONTH_NAMES[month - 1]} {day}.",
                 coverage,
             )
-        if numbers_found and identifiers_found and not (_claim_negated(claim) and not _negated(window_text)):
+        if numbers_found and identifiers_found and not (claim_negated(claim) and not negated(window_text)):
             # the model was fitted on one-sentence Japanese evidence and on pages in English; on a
             # page of several sentences version 1's close-match rule still decides first
             if (not missing_numbers and _restates(len(missing), len(missing_hira), coverage)) or (
@@ -706,9 +702,6 @@ def _name_terms(claim: str) -> set[str]:
     return {t for word in _NAME.findall(claim) for t in terms(normalize(word)).content}
 
 
-_EN_CLAUSE = re.compile(r"[,;:]\s+|\s+(?:and|but|while|because|which|who)\s+")
-
-
 def _absent_phrase(sequence: tuple[str, ...], page_terms: Container[str]) -> bool:
     """Two content words in a row that the page never uses: a detail the page does not state
     ("… in 2013 for its natural beauty"), where one absent word alone is more often a paraphrase."""
@@ -721,8 +714,8 @@ def _negation_on_claim(content: set[str], sentence: str, weight: dict[str, float
     if has_cjk(sentence):
         return True
     total = sum(weight.values()) or 1.0
-    for part in _EN_CLAUSE.split(sentence):
-        if _negated(part):
+    for part in EN_CLAUSE.split(sentence):
+        if negated(part):
             shared = content & set(terms(normalize(part)).content)
             if sum(weight[t] for t in shared) / total >= 0.5:
                 return True

@@ -17,10 +17,10 @@ from importlib import resources
 from typing import Any, Literal
 
 import httpx
-from pydantic import BaseModel, Field, ValidationError, field_validator
+from pydantic import BaseModel, Field, ValidationError
 
 from ..llm_client import ChatClient, ChatError
-from ..quotes import MAX_QUOTES, join_quotes
+from ..quotes import MAX_QUOTES, Quotes, join_quotes
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeFailed, JudgeOutput
 
@@ -38,20 +38,13 @@ class _LLMFinding(BaseModel):
     claim_id: str = Field(max_length=256)
     verdict: Literal["supported", "unsupported", "contradicted"]
     source_id: str | None = Field(default=None, max_length=256)
-    quotes: list[str] = Field(default_factory=list, max_length=MAX_QUOTES)
+    quotes: Quotes = Field(default_factory=list)
     quote: str = Field(default="", max_length=2000)  # an older answer's single quote
     reason: str = Field(default="", max_length=2000)
 
-    @field_validator("quotes")
-    @classmethod
-    def _bounded(cls, value: list[str]) -> list[str]:
-        if any(len(q) > 2000 for q in value):
-            raise ValueError("a quote is longer than 2000 characters")
-        return value
-
     def joined_quote(self) -> str:
         """The quotes as the validator reads them: passages of one page joined by an ellipsis."""
-        return join_quotes([*self.quotes, self.quote] if self.quote and not self.quotes else self.quotes)
+        return join_quotes(self.quotes or [self.quote])
 
 
 class _LLMAnswer(BaseModel):
