@@ -10,6 +10,7 @@ from typing import Any
 
 import anyio
 import httpx2
+import pytest
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import Sidecar, start_sidecar, stop_sidecar
@@ -102,3 +103,23 @@ def test_the_mcp_tools_read_back_a_changed_notes_section_as_it_is_now(tmp_path: 
     assert hit["note_changed"] is True
     assert by_lines["text"].rstrip("\n") + "\n" == SECTION
     assert by_heading["text"].rstrip("\n") + "\n" == SECTION
+
+
+def test_changed_hits_are_parsed_without_a_walk_of_the_vault_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each changed hit's note is parsed once; the vault is not walked again per hit (a staleness
+    check per changed hit made a search of 30 changed notes in 3,000 walk the vault 30 times)."""
+    for i in range(5):
+        write_note(tmp_path / "v", f"Notes/N{i}.md", NOTE)
+    handle = Vault.open(tmp_path / "v")
+    build_index(handle)
+    for i in range(5):
+        (handle.root / "Notes" / f"N{i}.md").write_text(NOTE.replace("Intro.\n", "Intro.\nOne more line.\n"))
+    walks: list[str] = []
+    real = query.check_index
+    monkeypatch.setattr(query, "check_index", lambda vault: walks.append("walk") or real(vault))
+    query.MEMORY.clear()
+    hits = query.search(handle, "quillwort").hits
+    assert len(hits) == 5 and all(h.note_changed for h in hits)
+    assert len(walks) <= 1

@@ -451,17 +451,19 @@ def _note_changed(vault: Vault, entry: dict[str, Any], stamps: dict[str, list[in
 def _sections_as_now(vault: Vault, path: str, sections: list[SearchSection]) -> list[SearchSection]:
     """A changed note's sections with the line ranges of the note as it is now (parsed live),
     found by their heading path; a section whose heading is gone is left out. The ranges the
-    build stored would send a reader to shifted lines."""
+    build stored would send a reader to shifted lines. The note is parsed here, not through
+    _all_headings, whose staleness check walks the whole vault: once per changed hit, that
+    was nearly all of a search's time."""
     if not sections:
         return sections
     try:
-        tree = _all_headings(vault, path)
+        tree = parse_record(path, _current_bytes(vault, path))
     except (NotFound, InputError, OSError):
         return []
     out: list[SearchSection] = []
     for section in sections:
         if section.heading is None:
-            preamble = tree.get("preamble")
+            preamble = tree["preamble"]
             if not preamble:
                 continue
             line, end_line = int(preamble["line"]), int(preamble["end_line"])
