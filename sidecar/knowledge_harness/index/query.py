@@ -36,7 +36,7 @@ from .build import _index_settings, heading_tree, note_id, parse_record
 from .build_state import WALK_FILE
 from .categories import excluded
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
-from .record import keyword_values
+from .record import heading_titles, keyword_values
 from .schema import (
     DEFAULT_HEADINGS,
     MAX_HEADINGS,
@@ -982,16 +982,6 @@ def _find_heading(headings: list[dict[str, Any]], title: str) -> dict[str, Any] 
     return fallback
 
 
-def _heading_titles_of(headings: list[dict[str, Any]]) -> list[str]:
-    out: list[str] = []
-    stack: list[dict[str, Any]] = list(reversed(headings))
-    while stack:
-        h = stack.pop()
-        out.append(str(h["title"]))
-        stack.extend(reversed(h["children"]))
-    return out
-
-
 def read_section(
     vault: Vault,
     path: str,
@@ -1012,7 +1002,7 @@ def read_section(
     title: str | None = None
     if heading is not None:
         if found is None:
-            titles = _heading_titles_of(tree.get("headings") or _all_headings(vault, tree["path"])["headings"])
+            titles = heading_titles(tree.get("headings") or _all_headings(vault, tree["path"])["headings"], None)
             by_key = {heading_key(t): t for t in titles}
             close = difflib.get_close_matches(heading_key(heading), list(by_key), n=5, cutoff=0.5)
             hint = f" Did you mean: {', '.join(repr(by_key[c]) for c in close)}?" if close else ""
