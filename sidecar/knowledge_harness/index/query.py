@@ -898,17 +898,7 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
     if not has_index(vault):
         # no index: the note is read and parsed as it is (an agent can read before any build)
         raw = _current_bytes(vault, rel)
-        record = parse_record(rel, raw)
-        return Staleness(stale=True).model_dump() | {
-            "path": rel,
-            "id": note_id(rel),
-            "sha256": hashlib.sha256(raw).hexdigest(),
-            "source": "live",
-            "title": record["title"],
-            "line_count": record["line_count"],
-            "preamble": record["preamble"],
-            "headings": record["headings"],
-        }
+        return Staleness(stale=True).model_dump() | _parsed_live(rel, raw, hashlib.sha256(raw).hexdigest())
     stale, _ = _staleness(vault)
     manifest = load_manifest(vault)
     entry = manifest["by_path"].get(rel)
@@ -929,14 +919,17 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
                 "headings": layer["headings"],
                 "links": layer["links"],
             }
+    return stale.model_dump() | {"stale": True, "note_changed": True} | _parsed_live(rel, raw, digest)
+
+
+def _parsed_live(rel: str, raw: bytes, digest: str) -> dict[str, Any]:
+    """A note's heading fields parsed from its bytes as they are now (source "live")."""
     record = parse_record(rel, raw)
-    return stale.model_dump() | {
-        "stale": True,
+    return {
         "path": rel,
         "id": note_id(rel),
         "sha256": digest,
         "source": "live",
-        "note_changed": True,
         "title": record["title"],
         "line_count": record["line_count"],
         "preamble": record["preamble"],
