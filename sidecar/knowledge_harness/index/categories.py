@@ -57,13 +57,19 @@ def named_index_note(path: str) -> bool:
     )
 
 
+def in_moc_folder(path: str, settings: dict[str, list[str]]) -> bool:
+    """Whether a note lies in one of the settings' moc_folders."""
+    folders = settings["moc_folders"]
+    return bool(folders) and any(path.startswith(folder + "/") for folder in folders)
+
+
 def is_index_note(path: str, note: IndexedNote, settings: dict[str, list[str]]) -> bool:
     types = note.type if isinstance(note.type, list) else [note.type]
     if any(isinstance(t, str) and t.lower() in INDEX_TYPES for t in types):
         return True
     if settings.get("moc_names") and named_index_note(path):
         return True
-    if settings["moc_folders"] and any(path.startswith(folder + "/") for folder in settings["moc_folders"]):
+    if in_moc_folder(path, settings):
         return True
     if not settings["moc_tags"]:
         return False
@@ -144,7 +150,7 @@ def index_notes_report(vault: Vault) -> dict[str, object]:
     settings = index_settings(vault)
     paths = [nf.path for nf in list_note_files(vault) if not excluded(nf.path, settings)]
     by_name = [p for p in paths if settings["moc_names"] and named_index_note(p)]
-    in_folders = [p for p in paths if any(p.startswith(f + "/") for f in settings["moc_folders"])]
+    in_folders = [p for p in paths if in_moc_folder(p, settings)]
     return {
         "moc_names": bool(settings["moc_names"]),
         "moc_folders": settings["moc_folders"],
