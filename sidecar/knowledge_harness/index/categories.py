@@ -87,13 +87,16 @@ def category_chains(index_notes: list[str], links_out: dict[str, list[str]]) -> 
                 if t in index_set:
                     outside_in[t] = outside_in.get(t, 0) + 1
     linked_from_index: set[str] = set()
+    # an index note's targets as a set: a hub listing thousands of index notes that each link
+    # back to it would otherwise be scanned once per back link
+    index_out = {m: set(links_out.get(m, ())) for m in index_notes}
     for m in index_notes:
         out_m = links_out.get(m, [])
         for t in out_m:
             # an "up" link (a breadcrumb back to the hub that lists this note) does not make the
             # hub a child: of two index notes linking to each other, the one linking to more
             # notes is the parent
-            if t != m and not (t in index_set and m in links_out.get(t, []) and len(links_out.get(t, [])) > len(out_m)):
+            if t != m and not (t in index_set and m in index_out[t] and len(links_out.get(t, [])) > len(out_m)):
                 linked_from_index.add(t)
     dist: dict[str, int] = {}
     chains: dict[str, list[list[str]]] = {}
