@@ -94,3 +94,17 @@ def test_without_template_settings_a_template_is_a_note_with_a_yaml_error(tmp_pa
     write_note(tmp_path, "Templates/Daily.md", "---\ncreated: {{date}}\n---\n# Daily\n")
     outcome = build_index(Vault.open(tmp_path))
     assert outcome.notes == 1 and outcome.errors
+
+
+def test_a_type_written_as_a_link_makes_an_index_note_as_the_filter_reads_it(tmp_path: Path) -> None:
+    """`type: "[[MOC]]"` matched the filter type=moc but did not make the note an index note:
+    its notes had no category."""
+    write_note(tmp_path, "Hub.md", '---\ntype: "[[MOC]]"\n---\n# Hub\n- [[A]]\n')
+    write_note(tmp_path, "Lists.md", "---\ntype: [guide, '[[index|Index]]']\n---\n# Lists\n- [[B]]\n")
+    write_note(tmp_path, "A.md", "# A\nquillwort\n")
+    write_note(tmp_path, "B.md", "# B\nquillwort\n")
+    handle = Vault.open(tmp_path)
+    build_index(handle)
+    assert [h.path for h in query.search(handle, "hub", type="moc").hits] == ["Hub.md"]
+    cats = {h.path: h.categories for h in query.search(handle, "quillwort").hits}
+    assert cats == {"A.md": [["Hub.md"]], "B.md": [["Lists.md"]]}

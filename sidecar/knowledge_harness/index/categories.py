@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..vault.harness_files import read_harness_toml, template_folders
 from ..vault.paths import Vault
+from .record import keyword_values
 
 if TYPE_CHECKING:
     from .build_state import IndexedNote
@@ -64,8 +65,8 @@ def in_moc_folder(path: str, settings: dict[str, list[str]]) -> bool:
 
 
 def is_index_note(path: str, note: IndexedNote, settings: dict[str, list[str]]) -> bool:
-    types = note.type if isinstance(note.type, list) else [note.type]
-    if any(isinstance(t, str) and t.lower() in INDEX_TYPES for t in types):
+    # read as the type filter reads it: every item of a list, a `[[link]]` by its target
+    if any(t in INDEX_TYPES for t in keyword_values(note.type)):
         return True
     if settings.get("moc_names") and named_index_note(path):
         return True
