@@ -451,12 +451,16 @@ def _path_word(succ: dict[Any, list[tuple[Any, Ranges]]], src: Any, dst: Any, wi
     return "" if src == dst else None
 
 
-def exponential_witness(pattern: re.Pattern[str]) -> tuple[str, str] | None:
-    """(prefix, pump): `prefix + pump * n` reaches a state with two ways round one loop."""
-    out, _sure = _edges(pattern, unroll_bounded=False)
-    single: dict[Any, list[tuple[Any, Ranges]]] = {q: [(e.dst, e.cls) for e in out[q]] for q in range(len(out))}
-    succ: dict[Any, list[tuple[Any, Ranges]]] = {}
-    diverging = []
+_Pair = tuple[int, int]
+
+
+def _squared(
+    out: list[list[_Edge]],
+) -> tuple[dict[_Pair, list[tuple[_Pair, Ranges]]], list[tuple[_Pair, _Pair, Ranges]]]:
+    """The automaton squared, from its diagonal pairs (q, q): each pair's moves over a character
+    both its edges take, and the moves made by two different edges."""
+    succ: dict[_Pair, list[tuple[_Pair, Ranges]]] = {}
+    diverging: list[tuple[_Pair, _Pair, Ranges]] = []
     seen = {(q, q) for q in range(len(out))}
     todo = list(seen)
     while todo:
@@ -473,6 +477,14 @@ def exponential_witness(pattern: re.Pattern[str]) -> tuple[str, str] | None:
                     if target not in seen:
                         seen.add(target)
                         todo.append(target)
+    return succ, diverging
+
+
+def exponential_witness(pattern: re.Pattern[str]) -> tuple[str, str] | None:
+    """(prefix, pump): `prefix + pump * n` reaches a state with two ways round one loop."""
+    out, _sure = _edges(pattern, unroll_bounded=False)
+    single: dict[Any, list[tuple[Any, Ranges]]] = {q: [(e.dst, e.cls) for e in out[q]] for q in range(len(out))}
+    succ, diverging = _squared(out)
     plain = {u: [v for v, _c in vs] for u, vs in succ.items()}
     comp = _sccs(list(plain), plain)
     for u, v, cls in diverging:
@@ -495,26 +507,11 @@ def _exponential(out: list[list[_Edge]], sure: set[int]) -> bool:
     holds a diagonal pair (q, q) and a pair of two different edges. A loop the match can always
     leave for its end (nothing after it can fail, as in `(a|a)*` closing a `search` pattern)
     never backtracks, so a component whose states all can is no finding."""
-    succ: dict[tuple[int, int], list[tuple[int, int]]] = {}
-    diverging: list[tuple[tuple[int, int], tuple[int, int]]] = []
-    seen = {(q, q) for q in range(len(out))}
-    todo = list(seen)
-    while todo:
-        a, b = node = todo.pop()
-        nxt = succ.setdefault(node, [])
-        for e1 in out[a]:
-            for e2 in out[b]:
-                if _overlaps(e1.cls, e2.cls):
-                    target = (e1.dst, e2.dst)
-                    nxt.append(target)
-                    if e1.ident != e2.ident:
-                        diverging.append((node, target))
-                    if target not in seen:
-                        seen.add(target)
-                        todo.append(target)
-    comp = _sccs(list(succ), succ)
+    succ, diverging = _squared(out)
+    plain = {u: [v for v, _c in vs] for u, vs in succ.items()}
+    comp = _sccs(list(plain), plain)
     diagonal = {comp[(q, q)] for q in range(len(out)) if (q, q) in comp and q not in sure}
-    return any(comp[u] == comp[v] and comp[u] in diagonal for u, v in diverging)
+    return any(comp[u] == comp[v] and comp[u] in diagonal for u, v, _c in diverging)
 
 
 def _polynomial(out: list[list[_Edge]]) -> bool:

@@ -94,3 +94,39 @@ def test_without_template_settings_a_template_is_a_note_with_a_yaml_error(tmp_pa
     write_note(tmp_path, "Templates/Daily.md", "---\ncreated: {{date}}\n---\n# Daily\n")
     outcome = build_index(Vault.open(tmp_path))
     assert outcome.notes == 1 and outcome.errors
+
+
+def test_a_type_written_as_a_link_makes_an_index_note_as_the_filter_reads_it(tmp_path: Path) -> None:
+    """`type: "[[MOC]]"` matched the filter type=moc but did not make the note an index note:
+    its notes had no category."""
+    write_note(tmp_path, "Hub.md", '---\ntype: "[[MOC]]"\n---\n# Hub\n- [[A]]\n')
+    write_note(tmp_path, "Lists.md", "---\ntype: [guide, '[[index|Index]]']\n---\n# Lists\n- [[B]]\n")
+    write_note(tmp_path, "A.md", "# A\nquillwort\n")
+    write_note(tmp_path, "B.md", "# B\nquillwort\n")
+    handle = Vault.open(tmp_path)
+    build_index(handle)
+    assert [h.path for h in query.search(handle, "hub", type="moc").hits] == ["Hub.md"]
+    cats = {h.path: h.categories for h in query.search(handle, "quillwort").hits}
+    assert cats == {"A.md": [["Hub.md"]], "B.md": [["Lists.md"]]}
+
+
+def test_notes_parsed_before_list_types_and_property_links_are_parsed_again(tmp_path: Path) -> None:
+    """The parse cache of a build by the previous parser (cache format 3: a list-valued type read
+    as none, no property links) is not reused: an incremental build after the upgrade kept those
+    records until each note changed or `--full` ran."""
+    import json
+
+    from knowledge_harness.index import build_state
+
+    write_note(tmp_path, "Hub.md", '---\ntype: [moc]\nup: "[[A]]"\n---\n# Hub\n- [[A]]\n')
+    write_note(tmp_path, "A.md", "# A\nquillwort\n")
+    handle = Vault.open(tmp_path)
+    build_index(handle)
+    index = tmp_path / ".harness" / "index"
+    for part in (index / "cache").glob("*.jsonl"):  # the records as the previous parser wrote them
+        part.write_bytes(part.read_bytes().replace(b'["moc"]', b"null"))
+    build = json.loads((index / "build.json").read_text(encoding="utf-8"))
+    (index / "build.json").write_text(json.dumps(build | {"cache_format": 3}), encoding="utf-8")
+    build_state.MEMORY.clear()
+    build_index(handle)
+    assert [h.categories for h in query.search(handle, "quillwort").hits] == [[["Hub.md"]]]

@@ -8,12 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
-import httpx2
+import pytest
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 from tests.support.index_vaults import write_note
+from tests.support.mcp_clients import over_http
 
 from knowledge_harness.index import query
 from knowledge_harness.index.build import build_index
@@ -72,15 +71,11 @@ def test_a_section_whose_heading_is_gone_is_left_out(tmp_path: Path) -> None:
     assert all(s.heading != "Conflicts" for s in hit.sections)
 
 
-async def _mcp(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
-    headers = {"Authorization": f"Bearer {sidecar.agent_token}"}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=30) as http,
-        streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
-        ClientSession(streams[0], streams[1]) as session,
-    ):
-        await session.initialize()
+def _mcp(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:
+    async def work(session: ClientSession) -> list[Any]:
         return [(await session.call_tool(name, args)).structured_content for name, args in calls]
+
+    return over_http(sidecar, work)
 
 
 def test_the_mcp_tools_read_back_a_changed_notes_section_as_it_is_now(tmp_path: Path) -> None:
@@ -88,12 +83,11 @@ def test_the_mcp_tools_read_back_a_changed_notes_section_as_it_is_now(tmp_path: 
     _edited(handle.root)
     running = start_sidecar(handle.root)
     try:
-        (search,) = anyio.run(_mcp, running, [("index_search", {"query": "quillwort"})])
+        (search,) = _mcp(running, [("index_search", {"query": "quillwort"})])
         hit = search["hits"][0]
         section = next(s for s in hit["sections"] if s["heading"] == "Conflicts")
         args = {"path": hit["path"], "line": section["line"], "end_line": section["end_line"]}
-        by_lines, by_heading = anyio.run(
-            _mcp,
+        by_lines, by_heading = _mcp(
             running,
             [("index_read_section", args), ("index_read_section", {"path": hit["path"], "heading": "Conflicts"})],
         )
@@ -102,3 +96,23 @@ def test_the_mcp_tools_read_back_a_changed_notes_section_as_it_is_now(tmp_path: 
     assert hit["note_changed"] is True
     assert by_lines["text"].rstrip("\n") + "\n" == SECTION
     assert by_heading["text"].rstrip("\n") + "\n" == SECTION
+
+
+def test_changed_hits_are_parsed_without_a_walk_of_the_vault_each(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each changed hit's note is parsed once; the vault is not walked again per hit (a staleness
+    check per changed hit made a search of 30 changed notes in 3,000 walk the vault 30 times)."""
+    for i in range(5):
+        write_note(tmp_path / "v", f"Notes/N{i}.md", NOTE)
+    handle = Vault.open(tmp_path / "v")
+    build_index(handle)
+    for i in range(5):
+        (handle.root / "Notes" / f"N{i}.md").write_text(NOTE.replace("Intro.\n", "Intro.\nOne more line.\n"))
+    walks: list[str] = []
+    real = query.check_index
+    monkeypatch.setattr(query, "check_index", lambda vault: walks.append("walk") or real(vault))
+    query.MEMORY.clear()
+    hits = query.search(handle, "quillwort").hits
+    assert len(hits) == 5 and all(h.note_changed for h in hits)
+    assert len(walks) <= 1

@@ -6,12 +6,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import anyio
-import httpx2
 from mcp.client.session import ClientSession
-from mcp.client.streamable_http import streamable_http_client
 from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 from tests.support.index_vaults import write_note
+from tests.support.mcp_clients import over_http
 
 from knowledge_harness.index import query
 from knowledge_harness.vault.paths import Vault
@@ -19,20 +17,16 @@ from knowledge_harness.vault.paths import Vault
 NOTE = "---\ntitle: Sync\n---\n# Sync\n\nIntro.\n\n## Conflicts\n\nquillwort conflicts.\n"
 
 
-async def _mcp(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[bool, Any]]:
-    headers = {"Authorization": f"Bearer {sidecar.agent_token}"}
-    async with (
-        httpx2.AsyncClient(headers=headers, timeout=60) as http,
-        streamable_http_client(f"{sidecar.url}/mcp", http_client=http) as streams,
-        ClientSession(streams[0], streams[1]) as session,
-    ):
-        await session.initialize()
+def _mcp(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]) -> list[tuple[bool, Any]]:
+    async def work(session: ClientSession) -> list[tuple[bool, Any]]:
         out = []
         for name, args in calls:
             result = await session.call_tool(name, args)
             text = " ".join(getattr(c, "text", "") for c in result.content)
             out.append((bool(result.is_error), result.structured_content if not result.is_error else text))
         return out
+
+    return over_http(sidecar, work)
 
 
 def test_a_note_is_read_by_path_without_an_index(tmp_path: Path) -> None:
@@ -50,8 +44,7 @@ def test_an_agent_builds_the_index_over_mcp_when_search_says_it_is_missing(tmp_p
     write_note(tmp_path, "Notes/Sync.md", NOTE)
     running = start_sidecar(tmp_path)
     try:
-        (missing, read, built, found) = anyio.run(
-            _mcp,
+        (missing, read, built, found) = _mcp(
             running,
             [
                 ("index_search", {"query": "quillwort"}),

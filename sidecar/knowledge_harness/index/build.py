@@ -195,7 +195,8 @@ class _Run:
         """The vault's note files, and those whose size or mtime changed (the others are kept)."""
         problems: list[ScanProblem] = []
         files = list_note_files(self.vault, problems, memory=self.state.walk)
-        settings = index_settings(self.vault)
+        # read once: the settings that leave notes out are those the manifest records
+        self.settings = settings = index_settings(self.vault)
         if "exclude" in settings:
             files = [f for f in files if not excluded(f.path, settings)]
         self.errors = [{"path": p.path, "message": p.message, "line": None} for p in problems]
@@ -273,7 +274,6 @@ class _Run:
         else:
             self.paths_fp = scan_fp if paths_key is scanned and scan_fp else paths_fingerprint(paths_key)
         self.paths_key = paths_key
-        self.settings = index_settings(self.vault)
 
     def resolve_links(self) -> None:
         """Links resolved again only for notes whose resolution is not for this set of paths."""

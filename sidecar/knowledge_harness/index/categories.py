@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ..vault.harness_files import read_harness_toml, template_folders
 from ..vault.paths import Vault
+from .record import keyword_values
 
 if TYPE_CHECKING:
     from .build_state import IndexedNote
@@ -57,13 +58,19 @@ def named_index_note(path: str) -> bool:
     )
 
 
+def in_moc_folder(path: str, settings: dict[str, list[str]]) -> bool:
+    """Whether a note lies in one of the settings' moc_folders."""
+    folders = settings["moc_folders"]
+    return bool(folders) and any(path.startswith(folder + "/") for folder in folders)
+
+
 def is_index_note(path: str, note: IndexedNote, settings: dict[str, list[str]]) -> bool:
-    types = note.type if isinstance(note.type, list) else [note.type]
-    if any(isinstance(t, str) and t.lower() in INDEX_TYPES for t in types):
+    # read as the type filter reads it: every item of a list, a `[[link]]` by its target
+    if any(t in INDEX_TYPES for t in keyword_values(note.type)):
         return True
     if settings.get("moc_names") and named_index_note(path):
         return True
-    if settings["moc_folders"] and any(path.startswith(folder + "/") for folder in settings["moc_folders"]):
+    if in_moc_folder(path, settings):
         return True
     if not settings["moc_tags"]:
         return False
@@ -81,13 +88,16 @@ def category_chains(index_notes: list[str], links_out: dict[str, list[str]]) -> 
                 if t in index_set:
                     outside_in[t] = outside_in.get(t, 0) + 1
     linked_from_index: set[str] = set()
+    # an index note's targets as a set: a hub listing thousands of index notes that each link
+    # back to it would otherwise be scanned once per back link
+    index_out = {m: set(links_out.get(m, ())) for m in index_notes}
     for m in index_notes:
         out_m = links_out.get(m, [])
         for t in out_m:
             # an "up" link (a breadcrumb back to the hub that lists this note) does not make the
             # hub a child: of two index notes linking to each other, the one linking to more
             # notes is the parent
-            if t != m and not (t in index_set and m in links_out.get(t, []) and len(links_out.get(t, [])) > len(out_m)):
+            if t != m and not (t in index_set and m in index_out[t] and len(links_out.get(t, [])) > len(out_m)):
                 linked_from_index.add(t)
     dist: dict[str, int] = {}
     chains: dict[str, list[list[str]]] = {}
@@ -144,7 +154,7 @@ def index_notes_report(vault: Vault) -> dict[str, object]:
     settings = index_settings(vault)
     paths = [nf.path for nf in list_note_files(vault) if not excluded(nf.path, settings)]
     by_name = [p for p in paths if settings["moc_names"] and named_index_note(p)]
-    in_folders = [p for p in paths if any(p.startswith(f + "/") for f in settings["moc_folders"])]
+    in_folders = [p for p in paths if in_moc_folder(p, settings)]
     return {
         "moc_names": bool(settings["moc_names"]),
         "moc_folders": settings["moc_folders"],

@@ -72,6 +72,20 @@ class _LineMap:
         return self.line
 
 
+def _wikilink_parts(inner: str) -> tuple[str, str | None, str | None]:
+    """(target, heading, block) of a wikilink's inside `target#heading|alias` or `target#^block`."""
+    target = inner.split("|", 1)[0]
+    heading: str | None = None
+    block: str | None = None
+    if "#" in target:
+        target, frag = target.split("#", 1)
+        if frag.startswith("^"):
+            block = frag[1:].strip()
+        else:
+            heading = frag.strip()
+    return _nfc(target.strip()), heading, block
+
+
 def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[str]]:
     """Links, inline tags and external URLs of a masked body text."""
     links: list[RawLink] = []
@@ -79,19 +93,9 @@ def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[
     lm = _LineMap(text, first_line)
     if "[[" in text:
         for m in _WIKILINK.finditer(text):
-            inner = m.group(1)
-            target = inner.split("|", 1)[0]
-            heading: str | None = None
-            block: str | None = None
-            if "#" in target:
-                target, frag = target.split("#", 1)
-                if frag.startswith("^"):
-                    block = frag[1:].strip()
-                else:
-                    heading = frag.strip()
-            target = target.strip()
+            target, heading, block = _wikilink_parts(m.group(1))
             kind = "embed" if m.start() > 0 and text[m.start() - 1] == "!" else "wikilink"
-            links.append(RawLink(kind, _nfc(target), heading, block, lm.line_of(m.start())))
+            links.append(RawLink(kind, target, heading, block, lm.line_of(m.start())))
     if "](" in text:
         for m in _MDLINK.finditer(text):
             dest = m.group(2)
@@ -136,16 +140,7 @@ def property_links(lines: list[str], body_start: int) -> list[RawLink]:
         if "[[" not in text:
             continue
         for m in _WIKILINK.finditer(text):
-            target = m.group(1).split("|", 1)[0]
-            heading: str | None = None
-            block: str | None = None
-            if "#" in target:
-                target, frag = target.split("#", 1)
-                if frag.startswith("^"):
-                    block = frag[1:].strip()
-                else:
-                    heading = frag.strip()
-            out.append(RawLink("property", _nfc(target.strip()), heading, block, i + 1))
+            out.append(RawLink("property", *_wikilink_parts(m.group(1)), i + 1))
     return out
 
 

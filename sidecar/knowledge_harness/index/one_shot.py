@@ -278,7 +278,8 @@ class _OneShot:
         self.paths, changed, walk = scan_against_stamps(
             self.vault, read_index_file(self.vault, WALK_FILE), self.files, problems
         )
-        settings = index_settings(self.vault)
+        # read once: the settings that leave notes out are those the manifest is checked against
+        self.settings = settings = index_settings(self.vault)
         if "exclude" in settings:
             self.paths = [p for p in self.paths if not excluded(p, settings)]
             changed = [nf for nf in changed if not excluded(nf.path, settings)]
@@ -287,7 +288,6 @@ class _OneShot:
         lite_parts = [int(m.group(1)) for r in list_index_files(self.vault, "cache") if (m := _LITE_PART.fullmatch(r))]
         if len(changed) > LITE_MAX_CHANGED or len(lite_parts) >= LITE_MAX_PARTS:
             raise NotOneShot
-        self.settings = index_settings(self.vault)
         manifest = self._patched_manifest(changed)
         digest: _Beside[str] | None = None
         if manifest is not None:  # hashed while the other files are written

@@ -36,7 +36,7 @@ from .build import _index_settings, heading_tree, note_id, parse_record
 from .build_state import WALK_FILE
 from .categories import excluded
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
-from .record import keyword_values
+from .record import heading_titles, keyword_values
 from .schema import (
     DEFAULT_HEADINGS,
     MAX_HEADINGS,
@@ -451,17 +451,19 @@ def _note_changed(vault: Vault, entry: dict[str, Any], stamps: dict[str, list[in
 def _sections_as_now(vault: Vault, path: str, sections: list[SearchSection]) -> list[SearchSection]:
     """A changed note's sections with the line ranges of the note as it is now (parsed live),
     found by their heading path; a section whose heading is gone is left out. The ranges the
-    build stored would send a reader to shifted lines."""
+    build stored would send a reader to shifted lines. The note is parsed here, not through
+    _all_headings, whose staleness check walks the whole vault: once per changed hit, that
+    was nearly all of a search's time."""
     if not sections:
         return sections
     try:
-        tree = _all_headings(vault, path)
+        tree = parse_record(path, _current_bytes(vault, path))
     except (NotFound, InputError, OSError):
         return []
     out: list[SearchSection] = []
     for section in sections:
         if section.heading is None:
-            preamble = tree.get("preamble")
+            preamble = tree["preamble"]
             if not preamble:
                 continue
             line, end_line = int(preamble["line"]), int(preamble["end_line"])
@@ -896,17 +898,7 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
     if not has_index(vault):
         # no index: the note is read and parsed as it is (an agent can read before any build)
         raw = _current_bytes(vault, rel)
-        record = parse_record(rel, raw)
-        return Staleness(stale=True).model_dump() | {
-            "path": rel,
-            "id": note_id(rel),
-            "sha256": hashlib.sha256(raw).hexdigest(),
-            "source": "live",
-            "title": record["title"],
-            "line_count": record["line_count"],
-            "preamble": record["preamble"],
-            "headings": record["headings"],
-        }
+        return Staleness(stale=True).model_dump() | _parsed_live(rel, raw, hashlib.sha256(raw).hexdigest())
     stale, _ = _staleness(vault)
     manifest = load_manifest(vault)
     entry = manifest["by_path"].get(rel)
@@ -927,14 +919,17 @@ def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
                 "headings": layer["headings"],
                 "links": layer["links"],
             }
+    return stale.model_dump() | {"stale": True, "note_changed": True} | _parsed_live(rel, raw, digest)
+
+
+def _parsed_live(rel: str, raw: bytes, digest: str) -> dict[str, Any]:
+    """A note's heading fields parsed from its bytes as they are now (source "live")."""
     record = parse_record(rel, raw)
-    return stale.model_dump() | {
-        "stale": True,
+    return {
         "path": rel,
         "id": note_id(rel),
         "sha256": digest,
         "source": "live",
-        "note_changed": True,
         "title": record["title"],
         "line_count": record["line_count"],
         "preamble": record["preamble"],
@@ -980,16 +975,6 @@ def _find_heading(headings: list[dict[str, Any]], title: str) -> dict[str, Any] 
     return fallback
 
 
-def _heading_titles_of(headings: list[dict[str, Any]]) -> list[str]:
-    out: list[str] = []
-    stack: list[dict[str, Any]] = list(reversed(headings))
-    while stack:
-        h = stack.pop()
-        out.append(str(h["title"]))
-        stack.extend(reversed(h["children"]))
-    return out
-
-
 def read_section(
     vault: Vault,
     path: str,
@@ -1010,7 +995,7 @@ def read_section(
     title: str | None = None
     if heading is not None:
         if found is None:
-            titles = _heading_titles_of(tree.get("headings") or _all_headings(vault, tree["path"])["headings"])
+            titles = heading_titles(tree.get("headings") or _all_headings(vault, tree["path"])["headings"], None)
             by_key = {heading_key(t): t for t in titles}
             close = difflib.get_close_matches(heading_key(heading), list(by_key), n=5, cutoff=0.5)
             hint = f" Did you mean: {', '.join(repr(by_key[c]) for c in close)}?" if close else ""

@@ -54,10 +54,14 @@ def _trust(properties: dict[str, Any], content_sha: str, refs: Any) -> dict[str,
     }
 
 
-def _heading_titles(headings: list[dict[str, Any]]) -> list[str]:
+MAX_HEADING_TITLES = 200
+
+
+def heading_titles(headings: list[dict[str, Any]], limit: int | None = MAX_HEADING_TITLES) -> list[str]:
+    """The titles of a heading tree in document order, the first `limit` (None: all)."""
     out: list[str] = []
     stack = list(reversed(headings))
-    while stack and len(out) < 200:
+    while stack and (limit is None or len(out) < limit):
         h = stack.pop()
         out.append(h["title"])
         stack.extend(reversed(h["children"]))
@@ -170,7 +174,7 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
         "headings": headings,
         "heading_count": heading_count,
         "top_headings": [h["title"] for h in headings[:MAX_TOP_HEADINGS]],
-        "heading_titles": _heading_titles(headings),
+        "heading_titles": heading_titles(headings),
         "preamble": preamble,
         "line_count": line_count,
         "links": [[lk.kind, lk.target, lk.heading, lk.block, lk.line] for lk in links],

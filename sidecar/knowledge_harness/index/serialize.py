@@ -20,7 +20,8 @@ if TYPE_CHECKING:
     from .build_state import IndexedNote
 
 INDEX_FORMAT = 1
-CACHE_FORMAT = 3  # a line of cache/*.jsonl: <header JSON>\t<record JSON>\t<manifest head>\t<mid>\t<tail>
+CACHE_FORMAT = 4  # a line of cache/*.jsonl: <header JSON>\t<record JSON>\t<manifest head>\t<mid>\t<tail>
+# 4: a record keeps a list-valued type/status and a property's [[links]]: version 3's are parsed again
 GITIGNORE = b"build.json\ncache/\n"
 GITIGNORE_DIGEST = hashlib.sha256(GITIGNORE).hexdigest()
 MANIFEST_HEAD = b'{"format":' + str(INDEX_FORMAT).encode() + b',"notes":[\n'
