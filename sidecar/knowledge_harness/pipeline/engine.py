@@ -1044,13 +1044,10 @@ class Pipeline:
         """An AI judge that is the client which authored what it judges is not an independent judge:
         the record says so (reason code and uncertainty, which reach the review packet and the person);
         with `[agents] independent_judge = "required"` it never gets here (`_independence_refusals`)."""
-        authors = JUDGED_AUTHORS.get(operation)
-        client = acted_by.get("client")
-        if not authors or not client:
+        author = _same_client_author(records, operation, acted_by)
+        if author is None:
             return outcome
-        author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
-        if author is None or not author.acted_by or author.acted_by.get("client") != client:
-            return outcome
+        client = acted_by["client"]
         outcome.reason_codes.append(ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR)
         outcome.uncertainties.append(
             Uncertainty(
@@ -1069,13 +1066,10 @@ class Pipeline:
         (a HOLD would end a run that only waits for a different judge)."""
         if self.config.agents.independent_judge != "required":
             return []
-        authors = JUDGED_AUTHORS.get(operation)
-        client = acted_by.get("client")
-        if not authors or not client:
+        author = _same_client_author(records, operation, acted_by)
+        if author is None:
             return []
-        author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
-        if author is None or not author.acted_by or author.acted_by.get("client") != client:
-            return []
+        client = acted_by["client"]
         return [
             Refusal(
                 ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR,
@@ -1085,6 +1079,21 @@ class Pipeline:
                 "take this task (harness_next_task with this run_id).",
             )
         ]
+
+
+def _same_client_author(
+    records: list[OperationRecord], operation: str, acted_by: dict[str, Any]
+) -> OperationRecord | None:
+    """The record of what `operation` judges (its latest accepted author step) when the client
+    judging now is the client that wrote it; None when the judge is another client or unnamed."""
+    authors = JUDGED_AUTHORS.get(operation)
+    client = acted_by.get("client")
+    if not authors or not client:
+        return None
+    author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
+    if author is None or not author.acted_by or author.acted_by.get("client") != client:
+        return None
+    return author
 
 
 def _ask(run: Run, operation: str, spec: QuestionSpec, now: str) -> str:
