@@ -211,8 +211,19 @@ class Sidecar:
         return httpx.Client(base_url=self.url, headers={"Authorization": f"Bearer {self.agent_token}"}, timeout=30)
 
 
-def start_sidecar(vault: Path, token: str = PERSON_TOKEN, *extra: str, env: dict[str, str] | None = None) -> Sidecar:
-    env = {**os.environ, **(env or {}), "KH_TOKEN": token, "KH_AGENT_TOKEN": AGENT_TOKEN}
+def start_sidecar(
+    vault: Path,
+    token: str = PERSON_TOKEN,
+    *extra: str,
+    env: dict[str, str] | None = None,
+    agent_token: str | None = AGENT_TOKEN,
+) -> Sidecar:
+    """`kh serve` on a free port. With agent_token=None no KH_AGENT_TOKEN is set: the sidecar uses the
+    vault's own agent token (`kh agent-token VAULT`), as `make run` serves it."""
+    env = {**os.environ, **(env or {}), "KH_TOKEN": token}
+    env.pop("KH_AGENT_TOKEN", None)
+    if agent_token is not None:
+        env["KH_AGENT_TOKEN"] = agent_token
     proc = subprocess.Popen(
         [str(KH), "serve", "--vault", str(vault), "--port", "0", "--exit-on-stdin-close", *extra],
         stdin=subprocess.PIPE,
@@ -227,7 +238,7 @@ def start_sidecar(vault: Path, token: str = PERSON_TOKEN, *extra: str, env: dict
         raise RuntimeError(f"kh serve did not start: {err}")
     event = json.loads(line)
     assert event["event"] == "listening"
-    return Sidecar(f"http://127.0.0.1:{event['port']}", event["port"], token, proc, vault)
+    return Sidecar(f"http://127.0.0.1:{event['port']}", event["port"], token, proc, vault, agent_token or "")
 
 
 def stop_sidecar(sidecar: Sidecar) -> None:

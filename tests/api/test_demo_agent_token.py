@@ -11,7 +11,7 @@ from pathlib import Path
 
 import httpx
 
-from ..conftest import KH, PERSON_TOKEN
+from ..conftest import KH, PERSON_TOKEN, start_sidecar, stop_sidecar
 
 MCP_INIT = {
     "jsonrpc": "2.0",
@@ -22,31 +22,14 @@ MCP_INIT = {
 MCP_HEADERS = {"Accept": "application/json, text/event-stream", "Content-Type": "application/json"}
 
 
-def _serve(vault: Path, env: dict[str, str], *extra: str) -> tuple[subprocess.Popen[bytes], int]:
-    proc = subprocess.Popen(
-        [str(KH), "serve", "--vault", str(vault), "--port", "0", "--exit-on-stdin-close", *extra],
-        stdin=subprocess.PIPE,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        env=env,
-    )
-    assert proc.stdout is not None
-    event = json.loads(proc.stdout.readline())
-    return proc, int(event["port"])
-
-
-def _stop(proc: subprocess.Popen[bytes]) -> None:
-    proc.terminate()
-    proc.wait(timeout=10)
-
-
 def test_kh_agent_token_prints_the_token_the_running_sidecar_accepts(tmp_path: Path) -> None:
     vault = tmp_path / "vault"
     vault.mkdir()
     (vault / "note.md").write_text("# note\n", encoding="utf-8")
     env = {k: v for k, v in os.environ.items() if k != "KH_AGENT_TOKEN"}
     env |= {"KH_TOKEN": PERSON_TOKEN, "XDG_CONFIG_HOME": str(tmp_path / "config")}
-    proc, port = _serve(vault, env)
+    sidecar = start_sidecar(vault, PERSON_TOKEN, env=env, agent_token=None)
+    port = sidecar.port
     try:
         printed = subprocess.run(
             [str(KH), "agent-token", str(vault), "--port", str(port), "--json"],
@@ -64,4 +47,4 @@ def test_kh_agent_token_prints_the_token_the_running_sidecar_accepts(tmp_path: P
         message = person.json()["error"]["message"]
         assert f"kh agent-token {vault.resolve()}" in message and "agent-tokens" in message
     finally:
-        _stop(proc)
+        stop_sidecar(sidecar)

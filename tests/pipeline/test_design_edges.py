@@ -20,14 +20,14 @@ from ..conftest import KH
 from ..support.part2_support import (
     GOOD,
     draft_output,
-    judge_output,
     make_blog,
     make_vault,
     pipeline,
-    plan_output,
+    plan_asking,
     review_output,
-    start_run,
     task_of,
+    to_judged,
+    to_plan_ready,
     to_review_ready,
     validate_output,
 )
@@ -52,15 +52,9 @@ def test_a_question_to_the_author_that_asks_a_fact_is_told_apart(question: str, 
 def test_o07_refuses_a_fact_question_to_the_author(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, blog=make_blog(tmp_path))
     p = pipeline(vault)
-    run_id = start_run(p, vault)
-    p.submit(task_of(p, "O-06").task_id, judge_output())
+    run_id = to_judged(p, vault)
     task = task_of(p, "O-07")
-    asking = plan_output(task)
-    asking["author_question"] = {
-        "essential_to_central_message": True,
-        "recoverable_from_request_and_packet": False,
-        "questions_ja": ["Obsidianの最新バージョンは何ですか？"],
-    }
+    asking = plan_asking(task, "Obsidianの最新バージョンは何ですか？")
     with pytest.raises(SubmissionRefused) as refused:
         p.submit(task.task_id, asking)
     reason = refused.value.detail["reasons"][0]
@@ -71,10 +65,7 @@ def test_o07_refuses_a_fact_question_to_the_author(tmp_path: Path) -> None:
 def test_o10_names_one_commit_code_and_refuses_an_english_pr_description(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, blog=make_blog(tmp_path))
     p = pipeline(vault)
-    run_id = start_run(p, vault)
-    p.submit(task_of(p, "O-06").task_id, judge_output())
-    plan_task = task_of(p, "O-07")
-    p.submit(plan_task.task_id, plan_output(plan_task))
+    run_id = to_plan_ready(p, vault)
     p.submit(task_of(p, "O-08").task_id, draft_output())
     p.submit(task_of(p, "O-09").task_id, validate_output())
     task = task_of(p, "O-10")

@@ -13,13 +13,11 @@ from knowledge_harness.vault.paths import Vault
 
 from ..support.part2_support import (
     draft_output,
-    judge_output,
     make_blog,
     make_vault,
     pipeline,
-    plan_output,
-    start_run,
     task_of,
+    to_plan_ready,
     validate_output,
 )
 from ..support.pipeline_helpers import request_note, write_note
@@ -37,10 +35,7 @@ def test_a_request_without_a_question_is_refused_and_starts_no_run(tmp_path: Pat
 def test_a_policy_candidate_of_o09_is_proposed_and_the_current_policy_kept(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, blog=make_blog(tmp_path))
     p = pipeline(vault)
-    run_id = start_run(p, vault)
-    p.submit(task_of(p, "O-06").task_id, judge_output())
-    plan_task = task_of(p, "O-07")
-    p.submit(plan_task.task_id, plan_output(plan_task))
+    run_id = to_plan_ready(p, vault)
     p.submit(task_of(p, "O-08").task_id, draft_output())
     policy = {
         "problem": "AI生成記事の冒頭注記の書き方を全記事で統一したい。",

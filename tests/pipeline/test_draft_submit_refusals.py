@@ -16,13 +16,11 @@ from ..support.part2_support import (
     B1,
     B2,
     draft_output,
-    judge_output,
     make_blog,
     make_vault,
     pipeline,
-    plan_output,
-    start_run,
     task_of,
+    to_plan_ready,
 )
 
 ENGLISH = (
@@ -40,10 +38,7 @@ def _reasons(p: object, task_id: str, output: dict[str, object]) -> list[dict[st
 def test_fixable_draft_mistakes_are_refused_at_submit_with_how_to_fix(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, blog=make_blog(tmp_path))
     p = pipeline(vault)
-    run_id = start_run(p, vault)
-    p.submit(task_of(p, "O-06").task_id, judge_output())
-    plan_task = task_of(p, "O-07")
-    p.submit(plan_task.task_id, plan_output(plan_task))
+    run_id = to_plan_ready(p, vault)
     task = task_of(p, "O-08")
     assert "https://help" not in task.instructions_en
     assert "packet's source URLs" in task.instructions_en and "inputs.packet.sources" in task.instructions_ja

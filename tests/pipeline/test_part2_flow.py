@@ -25,10 +25,13 @@ from ..support.part2_support import (
     make_vault,
     merge,
     pipeline,
+    plan_asking,
     plan_output,
     review_output,
     start_run,
     task_of,
+    to_judged,
+    to_plan_ready,
     to_review_ready,
     validate_output,
 )
@@ -510,10 +513,7 @@ def test_program_errors_hold_without_asking_the_judge(tmp_path: Path) -> None:
     blog = make_blog(tmp_path)
     vault = make_vault(tmp_path, blog=blog)
     p = pipeline(vault)
-    run_id = start_run(p, vault)
-    p.submit(task_of(p, "O-06").task_id, judge_output())
-    plan_task = task_of(p, "O-07")
-    p.submit(plan_task.task_id, plan_output(plan_task))
+    run_id = to_plan_ready(p, vault)
     leaky = (
         B1
         + "\n\n問い合わせは taro@example.jp へ。詳しくは :doc:`../../../../etc/passwd` と :doc:`missing-page` を参照。"
@@ -604,15 +604,9 @@ def test_author_question_once_then_plan(tmp_path: Path) -> None:
     blog = make_blog(tmp_path)
     vault = make_vault(tmp_path, blog=blog)
     p = pipeline(vault)
-    run_id = start_run(p, vault)
-    p.submit(task_of(p, "O-06").task_id, judge_output())
+    run_id = to_judged(p, vault)
     task = task_of(p, "O-07")
-    asking = plan_output(task)
-    asking["author_question"] = {
-        "essential_to_central_message": True,
-        "recoverable_from_request_and_packet": False,
-        "questions_ja": ["この記事を書こうと思った動機を一文で教えてください。"],
-    }
+    asking = plan_asking(task, "この記事を書こうと思った動機を一文で教えてください。")
     p.submit(task.task_id, asking)
     st = p.status(run_id)
     assert st.state == State.CANDIDATE_ACCEPTED and st.records[-1]["result"] == "HOLD"

@@ -27,7 +27,7 @@ from knowledge_harness.pipeline.safety import (
 from knowledge_harness.vault.paths import Vault
 from tests.support.examples import examples
 
-from ..support.part2_support import judge_output, make_blog, make_vault, pipeline, plan_output, start_run, task_of
+from ..support.part2_support import make_blog, make_vault, pipeline, plan_asking, task_of, to_judged
 from ..support.people import PERSON
 from ..support.pipeline_helpers import harness_text, request_note, write_note
 
@@ -243,15 +243,9 @@ def test_api_capture_masks_personal_data_and_screening_reports_it(tmp_path: Path
 def test_an_author_answer_is_screened_before_it_is_stored_or_passed_on(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, blog=make_blog(tmp_path))
     p = pipeline(vault)
-    run_id = start_run(p, vault)
-    p.submit(task_of(p, "O-06").task_id, judge_output())
+    run_id = to_judged(p, vault)
     task = task_of(p, "O-07")
-    asking = plan_output(task)
-    asking["author_question"] = {
-        "essential_to_central_message": True,
-        "recoverable_from_request_and_packet": False,
-        "questions_ja": ["この記事を書こうと思った動機を一文で教えてください。"],
-    }
+    asking = plan_asking(task, "この記事を書こうと思った動機を一文で教えてください。")
     p.submit(task.task_id, asking)
     with pytest.raises(InputError, match="private marker"):
         p.answer(run_id, "Q-01", "社外秘の障害報告をもとに書きたい。", actor=PERSON)

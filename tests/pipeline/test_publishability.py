@@ -8,8 +8,6 @@ import os
 import subprocess
 from pathlib import Path
 
-import httpx
-
 from knowledge_harness.actors import os_account_name
 
 from ..conftest import KH, start_sidecar, stop_sidecar
@@ -24,7 +22,7 @@ def test_an_agent_cannot_answer_publishability_and_the_person_can(tmp_path: Path
     write_note(vault, "Requests/q.md", request_note(QUESTION, publishable=None, title="真偽値の依頼"))
     write_configs(vault, pipeline_toml='[evidence]\nproviders = ["vault"]\n')
     sidecar = start_sidecar(vault)
-    agent = httpx.Client(base_url=sidecar.url, headers={"Authorization": f"Bearer {sidecar.agent_token}"}, timeout=30)
+    agent = sidecar.agent_client()
     try:
         with sidecar.client() as person:
             created = agent.post("/v1/pipeline/runs", json={"note": "Requests/q.md"})

@@ -19,14 +19,12 @@ from ..support.part2_support import (
     B1,
     B2,
     draft_output,
-    judge_output,
     make_blog,
     make_vault,
     pipeline,
-    plan_output,
     review_output,
-    start_run,
     task_of,
+    to_plan_ready,
     validate_output,
 )
 from ..support.people import PERSON
@@ -38,10 +36,7 @@ REWRITE = "YAML 1.2 の core schema が真偽値として読むのは true と f
 def test_the_packet_carries_the_article_the_diff_and_every_warning_in_words(tmp_path: Path) -> None:
     vault = make_vault(tmp_path, blog=make_blog(tmp_path))
     p = pipeline(vault)
-    run_id = start_run(p, vault)
-    p.submit(task_of(p, "O-06").task_id, judge_output())
-    plan_task = task_of(p, "O-07")
-    p.submit(plan_task.task_id, plan_output(plan_task))
+    run_id = to_plan_ready(p, vault)
     p.submit(task_of(p, "O-08").task_id, draft_output(), actor=SAME)
     p.submit(task_of(p, "O-09").task_id, validate_output(), actor=SAME)  # the author judges its own draft
     p.submit(task_of(p, "O-10").task_id, review_output())

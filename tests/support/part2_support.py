@@ -226,11 +226,34 @@ def start_run(p: Pipeline, vault: Path, note: str = "Requests/q.md") -> str:
     return run_id
 
 
-def to_review_ready(p: Pipeline, vault: Path, note: str = "Requests/q.md") -> str:
+def to_judged(p: Pipeline, vault: Path, note: str = "Requests/q.md") -> str:
+    """A run whose candidate the judge accepted (O-06): it waits for the plan (O-07)."""
     run_id = start_run(p, vault, note)
     p.submit(task_of(p, "O-06").task_id, judge_output())
+    return run_id
+
+
+def to_plan_ready(p: Pipeline, vault: Path, note: str = "Requests/q.md") -> str:
+    """A run with an accepted plan (O-07): it waits for the draft (O-08)."""
+    run_id = to_judged(p, vault, note)
     plan_task = task_of(p, "O-07")
     p.submit(plan_task.task_id, plan_output(plan_task))
+    return run_id
+
+
+def plan_asking(task: AgentTask, question: str) -> dict[str, Any]:
+    """A plan that asks the author one question, essential and not recoverable from the request and packet."""
+    return plan_output(task) | {
+        "author_question": {
+            "essential_to_central_message": True,
+            "recoverable_from_request_and_packet": False,
+            "questions_ja": [question],
+        }
+    }
+
+
+def to_review_ready(p: Pipeline, vault: Path, note: str = "Requests/q.md") -> str:
+    run_id = to_plan_ready(p, vault, note)
     p.submit(task_of(p, "O-08").task_id, draft_output())
     p.submit(task_of(p, "O-09").task_id, validate_output())
     p.submit(task_of(p, "O-10").task_id, review_output())

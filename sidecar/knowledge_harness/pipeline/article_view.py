@@ -8,6 +8,7 @@ are laid out as `drafts.py` registers them. Pure functions: no I/O."""
 from __future__ import annotations
 
 import difflib
+import html as _html
 import io
 from typing import Any, ClassVar
 
@@ -24,7 +25,6 @@ _SETTINGS: dict[str, Any] = {
     "halt_level": 5,
     "language_code": "ja",
     "syntax_highlight": "none",
-    "warning_stream": io.StringIO(),
     "embed_stylesheet": False,
     "stylesheet_path": "",
     "output_encoding": "unicode",
@@ -115,13 +115,9 @@ def article_html(rst: str, *, title_note: str = "") -> str:
     )
     text = html if isinstance(html, str) else html.decode("utf-8")
     if title_note:
-        note = f'<p class="kh-note">{_escape(title_note)}</p>'
+        note = f'<p class="kh-note">{_html.escape(title_note, quote=False)}</p>'
         text = text.replace('<main id="', f'{note}\n<main id="', 1) if '<main id="' in text else text
     return text
-
-
-def _escape(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def revision_diff(before: str, after: str, *, before_name: str, after_name: str, limit: int = 400) -> str:

@@ -591,21 +591,26 @@ class Pipeline:
         run.publishability = self._publishability(stated, "note_recaptured", actor)
         for q in run.questions:
             if q.kind == "publishability" and q.answer is None:
-                q.answer = "publishable" if stated else "not_publishable"
-                q.answered_at, q.answered_by, q.answered_via = run.publishability.at, actor.name, actor.via
-                self.store.append_history(
-                    run.run_id,
-                    {
-                        "event": "answer",
-                        "at": q.answered_at,
-                        "question_id": q.question_id,
-                        "answer": q.answer,
-                        "by": actor.name,
-                        "via": actor.via,
-                        "how": "note_recaptured",
-                    },
-                )
+                answer = "publishable" if stated else "not_publishable"
+                self._record_answer(run, q, answer, actor, at=run.publishability.at, how="note_recaptured")
         self._save(run)
+
+    def _record_answer(self, run: Run, question: Question, answer: str, actor: Actor, *, at: str, **event: Any) -> None:
+        """The question answered by the person, and the history's answer event (with `event`'s extras)."""
+        question.answer, question.answered_at, question.answered_by = answer, at, actor.name
+        question.answered_via = actor.via
+        self.store.append_history(
+            run.run_id,
+            {
+                "event": "answer",
+                "at": at,
+                "question_id": question.question_id,
+                "answer": answer,
+                "by": actor.name,
+                "via": actor.via,
+                **event,
+            },
+        )
 
     def capture_text(
         self, question: str, *, title: str = "", publishable: bool | None = None, actor: Actor | None = None
@@ -751,23 +756,12 @@ class Pipeline:
                 findings = [f.public() for f in found]
                 if not answer or len(answer) > 4000:
                     raise InputError("Answer with a non-empty text of at most 4000 characters.")
-            question.answer, question.answered_at, question.answered_by = answer, self._now(), by
-            question.answered_via = actor.via
+            at = self._now()
             if question.kind == "publishability":
                 run.publishability = Publishability(
-                    publishable=answer == "publishable", how="answer", by=by, via=actor.via, at=question.answered_at
+                    publishable=answer == "publishable", how="answer", by=by, via=actor.via, at=at
                 )
-            event: dict[str, Any] = {
-                "event": "answer",
-                "at": question.answered_at,
-                "question_id": question_id,
-                "answer": answer,
-                "by": by,
-                "via": actor.via,
-            }
-            if findings:
-                event["masked"] = findings
-            self.store.append_history(run_id, event)
+            self._record_answer(run, question, answer, actor, at=at, **({"masked": findings} if findings else {}))
             self._save(run)
         return self.advance(run_id)
 
@@ -1044,13 +1038,10 @@ class Pipeline:
         """An AI judge that is the client which authored what it judges is not an independent judge:
         the record says so (reason code and uncertainty, which reach the review packet and the person);
         with `[agents] independent_judge = "required"` it never gets here (`_independence_refusals`)."""
-        authors = JUDGED_AUTHORS.get(operation)
-        client = acted_by.get("client")
-        if not authors or not client:
+        author = _same_client_author(records, operation, acted_by)
+        if author is None:
             return outcome
-        author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
-        if author is None or not author.acted_by or author.acted_by.get("client") != client:
-            return outcome
+        client = acted_by["client"]
         outcome.reason_codes.append(ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR)
         outcome.uncertainties.append(
             Uncertainty(
@@ -1069,13 +1060,10 @@ class Pipeline:
         (a HOLD would end a run that only waits for a different judge)."""
         if self.config.agents.independent_judge != "required":
             return []
-        authors = JUDGED_AUTHORS.get(operation)
-        client = acted_by.get("client")
-        if not authors or not client:
+        author = _same_client_author(records, operation, acted_by)
+        if author is None:
             return []
-        author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
-        if author is None or not author.acted_by or author.acted_by.get("client") != client:
-            return []
+        client = acted_by["client"]
         return [
             Refusal(
                 ReasonCode.JUDGE_SAME_CLIENT_AS_AUTHOR,
@@ -1085,6 +1073,21 @@ class Pipeline:
                 "take this task (harness_next_task with this run_id).",
             )
         ]
+
+
+def _same_client_author(
+    records: list[OperationRecord], operation: str, acted_by: dict[str, Any]
+) -> OperationRecord | None:
+    """The record of what `operation` judges (its latest accepted author step) when the client
+    judging now is the client that wrote it; None when the judge is another client or unnamed."""
+    authors = JUDGED_AUTHORS.get(operation)
+    client = acted_by.get("client")
+    if not authors or not client:
+        return None
+    author = next((r for r in reversed(records) if r.operation in authors and r.result == Result.ADVANCE), None)
+    if author is None or not author.acted_by or author.acted_by.get("client") != client:
+        return None
+    return author
 
 
 def _ask(run: Run, operation: str, spec: QuestionSpec, now: str) -> str:

@@ -81,8 +81,7 @@ def _looks_secret(value: str) -> bool:
 
 
 def _random_key(value: str) -> bool:
-    if re.fullmatch(r"[0-9a-fA-F]+", value):
-        return False
+    # 24 distinct characters also rule out pure hex (a git SHA): hex has only 22 (0-9, a-f, A-F)
     return (
         any(ch.isupper() for ch in value)
         and any(ch.islower() for ch in value)

@@ -60,8 +60,15 @@ FIX_HINTS: dict[str, str] = {
     "PRIVATE_MARKER_IN_DRAFT": "Remove the private content or the marker word used in a non-technical sense.",
     "UNSUPPORTED_VALUE": "Write only dates and versions the packet states; otherwise 未確認.",
 }
-# what O-09 decides with what O-08 cannot see (the blog's files, past posts) or fixes itself
-NOT_REFUSED_AT_O08 = FIXABLE | {"TITLE_DUPLICATE", "LOCAL_REF_OUTSIDE", "LOCAL_REF_MISSING"}
+# what O-09 decides with what O-08 cannot see (the blog's files, past posts) or fixes itself, and the
+# draft/manifest agreement (O-08 builds both from the same output)
+NOT_REFUSED_AT_O08 = FIXABLE | {
+    "TITLE_DUPLICATE",
+    "LOCAL_REF_OUTSIDE",
+    "LOCAL_REF_MISSING",
+    "DRAFT_SHA_MISMATCH",
+    "MANIFEST_MISMATCH",
+}
 
 # what a single block can carry on its own (checked per block when the draft cannot be assembled)
 BLOCK_CODES = frozenset({"DIRECTIVE_FORBIDDEN", "POST_DIRECTIVE_FORBIDDEN", "UNSUPPORTED_VALUE"})
@@ -270,7 +277,7 @@ class DraftArticle(AgentStep):
         report = check_draft(text, CheckInputs(manifest=manifest, packet=inputs["packet"], **rules))
         starts = [(b["start_line"], b["block_id"]) for b in manifest["blocks"]]
         for finding in report.errors:
-            if finding.code in NOT_REFUSED_AT_O08 or finding.code in ("DRAFT_SHA_MISMATCH", "MANIFEST_MISMATCH"):
+            if finding.code in NOT_REFUSED_AT_O08:
                 continue
             if finding.code == "DRAFT_SECTION_LANGUAGE_MISMATCH":
                 # the finding names the heading line: the section's first block follows it

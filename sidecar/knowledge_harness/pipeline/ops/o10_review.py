@@ -249,7 +249,14 @@ class PrepareReview(AgentStep):
                 before_name=f"前回 {previous['path']} ({str(previous['commit'])[:12]})",
                 after_name=f"今回 {rel} ({result.commit[:12]})",
             )
-        view = ArticleView(text=text, html_file=ARTICLE_HTML, html_sha256=sha256_text(html), diff=diff)
+        view = ArticleView(
+            text=text,
+            html_file=ARTICLE_HTML,
+            html_sha256=sha256_text(html),
+            diff=diff,
+            duplicates=_duplicates(ctx),
+            independence_warnings=_independence_warnings(ctx),
+        )
         review_md = build_review_packet(
             ctx, inputs, output, rel, result.commit, candidate_sha, packet, manifest, remove, offered, view
         )
@@ -275,8 +282,8 @@ class PrepareReview(AgentStep):
             "article_html_sha256": view.html_sha256,
             "diff": diff,
             "previous_commit": previous["commit"] if previous else None,
-            "duplicates": _duplicates(ctx),
-            "independence_warnings": _independence_warnings(ctx),
+            "duplicates": view.duplicates,
+            "independence_warnings": view.independence_warnings,
         }
         publication = {
             "path": rel,
@@ -375,10 +382,15 @@ INDEPENDENCE_CODES = frozenset({"JUDGE_SAME_CLIENT_AS_AUTHOR", "SELF_JUDGED", "J
 
 
 class ArticleView(NamedTuple):
+    """The article as the person reads it and what the packet warns about: computed once, for the
+    packet's markdown and its JSON alike."""
+
     text: str
     html_file: str
     html_sha256: str
     diff: str | None
+    duplicates: list[dict[str, Any]]
+    independence_warnings: list[str]
 
 
 def _uncertainty_lines(plan: dict[str, Any], packet: dict[str, Any]) -> list[str]:
@@ -431,30 +443,24 @@ def build_review_packet(
     manifest: dict[str, Any],
     removed: list[str],
     offered: list[str],
-    view: ArticleView | None = None,
+    view: ArticleView,
 ) -> str:
     plan = ctx.artifact("article_plan")
     validation = ctx.artifact("validation_report")
-    warnings = _independence_warnings(ctx)
-    duplicates = _duplicates(ctx)
-    article = (
-        [
-            "## 記事（読者が読む形）",
-            "",
-            f"HTML: 実行フォルダの `{view.html_file}`（sha256 `{view.html_sha256}`）。",
-            "",
-            "```text",
-            view.text.rstrip(),
-            "```",
-            "",
-            "## 前回の公開候補からの差分",
-            "",
-            *_diff_lines(view.diff),
-            "",
-        ]
-        if view is not None
-        else []
-    )
+    article = [
+        "## 記事（読者が読む形）",
+        "",
+        f"HTML: 実行フォルダの `{view.html_file}`（sha256 `{view.html_sha256}`）。",
+        "",
+        "```text",
+        view.text.rstrip(),
+        "```",
+        "",
+        "## 前回の公開候補からの差分",
+        "",
+        *_diff_lines(view.diff),
+        "",
+    ]
     lines = [
         f"# 公開候補の確認待ち — {output['title']}",
         "",
@@ -479,14 +485,14 @@ def build_review_packet(
         "## 独立性の警告",
         "",
         *(
-            [f"- ⚠ {w}" for w in warnings]
+            [f"- ⚠ {w}" for w in view.independence_warnings]
             or ["- 警告はありません（判定者と作成者は別のクライアントでした、または名乗りがありません）。"]
         ),
         "",
         "## 重複候補（既存記事との本文類似度）",
         "",
         *(
-            [f"- `{d['path']}` 類似度 {float(d['similarity']):.2f}" for d in duplicates]
+            [f"- `{d['path']}` 類似度 {float(d['similarity']):.2f}" for d in view.duplicates]
             or ["- 類似度 0.85 以上の既存記事はありません。"]
         ),
         "",
