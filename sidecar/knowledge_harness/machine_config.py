@@ -170,10 +170,6 @@ class MachineBlog(_Strict):
     def repo_path(self) -> Path:
         return Path(self.repo).resolve()
 
-    def effective_remote(self) -> str | None:
-        """The remote to fetch: the configured one, else `origin` when the gh adapter pushes there."""
-        return self.remote or ("origin" if self.pull_request == "gh" else None)
-
 
 class MachineConfig(_Strict):
     evidence: MachineEvidence = Field(default_factory=MachineEvidence)

@@ -26,11 +26,8 @@ from tests.support.hostile_evidence import (
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[EvidenceSite]:
-    running = EvidenceSite().start()
-    try:
+    with EvidenceSite() as running:
         yield running
-    finally:
-        running.stop()
 
 
 @pytest.fixture(scope="module")

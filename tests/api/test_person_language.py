@@ -3,21 +3,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import httpx
 import pytest
 
-from knowledge_harness import API_LEVEL, MIN_PLUGIN_API_LEVEL
-from knowledge_harness.api.messages import preferred_language
+from knowledge_harness import API_LEVEL, MIN_PLUGIN_API_LEVEL, errors
+from knowledge_harness.api.messages import localized_message, preferred_language
 from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 
 
 @pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Sidecar:
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Sidecar]:
     vault = tmp_path_factory.mktemp("vault")
     (vault / "a.md").write_text("---\ntitle: A\n---\nbody\n", encoding="utf-8")
     running = start_sidecar(vault)
-    yield running  # type: ignore[misc]
-    stop_sidecar(running)
+    try:
+        yield running
+    finally:
+        stop_sidecar(running)
 
 
 def test_health_exchanges_versions_and_api_levels(server: Sidecar) -> None:
@@ -67,3 +71,16 @@ def test_an_error_is_in_japanese_english_or_the_services_words_by_accept_languag
 )
 def test_accept_language_picks_the_first_of_japanese_and_english(header: str | None, lang: str | None) -> None:
     assert preferred_language(header) == lang
+
+
+def test_every_error_code_has_its_own_japanese_text() -> None:
+    """A new code in the error tree (errors.py) gets its words in api/messages.py, not the generic line."""
+
+    def tree(cls: type[errors.HarnessError]) -> list[type[errors.HarnessError]]:
+        return [cls, *(s for sub in cls.__subclasses__() for s in tree(sub))]
+
+    generic = localized_message(errors.HarnessError("x"), "ja")
+    for code in sorted({cls.code for cls in tree(errors.HarnessError)} - {"error"}):
+        error = errors.HarnessError("x")
+        error.code = code
+        assert localized_message(error, "ja") != generic, code

@@ -21,11 +21,8 @@ LIFTING = "[evidence]\nmax_bytes = 104857600\ntimeout_seconds = 300\nmax_redirec
 
 @pytest.fixture(scope="module")
 def site() -> Iterator[EvidenceSite]:
-    running = EvidenceSite().start()
-    try:
+    with EvidenceSite() as running:
         yield running
-    finally:
-        running.stop()
 
 
 def _vault(tmp_path: Path, policy: str) -> Path:

@@ -142,6 +142,12 @@ class EvidenceSite:
         self.server.shutdown()
         self.server.server_close()
 
+    def __enter__(self) -> EvidenceSite:
+        return self.start()
+
+    def __exit__(self, *_: object) -> None:
+        self.stop()
+
     @property
     def allow_entry(self) -> str:
         return f"127.0.0.1:{self.port}"

@@ -10,12 +10,13 @@ from pathlib import Path
 import anyio
 import pytest
 
-from knowledge_harness.core.clock import parse_utc_z
-from knowledge_harness.errors import InputError, PlanTampered
+from knowledge_harness.core.clock import parse_utc_z, utc_z
+from knowledge_harness.errors import InputError, PlanTampered, Refused
 from knowledge_harness.trust import batch
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
+from knowledge_harness.vault.trust_records import write_plan
 
 from ..support.batch_support import TODAY, tree_bytes
 from ..support.people import PERSON
@@ -85,3 +86,31 @@ def test_stage_limits_cap_an_explicit_note_list(example_vault: Path) -> None:
         anyio.run(lambda: batch.build_plan(vault, stage="canary", notes=["Keywords/RAG.md", "Keywords/Embedding.md"]))
     with pytest.raises(InputError):
         anyio.run(lambda: batch.build_plan(vault, stage="bogus"))
+
+
+def test_an_agents_judge_budget_counts_the_calls_of_todays_plans(tmp_path: Path) -> None:
+    """`[agents] judge_calls_per_day` is spent by the plans made today (UTC) with the agent token:
+    earlier days' plans, and plans that name no agent calls, spend none of it."""
+    vault = Vault.open(tmp_path)
+    today = dt.datetime(2026, 5, 2, 9, 30, tzinfo=dt.UTC)
+    yesterday = today - dt.timedelta(days=1)
+    for moment, calls in ((today, 3), (today + dt.timedelta(hours=1), 4), (yesterday, 5), (today, None)):
+        plan_id, _ = batch.new_ids(moment)
+        plan = {"plan_id": plan_id, "created_at": utc_z(moment)}
+        if calls is not None:
+            plan["agent_judge_calls"] = calls
+        write_plan(vault, plan_id, plan)
+    assert batch.agent_judge_calls_on(vault, today.date()) == 7
+    assert batch.agent_judge_calls_on(vault, yesterday.date()) == 5
+
+    def preview(calls: int) -> batch.PlanPreview:
+        return batch.PlanPreview("canary", ["a.md"], 1, calls, "openai_compat", calls)
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(batch, "now_utc", lambda: today)
+        assert batch.require_agent_judge_budget(vault, preview(3), 10) == 3
+        with pytest.raises(Refused) as refused:
+            batch.require_agent_judge_budget(vault, preview(4), 10)
+    assert refused.value.detail == {"judge": "openai_compat", "judge_calls": 4, "budget": 10, "used_today": 7}
+    free = batch.PlanPreview("canary", ["a.md"], 1, 9, "lexical", 9)
+    assert batch.require_agent_judge_budget(vault, free, 0) == 0

@@ -98,6 +98,9 @@ def bounded_protocol(limits: ConnectionLimits, base: type[Any] | None = None) ->
             super().connection_lost(exc)
 
         def data_received(self, data: bytes) -> None:
+            # the rest of a body whose request was answered before reading it (a 401, a 413) still
+            # belongs to that request: not to the next head (its timer still runs from the answer)
+            draining = self._kh_draining()
             super().data_received(data)
             if self.transport.is_closing():
                 return
@@ -105,6 +108,8 @@ def bounded_protocol(limits: ConnectionLimits, base: type[Any] | None = None) ->
                 self._kh_cancel()
                 waiting.pop(self, None)
                 self._kh_head_bytes = 0
+                return
+            if draining:
                 return
             # still no complete head: every byte of this read belongs to one
             self._kh_head_bytes += len(data)
@@ -120,6 +125,10 @@ def bounded_protocol(limits: ConnectionLimits, base: type[Any] | None = None) ->
         def _kh_busy(self) -> bool:
             cycle = self.cycle
             return cycle is not None and not cycle.response_complete
+
+        def _kh_draining(self) -> bool:
+            cycle = self.cycle
+            return cycle is not None and cycle.response_complete and cycle.more_body
 
         def _kh_waiting(self) -> None:
             """No request in progress: the head of the next one must arrive within head_timeout."""

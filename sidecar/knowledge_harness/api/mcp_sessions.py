@@ -8,7 +8,8 @@ is in flight and is never cut). The SDK's own table limit stays as the last boun
 
 The SDK offers no public way to list or end a session from outside, so this reads its session
 table (`_server_instances`) and ends a session by terminating its transport, which the SDK
-then forgets (tests/hardening/test_mcp_sessions.py pins that behaviour on the installed SDK).
+then forgets (tests/hardening/test_connection_limits.py pins that behaviour on the installed SDK:
+an evicted session answers 404, a flood of `initialize` calls never meets the SDK's 503).
 """
 
 from __future__ import annotations

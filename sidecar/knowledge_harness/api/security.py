@@ -65,7 +65,7 @@ class SecurityMiddleware:
         *,
         token: str,
         agent_token: str | None = None,
-        agent_token_source: str = "`kh agent-token VAULT`",  # noqa: S107 - where the token is, not a token
+        agent_token_source: str,
         port_ref: PortRef,
         allowed_origins: tuple[str, ...],
         max_body_bytes: int,

@@ -320,7 +320,7 @@ def resolve_blog(blog: BlogSettings, machine: MachineConfig, vault_root: Path) -
     )
 
 
-def with_machine(config: PipelineConfig, machine: MachineConfig, vault_root: Path | None = None) -> PipelineConfig:
+def with_machine(config: PipelineConfig, machine: MachineConfig, vault_root: Path) -> PipelineConfig:
     endpoint = machine.agents.openai_compat
     own = config.agents.openai_compat
     openai = own.model_copy(
@@ -333,7 +333,7 @@ def with_machine(config: PipelineConfig, machine: MachineConfig, vault_root: Pat
     )
     agents = config.agents.model_copy(update={"openai_compat": openai})
     evidence = config.evidence.model_copy(update={"searxng_url": machine.search.searxng_url})
-    blog = config.blog if vault_root is None else resolve_blog(config.blog, machine, vault_root)
+    blog = resolve_blog(config.blog, machine, vault_root)
     return config.model_copy(update={"agents": agents, "evidence": evidence, "blog": blog})
 
 

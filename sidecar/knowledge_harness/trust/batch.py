@@ -424,7 +424,10 @@ def preview_plan(
 def agent_judge_calls_on(vault: Vault, day: dt.date) -> int:
     """The paid-judge calls that plans made with the agent token on this (UTC) day were allowed."""
     used = 0
+    stamp = f"plan-{day:%Y%m%d}T"  # a plan's id carries its creation moment (new_ids): older plans stay unread
     for plan_id in list_plan_ids(vault):
+        if not plan_id.startswith(stamp):
+            continue
         try:
             plan = read_plan(vault, plan_id)
         except HarnessError:

@@ -19,18 +19,10 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from ..vault.scope import ScopeReport
 from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
+from .freshness import Trigger
 from .validation_models import FindingVerdict, GateCode, ResultVerdict, ValidatorInfo
 
 PlanReason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
-Trigger = Literal[
-    "content_changed",
-    "references_changed",
-    "age_expired",
-    "no_baseline",
-    "evidence_unreachable",
-    "evidence_missing",
-    "future_dated",
-]
 FileResult = Literal["PENDING", "WRITING", "APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED", "ERROR"]
 RunResult = Literal["APPLIED", "PARTIALLY_APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED"]
 

@@ -24,7 +24,7 @@ deadline already passed is not in any window: the note is stale with `age_expire
 from __future__ import annotations
 
 import datetime as dt
-from typing import Literal
+from typing import Literal, get_args
 
 from ..vault.note import Note
 from .policy import Policy
@@ -40,18 +40,10 @@ Trigger = Literal[
     "future_dated",
 ]
 Window = Literal["next_batch", "prepare", "watch"]
-TRIGGERS: tuple[Trigger, ...] = (
-    "content_changed",
-    "references_changed",
-    "age_expired",
-    "no_baseline",
-    "evidence_unreachable",
-    "evidence_missing",
-    "future_dated",
-)
+TRIGGERS: tuple[Trigger, ...] = get_args(Trigger)
 FUTURE_SLACK = dt.timedelta(days=1)  # time zones: a note validated "tomorrow" somewhere is not in the future
 GONE_ERRORS = frozenset({"http_404", "http_410"})
-WINDOWS: tuple[Window, ...] = ("next_batch", "prepare", "watch")
+WINDOWS: tuple[Window, ...] = get_args(Window)
 WINDOW_DAYS: dict[Window, tuple[int, int]] = {"next_batch": (0, 7), "prepare": (8, 14), "watch": (15, 30)}
 
 
