@@ -11,6 +11,7 @@ import {
 	type GroupKey,
 	type ListItem,
 	listItems,
+	matches,
 	type StaleRow,
 	staleRows,
 	visibleRange,
@@ -336,9 +337,7 @@ export class StaleListView extends ItemView {
 	/** Select all / none among the notes the filters let through (collapsed groups included). */
 	private selectShown(on: boolean): void {
 		for (const row of this.rows) {
-			if (!row.selectable) continue;
-			if (this.filter.trigger !== "" && !row.triggers.some((trigger) => trigger === this.filter.trigger)) continue;
-			if (this.filter.folder !== "" && row.folder !== this.filter.folder) continue;
+			if (!row.selectable || !matches(row, this.filter)) continue;
 			if (on) this.selected.add(row.path);
 			else this.selected.delete(row.path);
 		}
