@@ -23,7 +23,7 @@ import {
 	waitsForAuthorization,
 	waitsForDecision,
 } from "../pipeline/model";
-import { codeLabel, describeFailure } from "./errors";
+import { codeLabel, describeFailure, showFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
 export const PIPELINE_VIEW_TYPE = "kh-pipeline-run";
@@ -107,7 +107,6 @@ export function renderRun(parent: HTMLElement, status: PipelineRunStatus | Pipel
 	}
 }
 
-/** One harness run: records, reason codes with their Japanese explanations, and the actions it allows. */
 /** How often an open run view asks whether its run moved. */
 export const RUN_POLL_MS = 5_000;
 
@@ -118,6 +117,7 @@ export function runSignature(status: PipelineRunStatus | PipelineRunDetail): str
 	return JSON.stringify([status.state, status.waiting_for ?? null, records, answered]);
 }
 
+/** One harness run: records, reason codes with their Japanese explanations, and the actions it allows. */
 export class PipelineRunView extends ItemView {
 	runId: string | null = null;
 	status: PipelineRunStatus | PipelineRunDetail | null = null;
@@ -176,8 +176,7 @@ export class PipelineRunView extends ItemView {
 		try {
 			this.show(await this.host.client.runDetail(this.runId));
 		} catch (error) {
-			el.empty();
-			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+			showFailure(el, error);
 		}
 	}
 
@@ -264,8 +263,7 @@ export class AuthorizeModal extends Modal {
 			this.request = await this.host.client.authorization(this.runId);
 			this.render();
 		} catch (error) {
-			el.empty();
-			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+			showFailure(el, error);
 		}
 	}
 
@@ -375,8 +373,7 @@ export class ReviewModal extends Modal {
 			this.choices = offeredChoices(choices ?? fallbackChoices(review), review);
 			this.render();
 		} catch (error) {
-			el.empty();
-			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+			showFailure(el, error);
 		}
 	}
 

@@ -17,7 +17,7 @@ import {
 	visibleRange,
 } from "../trust/stale-rows";
 import { activateOnKeys } from "./badges";
-import { describeFailure, isNotServed } from "./errors";
+import { isNotServed, showFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
 export const STALE_VIEW_TYPE = "kh-stale-list";
@@ -151,9 +151,7 @@ export class StaleListView extends ItemView {
 	private fail(error: unknown): void {
 		this.shell = null;
 		this.drawn.clear();
-		const el = this.contentEl;
-		el.empty();
-		el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+		showFailure(this.contentEl, error);
 	}
 
 	/** Shows `data`: builds the view once, then only the rows and counts change. */
