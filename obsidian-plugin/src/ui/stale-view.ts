@@ -1,6 +1,5 @@
 import { ItemView, type WorkspaceLeaf } from "obsidian";
-import type { Rollout } from "../api/client";
-import type { AuditReport, BatchStage, StaleReport } from "../api/types";
+import type { AuditReport, BatchStage, Rollout, StaleReport } from "../api/types";
 import { TRIGGERS } from "../api/types";
 import { type MessageKey, t } from "../i18n";
 import { daysLabel, statusLabel, triggerLabel, windowLabel } from "../trust/badge";
