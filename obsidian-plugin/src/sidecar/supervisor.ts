@@ -44,7 +44,7 @@ export interface SupervisorError {
 }
 
 /** Failures a restart cannot mend: the person has to act (install, update, choose a port). */
-const NEEDS_THE_PERSON: ReadonlySet<SupervisorErrorKind> = new Set(["commandNotFound", "portInUse", "sidecarTooOld", "pluginTooOld"]);
+export const NEEDS_THE_PERSON: ReadonlySet<SupervisorErrorKind> = new Set(["commandNotFound", "portInUse", "sidecarTooOld", "pluginTooOld"]);
 
 /** The sidecar's side of the version handshake, as its GET /health answered at the last start. */
 export interface SidecarIdentity {
