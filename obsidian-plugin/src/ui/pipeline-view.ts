@@ -187,29 +187,8 @@ export class PipelineRunView extends ItemView {
 		el.empty();
 		el.addClass("kh-view");
 		renderRun(el, status);
-		const questions = "questions" in status ? status.questions : [];
-		const open = questions.filter((question) => question.answer === null && question.kind !== "publication_decision");
-		for (const question of open) {
-			const box = el.createDiv({ cls: "kh-question" });
-			box.createDiv({ cls: "kh-question-text", text: currentLocale() === "ja" ? question.question_ja : question.question_en });
-			const choices = box.createDiv({ cls: "kh-actions" });
-			for (const choice of question.choices) {
-				const b = choices.createEl("button", { text: choice, attr: { "data-answer": choice } });
-				b.addEventListener("click", () => {
-					b.disabled = true;
-					this.host.client.answer(status.run_id, question.question_id, choice).then(
-						() => void this.refresh(),
-						(error: unknown) => {
-							b.disabled = false;
-							this.host.reportError(error);
-						},
-					);
-				});
-			}
-		}
-		const actions = el.createDiv({ cls: "kh-actions" });
-		const button = (key: MessageKey, action: () => Promise<PipelineRunStatus>, cta = false) => {
-			const b = actions.createEl("button", { text: t(key), cls: cta ? "mod-cta" : "" });
+		// A click disables the button while the request runs; then the run is read again, or the failure said.
+		const act = (b: HTMLButtonElement, action: () => Promise<unknown>) => {
 			b.addEventListener("click", () => {
 				b.disabled = true;
 				action().then(
@@ -220,13 +199,24 @@ export class PipelineRunView extends ItemView {
 					},
 				);
 			});
-			return b;
 		};
+		const questions = "questions" in status ? status.questions : [];
+		const open = questions.filter((question) => question.answer === null && question.kind !== "publication_decision");
+		for (const question of open) {
+			const box = el.createDiv({ cls: "kh-question" });
+			box.createDiv({ cls: "kh-question-text", text: currentLocale() === "ja" ? question.question_ja : question.question_en });
+			const choices = box.createDiv({ cls: "kh-actions" });
+			for (const choice of question.choices) {
+				const b = choices.createEl("button", { text: choice, attr: { "data-answer": choice } });
+				act(b, () => this.host.client.answer(status.run_id, question.question_id, choice));
+			}
+		}
+		const actions = el.createDiv({ cls: "kh-actions" });
 		if (waitsForAuthorization(status)) {
 			const authorize = actions.createEl("button", { cls: "mod-cta", text: t("pipeline.authorize") });
 			authorize.addEventListener("click", () => new AuthorizeModal(this.host, status.run_id, () => void this.refresh()).open());
 		}
-		button("pipeline.advance", () => this.host.client.advance(status.run_id));
+		act(actions.createEl("button", { text: t("pipeline.advance") }), () => this.host.client.advance(status.run_id));
 		if (waitsForDecision(status)) {
 			const review = actions.createEl("button", { cls: "mod-cta", text: t("pipeline.review") });
 			review.addEventListener("click", () => new ReviewModal(this.host, status.run_id, () => void this.refresh()).open());
