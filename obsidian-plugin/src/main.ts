@@ -27,7 +27,7 @@ import {
 } from "./settings";
 import { KnowledgeHarnessSettingTab, type SettingsHost } from "./settings-tab";
 import { nodeSupervisorDeps } from "./sidecar/node-runtime";
-import { SidecarSupervisor, type StateSnapshot, type SupervisorConfig } from "./sidecar/supervisor";
+import { NEEDS_THE_PERSON, SidecarSupervisor, type StateSnapshot, type SupervisorConfig } from "./sidecar/supervisor";
 import { OFFLINE, STATES, statusView } from "./status";
 import type { Readiness } from "./readiness";
 import { MIN_SIDECAR_API_LEVEL, PLUGIN_API_LEVEL } from "./sidecar/compat";
@@ -282,7 +282,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 			this.badges.setMany(this.badges.watchedPaths().map((path): [string, BadgeState] => [path, offlineState(this.badges.get(path))]));
 		}
 		const kind = snapshot.error?.kind;
-		if (kind && kind !== previous.error?.kind && (kind === "commandNotFound" || kind === "portInUse" || kind === "sidecarTooOld" || kind === "pluginTooOld")) {
+		if (kind && kind !== previous.error?.kind && NEEDS_THE_PERSON.has(kind)) {
 			// What only the person can mend: one notice that says what to do, with the readiness panel a click away.
 			const version = snapshot.sidecar?.version ?? "?";
 			const text =

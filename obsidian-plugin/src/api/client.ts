@@ -24,6 +24,7 @@ import type {
 	PipelineRunList,
 	PipelineRunStatus,
 	ReviewResponse,
+	Rollout,
 	StaleReport,
 } from "./types";
 
@@ -132,13 +133,6 @@ export interface Health {
 export interface PluginIdentity {
 	version: string;
 	apiLevel: number;
-}
-
-/** The stage the main button plans (GET /v1/batches/next). */
-export interface Rollout {
-	next_stage: "canary" | "pilot" | "progressive";
-	succeeded: ("canary" | "pilot" | "progressive")[];
-	limits: { canary: number; pilot: number; progressive: number };
 }
 
 /** A parse problem of a note (e.g. broken frontmatter YAML). */

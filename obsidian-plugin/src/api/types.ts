@@ -63,6 +63,8 @@ export type BatchStage = NonNullable<BatchPlanRequest["stage"]>;
 export type BatchPlanRequest = Omit<Schemas["PlanRequest"], "out_of_order"> &
 	Partial<Pick<Schemas["PlanRequest"], "out_of_order">>;
 export type BatchPlan = Schemas["PlanView"];
+/** GET /v1/batches/next: the stage the main button plans (canary, then pilot, then progressive) and each stage's limit. */
+export type Rollout = Schemas["Rollout"];
 export type BatchTarget = Schemas["PlanTarget"];
 export type BatchRunRecord = Schemas["BatchRun"];
 export type RunFileRecord = Schemas["RunFile"];

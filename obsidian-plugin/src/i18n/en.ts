@@ -126,8 +126,6 @@ export const en = {
 	"batch.reasons": "Reasons",
 	"stale.title": "Stale notes",
 	"stale.asOf": "As of {date}",
-	"stale.plan": "Plan batch ({count})",
-	"stale.byTrigger": "Stale: {trigger}",
 	"stale.disputed": "Disputed",
 	"stale.errors": "Metadata errors",
 	"dashboard.title": "Trust coverage",

@@ -123,8 +123,6 @@ export const ja: Messages = {
 	"batch.reasons": "理由",
 	"stale.title": "鮮度切れのノート",
 	"stale.asOf": "{date} 時点",
-	"stale.plan": "バッチを計画（{count}）",
-	"stale.byTrigger": "鮮度切れ: {trigger}",
 	"stale.disputed": "異議あり",
 	"stale.errors": "メタデータエラー",
 	"dashboard.title": "信頼カバレッジ",

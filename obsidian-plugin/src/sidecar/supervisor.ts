@@ -44,7 +44,7 @@ export interface SupervisorError {
 }
 
 /** Failures a restart cannot mend: the person has to act (install, update, choose a port). */
-const NEEDS_THE_PERSON: ReadonlySet<SupervisorErrorKind> = new Set(["commandNotFound", "portInUse", "sidecarTooOld", "pluginTooOld"]);
+export const NEEDS_THE_PERSON: ReadonlySet<SupervisorErrorKind> = new Set(["commandNotFound", "portInUse", "sidecarTooOld", "pluginTooOld"]);
 
 /** The sidecar's side of the version handshake, as its GET /health answered at the last start. */
 export interface SidecarIdentity {
@@ -193,8 +193,8 @@ export interface ListeningInfo {
 	pid: number | null;
 }
 
-/** Parses the sidecar's `{"event": "listening", ...}` line; null for any other line. */
-export function parseListeningLine(line: string): ListeningInfo | null {
+/** The fields of a sidecar's `{"event": "<name>", ...}` line; null for any other line. */
+function eventLine(line: string, name: string): Record<string, unknown> | null {
 	const trimmed = line.trim();
 	if (!trimmed.startsWith("{")) return null;
 	let value: unknown;
@@ -205,7 +205,13 @@ export function parseListeningLine(line: string): ListeningInfo | null {
 	}
 	if (typeof value !== "object" || value === null) return null;
 	const record = value as Record<string, unknown>;
-	if (record.event !== "listening") return null;
+	return record.event === name ? record : null;
+}
+
+/** Parses the sidecar's `{"event": "listening", ...}` line; null for any other line. */
+export function parseListeningLine(line: string): ListeningInfo | null {
+	const record = eventLine(line, "listening");
+	if (!record) return null;
 	const port = record.port;
 	if (typeof port !== "number" || !Number.isInteger(port) || port < 1 || port > 65535) return null;
 	const host = typeof record.host === "string" ? record.host : "127.0.0.1";
@@ -215,16 +221,13 @@ export function parseListeningLine(line: string): ListeningInfo | null {
 
 /** The port of the sidecar's `{"event": "port_in_use", ...}` line; null for any other line. */
 export function parsePortInUseLine(line: string): number | null {
-	const trimmed = line.trim();
-	if (!trimmed.startsWith("{")) return null;
-	try {
-		const value = JSON.parse(trimmed) as unknown;
-		if (typeof value !== "object" || value === null) return null;
-		const record = value as Record<string, unknown>;
-		return record.event === "port_in_use" && typeof record.port === "number" ? record.port : null;
-	} catch {
-		return null;
-	}
+	const record = eventLine(line, "port_in_use");
+	return record && typeof record.port === "number" ? record.port : null;
+}
+
+/** The failure of a sidecar that could not listen on `port` (another program has it). */
+function portTaken(port: number): SupervisorError {
+	return { kind: "portInUse", message: `Port ${String(port)} is taken.`, port };
 }
 
 /** The handshake's verdict: which side is too old, or null when they fit. */
@@ -561,7 +564,7 @@ export class SidecarSupervisor {
 				const taken = parsePortInUseLine(line);
 				if (taken !== null) {
 					run.portInUse = taken;
-					run.listening.reject(new StartupFailure({ kind: "portInUse", message: `Port ${String(taken)} is taken.`, port: taken }));
+					run.listening.reject(new StartupFailure(portTaken(taken)));
 				}
 			}
 		});
@@ -570,7 +573,7 @@ export class SidecarSupervisor {
 		child.stderr?.on("data", (chunk) => stderr.push(chunk));
 		child.on("exit", (code, signal) => {
 			if (run.portInUse !== null) {
-				this.onExit(run, { kind: "portInUse", message: `Port ${String(run.portInUse)} is taken.`, port: run.portInUse, exitCode: code });
+				this.onExit(run, { ...portTaken(run.portInUse), exitCode: code });
 				return;
 			}
 			this.onExit(run, {

@@ -46,6 +46,12 @@ export function describeFailure(error: unknown): string {
 	return error instanceof Error ? error.message : String(error);
 }
 
+/** Replaces what `el` shows with the description of a failed request. */
+export function showFailure(el: HTMLElement, error: unknown): void {
+	el.empty();
+	el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+}
+
 /** A code the sidecar sends (verdict, run status, result, state, …) with its translated label: "Applied (APPLIED)". */
 export function codeLabel(code: string | null | undefined): string {
 	if (!code) return "—";

@@ -23,7 +23,7 @@ import {
 	waitsForAuthorization,
 	waitsForDecision,
 } from "../pipeline/model";
-import { codeLabel, describeFailure } from "./errors";
+import { codeLabel, describeFailure, showFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
 export const PIPELINE_VIEW_TYPE = "kh-pipeline-run";
@@ -107,7 +107,6 @@ export function renderRun(parent: HTMLElement, status: PipelineRunStatus | Pipel
 	}
 }
 
-/** One harness run: records, reason codes with their Japanese explanations, and the actions it allows. */
 /** How often an open run view asks whether its run moved. */
 export const RUN_POLL_MS = 5_000;
 
@@ -118,6 +117,7 @@ export function runSignature(status: PipelineRunStatus | PipelineRunDetail): str
 	return JSON.stringify([status.state, status.waiting_for ?? null, records, answered]);
 }
 
+/** One harness run: records, reason codes with their Japanese explanations, and the actions it allows. */
 export class PipelineRunView extends ItemView {
 	runId: string | null = null;
 	status: PipelineRunStatus | PipelineRunDetail | null = null;
@@ -176,8 +176,7 @@ export class PipelineRunView extends ItemView {
 		try {
 			this.show(await this.host.client.runDetail(this.runId));
 		} catch (error) {
-			el.empty();
-			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+			showFailure(el, error);
 		}
 	}
 
@@ -188,29 +187,8 @@ export class PipelineRunView extends ItemView {
 		el.empty();
 		el.addClass("kh-view");
 		renderRun(el, status);
-		const questions = "questions" in status ? status.questions : [];
-		const open = questions.filter((question) => question.answer === null && question.kind !== "publication_decision");
-		for (const question of open) {
-			const box = el.createDiv({ cls: "kh-question" });
-			box.createDiv({ cls: "kh-question-text", text: currentLocale() === "ja" ? question.question_ja : question.question_en });
-			const choices = box.createDiv({ cls: "kh-actions" });
-			for (const choice of question.choices) {
-				const b = choices.createEl("button", { text: choice, attr: { "data-answer": choice } });
-				b.addEventListener("click", () => {
-					b.disabled = true;
-					this.host.client.answer(status.run_id, question.question_id, choice).then(
-						() => void this.refresh(),
-						(error: unknown) => {
-							b.disabled = false;
-							this.host.reportError(error);
-						},
-					);
-				});
-			}
-		}
-		const actions = el.createDiv({ cls: "kh-actions" });
-		const button = (key: MessageKey, action: () => Promise<PipelineRunStatus>, cta = false) => {
-			const b = actions.createEl("button", { text: t(key), cls: cta ? "mod-cta" : "" });
+		// A click disables the button while the request runs; then the run is read again, or the failure said.
+		const act = (b: HTMLButtonElement, action: () => Promise<unknown>) => {
 			b.addEventListener("click", () => {
 				b.disabled = true;
 				action().then(
@@ -221,13 +199,24 @@ export class PipelineRunView extends ItemView {
 					},
 				);
 			});
-			return b;
 		};
+		const questions = "questions" in status ? status.questions : [];
+		const open = questions.filter((question) => question.answer === null && question.kind !== "publication_decision");
+		for (const question of open) {
+			const box = el.createDiv({ cls: "kh-question" });
+			box.createDiv({ cls: "kh-question-text", text: currentLocale() === "ja" ? question.question_ja : question.question_en });
+			const choices = box.createDiv({ cls: "kh-actions" });
+			for (const choice of question.choices) {
+				const b = choices.createEl("button", { text: choice, attr: { "data-answer": choice } });
+				act(b, () => this.host.client.answer(status.run_id, question.question_id, choice));
+			}
+		}
+		const actions = el.createDiv({ cls: "kh-actions" });
 		if (waitsForAuthorization(status)) {
 			const authorize = actions.createEl("button", { cls: "mod-cta", text: t("pipeline.authorize") });
 			authorize.addEventListener("click", () => new AuthorizeModal(this.host, status.run_id, () => void this.refresh()).open());
 		}
-		button("pipeline.advance", () => this.host.client.advance(status.run_id));
+		act(actions.createEl("button", { text: t("pipeline.advance") }), () => this.host.client.advance(status.run_id));
 		if (waitsForDecision(status)) {
 			const review = actions.createEl("button", { cls: "mod-cta", text: t("pipeline.review") });
 			review.addEventListener("click", () => new ReviewModal(this.host, status.run_id, () => void this.refresh()).open());
@@ -264,8 +253,7 @@ export class AuthorizeModal extends Modal {
 			this.request = await this.host.client.authorization(this.runId);
 			this.render();
 		} catch (error) {
-			el.empty();
-			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+			showFailure(el, error);
 		}
 	}
 
@@ -375,8 +363,7 @@ export class ReviewModal extends Modal {
 			this.choices = offeredChoices(choices ?? fallbackChoices(review), review);
 			this.render();
 		} catch (error) {
-			el.empty();
-			el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+			showFailure(el, error);
 		}
 	}
 

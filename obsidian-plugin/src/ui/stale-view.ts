@@ -1,6 +1,5 @@
 import { ItemView, type WorkspaceLeaf } from "obsidian";
-import type { Rollout } from "../api/client";
-import type { AuditReport, BatchStage, StaleReport } from "../api/types";
+import type { AuditReport, BatchStage, Rollout, StaleReport } from "../api/types";
 import { TRIGGERS } from "../api/types";
 import { type MessageKey, t } from "../i18n";
 import { daysLabel, statusLabel, triggerLabel, windowLabel } from "../trust/badge";
@@ -11,12 +10,13 @@ import {
 	type GroupKey,
 	type ListItem,
 	listItems,
+	matches,
 	type StaleRow,
 	staleRows,
 	visibleRange,
 } from "../trust/stale-rows";
 import { activateOnKeys } from "./badges";
-import { describeFailure, isNotServed } from "./errors";
+import { isNotServed, showFailure } from "./errors";
 import type { HarnessHost } from "./host";
 
 export const STALE_VIEW_TYPE = "kh-stale-list";
@@ -150,9 +150,7 @@ export class StaleListView extends ItemView {
 	private fail(error: unknown): void {
 		this.shell = null;
 		this.drawn.clear();
-		const el = this.contentEl;
-		el.empty();
-		el.createDiv({ cls: "kh-error", text: describeFailure(error) });
+		showFailure(this.contentEl, error);
 	}
 
 	/** Shows `data`: builds the view once, then only the rows and counts change. */
@@ -336,9 +334,7 @@ export class StaleListView extends ItemView {
 	/** Select all / none among the notes the filters let through (collapsed groups included). */
 	private selectShown(on: boolean): void {
 		for (const row of this.rows) {
-			if (!row.selectable) continue;
-			if (this.filter.trigger !== "" && !row.triggers.some((trigger) => trigger === this.filter.trigger)) continue;
-			if (this.filter.folder !== "" && row.folder !== this.filter.folder) continue;
+			if (!row.selectable || !matches(row, this.filter)) continue;
 			if (on) this.selected.add(row.path);
 			else this.selected.delete(row.path);
 		}
