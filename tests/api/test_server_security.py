@@ -99,9 +99,7 @@ def test_oversized_body_is_413_and_server_keeps_serving(server: Sidecar) -> None
                 yield b"y" * 100_000
 
         response = client.post("/v1/shutdown", content=chunks())
-        # refused either by the body limit (413) or, when the chunks arrive in one read, by the
-        # connection's event-size limit (431, api/connections.py); both keep the server serving
-        assert response.status_code in (413, 431)
+        assert response.status_code == 413
         assert client.get("/v1/notes").status_code == 200
 
 
