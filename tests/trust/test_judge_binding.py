@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_harness.trust.judges.binding import Binding, bind_claim
+from knowledge_harness.trust.judges.binding import Binding, bind_claim, page_dateline, page_subject
 from knowledge_harness.trust.judges.lexical import LexicalJudge
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
 from knowledge_harness.trust.validator import validate
@@ -91,23 +91,83 @@ def test_no_sentences_state_nothing() -> None:
     assert not bind_claim("The Nile is long.", ["", "  "]).states
 
 
-def test_a_value_the_page_writes_elsewhere_counts_only_when_its_sentence_names_no_other() -> None:
-    claim = "The film premiered at the Cannes Film Festival on 19 May."
+def test_a_value_written_elsewhere_on_the_page_does_not_count_without_its_role() -> None:
+    # 3 and 2004 are both on the page, but not in the sentence that says what was released
+    page = "The band was formed in 1998 by 3 friends.\nIn 2004 the band released 5 albums."
+    found = bind_claim("The band released 3 albums in 2004.", [page.splitlines()[1]], elsewhere=page.splitlines())
+    assert found.contradicts and "3" in found.reason and "5" in found.reason
+    # "in cinemas on 19 May" is another event than the premiere
     page = "The film premiered at the Cannes Film Festival on 21 May.\nIt opened in cinemas on 19 May."
-    # the sentence that says where it premiered writes another day in that place
-    found = bind_claim(claim, ["The film premiered at the Cannes Film Festival on 21 May."], page=page)
+    found = bind_claim(
+        "The film premiered at the Cannes Film Festival on 19 May.", [page.splitlines()[0]], elsewhere=page.splitlines()
+    )
     assert found.contradicts and "19" in found.reason and "21" in found.reason
-    # a page that names its subject once, then says "he"
+
+
+def test_a_contradiction_yields_to_a_sentence_of_the_page_that_states_the_claim() -> None:
+    page = "Marie Curie won the Nobel Prize in Physics in 1903. She won the Nobel Prize in Chemistry in 1911."
+    claim = "Marie Curie won the Nobel Prize in Chemistry in 1911."
+    aligned = _sentences(page)[:1]  # the sentence most like the claim holds the other prize and year
+    assert bind_claim(claim, aligned).contradicts
+    found = bind_claim(claim, aligned, elsewhere=_sentences(page), subject=page_subject(_sentences(page)))
+    assert found.states and not found.contradicts, found.reason
+    assert LexicalJudge().judge_pair(claim, page) == "supported"
+    # the other prize's year is still the other prize's: each fact is bound with its fellows
+    assert not bind_claim("Marie Curie won the Nobel Prize in Chemistry in 1903.", _sentences(page)).states
+    assert LexicalJudge().judge_pair("Marie Curie won the Nobel Prize in Chemistry in 1903.", page) != "supported"
+
+
+@pytest.mark.parametrize(
+    ("claim", "evidence"),
+    [
+        ("No lake on Earth is deeper than Lake Baikal.", "Lake Baikal is the deepest lake on Earth."),
+        ("日本に富士山より高い山はない。", "富士山は日本で最も高い山である。"),
+    ],
+)
+def test_a_negative_comparative_restating_a_superlative_is_not_contradicted(claim: str, evidence: str) -> None:
+    assert not bind_claim(claim, _sentences(evidence)).contradicts
+    assert LexicalJudge().judge_pair(claim, evidence) != "contradicted"
+    # the superlative denied is still a contradiction
+    denied = evidence.replace("is the deepest", "is not the deepest").replace("である", "ではない")
+    assert LexicalJudge().judge_pair(claim, denied) != "supported"
+
+
+def test_the_pages_subject_may_be_said_as_he_or_the_album_in_the_sentence_holding_its_role() -> None:
     page = "Ron Bakir is a businessman.\nHe was named Young Entrepreneur of the Year in 2013."
-    found = bind_claim("Bakir was named Young Entrepreneur of the Year in 2013.", [page.splitlines()[1]], page=page)
-    assert found.states
-    assert not bind_claim("Bakir was named Young Entrepreneur of the Year in 2013.", [page.splitlines()[1]]).states
+    lines = page.splitlines()
+    claim = "Bakir was named Young Entrepreneur of the Year in 2013."
+    assert bind_claim(claim, lines[1:], subject=page_subject(lines)).states
+    assert not bind_claim(claim, lines[1:]).states  # without the page's subject, "he" is nobody
+    # another person's name is not the subject's: "he" does not stand for it
+    assert not bind_claim(
+        "Smith was named Young Entrepreneur of the Year in 2013.", lines[1:], subject=page_subject(lines)
+    ).states
+    # a sentence with no "he"/"it" does not borrow the subject's name
+    page = "Ron Bakir is a businessman.\nA local man was named Young Entrepreneur of the Year in 2013."
+    lines = page.splitlines()
+    assert not bind_claim(claim, lines[1:], subject=page_subject(lines)).states
 
 
-def test_a_number_the_page_writes_after_many_commas_is_found_on_the_page() -> None:
-    # the page is read without its commas (12,000 as 12000): the text around a number found there is
-    # read from the same text, not from the page with its commas at offsets shifted by them
-    claim = "The river that flows through the city is 346 km long."
-    page = "Rivers, " * 40 + "\nThe Thames is 346 km long.\nThe river flows through the city."
-    found = bind_claim(claim, ["The river flows through the city."], page=page)
-    assert found.states, found.reason
+def test_a_year_of_the_claim_may_be_the_pages_dateline_when_its_sentence_writes_no_other_year() -> None:
+    lines = [
+        "(meta data) TITLE: Jackalopes hire Todd Watson as new Head Coach",
+        "May 20, 2019",
+        "The Odessa Jackalopes announced on Monday that they have hired Todd Watson as head coach.",
+        "The team was founded in 1997 in Odessa.",
+    ]
+    assert page_dateline(lines) == "May 20, 2019"
+    claim = "The Odessa Jackalopes hired Todd Watson as head coach in 2019."
+    assert bind_claim(claim, lines[2:3], dateline=page_dateline(lines)).states
+    assert not bind_claim(claim, lines[2:3]).states
+    # another year in the sentence is what that sentence dates: the dateline does not override it
+    other = ["The Odessa Jackalopes announced in 2015 that they have hired Todd Watson as head coach."]
+    assert not bind_claim(claim, other, dateline=page_dateline(lines)).states
+    # a year that is not the dateline's is not stated by it
+    assert not bind_claim(claim.replace("2019", "2020"), lines[2:3], dateline=page_dateline(lines)).states
+
+
+def test_a_number_in_brackets_is_bound_like_the_claims_other_numbers() -> None:
+    page = ["Merry Company on a Terrace (c. 1616–17) by Willem Buytewech has entered the Mauritshuis."]
+    assert bind_claim('"Merry Company on a Terrace" (1616) is in the Mauritshuis.', page).states
+    found = bind_claim('"Merry Company on a Terrace" (1520) is in the Mauritshuis.', page)
+    assert not found.states and "1520" in found.reason

@@ -163,14 +163,16 @@ _CANNES = (
 @pytest.mark.parametrize(
     ("claim", "expected"),
     [
-        # the window's "69th" is a rank, not the claim's date, and names no other day: the page's 19 May counts
-        # (judges/binding.py: a value its sentence leaves unsaid, when that sentence writes no other)
-        ("The film premiered at the Cannes Film Festival in France on 19 May.", "supported"),
+        # 19 May is the day it opened in cinemas, not the day it premiered: a value written elsewhere on the
+        # page does not state the claim's (judges/binding.py), and the window's "69th" (a rank) is no rival day
+        ("The film premiered at the Cannes Film Festival in France on 19 May.", "unsupported"),
         ("The film premiered at the Cannes Film Festival in France on 21 May.", "contradicted"),
         ("The film premiered at the 70th Cannes Film Festival in France.", "contradicted"),
     ],
 )
-def test_an_english_number_stated_elsewhere_on_the_page_is_not_contradicted(claim: str, expected: str) -> None:
+def test_an_english_number_stated_elsewhere_on_the_page_is_not_contradicted_nor_stated(
+    claim: str, expected: str
+) -> None:
     assert LexicalJudge().judge_pair(claim, _CANNES) == expected
 
 

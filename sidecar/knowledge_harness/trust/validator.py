@@ -23,8 +23,9 @@ from __future__ import annotations
 
 from .judges import JudgeFailed
 from .judges.base import Judge
-from .judges.binding import bind_claim
+from .judges.binding import bind_claim, page_dateline, page_subject
 from .quotes import MAX_QUOTES, SourceText, pieces, too_short
+from .text import sentence_texts
 from .validation_models import (
     ClaimIn,
     EvidenceIn,
@@ -66,6 +67,7 @@ class QuoteGate:
         self.allowed = allowed
         self.binds = binds
         self._texts: dict[str, SourceText] = {}
+        self._pages: dict[str, tuple[str, str]] = {}
 
     def _source(self, source_id: str) -> SourceText | None:
         if source_id not in self._texts:
@@ -100,8 +102,21 @@ class QuoteGate:
             spans.append(QuoteSpan(source_id=sid, start=found.start, end=found.end, text=found.text))
         return spans, ""
 
+    def _page(self, source_id: str) -> tuple[str, str]:
+        """The source's subject text and dateline (judges/binding.py), read once per source."""
+        if source_id not in self._pages:
+            item = self.evidence.get(source_id)
+            lines = sentence_texts(item.text) if item is not None and item.text else []
+            self._pages[source_id] = (page_subject(lines), page_dateline(lines))
+        return self._pages[source_id]
+
     def states(self, claim: ClaimIn, spans: list[QuoteSpan]) -> tuple[bool, str]:
-        binding = bind_claim(claim.text, [s.text for s in spans])
+        """The quotes state the claim. Only the quoted sentences bind it; the page's title and first
+        sentence may say who "he" or "the album" is, and its dateline which year "on Monday" is in."""
+        subject, dateline = self._page(spans[0].source_id) if spans else ("", "")
+        binding = bind_claim(
+            claim.text, sentence_texts("\n".join(s.text for s in spans)), subject=subject, dateline=dateline
+        )
         return binding.states and not binding.contradicts, binding.reason
 
     def decide(self, claim: ClaimIn, finding: Finding) -> Finding:

@@ -4,7 +4,16 @@ A claim is stated by evidence sentences only when each of its facts — a number
 an English day of a month, a name (an English capitalized word, a Japanese katakana or Latin word), a
 Japanese word of a sibling group (男性/女性, 白い/黒い, 座って/立って, 左/右 …) — is written in a sentence
 that also holds the words around it in the claim (its role: "the longest river … is the ___"), and the
-claim's polarity agrees with that sentence's. A word found elsewhere on the page does not count.
+claim's polarity agrees with that sentence's, and that sentence writes no rival of the claim's other
+facts. A word found elsewhere on the page does not count; three narrow readings of the page do:
+- another sentence of the page that holds the fact with the words around it states it as well (a rival
+  value in the aligned sentence then yields to it: a page naming a person's two prizes, each with its year);
+- the name a page opens with (its title, heading or first sentence: "Marie Curie", "Odessa Jackalopes")
+  may be said as "he", "it" or "the album" in the sentence holding its role;
+- a year or date of the claim may be the page's dateline ("May 20, 2019" over "announced on Monday")
+  where the sentence holding its role writes no other year.
+A negative comparative that restates a superlative ("no lake is deeper than Baikal" / "Baikal is the
+deepest lake"; 日本に富士山より高い山はない / 富士山は日本で最も高い山である) is no negation on one side only.
 
 A claim is contradicted by the sentences when, in the sentence that holds the words around one of its
 facts, another value of the same kind fills that fact's place (the Nile where the claim says the
@@ -90,7 +99,9 @@ def same_kind(a: str, b: str) -> bool:
 
 # "not only … but" adds a fact, it denies none
 EN_NEG = re.compile(r"\b(?:not(?! only\b)|never|no longer|no|none|neither|nor|cannot)\b|n't\b")
-QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201d]*\u201d')
+# an opening curly quote's span stops at the next opening one: each character is scanned at most twice, so
+# thousands of unclosed “ cost linear time (a span running to the text's end from each would be quadratic)
+QUOTED = re.compile(r'"[^"]*"|\u201c[^\u201c\u201d]*\u201d')
 JA_NEG = re.compile(
     r"(?<![少危幼汚])(?:ない|なかった|なく|ません|ず[、。にとも]|ず$|ぬ|無い|無く|無し|なし|非[^常]|未[^来満]"
     r"|(?:対象|範囲|想定|適用|対応|保証|規格|管轄)外)"
@@ -117,6 +128,33 @@ def claim_negated(claim: str) -> bool:
     """Is the claim itself negative? Words it quotes are someone's words: "he said that 'it hasn't done
     anything'" states what was said, and the page must hold the quote."""
     return negated(claim if has_cjk(claim) else QUOTED.sub(" ", claim))
+
+
+_EN_NONE_COMPARATIVE = re.compile(
+    r"\b(?:no|nothing|none|nobody|no one|neither)\b[^.;]*?\b(?:[a-z]+er|more|less|better|worse)\s+(?:[a-z]+\s+)?than\b"
+)
+_EN_SUPERLATIVE = re.compile(r"\b(?:[a-z]{2,}est|most|least|best|worst)\b")
+_JA_NONE_COMPARATIVE = re.compile(r"(?:より|ほど)[^。、]*(?:ない|無い|ありません|いない|いません|なし)")
+_JA_SUPERLATIVE = re.compile(r"最も|もっとも|一番|いちばん|最[高大長深古]|随一|唯一")
+
+
+def superlative_restated(claim: str, evidence: str) -> bool:
+    """Is a negative comparative claim the evidence's superlative said the other way round? "No lake is
+    deeper than Baikal" is what "Baikal is the deepest lake" says (日本に富士山より高い山はない / 富士山は日本で
+    最も高い山である): the claim's negation is no contradiction of it."""
+    c, e = nfkc(claim).lower(), nfkc(evidence).lower()
+    if has_cjk(c):
+        return bool(_JA_NONE_COMPARATIVE.search(c) and _JA_SUPERLATIVE.search(e) and not JA_NEG.search(e))
+    return bool(_EN_NONE_COMPARATIVE.search(c) and _EN_SUPERLATIVE.search(e) and not EN_NEG.search(e))
+
+
+def superlative_denied(claim: str, evidence: str) -> bool:
+    """Does the evidence deny the superlative that a negative comparative claim says the other way round
+    ("no lake is deeper than Baikal" against "Baikal is not the deepest lake")?"""
+    c, e = nfkc(claim).lower(), nfkc(evidence).lower()
+    if has_cjk(c):
+        return bool(_JA_NONE_COMPARATIVE.search(c) and _JA_SUPERLATIVE.search(e) and JA_NEG.search(e))
+    return bool(_EN_NONE_COMPARATIVE.search(c) and _EN_SUPERLATIVE.search(e) and EN_NEG.search(e))
 
 
 def ja_final_negative(text: str) -> bool:
@@ -203,9 +241,14 @@ def _facts(claim: str, japanese: bool) -> list[_Fact]:
     for part in parts:
         normal = _ordinals_as_words(normalize(part))
         t = terms(normal)
+        # a day of a month the claim states is also stated as that date ("May 19" by "19th of May")
+        days: dict[tuple[str, str], str] = (
+            {} if japanese else {(str(d), ""): str(mo) for mo, d in calendar_dates(part, claim=True)}
+        )
         for n in dict.fromkeys(t.numbers):
             value, unit = unit_of(n)
-            facts.append(_Fact("number", value + unit, part, (value, unit)))
+            of_month = days.get((value, unit))
+            facts.append(_Fact("number", value + unit, part, (value, unit, of_month) if of_month else (value, unit)))
         if japanese:
             # a katakana word right after a number is its unit or counter (3776メートル), read with the number
             names = [
@@ -231,6 +274,13 @@ def _facts(claim: str, japanese: bool) -> list[_Fact]:
             key = tuple(terms(normalize(bare)).content)
             if key:
                 facts.append(_Fact("name", bare, part, key))
+    if not japanese:
+        # a number the sub-claims leave out (one in brackets: "Leading with Intensity" (2019)) is the claim's too
+        held = {f.key[:2] for f in facts if f.kind == "number"}
+        for n in dict.fromkeys(terms(_ordinals_as_words(normalize(claim))).numbers):
+            value, unit = unit_of(n)
+            if (value, unit) not in held:
+                facts.append(_Fact("number", value + unit, claim, (value, unit)))
     return facts
 
 
@@ -279,7 +329,9 @@ def _content(text: str) -> frozenset[str]:
 
 def _states(fact: _Fact, s: _Sentence) -> bool:
     if fact.kind == "number":
-        return (fact.key[0], fact.key[1]) in s.numbers
+        if (fact.key[0], fact.key[1]) in s.numbers:
+            return True
+        return len(fact.key) == 3 and (int(fact.key[2]), int(fact.key[0])) in calendar_dates(s.text)
     if fact.kind == "date":
         return (int(fact.key[0]), int(fact.key[1])) in calendar_dates(s.text)
     if fact.kind == "name":
@@ -328,7 +380,7 @@ def _rival(fact: _Fact, claim_normal: str, s: _Sentence) -> str | None:
         others = [w for w, hc, hg, _ in _sibling_hits(s.normal) if hc == c and hg != g]
         return others[0] if others else None
     if fact.kind == "number":
-        value, unit = fact.key
+        value, unit = fact.key[0], fact.key[1]
         clash = sorted(v for v, u in s.numbers if u == unit and v != value and (unit or same_kind(v, value)))
         if not clash:
             return None
@@ -415,6 +467,10 @@ def _polarity(claim: str, japanese: bool, sentences: Sequence[_Sentence]) -> Bin
         return None
     i, share = _best(content, sentences)
     s = sentences[i]
+    if superlative_restated(claim, s.text):
+        return None
+    if superlative_denied(claim, s.text):
+        return Binding(False, share >= 0.6, f"The evidence denies what the claim says: {_quote(s.text)!r}.")
     if japanese:
         ours, theirs = ja_final_negative(claim), ja_final_negative(s.text)
         if ours == theirs:
@@ -475,87 +531,189 @@ def _doubled_sibling(claim_normal: str, sentences: Sequence[_Sentence]) -> Bindi
     return None
 
 
-def _names_another(fact: _Fact, claim: str, s: _Sentence) -> bool:
-    """Does the sentence write another value of the fact's kind, one the claim does not hold? (Then it is
-    about that value: the claim's own, found elsewhere on the page, is not in its role.)"""
-    if fact.kind == "number":
-        claimed = {unit_of(n) for n in terms(normalize(claim)).numbers}
-        return any(
-            u == fact.key[1] and (u or same_kind(v, fact.key[0])) and (v, u) not in claimed for v, u in s.numbers
-        )
-    if fact.kind == "date":
-        return bool(calendar_dates(s.text) - calendar_dates(claim, claim=True))
-    if fact.kind == "name":
-        claim_terms = _content(claim)
-        if has_cjk(s.text):
-            return any(not set(terms(m).content) <= claim_terms for m in _KATAKANA.findall(s.normal))
-        words = _EN_CAPITALIZED.findall(s.text)[1:]  # the first word of a sentence is capitalized anyway
-        return any(
-            w.lower() not in EN_STOPWORDS
-            and w.lower() not in _MONTH_WORDS
-            and not set(terms(normalize(w)).content) <= claim_terms
-            for w in words
-        )
-    return False
-
-
 _MONTH_WORDS = frozenset(m.lower() for m in MONTH_NAMES)
 
 
-def _on_page(fact: _Fact, page: _Page) -> bool:
-    """Is the fact written anywhere in the page (its text as the judge normalizes it)?"""
-    if fact.kind == "number":
-        value = re.escape(fact.key[0])
-        bare = page.without_commas  # 12,000 as 12000; the text around a match is read from the same text
-        return any(
-            value_unit == (fact.key[0], fact.key[1])
-            for m in re.finditer(rf"(?<![\d.,]){value}(?![\d])", bare)
-            for value_unit in {unit_of(n) for n in terms(bare[max(0, m.start() - 2) : m.end() + 16]).numbers}
-        )
-    text = page.normal
+# -- the page's subject ---------------------------------------------------------------------------------
+
+# words that stand for a page's subject in a later sentence ("he", "the album")
+_ANAPHOR = re.compile(
+    r"\b(?:he|she|it|they|his|her|its|their|him|them|hers"
+    r"|(?:the|this|that)\s+(?:album|band|artist|singer|actor|actress|player|writer|author|company|firm|group|team"
+    r"|club|film|movie|song|single|book|novel|show|series|episode|station|school|university|college|museum|town"
+    r"|city|village|county|state|country|party|organization|organisation|project|building|church|species|game"
+    r"|event|festival|award|magazine|newspaper|show|programme|program|ship|brand|product|couple|duo))\b",
+    re.IGNORECASE,
+)
+_TITLE = re.compile(r"^\(meta data\) TITLE:\s*(.+)$")
+_META = re.compile(r"^\(meta data\)")
+SUBJECT_LINES = 12  # the title, a heading and the first sentence are looked for among a page's first lines
+
+
+def page_subject(sentences: Sequence[str]) -> str:
+    """The text that names a page's subject: its title (a "TITLE:" line), its first heading and its first
+    sentence that is neither of them. Only names written there may stand for "he" or "the album" later."""
+    title = heading = first = ""
+    for line in sentences[:SUBJECT_LINES]:
+        text = line.strip()
+        if m := _TITLE.match(text):
+            title = title or m.group(1)
+        elif _META.match(text):
+            continue
+        elif text.startswith("#"):
+            heading = heading or text.lstrip("# ")
+        elif not first and len(text.split()) >= 4:
+            first = text
+    return "\n".join(t for t in (title, heading, first) if t)
+
+
+_PUBLISHED = re.compile(r"^\(meta data\) PUBLISHED DATETIME:\s*((?:1\d|20)\d{2})-(\d{2})-(\d{2})")
+DATELINE_WORDS = 8  # a dateline is a short line: a date, perhaps a time and a word or two
+
+
+def page_dateline(sentences: Sequence[str]) -> str:
+    """The date a page was published: its "PUBLISHED DATETIME" line, or its first short line holding a date
+    with its year ("May 20, 2019", "12 July 2019 at 6:35 PM"). A page reporting news dates its events by it."""
+    for line in sentences:
+        text = line.strip()
+        if m := _PUBLISHED.match(text):
+            return f"{MONTH_NAMES[int(m.group(2)) - 1]} {int(m.group(3))}, {m.group(1)}"
+        if len(text.split()) <= DATELINE_WORDS and _YEAR.search(text) and calendar_dates(text):
+            return text
+    return ""
+
+
+def _dated(fact: _Fact, claim: str, dateline: str, s: _Sentence) -> bool:
+    """A year or date of the claim that is the page's publication date, where the sentence holding its role
+    writes no other year (an announcement dated May 20, 2019 says "announced on Monday")."""
+    if not dateline:
+        return False
+    years = set(_YEAR.findall(dateline))
+    dates = calendar_dates(dateline)
     if fact.kind == "date":
-        month, day = int(fact.key[0]), int(fact.key[1])
-        return any(
-            (month, day) in calendar_dates(text[max(0, m.start() - 24) : m.end() + 24])
-            for m in re.finditer(rf"(?<!\d)0?{day}(?!\d)", text)
-        )
-    if fact.kind == "name":
-        return all(re.search(rf"(?<![a-z0-9]){re.escape(k[:-1] if len(k) > 3 else k)}", text) for k in fact.key)
+        return (int(fact.key[0]), int(fact.key[1])) in dates
+    if fact.kind != "number" or fact.key[1]:
+        return False
+    other_years = {v for v, u in s.numbers if not u and _YEAR.fullmatch(v) and v != fact.key[0]}
+    if fact.key[0] in years:
+        return not other_years
+    claimed_days = {str(d) for m, d in calendar_dates(claim, claim=True) if (m, d) in dates}
+    return fact.key[0] in claimed_days and not other_years - years
+
+
+_NAME_RUN = re.compile(r"[A-Z][\w'\-]*(?:\s+(?:of\s+|de\s+|van\s+|von\s+)?[A-Z][\w'\-]*){0,3}")
+SUBJECT_NAME_WORDS = 4
+
+
+@functools.lru_cache(maxsize=64)
+def _subject_names(subject: str) -> frozenset[str]:
+    """The terms of the name each line of a page's subject text opens with (capitalized words at its start,
+    after "The": "Marie Curie", "Odessa Jackalopes"): the name that "he" or "the album" stands for. A line
+    opening with a common noun ("The film premiered at Cannes") names no subject; a title's other
+    capitalized words are title case, not names."""
+    names: set[str] = set()
+    for line in subject.splitlines():
+        m = _NAME_RUN.match(re.sub(r"^(?:The|A|An)\s+", "", line.strip()))
+        if not m:
+            continue
+        words = [w.removesuffix("'s") for w in m.group().split()]
+        for word in words[:SUBJECT_NAME_WORDS]:
+            if word.lower() not in EN_STOPWORDS and word.lower() not in _MONTH_WORDS:
+                names.update(_content(word))
+    return frozenset(names)
+
+
+def _with_subject(s: _Sentence, names: frozenset[str]) -> _Sentence:
+    """A sentence that says "he", "she", "it" or "the album" holds the names of the page's subject."""
+    if not names or names <= s.content or not _ANAPHOR.search(s.text):
+        return s
+    return _Sentence(s.text, s.normal, s.content | names, s.numbers)
+
+
+def _coreferent(fact: _Fact, subject: str, s: _Sentence) -> bool:
+    """A name of the page's subject said in this sentence by the other part of the subject's name (Lady
+    Amelia for Lady Amelia Windsor)."""
+    if fact.kind != "name" or not subject or not set(fact.key) <= _content(subject):
+        return False
+    words = [w.removesuffix("'s") for w in _EN_CAPITALIZED.findall(subject)]
+    for k, word in enumerate(words):
+        if word.lower() == fact.shown.lower():
+            beside = [words[j] for j in (k - 1, k + 1) if 0 <= j < len(words)]
+            if any(b.lower() not in EN_STOPWORDS and re.search(rf"\b{re.escape(b)}\b", s.text) for b in beside):
+                return True
     return False
 
 
-class _Page(NamedTuple):
-    normal: str  # normalized (lexical_features.normalize)
-    without_commas: str  # the same, its commas dropped (numbers as text.terms reads them)
+def _holding(fact: _Fact, sentences: Sequence[str]) -> list[_Sentence]:
+    """The sentences whose text may hold the fact (a cheap look at the raw text first: a page holds
+    hundreds of sentences, and each is read only when it may)."""
+    if fact.kind == "number":
+        needle = fact.key[0]
+        return [_parsed(s) for s in sentences if needle in nfkc(s).replace(",", "")]
+    if fact.kind == "date":
+        needle = fact.key[1]
+        return [_parsed(s) for s in sentences if needle in s]
+    if fact.kind == "name":
+        needle = fact.shown.lower()[:4]
+        return [_parsed(s) for s in sentences if needle in nfkc(s).lower()]
+    return [_parsed(s) for s in sentences if fact.shown in nfkc(s)]
 
 
-@functools.lru_cache(maxsize=8)
-def _normalized_page(page: str) -> _Page:
-    """A note's claims are bound against the same few pages in turn: each is normalized once."""
-    normal = normalize(page)
-    return _Page(normal, normal.replace(",", ""))
-
-
-def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *, page: str = "") -> Binding:
+def bind_claim(
+    claim: str,
+    sentences: Sequence[str],
+    lang: str | None = None,
+    *,
+    elsewhere: Sequence[str] = (),
+    subject: str = "",
+    dateline: str = "",
+) -> Binding:
     """Whether `sentences` state `claim` with each of its numbers, dates, names and sibling words in its
     role and with the claim's polarity, or contradict it (see the module docstring).
 
-    `page`: the whole evidence text, when the sentences are part of it. A value the sentence holding its
-    role does not write counts as stated when that sentence writes no other value of its kind and the page
-    writes this one (a page names its subject once and then says "he"; gives a year in a heading)."""
+    `elsewhere`: the page's other sentences. One of them that holds a fact with the words around it in the
+    claim states that fact as well as an aligned one does, and a rival value in the aligned sentence then
+    yields to it (a page naming a person's two prizes, each with its year).
+    `subject`: the text naming the page's subject (`page_subject`): a name of the claim written there may
+    be said as "he", "it" or "the album" in the sentence holding its role.
+    `dateline`: the page's publication date (`page_dateline`): a year or date of the claim that is this
+    date counts where the sentence holding its role writes no other year. No other value of the claim
+    counts from anywhere else on the page."""
     given = [s for s in sentences if s and s.strip()]
     if not given:
         return Binding(False, False, "No evidence sentence to bind the claim to.")
     japanese = lang == "ja" if lang else has_cjk(claim)
-    parsed = [_parsed(s) for s in given]
+    if japanese:
+        subject = dateline = ""
+    names = _subject_names(subject) if subject else frozenset()
+    parsed = [_with_subject(_parsed(s), names) for s in given]
+    rest = [s for s in elsewhere if s and s.strip()]
     claim_normal = normalize(claim)
-    page_normal = _normalized_page(page) if page else None
     unstated: list[str] = []
-    for fact in _facts(claim, japanese):
+    facts = _facts(claim, japanese)
+
+    def consistent(fact: _Fact, s: _Sentence) -> bool:
+        """The sentence writes no rival of the claim's other facts: a fact is stated with its fellows, not
+        in a sentence about another event (1903's prize was in Physics, not in Chemistry)."""
+        return not any(
+            g is not fact
+            and g.kind != "date"
+            and not _states(g, s)
+            and _rival(g, claim_normal, s) not in (None, g.shown)
+            for g in facts
+        )
+
+    for fact in facts:
         context = _context(fact, claim)
         i, best = _best(context, parsed)
         floor = max(min(MIN_CONTEXT, best), best - STATED_SLACK)
-        if any(_states(fact, s) and _share(context, s) >= floor for s in parsed):
+        if any(_states(fact, s) and _share(context, s) >= floor and consistent(fact, s) for s in parsed):
+            continue
+        # contradiction yields to a sentence of the page that states the fact in its role
+        if any(
+            _states(fact, s) and _share(context, s) >= max(floor, MIN_CONTEXT) and consistent(fact, s)
+            for s in (_with_subject(h, names) for h in _holding(fact, rest))
+        ):
             continue
         if best >= SLOT_CONTEXT and len(context) >= 2:
             rival = _rival(fact, claim_normal, parsed[i])
@@ -575,7 +733,9 @@ def bind_claim(claim: str, sentences: Sequence[str], lang: str | None = None, *,
             continue
         if fact.kind == "sibling" and fact.shown in _UNMARKED:
             continue
-        if page_normal and not _names_another(fact, claim, parsed[i]) and _on_page(fact, page_normal):
+        if any(_coreferent(fact, subject, s) and _share(context, s) >= floor for s in parsed):
+            continue
+        if _dated(fact, claim, dateline, parsed[i]):
             continue
         unstated.append(fact.shown)
     if japanese:

@@ -61,7 +61,17 @@ from ..text import (
 )
 from ..validation_models import ClaimIn, EvidenceIn, Finding, ValidatorInfo
 from .base import JudgeOutput
-from .binding import EN_CLAUSE, bind_claim, claim_negated, negated, same_kind, unit_of
+from .binding import (
+    EN_CLAUSE,
+    bind_claim,
+    claim_negated,
+    negated,
+    page_dateline,
+    page_subject,
+    same_kind,
+    superlative_restated,
+    unit_of,
+)
 from .lexical_features import GateMeasures, LogisticModel, WindowMatch, clauses, normalize, pair_features, subclaims
 from .lexical_model import fitted_models, language_of
 from .related_words import RELATED_WORDS
@@ -221,6 +231,22 @@ class _Doc:
         # a claim's clauses and sub-claims often repeat one another's terms: each set is aligned once
         self.windows: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], tuple[tuple[int, int] | None, float]] = {}
         self._digit_texts: list[tuple[int, str]] | None = None
+        self._subject: str | None = None
+        self._dateline: str | None = None
+
+    @property
+    def subject(self) -> str:
+        """The text naming the page's subject (binding.page_subject), read once."""
+        if self._subject is None:
+            self._subject = page_subject(self.sentences)
+        return self._subject
+
+    @property
+    def dateline(self) -> str:
+        """The page's publication date line (binding.page_dateline), read once."""
+        if self._dateline is None:
+            self._dateline = page_dateline(self.sentences)
+        return self._dateline
 
     def states_date(self, month: int, day: int) -> bool:
         """Whether the page states this day of this month, in any of the ways english_forms reads: the
@@ -513,7 +539,8 @@ class LexicalJudge:
                         coverage,
                     )
             focus_cov = sum(weight[t] for t in content & doc.terms_at(focus)) / total
-            claim_neg = claim_negated(claim)
+            # "no lake is deeper than Baikal" says what "Baikal is the deepest lake" says: no negation differs
+            claim_neg = claim_negated(claim) and not superlative_restated(claim, window_text)
             if not missing_numbers and claim_neg and coverage >= 0.75 and not negated(window_text):
                 return _Alignment(
                     "contradicted",
@@ -537,7 +564,9 @@ class LexicalJudge:
                     coverage,
                 )
             flipped = (
-                _flipped_predicate(
+                None
+                if superlative_restated(claim, window_text)
+                else _flipped_predicate(
                     claim, window_text, content, [doc.terms_at(i) for i in range(start, end)], doc.sentences[start:end]
                 )
                 if coverage >= 0.7 and not missing_numbers
@@ -570,7 +599,9 @@ class LexicalJudge:
             claim,
             self._bound_sentences(claim, doc, window),
             "ja" if has_cjk(claim) else "en",
-            page="" if has_cjk(claim) else doc.page_text,  # an English page names its subject once
+            elsewhere=doc.sentences,
+            subject=doc.subject,  # an English page names its subject once, and dates its news once
+            dateline=doc.dateline,
         )
         if binding.contradicts:  # the binding weighs the words around each value itself
             return _Alignment("contradicted", sid, quote, binding.reason, coverage)
