@@ -5,8 +5,17 @@ examples are pinned here as contradicted, through the binding, the judge and the
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from knowledge_harness.trust.judges.binding import Binding, bind_claim, page_dateline, page_subject
+from knowledge_harness.trust.judges.binding import (
+    QUOTED,
+    Binding,
+    bind_claim,
+    claim_negated,
+    page_dateline,
+    page_subject,
+)
 from knowledge_harness.trust.judges.lexical import LexicalJudge
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
 from knowledge_harness.trust.validator import validate
@@ -171,3 +180,38 @@ def test_a_number_in_brackets_is_bound_like_the_claims_other_numbers() -> None:
     assert bind_claim('"Merry Company on a Terrace" (1616) is in the Mauritshuis.', page).states
     found = bind_claim('"Merry Company on a Terrace" (1520) is in the Mauritshuis.', page)
     assert not found.states and "1520" in found.reason
+
+
+def _unquoted_reference(text: str) -> str:
+    """QUOTED.sub(" ", text) by its definition, scanned left to right: a straight-quoted span, or a curly one
+    holding no other opening curly quote, each replaced by a space."""
+    out, i = [], 0
+    while i < len(text):
+        ch = text[i]
+        if ch == '"' and (j := text.find('"', i + 1)) != -1:
+            out.append(" ")
+            i = j + 1
+            continue
+        if ch == "\u201c":
+            ends = [k for k in (text.find("\u201c", i + 1), text.find("\u201d", i + 1)) if k != -1]
+            if ends and text[min(ends)] == "\u201d":
+                out.append(" ")
+                i = min(ends) + 1
+                continue
+        out.append(ch)
+        i += 1
+    return "".join(out)
+
+
+@given(st.text(alphabet='ab "\u201c\u201d', max_size=60))
+def test_quoted_spans_are_the_ones_a_left_to_right_scan_finds(text: str) -> None:
+    assert QUOTED.sub(" ", text) == _unquoted_reference(text)
+
+
+def test_thousands_of_unclosed_curly_quotes_are_read_in_one_pass() -> None:
+    # each “ used to scan to the text's end for its ” (quadratic: seconds at this size); now to the next “
+    text = "It was \u201c" * 30_000 + " not used."
+    assert QUOTED.sub(" ", text) == text
+    assert claim_negated(text)
+    # a negation inside a closed quote is someone's words, however many unclosed quotes follow
+    assert not claim_negated("He said \u201cit is not used\u201d. " + "\u201c" * 30_000)

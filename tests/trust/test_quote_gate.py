@@ -13,6 +13,7 @@ from dataclasses import dataclass
 import pytest
 
 from knowledge_harness.trust.judges.base import JudgeOutput
+from knowledge_harness.trust.quotes import SourceText
 from knowledge_harness.trust.validation_models import (
     ClaimIn,
     EvidenceIn,
@@ -164,3 +165,21 @@ def test_a_quote_from_a_source_the_claim_does_not_cite_is_refused() -> None:
 def test_unsupported_findings_pass_through_untouched() -> None:
     finding = _run("", verdict="unsupported").findings[0]
     assert (finding.verdict, finding.reason_code, finding.judged, finding.quotes) == ("unsupported", None, None, [])
+
+
+@pytest.mark.parametrize(("page_form", "quote_form"), [("NFD", "NFC"), ("NFC", "NFD")], ids=["page-nfd", "quote-nfd"])
+def test_a_quote_matches_a_page_in_the_other_unicode_normal_form(page_form: str, quote_form: str) -> None:
+    import unicodedata
+
+    page = "ガイドでは、データベースのバックアップが毎日行われると書かれている。Café Müller opens at nine."
+    quote = "データベースのバックアップが毎日行われる"
+    source = SourceText(unicodedata.normalize(page_form, page))
+    found = source.find(unicodedata.normalize(quote_form, quote))
+    assert found is not None
+    # the offsets span the page's own characters, combining marks included
+    assert unicodedata.normalize("NFC", found.text) == quote
+    assert source.text[found.start : found.end] == found.text
+    latin = source.find(unicodedata.normalize(quote_form, "Café Müller opens"))
+    assert latin is not None and unicodedata.normalize("NFC", latin.text) == "Café Müller opens"
+    # a mark is part of its letter: か is not found inside が
+    assert source.find(unicodedata.normalize(quote_form, "ハックアッフ")) is None

@@ -4,7 +4,8 @@ A model's reading is an opinion; the quote is its proof, and only a quote that i
 in the page counts. "Word for word" forgives what a copy changes without changing the words: both
 sides are compared after the same normalization, character by character —
 
-- NFKC (fullwidth letters and digits, compatibility forms), then case folding;
+- NFKC (fullwidth letters and digits, compatibility forms; a page or quote in NFD, as macOS writes
+  it, reads as its NFC form), then case folding;
 - every quotation mark and Japanese quote bracket dropped (“ ” " ' ‘ ’ 「 」 『 』 « » …), so a
   model that adds or straightens quotes still matches;
 - every dash and minus made "-", the wave dash made "~";
@@ -59,8 +60,24 @@ def _fold(ch: str) -> str:
     return "".join(out)
 
 
+def _clusters(text: str) -> list[tuple[int, str]]:
+    """The text as (offset, characters) of each base character with the combining marks after it, so
+    that a page in NFD (か + U+3099, e + U+0301, as macOS writes) folds like one in NFC (が, é)."""
+    out: list[tuple[int, str]] = []
+    for i, ch in enumerate(text):
+        if out and unicodedata.combining(ch) and out[-1][0] + len(out[-1][1]) == i:
+            out[-1] = (out[-1][0], out[-1][1] + ch)
+        else:
+            out.append((i, ch))
+    return out
+
+
+def _fold_cluster(cluster: str) -> str:
+    return _fold(cluster) if len(cluster) == 1 else _fold(unicodedata.normalize("NFC", cluster))
+
+
 def normalize(text: str) -> str:
-    return "".join(_fold(ch) for ch in text)
+    return "".join(_fold_cluster(cluster) for _, cluster in _clusters(text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,13 +95,16 @@ class SourceText:
         self.text = text
         chars: list[str] = []
         where: list[int] = []
-        for i, ch in enumerate(text):
-            folded = _fold(ch)
+        ends: list[int] = []
+        for i, cluster in _clusters(text):
+            folded = _fold_cluster(cluster)
             if folded:
                 chars.append(folded)
                 where.extend([i] * len(folded))
+                ends.extend([i + len(cluster)] * len(folded))
         self.normalized = "".join(chars)
         self._where = where
+        self._ends = ends
 
     def find(self, piece: str) -> Located | None:
         wanted = normalize(piece)
@@ -94,7 +114,7 @@ class SourceText:
         if at < 0:
             return None
         start = self._where[at]
-        end = self._where[at + len(wanted) - 1] + 1
+        end = self._ends[at + len(wanted) - 1]  # past the last character's combining marks
         return Located(start, end, self.text[start:end])
 
 
