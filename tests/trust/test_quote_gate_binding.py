@@ -58,3 +58,59 @@ def test_the_quote_gate_bench_imports() -> None:
     import importlib
 
     assert importlib.import_module("bench.judge_gate").validate is validate
+
+
+def _gate(claim: str, page: str, quote: str) -> str:
+    request = ValidationRequest(claims=[ClaimIn(id="c1", text=claim)], evidence=[EvidenceIn(source_id="s1", text=page)])
+    finding = Finding(claim_id="c1", verdict="supported", source_id="s1", quote=quote)
+    got = validate(request, ScriptedJudge([finding])).findings[0]
+    return got.verdict if got.verdict == "supported" else f"{got.verdict}:{got.reason_code}"
+
+
+BAKIR_PAGE = (
+    "(meta data) TITLE: Ron Bakir - Wikipedia\n"
+    "May 20, 2013\n"
+    "Ron Bakir is an Australian businessman.\n"
+    "He was named Young Entrepreneur of the Year on Monday.\n"
+    "A rival, Tom Hale, was named runner-up in 2012."
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "expected"),
+    [
+        # "he" in the quote is the page's subject, named in its title and first sentence; the year is its dateline
+        (
+            "Bakir was named Young Entrepreneur of the Year in 2013.",
+            "He was named Young Entrepreneur of the Year on Monday.",
+            "supported",
+        ),
+        # the quote must still hold the sentence that says it: the subject's name alone is no proof
+        ("Bakir was named Young Entrepreneur of the Year in 2013.", "Ron Bakir is an Australian businessman.", "x"),
+        # another person, another year: "he" is not Hale, and the dateline is not 2012's
+        ("Hale was named Young Entrepreneur of the Year in 2013.", "He was named Young Entrepreneur of the Year", "x"),
+        ("Bakir was named Young Entrepreneur of the Year in 2012.", "He was named Young Entrepreneur of the Year", "x"),
+    ],
+)
+def test_a_quote_saying_he_stands_for_the_pages_subject_and_its_year_for_the_dateline(
+    claim: str, quote: str, expected: str
+) -> None:
+    got = _gate(claim, BAKIR_PAGE, quote)
+    assert got == "supported" if expected == "supported" else got == "unsupported:quote_does_not_state_claim"
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "expected"),
+    [
+        # a katakana common word in other words is the reader's paraphrase (バイク / オートバイ, スノボー / スノーボード)
+        ("バイクに乗って通行している人がいます。", "オートバイに乗った人が道を走っています。", "supported"),
+        ("雪山でスノボーをしている人がいます。", "雪山でスノーボードをしている人がいます。", "supported"),
+        # a sibling word, a vehicle or a count is checked: 女性 / 男性, 電車 / バス, 3人 / 2人
+        ("海で女性がサーフィンをしています。", "海で男性がサーフィンをしています。", "x"),
+        ("雪が降った街を電車が走行しています。", "雪の残る街中に路線バスが走っています。", "x"),
+        ("三人の男性がベンチに座っています。", "二人の男性がベンチに座っています。", "x"),
+    ],
+)
+def test_a_japanese_quote_may_paraphrase_common_words_not_values(claim: str, quote: str, expected: str) -> None:
+    got = _gate(claim, quote, quote)
+    assert got == "supported" if expected == "supported" else got == "unsupported:quote_does_not_state_claim", got

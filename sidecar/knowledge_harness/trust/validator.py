@@ -115,7 +115,11 @@ class QuoteGate:
         sentence may say who "he" or "the album" is, and its dateline which year "on Monday" is in."""
         subject, dateline = self._page(spans[0].source_id) if spans else ("", "")
         binding = bind_claim(
-            claim.text, sentence_texts("\n".join(s.text for s in spans)), subject=subject, dateline=dateline
+            claim.text,
+            sentence_texts("\n".join(s.text for s in spans)),
+            subject=subject,
+            dateline=dateline,
+            reader=True,
         )
         return binding.states and not binding.contradicts, binding.reason
 

@@ -190,6 +190,14 @@ JA_SIBLINGS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("大きな", "大きい"), ("小さな", "小さい")),
     (("犬",), ("猫",)),
     (("晴れ",), ("雨",), ("雪",)),
+    (
+        ("バス",),
+        ("電車", "列車", "汽車", "機関車"),
+        ("トラック",),
+        ("自転車",),
+        ("バイク", "オートバイ", "単車"),
+        ("飛行機", "旅客機"),
+    ),
 )
 
 
@@ -227,7 +235,8 @@ class _Fact:
     kind: str  # "number" | "date" | "name" | "sibling"
     shown: str  # as the reason names it
     clause: str  # the part of the claim that gives it its role
-    key: tuple[str, ...]  # number: (value, unit); date: (month, day); name: its terms; sibling: (class, group)
+    key: tuple[str, ...]  # number: (value, unit[, month of its date]); date: (month, day); name: its terms;
+    # sibling: (class, group)
 
 
 _EN_CAPITALIZED = re.compile(r"(?<![\w'])[A-Z][\w'\-]*")
@@ -667,6 +676,7 @@ def bind_claim(
     elsewhere: Sequence[str] = (),
     subject: str = "",
     dateline: str = "",
+    reader: bool = False,
 ) -> Binding:
     """Whether `sentences` state `claim` with each of its numbers, dates, names and sibling words in its
     role and with the claim's polarity, or contradict it (see the module docstring).
@@ -678,7 +688,11 @@ def bind_claim(
     be said as "he", "it" or "the album" in the sentence holding its role.
     `dateline`: the page's publication date (`page_dateline`): a year or date of the claim that is this
     date counts where the sentence holding its role writes no other year. No other value of the claim
-    counts from anywhere else on the page."""
+    counts from anywhere else on the page.
+    `reader`: the sentences are a reading judge's quotes. A Japanese common word of the claim (a katakana
+    word, a sibling word) that they leave unsaid is the reader's paraphrase (バイク for オートバイ, 雪山 for
+    雪の斜面) and is not refused for that; another value of its kind in its place still is. Numbers,
+    dates, English names and polarity bind as for the embedded judge."""
     given = [s for s in sentences if s and s.strip()]
     if not given:
         return Binding(False, False, "No evidence sentence to bind the claim to.")
@@ -734,6 +748,8 @@ def bind_claim(
         if fact.kind == "sibling" and fact.shown in _UNMARKED:
             continue
         if any(_coreferent(fact, subject, s) and _share(context, s) >= floor for s in parsed):
+            continue
+        if reader and japanese and fact.kind == "name":
             continue
         if _dated(fact, claim, dateline, parsed[i]):
             continue
