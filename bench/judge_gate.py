@@ -4,7 +4,9 @@ Three stand-ins answer every pair of ../shared/judge-data (WiCE dev, JNLI valid,
 
   oracle       the gold label; its quotes are the sentences of WiCE's `supporting_sentence_sets`
                (all sets, when they are at most 8 sentences; else the first) and JNLI's premise (for a contrast row: the sentences that supported the claim before its edit)
-  fabricating  `supported` for every pair, quoting the claim itself
+  fabricating  `supported` for every pair, quoting the claim itself (text it made up), or, where the page
+               writes the claim word for word, the claim with words of its own before it (a quote that IS
+               the page's sentence is a true quote, not a made-up one)
   careless     `supported` for every pair, quoting the page sentence that shares the most words
                (Japanese: characters) with the claim
 
@@ -45,7 +47,7 @@ from knowledge_harness.trust.judge_queue import VaultTaskQueue
 from knowledge_harness.trust.judges import get_judge
 from knowledge_harness.trust.judges.agent import AgentJudge
 from knowledge_harness.trust.judges.openai_compat import OpenAICompatJudge
-from knowledge_harness.trust.quotes import MAX_QUOTES
+from knowledge_harness.trust.quotes import MAX_QUOTES, SourceText
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
 from knowledge_harness.trust.validator import validate
 from knowledge_harness.vault.paths import Vault
@@ -105,7 +107,12 @@ def answer(strategy: str, pair: dict[str, Any], page: str) -> dict[str, Any]:
         verdict = {"supported": "supported", "contradicted": "contradicted"}.get(pair["label"], "unsupported")
         quotes = pair["gold"] if verdict != "unsupported" else []
     elif strategy == "fabricating":
-        verdict, quotes = "supported", [pair["claim"]]
+        # made up: the claim itself, unless the page writes the claim word for word (then quoting it would be
+        # the page's own sentence, a true quote): then words of its own around it
+        made_up = pair["claim"]
+        if SourceText(page).find(made_up) is not None:
+            made_up = ("確かな筋によれば、" if pair.get("lang") == "ja" else "Reliable sources say that ") + made_up
+        verdict, quotes = "supported", [made_up]
     else:
         sentences = [s for s in (_sentences(page) or [page]) if s.strip()]
         verdict, quotes = "supported", [max(sentences, key=lambda s: _overlap(pair["claim"], s))]

@@ -303,6 +303,7 @@ def metrics(rows: list[Row], verdicts: list[str]) -> dict[str, float | int]:
         "recall_supported": sum(v == "supported" for v in sup) / max(1, len(sup)),
         "supported_to_fail": sum(v == "contradicted" for v in sup) / max(1, len(sup)),
         "contradicted_to_fail": sum(v == "contradicted" for v in con) / max(1, len(con)) if con else float("nan"),
+        "contradicted_to_pass": sum(v == "supported" for v in con) / max(1, len(con)) if con else float("nan"),
         "contradicted_calls": len(called_contradicted),
         "contradicted_precision": (
             sum(lab == "contradicted" for lab in called_contradicted) / len(called_contradicted)

@@ -114,3 +114,15 @@ def test_a_quote_saying_he_stands_for_the_pages_subject_and_its_year_for_the_dat
 def test_a_japanese_quote_may_paraphrase_common_words_not_values(claim: str, quote: str, expected: str) -> None:
     got = _gate(claim, quote, quote)
     assert got == "supported" if expected == "supported" else got == "unsupported:quote_does_not_state_claim", got
+
+
+def test_a_quote_naming_the_claims_name_in_another_role_does_not_state_it() -> None:
+    page = (
+        "Concentra was bought by Dignity Health in 2010.\n"
+        "Since its acquisition by Dignity Health, the firm has acquired dozens of urgent care centers.\n"
+        "Select Medical announced on Monday that it had signed an agreement to combine Concentra with U.S. HealthWorks."
+    )
+    claim = "Since its acquisition by Select Medical, the firm has acquired dozens of urgent care centers."
+    # the careless reader's quote names Select Medical, as the party to another deal
+    assert _gate(claim, page, page.splitlines()[2]) == "unsupported:quote_does_not_state_claim"
+    assert _gate(claim.replace("Select Medical", "Dignity Health"), page, page.splitlines()[1]) == "supported"

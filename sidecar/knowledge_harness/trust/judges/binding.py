@@ -721,6 +721,10 @@ def bind_claim(
         context = _context(fact, claim)
         i, best = _best(context, parsed)
         floor = max(min(MIN_CONTEXT, best), best - STATED_SLACK)
+        if reader and not japanese and fact.kind == "name":
+            # a quote is its reader's choice: it holds the words around each name itself (a careless reader
+            # quotes a sentence naming the firm in another role)
+            floor = max(floor, MIN_CONTEXT)
         if any(_states(fact, s) and _share(context, s) >= floor and consistent(fact, s) for s in parsed):
             continue
         # contradiction yields to a sentence of the page that states the fact in its role
