@@ -215,3 +215,12 @@ def test_thousands_of_unclosed_curly_quotes_are_read_in_one_pass() -> None:
     assert claim_negated(text)
     # a negation inside a closed quote is someone's words, however many unclosed quotes follow
     assert not claim_negated("He said \u201cit is not used\u201d. " + "\u201c" * 30_000)
+
+
+def test_a_number_written_as_an_identifiers_label_is_not_a_claims_count_or_year() -> None:
+    page = ["Michelle Collins began her daily show on SiriusXM's Stars (Ch. 109) in 2018."]
+    assert bind_claim("In 2018 Michelle Collins began her daily show on SiriusXM.", page).states
+    found = bind_claim("In 109 Michelle Collins began her daily show on SiriusXM.", page)
+    assert not found.states and "109" in found.reason
+    # the claim that names the channel by its label states it
+    assert bind_claim("Michelle Collins began her daily show on SiriusXM channel 109 in 2018.", page).states

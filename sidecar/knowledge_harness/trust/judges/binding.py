@@ -339,7 +339,10 @@ def _content(text: str) -> frozenset[str]:
 def _states(fact: _Fact, s: _Sentence) -> bool:
     if fact.kind == "number":
         if (fact.key[0], fact.key[1]) in s.numbers:
-            return True
+            # "Ch. 109" or "No. 5" is an identifier, not the count or year a claim's bare number is
+            return (
+                bool(fact.key[1]) or not _labeled_only(fact.key[0], s.text) or _labeled_only(fact.key[0], fact.clause)
+            )
         return len(fact.key) == 3 and (int(fact.key[2]), int(fact.key[0])) in calendar_dates(s.text)
     if fact.kind == "date":
         return (int(fact.key[0]), int(fact.key[1])) in calendar_dates(s.text)
@@ -347,6 +350,18 @@ def _states(fact: _Fact, s: _Sentence) -> bool:
         return all(k in s.content for k in fact.key)
     c, g = int(fact.key[0]), int(fact.key[1])
     return any(hc == c and hg == g for _, hc, hg, _ in _sibling_hits(s.normal))
+
+
+_LABEL = r"(?:ch|no|nos|vol|pp?|ep|channel|route|episode|exit|flight|room|platform|gate|highway|interstate|#)\.?\s*"
+
+
+def _labeled_only(value: str, text: str) -> bool:
+    """Is every place the text writes this number right after an identifier's label ("Ch. 109")?"""
+    places = list(re.finditer(rf"(?<![\d.,]){re.escape(value)}(?![\d])", nfkc(text).replace(",", "")))
+    return bool(places) and all(
+        re.search(rf"(?:^|[^\w]){_LABEL}$", nfkc(text).replace(",", "")[max(0, m.start() - 12) : m.start()], re.I)
+        for m in places
+    )
 
 
 MIN_CONTEXT_TERMS = 3  # a clause with fewer words around the fact is read with the whole claim's
