@@ -130,9 +130,19 @@ def claim_negated(claim: str) -> bool:
     return negated(claim if has_cjk(claim) else QUOTED.sub(" ", claim))
 
 
-_EN_NONE_COMPARATIVE = re.compile(
-    r"\b(?:no|nothing|none|nobody|no one|neither)\b[^.;]*?\b(?:[a-z]+er|more|less|better|worse)\s+(?:[a-z]+\s+)?than\b"
-)
+_EN_NONE = re.compile(r"\b(?:no|nothing|none|nobody|no one|neither)\b")
+_EN_COMPARATIVE = re.compile(r"\b(?:[a-z]+er|more|less|better|worse)\s+(?:[a-z]+\s+)?than\b")
+
+
+def _en_none_comparative(text: str) -> bool:
+    """ "No … is deeper than …": a clause with a "no" word and, after it, a comparative with "than"."""
+    for clause in re.split(r"[.;]", text):
+        m = _EN_NONE.search(clause)
+        if m and _EN_COMPARATIVE.search(clause, m.end()):
+            return True
+    return False
+
+
 _EN_SUPERLATIVE = re.compile(r"\b(?:[a-z]{2,}est|most|least|best|worst)\b")
 _JA_NONE_COMPARATIVE = re.compile(r"(?:より|ほど)[^。、]*(?:ない|無い|ありません|いない|いません|なし)")
 _JA_SUPERLATIVE = re.compile(r"最も|もっとも|一番|いちばん|最[高大長深古]|随一|唯一")
@@ -145,7 +155,7 @@ def superlative_restated(claim: str, evidence: str) -> bool:
     c, e = nfkc(claim).lower(), nfkc(evidence).lower()
     if has_cjk(c):
         return bool(_JA_NONE_COMPARATIVE.search(c) and _JA_SUPERLATIVE.search(e) and not JA_NEG.search(e))
-    return bool(_EN_NONE_COMPARATIVE.search(c) and _EN_SUPERLATIVE.search(e) and not EN_NEG.search(e))
+    return bool(_en_none_comparative(c) and _EN_SUPERLATIVE.search(e) and not EN_NEG.search(e))
 
 
 def superlative_denied(claim: str, evidence: str) -> bool:
@@ -154,7 +164,7 @@ def superlative_denied(claim: str, evidence: str) -> bool:
     c, e = nfkc(claim).lower(), nfkc(evidence).lower()
     if has_cjk(c):
         return bool(_JA_NONE_COMPARATIVE.search(c) and _JA_SUPERLATIVE.search(e) and JA_NEG.search(e))
-    return bool(_EN_NONE_COMPARATIVE.search(c) and _EN_SUPERLATIVE.search(e) and EN_NEG.search(e))
+    return bool(_en_none_comparative(c) and _EN_SUPERLATIVE.search(e) and EN_NEG.search(e))
 
 
 def ja_final_negative(text: str) -> bool:
@@ -569,7 +579,7 @@ _ANAPHOR = re.compile(
     r"|event|festival|award|magazine|newspaper|show|programme|program|ship|brand|product|couple|duo))\b",
     re.IGNORECASE,
 )
-_TITLE = re.compile(r"^\(meta data\) TITLE:\s*(.+)$")
+_TITLE = re.compile(r"^\(meta data\) TITLE:[ \t]*(\S.*)$")
 _META = re.compile(r"^\(meta data\)")
 SUBJECT_LINES = 12  # the title, a heading and the first sentence are looked for among a page's first lines
 
