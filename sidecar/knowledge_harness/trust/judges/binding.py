@@ -678,19 +678,24 @@ def _coreferent(fact: _Fact, subject: str, s: _Sentence) -> bool:
     return False
 
 
-def _holding(fact: _Fact, sentences: Sequence[str]) -> list[_Sentence]:
+@functools.lru_cache(maxsize=8)
+def _folded(sentences: tuple[str, ...]) -> tuple[str, ...]:
+    """A page's sentences in NFKC, lower case, commas dropped: a note's claims look into the same few pages."""
+    return tuple(nfkc(s).lower().replace(",", "") for s in sentences)
+
+
+def _holding(fact: _Fact, sentences: tuple[str, ...]) -> list[_Sentence]:
     """The sentences whose text may hold the fact (a cheap look at the raw text first: a page holds
     hundreds of sentences, and each is read only when it may)."""
     if fact.kind == "number":
         needle = fact.key[0]
-        return [_parsed(s) for s in sentences if needle in nfkc(s).replace(",", "")]
-    if fact.kind == "date":
+    elif fact.kind == "date":
         needle = fact.key[1]
-        return [_parsed(s) for s in sentences if needle in s]
-    if fact.kind == "name":
+    elif fact.kind == "name":
         needle = fact.shown.lower()[:4]
-        return [_parsed(s) for s in sentences if needle in nfkc(s).lower()]
-    return [_parsed(s) for s in sentences if fact.shown in nfkc(s)]
+    else:
+        needle = nfkc(fact.shown).lower()
+    return [_parsed(s) for s, folded in zip(sentences, _folded(sentences), strict=True) if needle in folded]
 
 
 def bind_claim(
@@ -726,21 +731,25 @@ def bind_claim(
         subject = dateline = ""
     names = _subject_names(subject) if subject else frozenset()
     parsed = [_with_subject(_parsed(s), names) for s in given]
-    rest = [s for s in elsewhere if s and s.strip()]
+    rest = tuple(s for s in elsewhere if s and s.strip())
     claim_normal = normalize(claim)
     unstated: list[str] = []
     facts = _facts(claim, japanese)
 
+    rivalled: dict[tuple[int, str], bool] = {}
+
+    def rivalled_in(k: int, s: _Sentence) -> bool:
+        if (k, s.text) not in rivalled:
+            g = facts[k]
+            rivalled[k, s.text] = (
+                g.kind != "date" and not _states(g, s) and _rival(g, claim_normal, s) not in (None, g.shown)
+            )
+        return rivalled[k, s.text]
+
     def consistent(fact: _Fact, s: _Sentence) -> bool:
         """The sentence writes no rival of the claim's other facts: a fact is stated with its fellows, not
         in a sentence about another event (1903's prize was in Physics, not in Chemistry)."""
-        return not any(
-            g is not fact
-            and g.kind != "date"
-            and not _states(g, s)
-            and _rival(g, claim_normal, s) not in (None, g.shown)
-            for g in facts
-        )
+        return not any(g is not fact and rivalled_in(k, s) for k, g in enumerate(facts))
 
     for fact in facts:
         context = _context(fact, claim)
