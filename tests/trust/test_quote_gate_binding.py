@@ -126,3 +126,14 @@ def test_a_quote_naming_the_claims_name_in_another_role_does_not_state_it() -> N
     # the careless reader's quote names Select Medical, as the party to another deal
     assert _gate(claim, page, page.splitlines()[2]) == "unsupported:quote_does_not_state_claim"
     assert _gate(claim.replace("Select Medical", "Dignity Health"), page, page.splitlines()[1]) == "supported"
+
+
+def test_the_fabricating_stand_in_never_quotes_the_pages_own_sentence() -> None:
+    # a claim the page writes word for word is a true quote, not a made-up one: the stand-in adds words
+    from bench.judge_gate import answer
+
+    page = "海で男性がサーフィンをしています。空は青い。"
+    for claim, on_page in (("海で男性がサーフィンをしています。", True), ("海で女性が泳いでいます。", False)):
+        quote = answer("fabricating", {"id": "p", "claim": claim, "lang": "ja"}, page)["quotes"][0]
+        assert (quote != claim) == on_page
+        assert _gate(claim, page, quote) == "unsupported:quote_not_found"
