@@ -63,6 +63,8 @@ def _fold(ch: str) -> str:
 def _clusters(text: str) -> list[tuple[int, str]]:
     """The text as (offset, characters) of each base character with the combining marks after it, so
     that a page in NFD (か + U+3099, e + U+0301, as macOS writes) folds like one in NFC (が, é)."""
+    if text.isascii() or not any(unicodedata.combining(c) for c in set(text)):
+        return list(enumerate(text))  # no mark to join: each character is its own (most pages)
     out: list[tuple[int, str]] = []
     for i, ch in enumerate(text):
         if out and unicodedata.combining(ch) and out[-1][0] + len(out[-1][1]) == i:
@@ -95,16 +97,13 @@ class SourceText:
         self.text = text
         chars: list[str] = []
         where: list[int] = []
-        ends: list[int] = []
         for i, cluster in _clusters(text):
-            folded = _fold_cluster(cluster)
+            folded = _fold(cluster) if len(cluster) == 1 else _fold_cluster(cluster)
             if folded:
                 chars.append(folded)
                 where.extend([i] * len(folded))
-                ends.extend([i + len(cluster)] * len(folded))
         self.normalized = "".join(chars)
         self._where = where
-        self._ends = ends
 
     def find(self, piece: str) -> Located | None:
         wanted = normalize(piece)
@@ -114,7 +113,9 @@ class SourceText:
         if at < 0:
             return None
         start = self._where[at]
-        end = self._ends[at + len(wanted) - 1]  # past the last character's combining marks
+        end = self._where[at + len(wanted) - 1] + 1
+        while end < len(self.text) and unicodedata.combining(self.text[end]):
+            end += 1  # past the last letter's combining marks
         return Located(start, end, self.text[start:end])
 
 

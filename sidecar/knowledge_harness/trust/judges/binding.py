@@ -687,15 +687,16 @@ def _folded(sentences: tuple[str, ...]) -> tuple[str, ...]:
 def _holding(fact: _Fact, sentences: tuple[str, ...]) -> list[_Sentence]:
     """The sentences whose text may hold the fact (a cheap look at the raw text first: a page holds
     hundreds of sentences, and each is read only when it may)."""
-    if fact.kind == "number":
-        needle = fact.key[0]
-    elif fact.kind == "date":
-        needle = fact.key[1]
-    elif fact.kind == "name":
-        needle = fact.shown.lower()[:4]
-    else:
-        needle = nfkc(fact.shown).lower()
-    return [_parsed(s) for s, folded in zip(sentences, _folded(sentences), strict=True) if needle in folded]
+    pairs = zip(sentences, _folded(sentences), strict=True)
+    if fact.kind in ("number", "date"):
+        digits = fact.key[0] if fact.kind == "number" else fact.key[1]
+        written = re.compile(rf"(?<![\d.]){re.escape(digits)}(?!\d)")
+        return [_parsed(s) for s, folded in pairs if digits in folded and written.search(folded)]
+    if fact.kind == "name":  # every stem of the name (a stem is inside each word it came from, but a final y)
+        stems = [k[:-1] if k.endswith("y") else k for k in fact.key]
+        return [_parsed(s) for s, folded in pairs if all(k in folded for k in stems)]
+    needle = nfkc(fact.shown).lower()
+    return [_parsed(s) for s, folded in pairs if needle in folded]
 
 
 def bind_claim(
