@@ -4,7 +4,6 @@ models only describe them), records over REST carry `reasons`, and the CLI's sha
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import subprocess
 from pathlib import Path
@@ -32,7 +31,7 @@ from knowledge_harness.vault.paths import Vault
 from knowledge_harness.vault.trust_records import read_run, write_run
 
 from ..conftest import KH, start_sidecar, stop_sidecar
-from ..support.batch_support import TODAY, git_vault
+from ..support.batch_support import TODAY, fixture_now, git_vault
 from ..support.part2_support import make_blog, make_vault, pipeline, to_review_ready
 from ..support.people import PERSON
 
@@ -53,7 +52,7 @@ def same_json(body: bytes, data: Any) -> None:
 
 def plan_in_process(vault: Vault) -> dict[str, Any]:
     async def make() -> dict[str, Any]:
-        return await build_plan(vault, stage="canary", today=dt.date.fromisoformat(TODAY))
+        return await build_plan(vault, stage="canary", now=fixture_now())
 
     return anyio.run(make)
 
@@ -76,7 +75,9 @@ def test_dry_run_and_the_approval_gate_keep_their_json(tmp_path: Path) -> None:
     # POST /v1/batches and …/approve answer with these dicts: the models keep them byte for byte
     made = plan_in_process(handle)
     assert_describes(PlanView, plan_view(handle, made))
-    record = approve(handle, made["plan_id"], f"APPROVE_PRODUCTION {made['digest'][:12]}", actor=PERSON)
+    record = approve(
+        handle, made["plan_id"], f"APPROVE_PRODUCTION {made['digest'][:12]}", actor=PERSON, now=fixture_now()
+    )
     assert record["run_status"] == "SUCCEEDED"
     assert_describes(BatchRun, record)
     sidecar = start_sidecar(vault)

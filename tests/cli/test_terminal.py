@@ -13,7 +13,7 @@ import pytest
 from knowledge_harness.actors import os_account_name
 
 from ..conftest import KH
-from ..support.batch_support import git_vault, plan_json, run_record, tree_bytes
+from ..support.batch_support import CLOCK_ENV, CLOCKED_KH, git_vault, plan_json, run_record, tree_bytes
 from ..support.terminal import run_at_terminal
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
@@ -50,7 +50,9 @@ def test_batch_approve_at_a_terminal_with_the_exact_challenge_applies_and_names_
     before = tree_bytes(vault)
     typed = f"APPROVE_PRODUCTION {plan['digest'][:12]}"
 
-    shown = run_at_terminal([str(KH), "batch", "approve", str(vault), plan["plan_id"]], [typed], env=dict(os.environ))
+    shown = run_at_terminal(
+        [*CLOCKED_KH, "batch", "approve", str(vault), plan["plan_id"]], [typed], env={**os.environ, **CLOCK_ENV}
+    )
 
     assert shown.exit_code == 0, shown.screen
     assert plan["plan_id"] in shown.screen and "APPROVE_PRODUCTION <digest>" in shown.screen
@@ -76,9 +78,9 @@ def test_a_near_miss_typed_at_the_terminal_is_refused(tmp_path: Path) -> None:
     before = tree_bytes(vault)
 
     shown = run_at_terminal(
-        [str(KH), "batch", "approve", str(vault), plan["plan_id"]],
+        [*CLOCKED_KH, "batch", "approve", str(vault), plan["plan_id"]],
         [f"approve_production {plan['digest'][:12]}"],
-        env=dict(os.environ),
+        env={**os.environ, **CLOCK_ENV},
     )
 
     assert shown.exit_code == 1, shown.screen

@@ -6,9 +6,11 @@ The example evidence site these tests need is the session fixture `evidence_site
 from __future__ import annotations
 
 import contextlib
+import datetime as dt
 import json
 import os
 import subprocess
+import sys
 import time
 from pathlib import Path
 from typing import Any
@@ -17,6 +19,15 @@ from ..conftest import KH, copy_example_vault
 from .terminal import TerminalProcess, run_at_terminal, spawn_at_terminal
 
 TODAY = "2026-12-02"  # the fixture's "today" (examples/README.md)
+FIXTURE_NOW = f"{TODAY}T09:00:00Z"
+# kh with this machine's clock at the fixture's date: plans that are approved are dated by the clock
+CLOCKED_KH = [sys.executable, str(Path(__file__).with_name("clocked_kh.py"))]
+CLOCK_ENV = {"KH_TEST_NOW": FIXTURE_NOW}
+
+
+def fixture_now() -> dt.datetime:
+    """A moment on the fixture's date, shortly after FIXTURE_NOW: for in-process plans and approvals."""
+    return dt.datetime.fromisoformat(FIXTURE_NOW.replace("Z", "+00:00")) + dt.timedelta(minutes=1)
 
 
 def git(repo: Path, *args: str) -> str:
@@ -56,8 +67,19 @@ def kh(*args: str, env: dict[str, str] | None = None, check: bool = False) -> su
     return result
 
 
+def clocked_kh(*args: str, check: bool = False) -> subprocess.CompletedProcess[str]:
+    """kh with the clock at the fixture's date (FIXTURE_NOW), as plans to be approved need."""
+    result = subprocess.run(
+        [*CLOCKED_KH, *args], capture_output=True, text=True, env={**os.environ, **CLOCK_ENV}, timeout=120
+    )
+    if check and result.returncode != 0:
+        raise AssertionError(f"kh {' '.join(args)} exited {result.returncode}: {result.stderr}")
+    return result
+
+
 def plan_json(vault: Path, *extra: str) -> dict[str, Any]:
-    result = kh("batch", "plan", str(vault), "--json", "--today", TODAY, *extra, check=True)
+    """A plan made on the fixture's date by the (set) clock: one that can be approved."""
+    result = clocked_kh("batch", "plan", str(vault), "--json", *extra, check=True)
     data: dict[str, Any] = json.loads(result.stdout)
     return data
 
@@ -83,7 +105,7 @@ def approve_at_terminal(
     """`kh batch approve` as the person runs it: at a terminal, typing the challenge when asked.
     stdout is the run record (JSON) when one was printed; stderr is everything the terminal showed."""
     shown = run_at_terminal(
-        [str(KH), "batch", "approve", str(vault), plan_id], [typed], env={**os.environ, **(env or {})}
+        [*CLOCKED_KH, "batch", "approve", str(vault), plan_id], [typed], env={**os.environ, **CLOCK_ENV, **(env or {})}
     )
     try:
         stdout = json.dumps(shown.record)
@@ -95,5 +117,5 @@ def approve_at_terminal(
 def spawn_approval(vault: Path, plan_id: str, typed: str, env: dict[str, str] | None = None) -> TerminalProcess:
     """`kh batch approve` at a terminal, in the background (races, crashes)."""
     return spawn_at_terminal(
-        [str(KH), "batch", "approve", str(vault), plan_id], [typed], env={**os.environ, **(env or {})}
+        [*CLOCKED_KH, "batch", "approve", str(vault), plan_id], [typed], env={**os.environ, **CLOCK_ENV, **(env or {})}
     )

@@ -19,7 +19,6 @@ from typing import Any
 
 import pytest
 
-from knowledge_harness.core.clock import now_utc
 from knowledge_harness.errors import ChallengeRefused, PlanExpired
 from knowledge_harness.trust import batch
 from knowledge_harness.vault.note import parse_note
@@ -28,6 +27,8 @@ from knowledge_harness.vault.paths import Vault
 from ..support.batch_support import (
     TODAY,
     approve_at_terminal,
+    clocked_kh,
+    fixture_now,
     git,
     git_vault,
     kh,
@@ -185,12 +186,14 @@ def test_anything_but_the_exact_challenge_writes_nothing(tmp_path: Path) -> None
     handle = Vault.open(vault)
     for template in BAD_CHALLENGES_SERVICE:
         with pytest.raises(ChallengeRefused, match="nothing was written"):
-            batch.approve(handle, plan["plan_id"], template.format(**values), actor=PERSON)
+            batch.approve(handle, plan["plan_id"], template.format(**values), actor=PERSON, now=fixture_now())
     with pytest.raises(PlanExpired, match="expired"):  # an expired plan, even with the exact challenge
-        batch.approve(handle, plan["plan_id"], challenge(plan), actor=PERSON, now=now_utc() + dt.timedelta(hours=25))
+        batch.approve(
+            handle, plan["plan_id"], challenge(plan), actor=PERSON, now=fixture_now() + dt.timedelta(hours=25)
+        )
     assert tree_bytes(vault) == before
     assert sorted((vault / ".harness" / "runs").glob("run-*.json")) == runs_before
-    shown = json.loads(kh("batch", "show", str(vault), plan["plan_id"], "--json", check=True).stdout)
+    shown = json.loads(clocked_kh("batch", "show", str(vault), plan["plan_id"], "--json", check=True).stdout)
     assert shown["status"] == "open"
     # the exact string still works afterwards
     assert approve(vault, plan).returncode == 0
@@ -201,7 +204,12 @@ def test_approval_reports_each_target_before_it_is_written(tmp_path: Path) -> No
     plan = plan_json(vault, "--stage", "pilot", "--out-of-order")
     seen: list[tuple[int, int, str]] = []
     record = batch.approve(
-        Vault.open(vault), plan["plan_id"], challenge(plan), actor=PERSON, progress=lambda *step: seen.append(step)
+        Vault.open(vault),
+        plan["plan_id"],
+        challenge(plan),
+        actor=PERSON,
+        now=fixture_now(),
+        progress=lambda *step: seen.append(step),
     )
     paths = [t["path"] for t in plan["targets"]]
     assert len(paths) > 1 and seen == [(i, len(paths), p) for i, p in enumerate(paths)]

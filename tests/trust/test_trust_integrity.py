@@ -24,6 +24,7 @@ from knowledge_harness.vault.paths import Vault
 from ..conftest import use_machine_config
 from ..support.batch_support import (
     TODAY,
+    fixture_now,
     git_vault,
     kh,
     plan_json,
@@ -63,10 +64,10 @@ def _vault(root: Path, url: str, policy: str = "") -> Vault:
 
 def _plan_and_approve(vault: Vault, stage: str = "canary", **options: Any) -> dict[str, Any]:
     async def plan() -> dict[str, Any]:
-        return await batch.build_plan(vault, stage=stage, today=dt.date.fromisoformat(TODAY), **options)
+        return await batch.build_plan(vault, stage=stage, now=fixture_now(), **options)
 
     made = anyio.run(plan)
-    return batch.approve(vault, made["plan_id"], batch.expected_challenge(made), actor=PERSON)
+    return batch.approve(vault, made["plan_id"], batch.expected_challenge(made), actor=PERSON, now=fixture_now())
 
 
 def _wait_for_the_first_write(vault: Path, plan: dict[str, Any]) -> None:
@@ -168,7 +169,9 @@ def test_stages_go_in_order_unless_overridden_and_the_override_is_recorded(tmp_p
         anyio.run(lambda: batch.build_plan(Vault.open(vault), stage="pilot", today=dt.date.fromisoformat(TODAY)))
     plan = plan_json(vault, "--stage", "pilot", "--out-of-order")
     assert plan["out_of_order"] is True
-    record = batch.approve(Vault.open(vault), plan["plan_id"], batch.expected_challenge(plan), actor=PERSON)
+    record = batch.approve(
+        Vault.open(vault), plan["plan_id"], batch.expected_challenge(plan), actor=PERSON, now=fixture_now()
+    )
     assert record["out_of_order"] is True and record["stage"] == "pilot"
 
 
@@ -207,7 +210,9 @@ def test_notes_written_by_a_failed_run_are_provisional_until_a_run_succeeds(tmp_
 
     # a later successful run re-verifies the note
     again = plan_json(vault, "--notes", target)
-    record = batch.approve(Vault.open(vault), again["plan_id"], batch.expected_challenge(again), actor=PERSON)
+    record = batch.approve(
+        Vault.open(vault), again["plan_id"], batch.expected_challenge(again), actor=PERSON, now=fixture_now()
+    )
     assert record["run_status"] == "SUCCEEDED"
     after = json.loads(kh("audit", str(vault), "--json", "--today", TODAY, check=True).stdout)
     assert after["provisional"] == []
@@ -268,10 +273,10 @@ def test_a_written_note_is_fresh_whatever_its_bom_line_endings_and_frontmatter(
     vault = Vault.open(root)
 
     async def plan() -> dict[str, Any]:
-        return await batch.build_plan(vault, notes=["Keywords/note.md"], today=dt.date.fromisoformat(TODAY))
+        return await batch.build_plan(vault, notes=["Keywords/note.md"], now=fixture_now())
 
     made = anyio.run(plan)
-    record = batch.approve(vault, made["plan_id"], batch.expected_challenge(made), actor=PERSON)
+    record = batch.approve(vault, made["plan_id"], batch.expected_challenge(made), actor=PERSON, now=fixture_now())
     assert record["run_status"] == "SUCCEEDED"
     state = next(s for s in iter_states(NoteCatalog(vault), load_policy(root), dt.date.fromisoformat(TODAY)))
     assert "content_changed" not in state.triggers and "references_changed" not in state.triggers
@@ -282,7 +287,9 @@ def test_a_canary_that_proved_nothing_does_not_unlock_the_pilot(tmp_path: Path) 
     plan = plan_json(vault)  # canary: one note
     note = vault / plan["targets"][0]["path"]
     note.write_bytes(note.read_bytes() + b"\nedited after the plan\n")  # the person edits it meanwhile
-    record = batch.approve(Vault.open(vault), plan["plan_id"], batch.expected_challenge(plan), actor=PERSON)
+    record = batch.approve(
+        Vault.open(vault), plan["plan_id"], batch.expected_challenge(plan), actor=PERSON, now=fixture_now()
+    )
     assert record["run_status"] == "SUCCEEDED" and [f["result"] for f in record["files"]] == ["REFUSED"]
     assert not batch.proves_something(record)
     refused = kh("batch", "plan", str(vault), "--stage", "pilot", "--today", TODAY)

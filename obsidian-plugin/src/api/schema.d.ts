@@ -2151,6 +2151,12 @@ export interface components {
              * @description e.g. a requested note due in more than 30 days.
              */
             warnings?: string[];
+            /**
+             * Rehearsal
+             * @description Dated by `kh batch plan --today`, not by the clock: shown, never approved.
+             * @default false
+             */
+            rehearsal: boolean;
         };
         /**
          * Producer

@@ -73,6 +73,8 @@ def render_plan(view: dict[str, Any], vault: Path) -> str:
         out.append(f"skipped {s['path']}: {s['reason']}")
     for warning in view.get("warnings", []):
         out.append(f"warning: {warning}")
+    if view.get("rehearsal"):
+        return "\n".join([*out, "", *_rehearsal_lines(view)]) + "\n"
     out += [
         "",
         "Only the verification and evidence blocks of these notes will change.",
@@ -81,6 +83,13 @@ def render_plan(view: dict[str, Any], vault: Path) -> str:
         f"and type {CHALLENGE_KEYWORD} <digest> when asked.",
     ]
     return "\n".join(out) + "\n"
+
+
+def _rehearsal_lines(view: dict[str, Any]) -> list[str]:
+    return [
+        f"REHEARSAL as of {view['today']} (--today): this plan cannot be approved. The dates a run writes come",
+        "from this machine's clock: plan again without --today to get a plan you can approve.",
+    ]
 
 
 @batch_app.command("plan")
@@ -97,7 +106,14 @@ def plan_cmd(
         str | None, typer.Option("--notes", help="Comma-separated vault-relative notes instead of the candidates.")
     ] = None,
     as_json: Annotated[bool, typer.Option("--json", help="Print the plan as JSON.")] = False,
-    today: Annotated[str | None, typer.Option("--today", help="Plan as of this date (YYYY-MM-DD).")] = None,
+    today: Annotated[
+        str | None,
+        typer.Option(
+            "--today",
+            help="Rehearse the plan as of this date (YYYY-MM-DD): it is shown and kept, but cannot be approved "
+            "unless the date is this machine's.",
+        ),
+    ] = None,
     judge: Annotated[str | None, typer.Option("--judge", help="Judge name (default: the policy's).")] = None,
     out_of_order: Annotated[
         bool,

@@ -116,6 +116,7 @@ CHALLENGE_KEYWORD = "APPROVE_PRODUCTION"
 DIGEST_SHOWN = 12
 PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see the module docstring
 Reason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
+CLOCK_SKEW = dt.timedelta(minutes=5)  # a plan "made" later than its approval by more than this: a clock went back
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
 
@@ -650,7 +651,35 @@ def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None 
         ],
         "skipped": plan["skipped"],
         "warnings": list(plan.get("warnings", [])),
+        "rehearsal": is_rehearsal(plan),
     }
+
+
+def is_rehearsal(plan: Mapping[str, Any]) -> bool:
+    """A plan dated by anything but this machine's clock on the day it was made (`kh batch plan --today`)."""
+    return str(plan.get("today")) != parse_utc_z(str(plan["created_at"])).date().isoformat()
+
+
+def require_clock_dated(plan: Mapping[str, Any], moment: dt.datetime) -> None:
+    """Approval takes only a plan dated by the clock, approved on a day inside its expiry window: the dates
+    a run writes (`last_validated`, `revalidate_after`) are then the machine's, whoever asked for the plan."""
+    made = parse_utc_z(str(plan["created_at"]))
+    expires = parse_utc_z(str(plan["expires_at"]))
+    detail = {"plan_id": plan["plan_id"], "today": plan.get("today"), "created_at": plan["created_at"]}
+    if is_rehearsal(plan):
+        raise Refused(
+            f"The plan {plan['plan_id']} is a rehearsal dated {plan.get('today')} (kh batch plan --today), not by "
+            f"this machine's clock ({made.date().isoformat()}); a rehearsal cannot be approved and nothing was "
+            "written. Make a new plan without --today.",
+            detail=detail,
+        )
+    if not made.date() <= moment.date() <= expires.date() or moment < made - CLOCK_SKEW:
+        raise Refused(
+            f"This machine's date ({moment.date().isoformat()}) is outside the window of the plan "
+            f"{plan['plan_id']} ({made.date().isoformat()} to {expires.date().isoformat()}); nothing was written. "
+            "Check the clock, then make a new plan.",
+            detail={**detail, "now": utc_z(moment)},
+        )
 
 
 def load_plan(vault: Vault, plan_id: str) -> dict[str, Any]:
@@ -797,6 +826,7 @@ def _approve_locked(
             f"The plan {plan_id} expired at {plan['expires_at']}; nothing was written. Make a new plan.",
             detail={"plan_id": plan_id, "expires_at": plan["expires_at"]},
         )
+    require_clock_dated(plan, moment)
     check_challenge(plan, challenge)
     run_id = str(plan["run_id"])
     if not claim_plan(vault, plan_id, run_id):

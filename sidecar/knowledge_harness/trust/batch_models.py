@@ -82,6 +82,9 @@ class PlanView(_Model):
     targets: list[PlanTarget]
     skipped: list[PlanSkip]
     warnings: list[str] = Field(default_factory=list, description="e.g. a requested note due in more than 30 days.")
+    rehearsal: bool = Field(
+        default=False, description="Dated by `kh batch plan --today`, not by the clock: shown, never approved."
+    )
 
 
 class RecordedValidator(_Model):
