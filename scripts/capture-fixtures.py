@@ -374,12 +374,65 @@ def record_first_look() -> int:
     return 0
 
 
+PARTIAL_NOTE = "Keywords/Canaryリリース.md"  # warn on its page: one claim of four is not there
+
+
+def record_partial_support() -> int:
+    """`--partial-support`: only the badge and stale list of a reviewed note after a plan that counted its
+    claims (plan and approve through the sidecar on a copy of examples/vault), without re-recording the others."""
+    if not port_open(EVIDENCE_PORT):
+        raise SystemExit(f"serve examples/evidence-site on 127.0.0.1:{EVIDENCE_PORT} first")
+    tmp = Path(tempfile.mkdtemp(prefix="kh-fixtures-"))
+    recorded: dict[str, str] = {}
+    try:
+        vault = tmp / "vault"
+        shutil.copytree(ROOT / "examples" / "vault", vault)
+        machine = tmp / "machine-config.toml"  # this machine lets the sidecar read the local evidence site
+        machine.write_text(f'[evidence]\nallow_private_hosts = ["127.0.0.1:{EVIDENCE_PORT}"]\n', encoding="utf-8")
+        os.environ["KH_CONFIG"] = str(machine)
+        sidecar = Sidecar(vault)
+        try:
+            code, plan = sidecar.call("POST", "/v1/batches", {"notes": [PARTIAL_NOTE]})
+            if code != 200:
+                raise SystemExit(f"POST /v1/batches answered {code}: {plan}")
+            challenge = {"challenge": f"APPROVE_PRODUCTION {plan['digest']}"}
+            code, run = sidecar.call("POST", f"/v1/batches/{quote(plan['plan_id'])}/approve", challenge)
+            if code != 200 or run.get("result") != "APPLIED":
+                raise SystemExit(f"the approval answered {code}: {run}")
+            for name, route, path in (
+                ("badge-partial", "GET /v1/trust/notes/{path} (a reviewed note, claims counted)", "/v1/trust/notes/"),
+                ("stale-partial", "GET /v1/trust/stale (that note, edited after the run)", "/v1/trust/stale"),
+            ):
+                if name == "stale-partial":  # the person edits it: content_changed puts it in the stale list
+                    with (vault / PARTIAL_NOTE).open("a", encoding="utf-8") as note:
+                        note.write("\n追記。\n")
+                code, body = sidecar.call("GET", path + (quote(PARTIAL_NOTE) if path.endswith("/") else ""))
+                if code != 200:
+                    raise SystemExit(f"{route} answered {code}: {body}")
+                (OUT / f"{name}.json").write_text(
+                    json.dumps(body, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8"
+                )
+                recorded[name] = route
+                print(f"  + {name}: {route}")
+        finally:
+            sidecar.stop()
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    index_file = OUT / "index.json"
+    index = json.loads(index_file.read_text(encoding="utf-8"))
+    index["recorded"].update(recorded)
+    index_file.write_text(json.dumps(index, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    return 0
+
+
 def main() -> int:
     if not KH.exists():
         print(f"sidecar binary not found: {KH}", file=sys.stderr)
         return 2
     if "--first-look" in sys.argv[1:]:
         return record_first_look()
+    if "--partial-support" in sys.argv[1:]:
+        return record_partial_support()
     OUT.mkdir(parents=True, exist_ok=True)
     for old in OUT.glob("*.json"):
         old.unlink()
@@ -621,6 +674,7 @@ def main() -> int:
             + "\n",
             encoding="utf-8",
         )
+        record_partial_support()  # its own copy of the vault and sidecar; adds to index.json
     finally:
         sidecar.stop()
         if evidence:

@@ -1015,6 +1015,27 @@ export interface components {
             today: string;
             /** Ttl Days */
             ttl_days: number;
+            /**
+             * Fresh L2 Verified
+             * @description Fresh L2 notes whose status is verified.
+             * @default 0
+             */
+            fresh_l2_verified: number;
+            /**
+             * Fresh L2 Reviewed
+             * @description Fresh L2 notes whose status is reviewed (partial support).
+             * @default 0
+             */
+            fresh_l2_reviewed: number;
+            /**
+             * Reviewed Claims
+             * @description Fresh L2 reviewed notes → "n of m claims supported" (when recorded).
+             */
+            reviewed_claims?: {
+                [key: string]: string;
+            };
+            /** Below Supported Share */
+            below_supported_share?: components["schemas"]["BelowShareNote"][];
         };
         /** AuditTrend */
         AuditTrend: {
@@ -1146,6 +1167,16 @@ export interface components {
             error?: components["schemas"]["AuditError"] | null;
             /** Findings */
             findings?: components["schemas"]["AuditError"][];
+            /**
+             * Claims Supported
+             * @description Claims a plan's judge found supported.
+             */
+            claims_supported?: number | null;
+            /**
+             * Claims Total
+             * @description Claims that plan judged (absent before counts).
+             */
+            claims_total?: number | null;
         };
         /** BadgeBatch */
         BadgeBatch: {
@@ -1251,6 +1282,20 @@ export interface components {
              * @description Only on runs closed after an interruption.
              */
             recovered_at?: string | null;
+        };
+        /**
+         * BelowShareNote
+         * @description A reviewed L2 note that policy `min_supported_share` keeps out of Fresh L2.
+         */
+        BelowShareNote: {
+            /** Path */
+            path: string;
+            /** Claims Supported */
+            claims_supported: number | null;
+            /** Claims Total */
+            claims_total: number | null;
+            /** Reason */
+            reason: string;
         };
         /** BudgetAsk */
         BudgetAsk: {
@@ -2912,6 +2957,10 @@ export interface components {
             revalidate_after: string | null;
             /** Days Left */
             days_left: number | null;
+            /** Claims Supported */
+            claims_supported?: number | null;
+            /** Claims Total */
+            claims_total?: number | null;
         };
         /** StaleNote */
         StaleNote: {
@@ -3103,6 +3152,10 @@ export interface components {
              * @enum {string}
              */
             window: "next_batch" | "prepare" | "watch";
+            /** Claims Supported */
+            claims_supported?: number | null;
+            /** Claims Total */
+            claims_total?: number | null;
         };
         /**
          * ErrorBody

@@ -55,6 +55,7 @@ export const en = {
 	"trust.days.overdue": "Overdue by {days} {days:day|days}",
 	"trust.days.today": "Due today",
 	"trust.fresh": "Fresh",
+	"trust.claims": "{supported} of {total} claims supported",
 	"trust.metadataError": "Metadata error",
 	"badge.offline": "Trust: offline",
 	"badge.offline.tooltip": "The Knowledge Harness sidecar does not answer, so trust levels cannot be shown.",

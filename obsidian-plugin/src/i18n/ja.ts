@@ -52,6 +52,7 @@ export const ja: Messages = {
 	"trust.days.overdue": "{days}日超過",
 	"trust.days.today": "本日期限",
 	"trust.fresh": "新鮮",
+	"trust.claims": "主張 {total} 件中 {supported} 件を確認",
 	"trust.metadataError": "メタデータエラー",
 	"badge.offline": "信頼度: オフライン",
 	"badge.offline.tooltip": "Knowledge Harness のサイドカーが応答しないため、信頼度を表示できません。",

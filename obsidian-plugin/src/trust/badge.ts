@@ -92,6 +92,20 @@ function toneOf(badge: Badge): BadgeTone {
 	return "neutral";
 }
 
+/**
+ * "n of m claims supported" when a plan recorded its counts and not every claim was supported;
+ * "" otherwise (a note validated before the counts were written shows nothing).
+ */
+export function claimsText(supported: number | null | undefined, total: number | null | undefined): string {
+	if (typeof supported !== "number" || typeof total !== "number" || total <= 0 || supported >= total) return "";
+	return t("trust.claims", { supported, total });
+}
+
+/** The "n of m" line of a reviewed note's hover. */
+export function badgeClaims(badge: Badge): string {
+	return badge.status === "reviewed" ? claimsText(badge.claims_supported, badge.claims_total) : "";
+}
+
 /** What a badge shows for the sidecar's answer about one note (pure). */
 export function badgeModel(badge: Badge): BadgeModel {
 	const tone = toneOf(badge);
@@ -106,6 +120,8 @@ export function badgeModel(badge: Badge): BadgeModel {
 	const text = [level, status, freshness, days].filter((part) => part.length > 0).join(" · ");
 
 	const lines = [t("badge.tooltip.level", { level, name: badge.level_name }), t("badge.tooltip.status", { status })];
+	const claims = badgeClaims(badge);
+	if (claims) lines.push(claims);
 	if (triggers.length > 0) lines.push(t("badge.tooltip.stale", { triggers: triggers.join(", ") }));
 	else if (freshness) lines.push(freshness);
 	if (badge.revalidate_after) {

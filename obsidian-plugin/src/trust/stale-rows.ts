@@ -1,5 +1,6 @@
 import type { AuditReport, StaleReport, Trigger } from "../api/types";
 import { WINDOWS } from "../api/types";
+import { claimsText } from "./badge";
 
 /**
  * The stale list as rows (pure): one row per note, its triggers as chips, in
@@ -22,7 +23,16 @@ export interface StaleRow {
 	/** The window a stale note is also due in, shown as one more chip. */
 	window: "next_batch" | "prepare" | "watch" | null;
 	/** Level and status, the revalidation date, or a metadata error's line: filled by the view. */
-	detail: { level?: number; status?: string; revalidateAfter?: string; daysLeft?: number | null; line?: number | null; message?: string };
+	detail: {
+		level?: number;
+		status?: string;
+		revalidateAfter?: string;
+		daysLeft?: number | null;
+		line?: number | null;
+		message?: string;
+		/** "n of m claims supported" for a note not every claim of which was supported ("" otherwise). */
+		claims?: string;
+	};
 	/** Whether it can be put into a batch (disputed notes and metadata errors cannot). */
 	selectable: boolean;
 	/** The candidate reason the "new" mark is looked up by. */
@@ -62,7 +72,7 @@ export function staleRows(stale: StaleReport, audit: AuditReport, neverValidated
 			folder: folderOf(item.path),
 			triggers: [...item.triggers],
 			window: windowOf.get(item.path) ?? null,
-			detail: { level: item.level, status: item.status },
+			detail: { level: item.level, status: item.status, claims: rowClaims(item) },
 			selectable: true,
 			reason: "stale",
 		});
@@ -77,7 +87,7 @@ export function staleRows(stale: StaleReport, audit: AuditReport, neverValidated
 				folder: folderOf(item.path),
 				triggers: [],
 				window: null,
-				detail: { revalidateAfter: item.revalidate_after, daysLeft: item.days_left },
+				detail: { revalidateAfter: item.revalidate_after, daysLeft: item.days_left, claims: rowClaims(item) },
 				selectable: true,
 				reason: window,
 			});
@@ -104,6 +114,12 @@ export function staleRows(stale: StaleReport, audit: AuditReport, neverValidated
 		});
 	}
 	return rows;
+}
+
+/** A stale row's "n of m" only for a reviewed note; a window row's (Fresh L2: verified or reviewed) when partial. */
+function rowClaims(item: { status?: string; claims_supported?: number | null; claims_total?: number | null }): string {
+	if (item.status !== undefined && item.status !== "reviewed") return "";
+	return claimsText(item.claims_supported, item.claims_total);
 }
 
 export function matches(row: StaleRow, filter: Filter): boolean {

@@ -325,9 +325,10 @@ export class StaleListView extends ItemView {
 
 	private detailText(row: StaleRow): string {
 		const d = row.detail;
-		if (row.group === "stale") return `L${String(d.level ?? "?")} · ${statusLabel(d.status ?? "")}`;
+		const claims = d.claims ? ` · ${d.claims}` : "";
+		if (row.group === "stale") return `L${String(d.level ?? "?")} · ${statusLabel(d.status ?? "")}${claims}`;
 		if (row.group === "errors") return t("details.findingLine", { line: d.line ?? "?", message: d.message ?? "" });
-		if (d.revalidateAfter) return `${d.revalidateAfter} · ${daysLabel(d.daysLeft)}`;
+		if (d.revalidateAfter) return `${d.revalidateAfter} · ${daysLabel(d.daysLeft)}${claims}`;
 		return "";
 	}
 

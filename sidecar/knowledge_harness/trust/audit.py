@@ -48,7 +48,7 @@ from ..vault.trust_records import RunOutcomes, runs_dir
 from ..vault.writer import append_jsonl
 from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
 from .policy import POLICY_FILE, Policy, load_policy, note_tags
-from .schema import LEVEL_NAMES, TrustMetadata, finding_line, read_trust
+from .schema import LEVEL_NAMES, TrustMetadata, Verification, finding_line, read_trust
 
 AUDITS_FILE = "audits.jsonl"
 
@@ -207,6 +207,15 @@ class ProvisionalNote(BaseModel):
     run_id: str
 
 
+class BelowShareNote(BaseModel):
+    """A reviewed L2 note that policy `min_supported_share` keeps out of Fresh L2."""
+
+    path: str
+    claims_supported: int | None
+    claims_total: int | None
+    reason: str
+
+
 class AuditWindows(BaseModel):
     next_batch: list[str] = Field(default_factory=list)
     prepare: list[str] = Field(default_factory=list)
@@ -235,6 +244,12 @@ class AuditReport(AuditFigures):
     errors: list[AuditError]
     today: dt.date
     ttl_days: int
+    fresh_l2_verified: int = Field(default=0, description="Fresh L2 notes whose status is verified.")
+    fresh_l2_reviewed: int = Field(default=0, description="Fresh L2 notes whose status is reviewed (partial support).")
+    reviewed_claims: dict[str, str] = Field(
+        default_factory=dict, description='Fresh L2 reviewed notes → "n of m claims supported" (when recorded).'
+    )
+    below_supported_share: list[BelowShareNote] = Field(default_factory=list)
 
 
 class WindowItem(BaseModel):
@@ -242,6 +257,8 @@ class WindowItem(BaseModel):
     revalidate_after: dt.date
     days_left: int
     window: Window
+    claims_supported: int | None = None
+    claims_total: int | None = None
 
 
 class StaleItem(BaseModel):
@@ -251,6 +268,8 @@ class StaleItem(BaseModel):
     status: str
     revalidate_after: dt.date | None
     days_left: int | None
+    claims_supported: int | None = None
+    claims_total: int | None = None
 
 
 class StaleReport(BaseModel):
@@ -281,6 +300,8 @@ class Badge(BaseModel):
     )
     error: AuditError | None = None
     findings: list[AuditError] = Field(default_factory=list)
+    claims_supported: int | None = Field(default=None, description="Claims a plan's judge found supported.")
+    claims_total: int | None = Field(default=None, description="Claims that plan judged (absent before counts).")
 
 
 # -- the evaluation of one note ---------------------------------------------------------------
@@ -295,6 +316,7 @@ class NoteState:
     fresh_l2: bool
     errors: list[AuditError]
     provisional_run: str | None = None
+    below_share: str | None = None  # why min_supported_share keeps a reviewed note out of Fresh L2
 
 
 def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
@@ -345,7 +367,30 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: RunOutc
         and not verification_error
         and provisional is None
     )
-    return NoteState(facts, keyword, triggers, due, days, window_for(days), fresh_l2, errors, provisional)
+    below = below_share(verification, policy) if fresh_l2 else None
+    return NoteState(
+        facts, keyword, triggers, due, days, window_for(days), fresh_l2 and below is None, errors, provisional, below
+    )
+
+
+def claims_phrase(verification: Verification | None) -> str | None:
+    """ "3 of 5 claims supported" for a note whose plan recorded its claim counts, else None."""
+    counts = verification.claim_counts if verification is not None else None
+    return None if counts is None else f"{counts[0]} of {counts[1]} claims supported"
+
+
+def below_share(verification: Verification | None, policy: Policy) -> str | None:
+    """Why a reviewed note falls short of policy `min_supported_share`; None when it does not."""
+    share = policy.min_supported_share
+    if verification is None or verification.status != "reviewed" or share <= 0:
+        return None
+    counts = verification.claim_counts
+    wanted = f"the policy's min_supported_share is {share:g}"
+    if counts is None:
+        return f"its claim counts were not recorded (validated before they were) and {wanted}; revalidate it"
+    if counts[0] < share * counts[1]:
+        return f"only {counts[0]} of {counts[1]} claims supported and {wanted}"
+    return None
 
 
 def iter_states(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[NoteState]:
@@ -548,6 +593,7 @@ def _run_audit(
     provisional: list[ProvisionalNote] = []
     disputed: list[str] = []
     errors: list[AuditError] = []
+    split = _FreshSplit()
     for state in states:
         errors.extend(state.errors)
         if not state.keyword:
@@ -561,6 +607,7 @@ def _run_audit(
             stale.append(StaleNote(path=state.facts.note.path, triggers=state.triggers))
         if verification is not None and verification.status == "disputed":
             disputed.append(state.facts.note.path)
+        split.add(state)
         if state.fresh_l2:
             fresh += 1
             if state.window is not None and state.days_left is not None:
@@ -585,7 +632,48 @@ def _run_audit(
         errors=errors,
         today=day,
         ttl_days=policy.ttl_days,
+        **split.figures(),
     )
+
+
+class _FreshSplit:
+    """Fresh L2 split into verified and reviewed, with each reviewed note's "n of m", and the
+    reviewed notes `min_supported_share` keeps out (the design's figures are left as they are)."""
+
+    def __init__(self) -> None:
+        self.verified = self.reviewed = 0
+        self.claims: dict[str, str] = {}
+        self.below: list[BelowShareNote] = []
+
+    def add(self, state: NoteState) -> None:
+        verification = state.facts.trust.verification
+        path = state.facts.note.path
+        if state.below_share is not None and verification is not None:
+            self.below.append(
+                BelowShareNote(
+                    path=path,
+                    claims_supported=verification.claims_supported,
+                    claims_total=verification.claims_total,
+                    reason=state.below_share,
+                )
+            )
+        if not state.fresh_l2 or verification is None:
+            return
+        if verification.status == "verified":
+            self.verified += 1
+            return
+        self.reviewed += 1
+        phrase = claims_phrase(verification)
+        if phrase is not None:
+            self.claims[path] = phrase
+
+    def figures(self) -> dict[str, Any]:
+        return {
+            "fresh_l2_verified": self.verified,
+            "fresh_l2_reviewed": self.reviewed,
+            "reviewed_claims": self.claims,
+            "below_supported_share": self.below,
+        }
 
 
 def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None = None) -> StaleReport:
@@ -609,6 +697,7 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
                     status=trust.status,
                     revalidate_after=state.due,
                     days_left=state.days_left,
+                    **_claim_counts(trust.verification),
                 )
             )
         if state.fresh_l2 and state.window and state.due and state.days_left is not None:
@@ -618,6 +707,7 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
                     revalidate_after=state.due,
                     days_left=state.days_left,
                     window=state.window,
+                    **_claim_counts(trust.verification),
                 )
             )
     for items in windows.values():
@@ -658,7 +748,13 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         provisional_run_id=state.provisional_run,
         error=state.errors[0] if state.errors else None,
         findings=state.errors,
+        **_claim_counts(verification),
     )
+
+
+def _claim_counts(verification: Verification | None) -> dict[str, int | None]:
+    counts = verification.claim_counts if verification is not None else None
+    return {"claims_supported": counts[0], "claims_total": counts[1]} if counts else {}
 
 
 # -- output -----------------------------------------------------------------------------------
@@ -684,6 +780,7 @@ def render_text(report: AuditReport, *, stale_details: StaleReport | None = None
         f"Coverage: {coverage_percent(report)}",
         f"{threshold_label(report.threshold)}: {report.threshold_count}",
         f"Threshold surplus: {report.surplus}",
+        f"Fresh L2 verified: {report.fresh_l2_verified}, reviewed: {report.fresh_l2_reviewed}",
         "",
         f"As of {report.today.isoformat()} (TTL {report.ttl_days} days)",
     ]
@@ -703,6 +800,7 @@ def render_text(report: AuditReport, *, stale_details: StaleReport | None = None
             item = details.get(path)
             suffix = f" ({item.revalidate_after.isoformat()}, {item.days_left} days)" if item else ""
             lines.append(f"  - {path}{suffix}")
+    lines.extend(_reviewed_lines(report))
     lines.append(f"Stale: {len(report.stale)}")
     lines.extend(f"  - {s.path}: {', '.join(s.triggers)}" for s in report.stale)
     lines.append(f"Provisional: {len(report.provisional)}")
@@ -712,6 +810,15 @@ def render_text(report: AuditReport, *, stale_details: StaleReport | None = None
     lines.append(f"Metadata errors: {len(report.errors)}")
     lines.extend(f"  - {e.path}{f':{e.line}' if e.line else ''}: {e.message}" for e in report.errors)
     return "\n".join(lines) + "\n"
+
+
+def _reviewed_lines(report: AuditReport) -> list[str]:
+    lines = [f"Reviewed (partial support): {len(report.reviewed_claims)} with recorded claim counts"]
+    lines.extend(f"  - {path}: {phrase}" for path, phrase in sorted(report.reviewed_claims.items()))
+    if report.below_supported_share:
+        lines.append(f"Below min_supported_share (not Fresh L2): {len(report.below_supported_share)}")
+        lines.extend(f"  - {n.path}: {n.reason}" for n in report.below_supported_share)
+    return lines
 
 
 def audit_json(report: AuditReport) -> dict[str, Any]:

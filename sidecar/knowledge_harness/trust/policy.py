@@ -22,6 +22,7 @@ from ..errors import InputError
 from ..machine_config import Endpoint, MachineConfig, config_path, load_machine_config
 
 POLICY_FILE = "policy.toml"
+CLAIM_KEYS = ("claims_supported", "claims_total")
 
 Verdict = Literal["pass", "warn", "fail", "unverifiable"]
 Status = Literal["unverified", "reviewed", "verified", "disputed"]
@@ -147,6 +148,9 @@ class Policy(_Strict):
     evidence: EvidencePolicy = Field(default_factory=EvidencePolicy)
     judge: JudgePolicy = Field(default_factory=JudgePolicy)
     plan_ttl_hours: int = Field(default=24, ge=1, le=24 * 30)
+    # A reviewed note (some claims supported, none contradicted) counts as Fresh L2 only when at least
+    # this share of its judged claims is supported. 0: the design's mapping (any reviewed L2 counts).
+    min_supported_share: float = Field(default=0.0, ge=0.0, le=1.0)
     # After a validation that could fetch none of the cited pages, the note is due again this soon.
     retry_unreachable_days: int = Field(default=1, ge=0, le=90)
     # Official / first-party sites ("docs.python.org", "*.go.jp"): a note whose every claim one of
@@ -317,12 +321,14 @@ def proposed_blocks(
     today: dt.date | None = None,
     existing_verification: Mapping[str, Any] | None = None,
     existing_evidence: Mapping[str, Any] | None = None,
+    claims: tuple[int, int] | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The `verification` and `evidence` mappings to write after a validation.
 
     Keys the sidecar does not own that already exist in the blocks are kept (after the known
     keys, in their original order). `evidence.source_count` counts the sources whose body was
-    fetched (a snapshot exists); `sources` lists every source tried.
+    fetched (a snapshot exists); `sources` lists every source tried. `claims` = (supported, judged):
+    written as `claims_supported` / `claims_total` after `level` when a page was read and claims judged.
     """
     day = today or dt.date.today()
     status, level, evidence_status = map_verdict(
@@ -332,9 +338,10 @@ def proposed_blocks(
         current_level=current_level,
     )
     due = day + dt.timedelta(days=policy.retry_unreachable_days) if fetch_failed else revalidate_after(policy, day)
-    verification: dict[str, Any] = {
-        "status": status,
-        "level": level,
+    verification: dict[str, Any] = {"status": status, "level": level}
+    if claims is not None and claims[1] > 0 and not fetch_failed:
+        verification["claims_supported"], verification["claims_total"] = claims
+    verification |= {
         "validator": validator,
         "last_validated": day,
         "revalidate_after": due,
@@ -344,7 +351,7 @@ def proposed_blocks(
     if run_id:
         verification["run_id"] = run_id
     for key, value in (existing_verification or {}).items():
-        if key not in verification and key != "run_id":
+        if key not in verification and key not in ("run_id", *CLAIM_KEYS):  # an earlier run's counts: dropped
             verification[str(key)] = value
     source_list: list[dict[str, Any]] = []
     for source in sources:

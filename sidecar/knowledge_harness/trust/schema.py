@@ -67,6 +67,8 @@ class Verification(_Block):
     content_sha256: str | None = None
     references_sha256: str | None = None
     run_id: str | None = None
+    claims_supported: int | None = Field(default=None, ge=0)
+    claims_total: int | None = Field(default=None, ge=1)
 
     @field_validator("level", mode="before")
     @classmethod
@@ -79,6 +81,20 @@ class Verification(_Block):
     @classmethod
     def _date(cls, value: Any) -> Any:
         return _to_date(value)
+
+    @field_validator("claims_supported", "claims_total", mode="before")
+    @classmethod
+    def _count(cls, value: Any) -> Any:
+        if isinstance(value, bool):
+            raise ValueError("must be a whole number")
+        return value
+
+    @property
+    def claim_counts(self) -> tuple[int, int] | None:
+        """(supported, total) as a plan wrote them; None for a block written before plans counted claims."""
+        if self.claims_supported is None or self.claims_total is None or self.claims_supported > self.claims_total:
+            return None
+        return self.claims_supported, self.claims_total
 
     @field_validator("content_sha256", "references_sha256", mode="before")
     @classmethod
