@@ -24,6 +24,8 @@ Pages:
   /links             3 MB of HTML holding 100,000 links: text extraction takes many seconds
   /bad-location/<k>  302 with a malformed Location (BAD_LOCATIONS[k], raw bytes)
   /bad-header/<k>    a 200 whose head is malformed (BAD_HEADS[k], raw bytes)
+  /changing          `changing_text` (set it to change the page) with an ETag and a Last-Modified of
+                     that text; answers 304 to a matching If-None-Match (counted in `not_modified`)
   /big/<n>           about 1 MB of distinct plain text (n = any word): six of them exceed the
                      5,000,000 characters of evidence one validation may judge
 """
@@ -31,6 +33,7 @@ Pages:
 from __future__ import annotations
 
 import gzip
+import hashlib
 import io
 import threading
 import time
@@ -117,6 +120,8 @@ class EvidenceSite:
         self.hits: dict[str, int] = {}
         self._lock = threading.Lock()
         self._bomb = _bomb()
+        self.changing_text = "<p>-</p>"
+        self.not_modified = 0
         site = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -161,6 +166,18 @@ class EvidenceSite:
         h.end_headers()
         h.wfile.write(body)
 
+    def _changing(self, h: BaseHTTPRequestHandler) -> None:
+        body = f"<!doctype html><html><head><title>changing</title></head><body>{self.changing_text}</body></html>"
+        tag = '"' + hashlib.sha256(body.encode()).hexdigest()[:16] + '"'
+        if h.headers.get("If-None-Match") == tag:
+            with self._lock:
+                self.not_modified += 1
+            h.send_response(304)
+            h.send_header("ETag", tag)
+            h.end_headers()
+            return
+        self._send(h, 200, body.encode(), "text/html; charset=utf-8", ETag=tag)
+
     def _redirect(self, h: BaseHTTPRequestHandler, location: str) -> None:
         h.send_response(302)
         h.send_header("Location", location)
@@ -174,7 +191,9 @@ class EvidenceSite:
             count = self.hits[path]
         html = "text/html; charset=utf-8"
         try:
-            if path == "/ja/fuji":
+            if path == "/changing":
+                self._changing(h)
+            elif path == "/ja/fuji":
                 self._send(h, 200, JA_FUJI.encode(), html)
             elif path == "/en/fuji":
                 self._send(h, 200, EN_FUJI.encode(), html)

@@ -106,7 +106,13 @@ from .audit import AuditReport, NoteState, iter_states, run_audit
 from .evidence import MALFORMED_ANSWER_CODES
 from .freshness import is_validated
 from .policy import Policy, load_policy
-from .validation_service import dry_run, note_workload, reusable_snapshots, stored_validator_label
+from .validation_service import (
+    conditional_snapshots,
+    dry_run,
+    note_workload,
+    reusable_snapshots,
+    stored_validator_label,
+)
 
 log = logging.getLogger(__name__)
 
@@ -368,6 +374,7 @@ class PlanPreview:
     judge: str
     judge_calls: int
     reused: dict[str, int] = field(default_factory=dict)  # url -> age (s) of the snapshot reused
+    asked: dict[str, int] = field(default_factory=dict)  # url -> age (s) of a snapshot with validators
 
     @property
     def paid(self) -> bool:
@@ -380,8 +387,15 @@ class PlanPreview:
         if self.reused:
             ages = ", ".join(_age(a) for a in sorted(self.reused.values()))
             reused = f", reuse {len(self.reused)} snapshot(s) fetched {ages} ago (--refetch fetches them anew)"
+        asked = ""
+        if self.asked:
+            ages = ", ".join(_age(a) for a in sorted(self.asked.values()))
+            asked = (
+                f" ({len(self.asked)} of them only if changed since their snapshot, fetched {ages} ago: "
+                "ETag/Last-Modified; a snapshot is reused on 304 Not Modified)"
+            )
         return (
-            f"This {self.stage} plan will fetch {self.pages - len(self.reused)} cited page(s){reused} and judge "
+            f"This {self.stage} plan will fetch {self.pages - len(self.reused)} cited page(s){asked}{reused} and judge "
             f"{self.claims} claim(s) of {len(self.notes)} note(s) with the {self.judge} judge{calls}."
         )
 
@@ -419,7 +433,8 @@ def preview_plan(
         pages.update(urls)
     judge = judge_name or policy.judge.backend
     reused = {} if refetch else reusable_snapshots(vault, sorted(pages), policy)
-    return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls, reused)
+    asked = {} if refetch else conditional_snapshots(vault, sorted(pages))
+    return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls, reused, asked)
 
 
 def agent_judge_calls_on(vault: Vault, day: dt.date) -> int:

@@ -26,7 +26,7 @@ import ipaddress
 import re
 import socket
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 from urllib.parse import urljoin
@@ -85,6 +85,11 @@ class FetchedPage:
     sha256: str | None = None
     redirects: list[str] = field(default_factory=list)
     reused: bool = False
+    # the page's validators, kept with its snapshot: the next fetch asks "changed since?" with them
+    etag: str | None = None
+    last_modified: str | None = None
+    # the server answered 304 Not Modified to a conditional request: the snapshot asked about stands
+    not_modified: bool = False
     # the start of the decoded HTML, for callers that read the page's own metadata (not recorded)
     markup_head: str | None = None
 
@@ -98,7 +103,23 @@ class FetchedPage:
         data.pop("text")
         data.pop("reused")
         data.pop("markup_head")
+        data.pop("not_modified")
         return data
+
+
+def _header(response: httpx.Response, name: str) -> str | None:
+    value = response.headers.get(name, "").strip()
+    return value[:512] if value and value.isprintable() else None  # echoed back in a request header
+
+
+def conditional_headers(record: Mapping[str, Any] | None) -> dict[str, str]:
+    """If-None-Match / If-Modified-Since from a snapshot record's validators ({} when it kept none)."""
+    headers: dict[str, str] = {}
+    for key, header in (("etag", "If-None-Match"), ("last_modified", "If-Modified-Since")):
+        value = (record or {}).get(key)
+        if isinstance(value, str) and value and value.isprintable() and len(value) <= 512:
+            headers[header] = value
+    return headers
 
 
 # -- the SSRF guard ------------------------------------------------------------------------------
@@ -476,12 +497,17 @@ class Fetcher:
             },
         )
 
-    async def fetch_all(self, urls: Sequence[str]) -> list[FetchedPage]:
+    async def fetch_all(
+        self, urls: Sequence[str], validators: Mapping[str, Mapping[str, Any]] | None = None
+    ) -> list[FetchedPage]:
+        """`validators`: url → the snapshot record whose `etag` / `last_modified` make the request
+        conditional (If-None-Match / If-Modified-Since); a 304 comes back as `not_modified`."""
         results: list[FetchedPage | None] = [None] * len(urls)
+        known = validators or {}
         async with self._client() as client:
 
             async def one(index: int, url: str) -> None:
-                results[index] = await self.fetch(url, client=client)
+                results[index] = await self.fetch(url, client=client, validators=known.get(url))
 
             async with anyio.create_task_group() as tg:
                 for index, url in enumerate(urls):
@@ -490,10 +516,13 @@ class Fetcher:
             r if r is not None else FetchedPage(url=u, error="internal") for r, u in zip(results, urls, strict=True)
         ]
 
-    async def fetch(self, url: str, *, client: httpx.AsyncClient | None = None) -> FetchedPage:
+    async def fetch(
+        self, url: str, *, client: httpx.AsyncClient | None = None, validators: Mapping[str, Any] | None = None
+    ) -> FetchedPage:
         if client is None:
             async with self._client() as own:
-                return await self.fetch(url, client=own)
+                return await self.fetch(url, client=own, validators=validators)
+        conditional = conditional_headers(validators)
         page = FetchedPage(url=url)
         async with self._global, self._host_limit(url):
             for attempt in range(self.policy.retries + 1):
@@ -501,7 +530,7 @@ class Fetcher:
                 try:
                     started = anyio.current_time()
                     with anyio.fail_after(self.policy.timeout_seconds):
-                        html = await self._attempt(client, page)
+                        html = await self._attempt(client, page, conditional)
                     if html is not None:
                         left = self.policy.timeout_seconds - (anyio.current_time() - started)
                         await self._extract(page, html, left)
@@ -561,12 +590,16 @@ class Fetcher:
         page.published = published
         page.sha256 = hashlib.sha256(extracted.encode("utf-8")).hexdigest()
 
-    async def _attempt(self, client: httpx.AsyncClient, page: FetchedPage) -> str | None:
+    async def _attempt(
+        self, client: httpx.AsyncClient, page: FetchedPage, conditional: Mapping[str, str] | None = None
+    ) -> str | None:
         """One try (with redirects); the decoded HTML still to extract, or None when done."""
         current = page.url
         for _hop in range(self.policy.max_redirects + 1):
             target = await check_url(current, self.policy.allow_private_hosts)
             headers = {"Host": target.host_header} if target.host_header else {}
+            if current == page.url:  # the validators belong to the cited address, not to a redirect's
+                headers.update(conditional or {})
             extensions = {"sni_hostname": target.sni} if target.sni else {}
             request = client.build_request("GET", target.url, headers=headers, extensions=extensions)
             try:
@@ -595,6 +628,9 @@ class Fetcher:
                     current = redirect_target(current, location)
                     page.redirects.append(current)
                     continue
+                if response.status_code == 304 and conditional:
+                    page.not_modified = True
+                    return None
                 if response.status_code in RETRY_STATUSES:
                     raise FetchFailure(
                         f"http_{response.status_code}",
@@ -612,6 +648,8 @@ class Fetcher:
                     raise FetchFailure(
                         "http_error", f"Unexpected HTTP status {response.status_code}.", status=response.status_code
                     )
+                page.etag = _header(response, "etag")
+                page.last_modified = _header(response, "last-modified")
                 return await self._read(response, page)
             finally:
                 await response.aclose()

@@ -29,7 +29,7 @@ from ..vault.paths import Vault
 from ..vault.references import is_evidence_url
 from ..vault.snapshots import EvidenceStore
 from .claims import Claim, extract_claims
-from .evidence import FetchedPage, Fetcher
+from .evidence import FetchedPage, Fetcher, conditional_headers
 from .judge_queue import Progress, VaultTaskQueue
 from .judges import JudgeFailed, UnknownJudge, get_judge
 from .judges.agent import TaskQueue
@@ -161,16 +161,20 @@ def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult)
     return "unused"
 
 
+ANY_AGE = dt.timedelta(days=36500)
+
+
 def reusable_snapshots(vault: Vault, urls: Sequence[str], policy: Policy) -> dict[str, int]:
-    """The cited pages a validation would read from a snapshot younger than the policy's window instead
-    of fetching (without `refetch`), with each snapshot's age in seconds (read-only)."""
+    """The cited pages a validation would read from a snapshot younger than the policy's window without
+    asking the server (the snapshot kept no ETag / Last-Modified; without `refetch`), with each
+    snapshot's age in seconds (read-only)."""
     store = EvidenceStore(vault)
     max_age = dt.timedelta(minutes=policy.evidence.snapshot_max_age_minutes)
     now = dt.datetime.now(dt.UTC)
     ages: dict[str, int] = {}
     for url in urls:
         found = store.lookup(url, max_age=max_age, now=now)
-        if found is not None:
+        if found is not None and not conditional_headers(found[0]):
             try:
                 fetched = parse_utc_z(str(found[0]["fetched_at"]))
             except (KeyError, ValueError):
@@ -179,40 +183,71 @@ def reusable_snapshots(vault: Vault, urls: Sequence[str], policy: Policy) -> dic
     return ages
 
 
+def conditional_snapshots(vault: Vault, urls: Sequence[str]) -> dict[str, int]:
+    """The cited pages whose latest snapshot kept validators (ETag / Last-Modified): a validation asks the
+    server whether each changed and reuses the snapshot on 304 Not Modified; url → age in seconds."""
+    store = EvidenceStore(vault)
+    now = dt.datetime.now(dt.UTC)
+    ages: dict[str, int] = {}
+    for url in urls:
+        found = store.lookup(url, max_age=ANY_AGE, now=now)
+        if found is not None and conditional_headers(found[0]):
+            try:
+                ages[url] = max(0, int((now - parse_utc_z(str(found[0]["fetched_at"]))).total_seconds()))
+            except (KeyError, ValueError):
+                continue
+    return ages
+
+
+def _from_snapshot(url: str, record: Mapping[str, Any], text: str, *, fetched_at: str | None = None) -> FetchedPage:
+    return FetchedPage(
+        url=url,
+        final_url=record.get("final_url"),
+        status=record.get("status"),
+        content_type=record.get("content_type"),
+        charset=record.get("charset"),
+        text=text,
+        title=record.get("title"),
+        published=record.get("published"),
+        bytes=int(record.get("bytes") or 0),
+        fetched_at=fetched_at or str(record.get("fetched_at")),
+        attempts=0,
+        sha256=str(record.get("sha256")),
+        reused=True,
+        etag=record.get("etag"),
+        last_modified=record.get("last_modified"),
+    )
+
+
 async def collect_evidence(
     vault: Vault, urls: list[str], policy: Policy, *, backoff_seconds: float = 0.5, refetch: bool = False
 ) -> tuple[list[FetchedPage], list[str]]:
-    """Snapshots younger than the policy's window are reused (none with `refetch`); the rest is
-    fetched; successful fetches are snapshotted (content-addressed: a changed page, a new snapshot)."""
+    """Snapshots younger than the policy's window are reused (none with `refetch`) unless they kept the
+    page's validators (ETag / Last-Modified): then, as for an older snapshot with validators, the page is
+    asked for conditionally and the snapshot reused on 304 Not Modified. The rest is fetched; successful
+    fetches are snapshotted (content-addressed: a changed page, a new snapshot)."""
     store = EvidenceStore(vault)
     max_age = dt.timedelta(minutes=policy.evidence.snapshot_max_age_minutes)
     pages: dict[str, FetchedPage] = {}
     to_fetch: list[str] = []
+    asked: dict[str, tuple[dict[str, Any], str]] = {}  # url → the snapshot a conditional request asks about
     for url in urls:
-        found = None if refetch else store.lookup(url, max_age=max_age)
-        if found is None:
-            to_fetch.append(url)
+        latest = None if refetch else store.lookup(url, max_age=ANY_AGE)
+        if latest is not None and conditional_headers(latest[0]):
+            asked[url] = latest
+        elif latest is not None and store.lookup(url, max_age=max_age) is not None:
+            pages[url] = _from_snapshot(url, *latest)
             continue
-        record, text = found
-        pages[url] = FetchedPage(
-            url=url,
-            final_url=record.get("final_url"),
-            status=record.get("status"),
-            content_type=record.get("content_type"),
-            charset=record.get("charset"),
-            text=text,
-            title=record.get("title"),
-            published=record.get("published"),
-            bytes=int(record.get("bytes") or 0),
-            fetched_at=str(record.get("fetched_at")),
-            attempts=0,
-            sha256=str(record.get("sha256")),
-            reused=True,
-        )
+        to_fetch.append(url)
     written: list[str] = []
     if to_fetch:
-        fetched = await Fetcher(policy.evidence, backoff_seconds=backoff_seconds).fetch_all(to_fetch)
+        fetcher = Fetcher(policy.evidence, backoff_seconds=backoff_seconds)
+        fetched = await fetcher.fetch_all(to_fetch, {u: record for u, (record, _) in asked.items()})
         for page in fetched:
+            if page.not_modified and page.url in asked:
+                record, text = asked[page.url]
+                page = _from_snapshot(page.url, record, text, fetched_at=page.fetched_at)
+                page.attempts = 1
             pages[page.url] = page
             if page.ok and page.text is not None:
                 try:
@@ -325,6 +360,7 @@ async def dry_run(
         today=today,
         existing_verification=_block(note, "verification"),
         existing_evidence=_block(note, "evidence"),
+        claims=(sum(1 for f in result.findings if f.verdict == "supported"), len(result.findings)),
     )
     verification.pop("self_judged", None)  # kept from an earlier validation only when true again
     self_judged = any(f.self_judged for f in result.findings)
