@@ -81,7 +81,8 @@ def test_a_one_of_five_note_says_so_in_the_block_the_badge_the_stale_list_and_th
     assert (report.fresh_l2, report.fresh_l2_verified, report.fresh_l2_reviewed) == (1, 0, 1)
     text = render_text(report)
     assert text.splitlines()[2] == "Fresh L2: 1"  # the design's lines stay where they were
-    assert "Fresh L2 verified: 0, reviewed: 1" in text and f"  - {NOTE}: 1 of 5 claims supported" in text
+    assert "Fresh L2 verified: 0, reviewed: 1" in text
+    assert f"Reviewed with claim counts: 1 of 1\n  - {NOTE}: 1 of 5 claims supported\n" in text
 
     # a person who asks for half of the claims: the note no longer counts, and the audit says why
     (vault / ".harness" / "policy.toml").write_text("min_supported_share = 0.5\n", encoding="utf-8")

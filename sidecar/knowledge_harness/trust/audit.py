@@ -813,7 +813,7 @@ def render_text(report: AuditReport, *, stale_details: StaleReport | None = None
 
 
 def _reviewed_lines(report: AuditReport) -> list[str]:
-    lines = [f"Reviewed (partial support): {len(report.reviewed_claims)} with recorded claim counts"]
+    lines = [f"Reviewed with claim counts: {len(report.reviewed_claims)} of {report.fresh_l2_reviewed}"]
     lines.extend(f"  - {path}: {phrase}" for path, phrase in sorted(report.reviewed_claims.items()))
     if report.below_supported_share:
         lines.append(f"Below min_supported_share (not Fresh L2): {len(report.below_supported_share)}")
