@@ -15,8 +15,7 @@ import anyio
 import httpx
 import pytest
 
-from ..conftest import start_sidecar, stop_sidecar, use_machine_config
-from ..support.batch_support import git_vault
+from ..conftest import copy_example_vault, start_sidecar, stop_sidecar, use_machine_config
 from ..support.llm_standin import LLMStandIn
 from ..support.standin_agent import call, http_agent
 
@@ -26,7 +25,7 @@ NOTE = "Keywords/冪等性.md"
 
 
 def _paid_vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, standin: LLMStandIn, model: str, budget: int) -> Path:
-    vault = git_vault(tmp_path)
+    vault = copy_example_vault(tmp_path / "vault")
     _paid_vault_config(tmp_path, monkeypatch, standin, model, budget)
     (vault / ".harness" / "policy.toml").write_text('[judge]\nprofile = "local"\n', encoding="utf-8")
     return vault

@@ -53,11 +53,12 @@ async def _take_and_vanish(sidecar: Sidecar) -> dict[str, Any]:
 
 
 def test_a_task_whose_http_session_closed_or_dropped_goes_to_another_agent_and_no_other_session_answers_for_it(
-    example_vault: Path,
+    small_vault: Path,
 ) -> None:
     # a validation waits 60 s for its agent: both must be done long before
-    (example_vault / ".harness" / "policy.toml").write_text("[judge]\nwait_seconds = 60\n", encoding="utf-8")
-    sidecar = start_sidecar(example_vault)
+    (small_vault / ".harness").mkdir()
+    (small_vault / ".harness" / "policy.toml").write_text("[judge]\nwait_seconds = 60\n", encoding="utf-8")
+    sidecar = start_sidecar(small_vault)
     try:
 
         async def run() -> dict[str, Any]:
@@ -89,7 +90,7 @@ def test_a_task_whose_http_session_closed_or_dropped_goes_to_another_agent_and_n
         assert results[key]["submitted"]["accepted"] is True
     for key in ("closed", "dropped"):
         assert results[key]["verdict"] == "pass", json.dumps(results[key], ensure_ascii=False)
-    closed, dropped = _tasks(example_vault)
+    closed, dropped = _tasks(small_vault)
     assert [(r["why"], r["client"]) for r in closed["released"]] == [
         ("the agent closed its MCP session", "standin-agent")
     ]
