@@ -52,7 +52,7 @@ async def _take_and_vanish(sidecar: Sidecar) -> dict[str, Any]:
         return taken
 
 
-def test_a_task_whose_http_session_closed_or_dropped_goes_to_another_agent_and_no_other_session_answers_for_it(
+def test_over_http_a_released_task_goes_to_another_agent_no_other_session_answers_for_it_a_late_answer_is_refused(
     small_vault: Path,
 ) -> None:
     # a validation waits 60 s for its agent: both must be done long before
@@ -79,6 +79,14 @@ def test_a_task_whose_http_session_closed_or_dropped_goes_to_another_agent_and_n
                     assert (await _take_and_vanish(sidecar))["task"] is not None
                     with anyio.fail_after(15):
                         results["after_drop"] = await answer_one(second, "closest", wait_seconds=10)
+                # a validation that waits 1 s; its task taken, answered after the wait is over
+                (small_vault / ".harness" / "policy.toml").write_text("[judge]\nwait_seconds = 1\n", encoding="utf-8")
+                async with anyio.create_task_group() as group:
+                    group.start_soon(_validate, sidecar, results, "timed_out")
+                    task = (await call(second, "judge_next_task", wait_seconds=20))["task"]
+                # the group ended with the validation: it gave up waiting
+                answer = {"findings": [], "confidence": 0.5}
+                results["late"] = await call(second, "judge_submit", task_id=task["task_id"], answer=answer)
             return results
 
         results = anyio.run(run)
@@ -90,7 +98,12 @@ def test_a_task_whose_http_session_closed_or_dropped_goes_to_another_agent_and_n
         assert results[key]["submitted"]["accepted"] is True
     for key in ("closed", "dropped"):
         assert results[key]["verdict"] == "pass", json.dumps(results[key], ensure_ascii=False)
-    closed, dropped = _tasks(small_vault)
+    assert results["timed_out"]["verdict"] == "unverifiable"
+    assert "took judge task" in results["timed_out"]["findings"][0]["reason"]
+    assert results["late"]["accepted"] is False and results["late"]["reasons"] == ["expired"]
+    closed, dropped, timed_out = _tasks(small_vault)
+    assert timed_out["state"] == "expired" and "answer" not in timed_out
+    assert [(a["client"], a["session"] is not None) for a in timed_out["late_answers"]] == [("standin-agent", True)]
     assert [(r["why"], r["client"]) for r in closed["released"]] == [
         ("the agent closed its MCP session", "standin-agent")
     ]

@@ -206,7 +206,12 @@ def submit(
 ) -> dict[str, Any]:
     """Record the agent's answer; a refusal says what to fix (the task stays the agent's)."""
     store = JudgeTaskStore(vault)
-    task = store.held_by(task_id, _agent(actor, session))
+    try:
+        task = store.held_by(task_id, _agent(actor, session))
+    except SubmissionRefused as exc:
+        if "expired" in (exc.detail or {}).get("reasons", []):
+            store.record_late(task_id, _agent(actor, session))
+        raise
     try:
         parsed = AgentAnswer.model_validate(dict(answer))
     except ValidationError as exc:

@@ -10,7 +10,7 @@ take the same task. The vault's writer lock is not used: a batch plan holds it w
 
 States: `open` → `taken` (by one agent: its client name and version, and the pid of the process
 serving it) → `answered`; `open` or `taken` → `expired` when the waiting side gives up or is gone
-(an answer after that is refused: nobody reads it). A `taken` task whose serving process is gone
+(an answer after that is refused: nobody reads it; the task keeps who answered late, and when). A `taken` task whose serving process is gone
 (a `kh mcp` agent that disconnected) is `open` again for another agent, and so is one taken over
 an HTTP MCP session (`/mcp`) that ended: closed, evicted, or its client's connection dropped
 (api/mcp_sessions.py tells `release_session`). Over HTTP the holder is that session, not only the
@@ -138,7 +138,8 @@ class JudgeTaskStore:
         taker = task.get("taken_by") or {}
         if state == "expired":
             raise SubmissionRefused(
-                f"The judge task {task['task_id']} has expired: the validation stopped waiting for it; nothing is recorded.",
+                f"The judge task {task['task_id']} has expired: the validation stopped waiting for it; the answer is not "
+                "used (the task records that it came late).",
                 detail={"task_id": task["task_id"], "reasons": ["expired"]},
             )
         if state == "answered":
@@ -162,6 +163,14 @@ class JudgeTaskStore:
             task = {**task, "state": "answered", "answer": dict(answer), "answered_at": now_utc_z()}
             self._write(task)
         return task
+
+    def record_late(self, task_id: str, agent: Mapping[str, Any]) -> None:
+        """An answer came after the task expired: refused, and who sent it, and when, stays on record."""
+        with self._locked():
+            task = self.read(task_id)
+            if task.get("state") == "expired":
+                late = {**agent, "pid": os.getpid(), "at": now_utc_z()}
+                self._write({**task, "late_answers": [*task.get("late_answers", []), late][-20:]})
 
     def expire(self, task_id: str, why: str) -> dict[str, Any]:
         """The waiting side gives up; an answered task stays answered."""
