@@ -16,6 +16,7 @@ from typing import Any
 
 from .atomic import atomic_write, pretty_json
 from .harness_files import flocked
+from .lock import not_writable
 from .paths import Vault
 
 LEDGER = "agent-judge-calls.json"
@@ -38,10 +39,18 @@ def read_ledger(vault: Vault) -> dict[str, Any]:
 @contextlib.contextmanager
 def ledger_locked(vault: Vault) -> Iterator[dict[str, Any]]:
     """The ledger under the exclusive lock; what the caller leaves in the dict is written back."""
-    vault.harness_dir.mkdir(parents=True, exist_ok=True)
-    with flocked(vault.harness_dir / _LOCK, fcntl.LOCK_EX):
+    lock = vault.harness_dir / _LOCK
+    with contextlib.ExitStack() as stack:
+        try:  # a read-only vault: one clear sentence (507), nothing judged
+            vault.harness_dir.mkdir(parents=True, exist_ok=True)
+            stack.enter_context(flocked(lock, fcntl.LOCK_EX))
+        except OSError as exc:
+            raise not_writable(vault, lock, exc, "agent judge budget") from None
         ledger = read_ledger(vault)
         before = json.dumps(ledger, sort_keys=True)
         yield ledger
         if json.dumps(ledger, sort_keys=True) != before:
-            atomic_write(vault.harness_dir / LEDGER, pretty_json(ledger))
+            try:
+                atomic_write(vault.harness_dir / LEDGER, pretty_json(ledger))
+            except OSError as exc:
+                raise not_writable(vault, vault.harness_dir / LEDGER, exc, "agent judge budget") from None
