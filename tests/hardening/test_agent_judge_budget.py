@@ -46,10 +46,10 @@ def _paid_vault_config(
 def test_every_agent_door_to_a_paid_judge_spends_the_machines_budget_once_even_at_once(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """Two plans sent together (the stand-in answers after 0.3 s, so both are in flight at once) on a
+    """Two plans sent together (the stand-in answers after 0.2 s, so both are in flight at once) on a
     budget of one: before, each passed the check before the other stored its plan. Then the owner
     grants one more call: a dry run spends it, and every agent door to the paid judge is refused."""
-    standin = LLMStandIn(slow_seconds=0.3).start()
+    standin = LLMStandIn(slow_seconds=0.2).start()
     vault = _paid_vault(tmp_path, monkeypatch, standin, "slow", budget=1)
     sidecar = start_sidecar(vault)
     try:
