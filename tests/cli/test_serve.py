@@ -202,8 +202,12 @@ def test_the_vault_is_given_as_an_argument_as_in_every_other_command(small_vault
         assert proc.stdout is not None
         event = json.loads(proc.stdout.readline())
         assert event["event"] == "listening"
-        health = httpx.get(f"http://127.0.0.1:{event['port']}/v1/health", timeout=10)
-        assert health.status_code in (200, 401)
+        base = f"http://127.0.0.1:{event['port']}"
+        assert httpx.get(f"{base}/health", timeout=10).status_code == 200
+        # the vault served is the one named: its notes are listed
+        notes = httpx.get(f"{base}/v1/notes", headers={"Authorization": f"Bearer {'p' * 40}"}, timeout=10)
+        assert notes.status_code == 200, notes.text
+        assert sorted(n["path"] for n in notes.json()["notes"]) == ["a.md", "フォルダ/日本語.md"]
     finally:
         assert proc.stdin is not None
         proc.stdin.close()

@@ -15,8 +15,9 @@ import pytest
 from knowledge_harness.errors import BlogRepoError, InputError
 from knowledge_harness.pipeline.config import load_config
 from knowledge_harness.pipeline.engine import Pipeline
-from knowledge_harness.vault.blog_repo import BlogRepo, _safe_config_env
+from knowledge_harness.vault.blog_repo import BlogRepo
 from knowledge_harness.vault.paths import Vault
+from knowledge_harness.vault.safe_git import safe_config_env
 
 from ..conftest import use_machine_config
 from ..support.part2_support import git, make_blog
@@ -70,7 +71,7 @@ def test_git_runs_no_hook_fsmonitor_or_uploadpack_of_the_blog_repository(tmp_pat
     )
     # the git a child process (gh) starts reads the same settings from the environment
     subprocess.run(
-        ["git", "-C", str(blog), "status", "--short"], env=_safe_config_env(), check=True, capture_output=True
+        ["git", "-C", str(blog), "status", "--short"], env=safe_config_env(), check=True, capture_output=True
     )
     assert not marker.exists(), marker.read_text()
     pushed = subprocess.run(

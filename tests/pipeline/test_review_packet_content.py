@@ -5,13 +5,14 @@ commands it shows use the choices' labels; `kh pipeline review` prints it and th
 
 from __future__ import annotations
 
+import hashlib
 import subprocess
 from pathlib import Path
 
 import pytest
 
 from knowledge_harness import actors
-from knowledge_harness.errors import SubmissionRefused
+from knowledge_harness.errors import Conflict, SubmissionRefused
 from knowledge_harness.pipeline.contract import State
 
 from ..conftest import KH
@@ -108,3 +109,21 @@ def test_the_packet_carries_the_article_the_diff_and_every_warning_in_words(tmp_
         [str(KH), "pipeline", "review", str(vault), run_id, "--html"], capture_output=True, text=True, timeout=60
     )
     assert REWRITE in Path(path.stdout.strip()).read_text(encoding="utf-8")
+
+    # the HTML is served only with the bytes the packet recorded (#44 follow-up: a file changed in the
+    # run folder afterwards was shown to the person as the article under review)
+    html_file = Path(path.stdout.strip())
+    recorded = html_file.read_bytes()
+    assert hashlib.sha256(recorded).hexdigest() == second["article_html_sha256"]
+    assert p.article_html(run_id).encode("utf-8") == recorded
+    html_file.write_bytes(recorded.replace(b"</body>", "<p>安全です</p></body>".encode()))
+    with pytest.raises(Conflict) as changed:
+        p.article_html(run_id)
+    assert changed.value.detail["recorded_sha256"] == second["article_html_sha256"]
+    refused = subprocess.run(
+        [str(KH), "pipeline", "review", str(vault), run_id, "--html"], capture_output=True, text=True, timeout=60
+    )
+    assert refused.returncode != 0 and refused.stdout == ""
+    assert "not the one its Review Packet recorded" in refused.stderr
+    html_file.write_bytes(recorded)
+    assert p.article_html(run_id).encode("utf-8") == recorded

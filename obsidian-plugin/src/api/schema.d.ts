@@ -263,7 +263,8 @@ export interface paths {
         put?: never;
         /**
          * Post Validate
-         * @description The read-only validator: ValidationRequest → ValidationResult. Reads and writes no note.
+         * @description The read-only validator: ValidationRequest → ValidationResult. Reads and writes no note. With the
+         *     agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409).
          */
         post: operations["post_validate_v1_validate_post"];
         delete?: never;
@@ -284,6 +285,7 @@ export interface paths {
         /**
          * Post Note Validate
          * @description Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots).
+         *     With the agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409).
          */
         post: operations["post_note_validate_v1_trust_notes__path__validate_post"];
         delete?: never;

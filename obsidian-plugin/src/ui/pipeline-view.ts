@@ -390,13 +390,15 @@ export class ReviewModal extends Modal {
 			const article = el.createEl("details", { cls: "kh-review-article" });
 			article.createEl("summary", { text: t("review.article") });
 			const path = `.harness/runs/pipeline/${this.runId}/${packet.article_html_file}`;
-			void this.host.app.vault.adapter.read(path).then(
-				(html) => {
-					const frame = article.createEl("iframe", { cls: "kh-review-article-frame", attr: { sandbox: "" } });
-					frame.srcdoc = html;
-				},
-				() => article.createEl("pre", { cls: "kh-review-article-text", text: packet.article_text ?? "" }),
-			);
+			const asText = () => article.createEl("pre", { cls: "kh-review-article-text", text: packet.article_text ?? "" });
+			void readRecorded(this.host.app.vault.adapter, path, packet.article_html_sha256).then((html) => {
+				if (html === null) {
+					asText();
+					return;
+				}
+				const frame = article.createEl("iframe", { cls: "kh-review-article-frame", attr: { sandbox: "" } });
+				frame.srcdoc = html;
+			}, asText);
 		}
 		const details = el.createEl("details", { cls: "kh-review-packet" });
 		details.open = true;
@@ -507,4 +509,18 @@ export class ReviewModal extends Modal {
 	override onClose(): void {
 		this.contentEl.empty();
 	}
+}
+
+/** A run folder's file as text, only when its bytes have the SHA-256 the Review Packet recorded (null
+ * otherwise): a file changed after the packet was made is not shown as the article under review. */
+export async function readRecorded(
+	adapter: { readBinary(path: string): Promise<ArrayBuffer> },
+	path: string,
+	sha256: string | null | undefined,
+): Promise<string | null> {
+	if (!sha256) return null;
+	const data = await adapter.readBinary(path);
+	const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", data));
+	const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+	return hex === sha256 ? new TextDecoder().decode(data) : null;
 }

@@ -7,6 +7,7 @@ import logging
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
@@ -18,6 +19,7 @@ from ..core.memory import freeze_long_lived
 from ..errors import HarnessError, HttpError, InternalError, InvalidRequest, MethodNotAllowed, NotFound
 from ..index.query import warm_search_in_background
 from ..settings import Settings
+from ..trust.judge_queue import release_session
 from .context import AppContext
 from .mcp import build_mcp
 from .mcp_sessions import SessionLimiter
@@ -107,7 +109,14 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
 
     for router in ROUTERS:
         app.include_router(router)
-    app.mount("/", _only_mcp_path(SessionLimiter(mcp_app, mcp.session_manager)))  # api/mcp_sessions.py
+
+    async def session_ended(session: str, why: str) -> None:
+        released = await anyio.to_thread.run_sync(release_session, ctx.vault, session, why)
+        if released:
+            log.info("%s: judge task(s) %s open again", why, ", ".join(released))
+
+    limiter = SessionLimiter(mcp_app, mcp.session_manager, on_end=session_ended)
+    app.mount("/", _only_mcp_path(limiter))  # api/mcp_sessions.py
 
     app.state.port_ref = PortRef(settings.port or None)
     app.add_middleware(

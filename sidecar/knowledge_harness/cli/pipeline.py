@@ -26,6 +26,7 @@ from ..pipeline.engine import Pipeline
 from ..pipeline.proposals import Proposal, ProposalBook
 from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
+from ..vault.safe_git import run_git
 from .terminal import ask, confirm, person_at_terminal, person_if_at_terminal
 
 pipeline_app = typer.Typer(
@@ -326,16 +327,11 @@ def _read_json_file(path: Path | None, what: str) -> Any:
 
 def _git_toplevel(folder: Path) -> Path | None:
     try:
-        proc = subprocess.run(
-            ["git", "-c", "core.quotePath=false", "-C", str(folder), "rev-parse", "--show-toplevel"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-            check=False,
-        )
-    except OSError:
+        proc = run_git(folder, "rev-parse", "--show-toplevel", timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
         return None
-    return Path(proc.stdout.strip()).resolve() if proc.returncode == 0 and proc.stdout.strip() else None
+    top = proc.stdout.decode("utf-8", "surrogateescape").strip()
+    return Path(top).resolve() if proc.returncode == 0 and top else None
 
 
 @pipeline_app.command("check-draft")

@@ -781,20 +781,36 @@ class Pipeline:
         }
 
     def article_html_path(self, run_id: str) -> Path:
-        """The Review Packet's HTML file of the article (in the run folder)."""
+        """The Review Packet's HTML file of the article (in the run folder), once its bytes are checked
+        against the SHA-256 the packet recorded (`kh pipeline review --html` hands the path to a browser)."""
+        self.article_html(run_id)
+        return self._article_html_file(run_id)[0]
+
+    def _article_html_file(self, run_id: str) -> tuple[Path, str | None]:
         review = self.review(run_id)["review_packet"]
         name = review.get("article_html_file")
         if not name:
             raise NotFound(f"Run {run_id}'s Review Packet has no article HTML (made before this version).")
-        return self.store.run_dir(run_id) / str(name)
+        sha = review.get("article_html_sha256")
+        return self.store.run_dir(run_id) / str(name), str(sha) if sha else None
 
     def article_html(self, run_id: str) -> str:
-        """The Review Packet's HTML file of the article, read from the run folder."""
-        name = self.article_html_path(run_id).name
+        """The Review Packet's HTML file of the article, read from the run folder: only the bytes whose
+        SHA-256 the packet recorded (a file changed since, by hand or by another program, is refused)."""
+        path, expected = self._article_html_file(run_id)
         try:
-            return self.store.read_text(run_id, name)
+            data = self.store.read_bytes(run_id, path.name)
         except OSError as exc:
             raise NotFound(f"Run {run_id}'s article HTML cannot be read.") from exc
+        actual = hashlib.sha256(data).hexdigest()
+        if expected is None or actual != expected:
+            raise Conflict(
+                f"Run {run_id}'s article HTML ({path.name}) is not the one its Review Packet recorded "
+                f"(SHA-256 {actual[:12]}…, recorded {expected[:12] + '…' if expected else 'none'}): it changed after "
+                "the packet was made, so it is not shown. Read the Review Packet itself, or prepare the review again.",
+                detail={"run_id": run_id, "file": path.name, "sha256": actual, "recorded_sha256": expected},
+            )
+        return data.decode("utf-8")
 
     def decide(
         self,

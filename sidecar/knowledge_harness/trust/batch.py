@@ -91,7 +91,6 @@ from ..vault.scope import OBSIDIAN_SELF_WRITTEN, git_changed_paths, is_git_repos
 from ..vault.trust_records import (
     check_id,
     claim_plan,
-    list_plan_ids,
     list_run_ids,
     plan_claimed_by,
     read_journal,
@@ -105,6 +104,7 @@ from ..vault.writer import write_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
 from .evidence import MALFORMED_ANSWER_CODES
 from .freshness import is_validated
+from .judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
 from .policy import Policy, load_policy
 from .validation_service import (
     conditional_snapshots,
@@ -378,8 +378,9 @@ class PlanPreview:
 
     @property
     def paid(self) -> bool:
-        """Every judge but the embedded lexical ones (with or without embeddings) calls a model, which may cost money."""
-        return self.judge not in ("lexical", "lexical_embeddings")
+        """Every judge but the embedded lexical ones and the agent judge (the agent's own quota) calls a model, which may
+        cost money."""
+        return is_paid_judge(self.judge)
 
     def describe(self) -> str:
         calls = f", {self.judge_calls} call(s) to the {self.judge} judge" if self.paid else " (offline, free)"
@@ -437,28 +438,13 @@ def preview_plan(
     return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls, reused, asked)
 
 
-def agent_judge_calls_on(vault: Vault, day: dt.date) -> int:
-    """The paid-judge calls that plans made with the agent token on this (UTC) day were allowed."""
-    used = 0
-    stamp = f"plan-{day:%Y%m%d}T"  # a plan's id carries its creation moment (new_ids): older plans stay unread
-    for plan_id in list_plan_ids(vault):
-        if not plan_id.startswith(stamp):
-            continue
-        try:
-            plan = read_plan(vault, plan_id)
-        except HarnessError:
-            continue
-        if str(plan.get("created_at", "")).startswith(day.isoformat()):
-            used += int(plan.get("agent_judge_calls") or 0)
-    return used
-
-
 def require_agent_judge_budget(vault: Vault, preview: PlanPreview, budget: int) -> int:
     """An agent's plan that would call a paid judge is refused unless the machine configuration grants
     the agent enough calls today (`[agents] judge_calls_per_day`); the calls it may spend."""
     if not preview.paid:
         return 0
-    used = agent_judge_calls_on(vault, now_utc().date())
+    day = now_utc().date()
+    used = agent_judge_calls_on(vault, day) + ledger_calls_on(vault, day)  # plans stored, then the ledger
     if preview.judge_calls > budget - used:
         raise Refused(
             f"The agent token may not spend money: this plan would make {preview.judge_calls} call(s) to the paid "

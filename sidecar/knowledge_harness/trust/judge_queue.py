@@ -45,8 +45,10 @@ def _pages(text: str) -> int:
     return max(1, math.ceil(len(text) / PAGE_CHARS))
 
 
-def _agent(actor: Actor) -> dict[str, Any]:
-    return {"name": actor.name, "client": actor.client, "client_version": actor.client_version, "via": actor.via}
+def _agent(actor: Actor, session: str | None = None) -> dict[str, Any]:
+    """The taker as a task records it; `session` is the HTTP MCP session (None over stdio)."""
+    agent = {"name": actor.name, "client": actor.client, "client_version": actor.client_version, "via": actor.via}
+    return {**agent, "session": session} if session else agent
 
 
 def _who(taker: Mapping[str, Any] | None) -> str:
@@ -157,12 +159,12 @@ def _task_view(task: Mapping[str, Any]) -> dict[str, Any]:
     }
 
 
-def next_task(vault: Vault, actor: Actor, *, wait_seconds: float = 0.0) -> dict[str, Any]:
+def next_task(vault: Vault, actor: Actor, *, wait_seconds: float = 0.0, session: str | None = None) -> dict[str, Any]:
     """The oldest open judge task, now taken by this agent; `wait_seconds` (≤ 60) waits for one."""
     store = JudgeTaskStore(vault)
     until = time.time() + max(0.0, min(wait_seconds, MAX_NEXT_TASK_WAIT))
     while True:
-        task = store.take(_agent(actor))
+        task = store.take(_agent(actor, session))
         if task is not None:
             return {"task": _task_view(task)}
         if time.time() >= until:
@@ -170,10 +172,12 @@ def next_task(vault: Vault, actor: Actor, *, wait_seconds: float = 0.0) -> dict[
         time.sleep(POLL_SECONDS * 2)
 
 
-def evidence_page(vault: Vault, actor: Actor, task_id: str, source_id: str, page: int = 1) -> dict[str, Any]:
+def evidence_page(
+    vault: Vault, actor: Actor, task_id: str, source_id: str, page: int = 1, *, session: str | None = None
+) -> dict[str, Any]:
     """One page (PAGE_CHARS characters) of a source's text, with its offsets in the whole text."""
     store = JudgeTaskStore(vault)
-    store.held_by(task_id, _agent(actor))
+    store.held_by(task_id, _agent(actor, session))
     texts = store.evidence(task_id)
     if source_id not in texts:
         raise InputError(
@@ -197,10 +201,17 @@ def evidence_page(vault: Vault, actor: Actor, task_id: str, source_id: str, page
     }
 
 
-def submit(vault: Vault, actor: Actor, task_id: str, answer: Mapping[str, Any]) -> dict[str, Any]:
+def submit(
+    vault: Vault, actor: Actor, task_id: str, answer: Mapping[str, Any], *, session: str | None = None
+) -> dict[str, Any]:
     """Record the agent's answer; a refusal says what to fix (the task stays the agent's)."""
     store = JudgeTaskStore(vault)
-    task = store.held_by(task_id, _agent(actor))
+    try:
+        task = store.held_by(task_id, _agent(actor, session))
+    except SubmissionRefused as exc:
+        if "expired" in (exc.detail or {}).get("reasons", []):
+            store.record_late(task_id, _agent(actor, session))
+        raise
     try:
         parsed = AgentAnswer.model_validate(dict(answer))
     except ValidationError as exc:
@@ -216,10 +227,15 @@ def submit(vault: Vault, actor: Actor, task_id: str, answer: Mapping[str, Any]) 
             "The answer does not fit the task: " + "; ".join(problems[:5]) + ".",
             detail={"task_id": task_id, "reasons": problems},
         )
-    store.answer(task_id, _agent(actor), parsed.model_dump())
+    store.answer(task_id, _agent(actor, session), parsed.model_dump())
     return {
         "accepted": True,
         "task_id": task_id,
         "findings": len(parsed.findings),
         "message": "Recorded. The program checks every quote against its source; the person approves any change.",
     }
+
+
+def release_session(vault: Vault, session: str, why: str) -> list[str]:
+    """An HTTP MCP session ended: the judge tasks it held are open again for another agent."""
+    return JudgeTaskStore(vault).release_session(session, why)

@@ -40,30 +40,9 @@ from pathlib import Path
 
 from ..errors import BlogRepoError, InputError, PathRejected
 from .paths import nfc
+from .safe_git import GIT_TIMEOUT, command_settings, run_git, safe_config_env
 
-GIT_TIMEOUT = 60
 ZERO = "0" * 40
-# `-c` settings of every git command (and, through GIT_CONFIG_COUNT, of the git that gh starts).
-SAFE_GIT_CONFIG: tuple[tuple[str, str], ...] = (
-    ("core.quotePath", "false"),
-    ("core.hooksPath", os.devnull),
-    ("core.fsmonitor", "false"),
-    ("protocol.allow", "never"),
-    ("protocol.file.allow", "always"),
-    ("protocol.https.allow", "always"),
-    ("protocol.ssh.allow", "always"),
-    ("commit.gpgSign", "false"),
-    ("gc.auto", "0"),
-    ("maintenance.auto", "false"),
-)
-# Keys of the repository's own configuration that run a command and that a later `-c` does not
-# reliably reset (multi-valued, or an empty value means something else): refused.
-_COMMAND_KEYS = re.compile(
-    r"^(core\.(sshcommand|gitproxy|askpass|alternaterefscommand)"
-    r"|credential\..*helper|remote\..*\.vcs|uploadpack\.packobjectshook)$"
-)
-# Inherited variables that would point git at another repository or add settings.
-_DROPPED_ENV = ("GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX_FILE", "GIT_OBJECT_DIRECTORY", "GIT_CONFIG_PARAMETERS")
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.(rst|md)$")
 _POST_DATE = re.compile(r"^\.\.\s+post::\s*(\d{4}-\d{2}-\d{2})", re.M)
 _ADORN = re.compile(r"^([=\-~^\"'`#*+:._])\1+\s*$")
@@ -128,19 +107,6 @@ class CommitResult:
     created_commit: bool
 
 
-def _clean_env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in _DROPPED_ENV and not k.startswith("GIT_CONFIG_")}
-
-
-def _safe_config_env() -> dict[str, str]:
-    """SAFE_GIT_CONFIG as environment variables: every git a child process starts reads them as `-c`."""
-    env = {**_clean_env(), "GIT_TERMINAL_PROMPT": "0", "GIT_CONFIG_COUNT": str(len(SAFE_GIT_CONFIG))}
-    for i, (key, value) in enumerate(SAFE_GIT_CONFIG):
-        env[f"GIT_CONFIG_KEY_{i}"] = key
-        env[f"GIT_CONFIG_VALUE_{i}"] = value
-    return env
-
-
 def first_title(text: str) -> str:
     """The first section title of a reStructuredText (or Markdown `#`) document."""
     lines = text.splitlines()
@@ -172,9 +138,7 @@ class BlogRepo:
 
     def _refuse_command_settings(self) -> None:
         """The repository's own configuration may not name a command git would run for us."""
-        proc = self._git("config", "--local", "--includes", "--null", "--name-only", "--list", ok=(0, 1))
-        names = {n.decode("utf-8", "replace").lower() for n in proc.stdout.split(b"\x00") if n}
-        bad = sorted(n for n in names if _COMMAND_KEYS.match(n))
+        bad = command_settings(self.root)
         if bad:
             raise BlogRepoError(
                 f"The blog repository {self.root} sets {', '.join(bad)} in its own git configuration "
@@ -186,17 +150,8 @@ class BlogRepo:
     def _git(
         self, *args: str, data: bytes | None = None, env: dict[str, str] | None = None, ok: tuple[int, ...] = (0,)
     ) -> subprocess.CompletedProcess[bytes]:
-        full_env = {**_clean_env(), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})}
-        safe = [arg for key, value in SAFE_GIT_CONFIG for arg in ("-c", f"{key}={value}")]
         try:
-            proc = subprocess.run(
-                ["git", *safe, "-C", str(self.root), *args],
-                input=data,
-                capture_output=True,
-                timeout=GIT_TIMEOUT,
-                env=full_env,
-                check=False,
-            )
+            proc = run_git(self.root, *args, data=data, env=env)
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise BlogRepoError(f"git {args[0]} failed: {exc}.") from exc
         if proc.returncode not in ok:
@@ -408,7 +363,7 @@ class BlogRepo:
                 text=True,
                 timeout=GIT_TIMEOUT,
                 check=False,
-                env=_safe_config_env(),  # the git that gh runs gets the same settings
+                env=safe_config_env(),  # the git that gh runs gets the same settings
             )
         except (OSError, subprocess.TimeoutExpired) as exc:
             raise BlogRepoError(f"gh {args[0]} failed: {exc}.") from exc

@@ -10,8 +10,11 @@ take the same task. The vault's writer lock is not used: a batch plan holds it w
 
 States: `open` → `taken` (by one agent: its client name and version, and the pid of the process
 serving it) → `answered`; `open` or `taken` → `expired` when the waiting side gives up or is gone
-(an answer after that is refused: nobody reads it). A `taken` task whose serving process is gone
-(a `kh mcp` agent that disconnected) is `open` again for another agent.
+(an answer after that is refused: nobody reads it; the task keeps who answered late, and when). A `taken` task whose serving process is gone
+(a `kh mcp` agent that disconnected) is `open` again for another agent, and so is one taken over
+an HTTP MCP session (`/mcp`) that ended: closed, evicted, or its client's connection dropped
+(api/mcp_sessions.py tells `release_session`). Over HTTP the holder is that session, not only the
+client's name: another session of the same client cannot answer for it.
 
 Agents that ask for judge tasks are remembered in `agents.json` (name, version, how, last seen),
 so that a waiting validation can say whether any agent has been around at all.
@@ -135,7 +138,8 @@ class JudgeTaskStore:
         taker = task.get("taken_by") or {}
         if state == "expired":
             raise SubmissionRefused(
-                f"The judge task {task['task_id']} has expired: the validation stopped waiting for it; nothing is recorded.",
+                f"The judge task {task['task_id']} has expired: the validation stopped waiting for it; the answer is not "
+                "used (the task records that it came late).",
                 detail={"task_id": task["task_id"], "reasons": ["expired"]},
             )
         if state == "answered":
@@ -143,7 +147,8 @@ class JudgeTaskStore:
                 f"The judge task {task['task_id']} is already answered.",
                 detail={"task_id": task["task_id"], "reasons": ["already_answered"]},
             )
-        if state != "taken" or taker.get("pid") != os.getpid() or taker.get("name") != agent.get("name"):
+        mine = taker.get("pid") == os.getpid() and taker.get("name") == agent.get("name")
+        if state != "taken" or not mine or taker.get("session") != agent.get("session"):
             raise SubmissionRefused(
                 f"The judge task {task['task_id']} is not taken by this agent; take it with judge_next_task first.",
                 detail={"task_id": task["task_id"], "reasons": ["not_taken_by_you"]},
@@ -159,6 +164,14 @@ class JudgeTaskStore:
             self._write(task)
         return task
 
+    def record_late(self, task_id: str, agent: Mapping[str, Any]) -> None:
+        """An answer came after the task expired: refused, and who sent it, and when, stays on record."""
+        with self._locked():
+            task = self.read(task_id)
+            if task.get("state") == "expired":
+                late = {**agent, "pid": os.getpid(), "at": now_utc_z()}
+                self._write({**task, "late_answers": [*task.get("late_answers", []), late][-20:]})
+
     def expire(self, task_id: str, why: str) -> dict[str, Any]:
         """The waiting side gives up; an answered task stays answered."""
         with self._locked():
@@ -167,6 +180,20 @@ class JudgeTaskStore:
                 task = {**task, "state": "expired", "expired_at": now_utc_z(), "expired_why": why}
                 self._write(task)
         return task
+
+    def release_session(self, session: str, why: str) -> list[str]:
+        """Tasks taken over the HTTP MCP session `session` of this process go back to `open` (the
+        session ended: closed, evicted or its connection dropped); the ids of those released."""
+        released: list[str] = []
+        with self._locked():
+            for task in self._tasks():
+                taker = task.get("taken_by") or {}
+                if task.get("state") != "taken" or taker.get("pid") != os.getpid() or taker.get("session") != session:
+                    continue
+                lost = {**taker, "released_at": now_utc_z(), "why": why}
+                self._write({**task, "state": "open", "taken_by": None, "released": [*task.get("released", []), lost]})
+                released.append(str(task["task_id"]))
+        return released
 
     def poll(self, task_id: str) -> dict[str, Any]:
         """The task as it stands, with a taker that is gone released (for the waiting side)."""

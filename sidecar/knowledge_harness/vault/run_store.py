@@ -164,6 +164,9 @@ class RunStore:
     def read_text(self, run_id: str, name: str) -> str:
         return self._inside(run_id, name).read_text(encoding="utf-8")
 
+    def read_bytes(self, run_id: str, name: str) -> bytes:
+        return self._inside(run_id, name).read_bytes()
+
     # -- DECISIONS.md --------------------------------------------------------------------------
     @property
     def decisions_path(self) -> Path:

@@ -17,7 +17,9 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
+from ..errors import HarnessError
 from .paths import Vault, nfc, printable_path
+from .safe_git import GIT_TIMEOUT, run_git
 
 # Files the sidecar itself writes during a run; never counted as out-of-scope changes.
 SIDECAR_DIR = ".harness"
@@ -70,37 +72,36 @@ def changed_between(before: Snapshot, after: Snapshot) -> set[str]:
 def is_git_repository(root: Path) -> bool:
     if shutil.which("git") is None:
         return False
-    result = subprocess.run(
-        ["git", "-C", str(root), "rev-parse", "--is-inside-work-tree"], capture_output=True, text=True
-    )
-    return result.returncode == 0 and result.stdout.strip() == "true"
+    try:
+        result = run_git(root, "rev-parse", "--is-inside-work-tree", timeout=GIT_TIMEOUT)
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return result.returncode == 0 and result.stdout.strip() == b"true"
+
+
+def _git_out(vault: Vault, *args: str) -> bytes:
+    try:
+        proc = run_git(vault.root, *args)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise HarnessError(f"git {args[0]} failed in the vault: {exc}.") from exc
+    if proc.returncode != 0:
+        err = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        raise HarnessError(f"git {args[0]} failed in the vault: {err[-1] if err else proc.returncode}.")
+    return proc.stdout
 
 
 def git_changed_paths(vault: Vault) -> set[str]:
-    """Vault-relative NFC paths that git reports as modified, added, deleted or untracked."""
-    result = subprocess.run(
-        [
-            "git",
-            "-c",
-            "core.quotePath=false",
-            "-C",
-            str(vault.root),
-            "status",
-            "--porcelain=v1",
-            "-z",
-            "--untracked-files=all",
-            "--",
-            ".",
-        ],
-        capture_output=True,
-        check=True,
+    """Vault-relative NFC paths that git reports as modified, added, deleted or untracked.
+
+    Through safe_git: the vault's own `.git/config` runs nothing (fsmonitor, filters, hooks);
+    submodules are not entered (their configuration would be theirs)."""
+    porcelain = _git_out(
+        vault, "status", "--porcelain=v1", "-z", "--untracked-files=all", "--ignore-submodules=all", "--", "."
     )
-    top = subprocess.run(
-        ["git", "-C", str(vault.root), "rev-parse", "--show-toplevel"], capture_output=True, text=True, check=True
-    ).stdout.strip()
+    top = _git_out(vault, "rev-parse", "--show-toplevel").decode("utf-8", "surrogateescape").strip()
     prefix = Path(os.path.realpath(vault.root)).relative_to(os.path.realpath(top)).as_posix()
     prefix = "" if prefix == "." else prefix + "/"
-    records = result.stdout.split(b"\0")
+    records = porcelain.split(b"\0")
     paths: set[str] = set()
     i = 0
     while i < len(records):

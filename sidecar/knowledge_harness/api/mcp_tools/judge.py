@@ -20,6 +20,17 @@ from ...trust import judge_queue
 from ..context import AppContext
 from .pipeline import mcp_actor, refusal
 
+SESSION_HEADER = "mcp-session-id"
+
+
+def mcp_session(context: Context[Any, Any] | None) -> str | None:
+    """The HTTP MCP session a tool call came in (the SDK answered 404 to an unknown one); None over stdio."""
+    try:
+        headers = context.headers if context is not None else None
+    except (AttributeError, LookupError, ValueError):
+        return None
+    return headers.get(SESSION_HEADER) if headers else None
+
 
 def register(mcp: MCPServer, ctx: AppContext) -> None:
     @mcp.tool(
@@ -29,14 +40,15 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         )
     )
     async def judge_next_task(wait_seconds: float = 0.0, context: Context | None = None) -> dict[str, Any]:
-        actor = mcp_actor(context, ctx)
+        actor, session = mcp_actor(context, ctx), mcp_session(context)
         return await anyio.to_thread.run_sync(
-            lambda: judge_queue.next_task(ctx.vault, actor, wait_seconds=wait_seconds)
+            lambda: judge_queue.next_task(ctx.vault, actor, wait_seconds=wait_seconds, session=session)
         )
 
     @mcp.tool(description=("A page of a judge task's source text, with its offsets. Quote only from it."))
     def judge_evidence(task_id: str, source_id: str, page: int = 1, context: Context | None = None) -> dict[str, Any]:
-        return judge_queue.evidence_page(ctx.vault, mcp_actor(context, ctx), task_id, source_id, page)
+        actor, session = mcp_actor(context, ctx), mcp_session(context)
+        return judge_queue.evidence_page(ctx.vault, actor, task_id, source_id, page, session=session)
 
     @mcp.tool(description=("Answer a judge task (answer_schema); accepted: false lists what to fix."))
     def judge_submit(task_id: str, answer: dict[str, Any] | str, context: Context | None = None) -> dict[str, Any]:
@@ -48,6 +60,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
             if not isinstance(answer, dict):
                 raise InputError("The answer must be a JSON object.")
         try:
-            return judge_queue.submit(ctx.vault, mcp_actor(context, ctx), task_id, answer)
+            actor, session = mcp_actor(context, ctx), mcp_session(context)
+            return judge_queue.submit(ctx.vault, actor, task_id, answer, session=session)
         except SubmissionRefused as exc:
             return refusal(exc)

@@ -9,6 +9,7 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 
+from ...trust.judge_budget import spend_for_note_dry_run, spend_for_validation
 from ...trust.validation_models import ClaimIn, EvidenceIn, ValidationOptions, ValidationRequest
 from ...trust.validation_service import dry_run, validate_request
 from ..context import AppContext
@@ -26,6 +27,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         claims: list[ClaimIn], evidence: list[EvidenceIn], options: ValidationOptions | None = None
     ) -> dict[str, Any]:
         request = ValidationRequest(claims=claims, evidence=evidence, options=options)
+        # every MCP client is an agent: a paid judge spends the machine's agent budget (or is refused)
+        await anyio.to_thread.run_sync(spend_for_validation, ctx.vault, options.judge if options else None)
         result = await anyio.to_thread.run_sync(validate_request, ctx.vault.root, request)
         return result.model_dump()
 
@@ -38,4 +41,5 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         ),
     )
     async def validate_note_dry_run(path: str, judge: str | None = None, refetch: bool = False) -> dict[str, Any]:
+        await anyio.to_thread.run_sync(spend_for_note_dry_run, ctx.vault, path, judge)
         return await dry_run(ctx.vault, path, judge_name=judge, refetch=refetch)

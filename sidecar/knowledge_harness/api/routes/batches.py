@@ -31,6 +31,7 @@ from ...trust.batch import (
     show_run,
 )
 from ...trust.batch_models import BatchRun, PlanView
+from ...trust.judge_budget import Reservation, reserve_plan_calls, settle_plan_calls
 from ..deps import AnyActor, Ctx, PersonActor
 
 router = APIRouter(tags=["batches"])
@@ -69,6 +70,7 @@ async def post_batch(ctx: Ctx, actor: AnyActor, request: Annotated[PlanRequest, 
     would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`."""
     await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
     agent_calls = 0
+    reservation: Reservation | None = None
     if not actor.is_person:
 
         def budget() -> int:
@@ -81,15 +83,23 @@ async def post_batch(ctx: Ctx, actor: AnyActor, request: Annotated[PlanRequest, 
             )
             return require_agent_judge_budget(ctx.vault, preview, load_machine_config().agents.judge_calls_per_day)
 
-        agent_calls = await anyio.to_thread.run_sync(budget)
-    plan = await build_plan(
-        ctx.vault,
-        stage=request.stage,
-        notes=request.notes,
-        judge_name=request.judge,
-        out_of_order=request.out_of_order,
-        agent_judge_calls=agent_calls,
-    )
+        # check and reserve in one step: two agent plans at once cannot both pass a check one fits
+        reservation = await anyio.to_thread.run_sync(reserve_plan_calls, ctx.vault, budget)
+        agent_calls = reservation.calls
+    stored = False
+    try:
+        plan = await build_plan(
+            ctx.vault,
+            stage=request.stage,
+            notes=request.notes,
+            judge_name=request.judge,
+            out_of_order=request.out_of_order,
+            agent_judge_calls=agent_calls,
+        )
+        stored = True
+    finally:
+        if reservation is not None:
+            await anyio.to_thread.run_sync(lambda: settle_plan_calls(ctx.vault, reservation, stored=stored))
     return plan_view(ctx.vault, plan)
 
 

@@ -11,15 +11,17 @@ from __future__ import annotations
 import json
 from typing import Annotated, Any
 
+import anyio
 from fastapi import APIRouter, Query, Request
 from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
 from ...errors import InputError
 from ...trust.dry_run_models import DryRunReport
+from ...trust.judge_budget import spend_for_note_dry_run, spend_for_validation
 from ...trust.validation_models import ValidationRequest, ValidationResult
 from ...trust.validation_service import dry_run, validate_request
-from ..deps import Ctx
+from ..deps import AnyActor, Ctx
 
 router = APIRouter(tags=["validate"])
 
@@ -77,24 +79,30 @@ def parse_request(raw: bytes) -> ValidationRequest:
         }
     },
 )
-async def post_validate(ctx: Ctx, request: Request) -> ValidationResult:
-    """The read-only validator: ValidationRequest → ValidationResult. Reads and writes no note."""
-    import anyio
-
+async def post_validate(ctx: Ctx, actor: AnyActor, request: Request) -> ValidationResult:
+    """The read-only validator: ValidationRequest → ValidationResult. Reads and writes no note. With the
+    agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409)."""
     body = await request.body()
     parsed = parse_request(body)
+    if not actor.is_person:
+        judge = parsed.options.judge if parsed.options else None
+        await anyio.to_thread.run_sync(spend_for_validation, ctx.vault, judge)
     return await anyio.to_thread.run_sync(validate_request, ctx.vault.root, parsed)
 
 
 @router.post("/v1/trust/notes/{path:path}/validate", response_model=DryRunReport)
 async def post_note_validate(
     ctx: Ctx,
+    actor: AnyActor,
     path: str,
     dry_run_flag: Annotated[bool, Query(alias="dry_run")] = False,
     judge: Annotated[str | None, Query(max_length=64)] = None,
     refetch: Annotated[bool, Query(description="Fetch every cited page anew (no snapshot reuse).")] = False,
 ) -> dict[str, Any]:
-    """Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots)."""
+    """Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots).
+    With the agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409)."""
     if not dry_run_flag:
         raise InputError("Only dry_run=true is supported; production writes go through /v1/batches and approval.")
+    if not actor.is_person:
+        await anyio.to_thread.run_sync(spend_for_note_dry_run, ctx.vault, path, judge)
     return await dry_run(ctx.vault, path, judge_name=judge, refetch=refetch)
