@@ -115,7 +115,8 @@ def example_vault(tmp_path: Path) -> Path:
 
 
 def copy_example_vault(dest: Path) -> Path:
-    """Copy examples/vault as committed: notes and the demo policy, none of what `make run` built."""
+    """Copy examples/vault as committed: notes, the demo policy and its adoption record (the record
+    behind its levels), none of what `make run` built."""
     shutil.copytree(EXAMPLE_VAULT, dest, symlinks=True, ignore=_generated_harness_files)
     return dest
 
@@ -124,7 +125,7 @@ def _generated_harness_files(folder: str, names: list[str]) -> set[str]:
     """Keep only the committed demo policy of .harness/: `make run` leaves an index, snapshots
     and runs in examples/vault/.harness/ that must not leak into tests."""
     if Path(folder).name == ".harness":
-        return {name for name in names if name != "policy.toml"}
+        return {name for name in names if name not in ("policy.toml", "adoptions")}
     return set()
 
 

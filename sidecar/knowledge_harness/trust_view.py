@@ -36,6 +36,7 @@ def live_trust(catalog: NoteCatalog, today: dt.date | None = None) -> TrustOf:
             and badge.level >= 2
             and badge.status in ("verified", "reviewed")
             and badge.provisional_run_id is None
+            and badge.record in ("recorded", "adopted")
             and badge.error is None
         )
         return TrustSummary(

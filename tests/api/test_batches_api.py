@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import signal
 from pathlib import Path
+from urllib.parse import quote
 
 import pytest
 
@@ -114,5 +115,18 @@ def test_kh_serve_start_reports_an_interrupted_run_as_failed(tmp_path: Path) -> 
         assert record["files_written"] == [plan["targets"][0]["path"]]
         with sidecar.client() as client:
             assert client.get(f"/v1/runs/{plan['run_id']}").json() == record
+            # the note the failed run wrote carries verified/L2 blocks, yet is provisional everywhere
+            written = plan["targets"][0]["path"]
+            badge = client.get(f"/v1/trust/notes/{quote(written)}").json()
+            assert badge["level"] == plan["targets"][0]["proposed"]["verification"]["level"]
+            assert (badge["record"], badge["fresh"], badge["fresh_l2"], badge["counted_level"]) == (
+                "provisional",
+                False,
+                False,
+                0,
+            )
+            assert badge["provisional_run_id"] == plan["run_id"] and "interrupted" in badge["record_reason"]
+            batch = client.post("/v1/trust/badges", json={"paths": [written]}).json()
+            assert batch["badges"][written]["record"] == "provisional"
     finally:
         stop_sidecar(sidecar)

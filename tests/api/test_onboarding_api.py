@@ -117,7 +117,7 @@ def test_candidates_are_what_kh_discover_lists_and_nothing_is_written(served: Si
     assert after["candidates"] == [
         {"path": "Research/asyncio.md", "reason": "never_validated", "days_left": None, "triggers": []}
     ]
-    assert after["counts"] == {"next_batch": 0, "stale": 0, "provisional": 0, "never_validated": 1}
+    assert after["counts"] == {"next_batch": 0, "stale": 0, "provisional": 0, "unrecorded": 0, "never_validated": 1}
     assert not (served.vault / ".harness" / "discovery.json").exists()
     discovered = _kh_json("discover", str(served.vault), "--json", "--today", "2026-12-04")
     assert discovered["candidates"] == after["candidates"]

@@ -26,6 +26,7 @@ from knowledge_harness.pipeline.ops import o07_plan
 from knowledge_harness.trust import audit, batch, batch_models, claims, freshness, policy, schema, validation_models
 from knowledge_harness.vault import note as vault_note
 from knowledge_harness.vault import paths as vault_paths
+from knowledge_harness.vault import trust_records
 
 DESIGN = Path(__file__).resolve().parents[2] / "docs" / "design"
 TICKED = re.compile(r"`([^`\n]+)`")
@@ -162,6 +163,7 @@ TRUST_VALUES = (
     | _literals(validation_models.FindingVerdict)
     | _literals(batch_models.FileResult)
     | _literals(batch_models.RunResult)
+    | _literals(trust_records.RecordKind)
 )
 TRUST_RECORDS = (
     schema.Provenance,

@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from knowledge_harness import actors
+from knowledge_harness.trust.adoption import ADOPT_KEYWORD, adopt, preview_adoption
+from knowledge_harness.vault.paths import Vault
 from knowledge_harness.vault.references import references_sha256
 
 TODAY = dt.date(2026, 9, 20)
@@ -66,7 +69,10 @@ def render(spec: NoteSpec) -> bytes:
     return ("\n".join(lines) + "\n" + body).encode("utf-8")
 
 
-def write_vault(root: Path, specs: list[NoteSpec], policy: str | None = None) -> Path:
+def write_vault(root: Path, specs: list[NoteSpec], policy: str | None = None, *, adopted: bool = True) -> Path:
+    """The notes on disk; `adopted`: their trust blocks rest on a person's adoption (as `kh trust adopt`
+    at a terminal writes it), so they count at their written level like a vault whose blocks a
+    person vouched for. `adopted=False`: hand-written blocks with no record behind them."""
     root.mkdir(parents=True, exist_ok=True)
     for spec in specs:
         target = root / spec.path
@@ -75,7 +81,17 @@ def write_vault(root: Path, specs: list[NoteSpec], policy: str | None = None) ->
     if policy is not None:
         (root / ".harness").mkdir(exist_ok=True)
         (root / ".harness" / "policy.toml").write_text(policy, encoding="utf-8")
+    if adopted:
+        adopt_all(root)
     return root
+
+
+def adopt_all(root: Path) -> None:
+    """What a person's `kh trust adopt ROOT` writes after typing the digest shown (the real service)."""
+    handle = Vault.open(root)
+    preview = preview_adoption(handle)
+    if preview.notes:
+        adopt(handle, f"{ADOPT_KEYWORD} {preview.short}", actor=actors.person("terminal"))
 
 
 def in_days(days: int) -> dt.date:

@@ -19,7 +19,7 @@ from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 from tests.conftest import start_sidecar, stop_sidecar
 
-from ..support.audit_vault import STALE_NOTES, TODAY, WINDOW_NOTES, build_stage_e_vault, snapshot
+from ..support.audit_vault import STALE_NOTES, TODAY, WINDOW_NOTES, adopt_all, build_stage_e_vault, snapshot
 
 
 def test_one_more_stale_note_drops_coverage_below_the_threshold(tmp_path: Path) -> None:
@@ -214,4 +214,5 @@ def test_a_note_dated_ahead_of_the_clock_is_stale_future_dated_never_fresh(tmp_p
     note.write_text(
         text.replace("last_validated: 2026-09-10", f"last_validated: {TODAY + dt.timedelta(days=1)}"), "utf-8"
     )
+    adopt_all(vault)  # the edited block rests on no record until a person vouches for it
     assert run_audit(NoteCatalog(Vault.open(vault)), Policy(), today=TODAY).fresh_l2 == 59

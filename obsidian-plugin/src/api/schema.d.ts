@@ -1038,6 +1038,11 @@ export interface components {
             };
             /** Below Supported Share */
             below_supported_share?: components["schemas"]["BelowShareNote"][];
+            /**
+             * Unrecorded
+             * @description Keyword notes whose trust blocks no record holds: counted as L0.
+             */
+            unrecorded?: components["schemas"]["UnrecordedNote"][];
         };
         /** AuditTrend */
         AuditTrend: {
@@ -1179,6 +1184,24 @@ export interface components {
              * @description Claims that plan judged (absent before counts).
              */
             claims_total?: number | null;
+            /**
+             * Record
+             * @description What stands behind the trust blocks: recorded (a successful run wrote exactly them), adopted (a person vouched for them), unrecorded (no record: counts as L0), provisional (written by a run that did not succeed: counts as L0), none (no verification block).
+             * @default none
+             * @enum {string}
+             */
+            record: "recorded" | "adopted" | "unrecorded" | "provisional" | "none";
+            /**
+             * Record Reason
+             * @description Why the note is unrecorded or provisional.
+             */
+            record_reason?: string | null;
+            /**
+             * Counted Level
+             * @description The level the note counts at: 0 when unrecorded or provisional.
+             * @default 0
+             */
+            counted_level: number;
         };
         /** BadgeBatch */
         BadgeBatch: {
@@ -1358,7 +1381,7 @@ export interface components {
             path: string;
             /**
              * Reason
-             * @description next_batch, stale, provisional or never_validated (docs/automation.md).
+             * @description next_batch, stale, provisional, unrecorded or never_validated (docs/automation.md).
              */
             reason: string;
             /** Days Left */
@@ -2686,6 +2709,11 @@ export interface components {
             /** Findings */
             findings: components["schemas"]["RecordedFinding"][];
             /**
+             * Blocks Sha256
+             * @description SHA-256 of the verification and evidence blocks this run wrote (canonical JSON of their values): the record the note's level rests on. Absent on runs recorded before runs kept it.
+             */
+            blocks_sha256?: string | null;
+            /**
              * Disk
              * @description Only on runs recovered after an interruption: what the disk held then.
              */
@@ -2986,6 +3014,8 @@ export interface components {
             };
             /** Provisional */
             provisional?: components["schemas"]["ProvisionalNote"][];
+            /** Unrecorded */
+            unrecorded?: components["schemas"]["UnrecordedNote"][];
         };
         /**
          * State
@@ -3109,6 +3139,26 @@ export interface components {
             reason: string;
             /** Example Url */
             example_url: string;
+        };
+        /** UnrecordedNote */
+        UnrecordedNote: {
+            /** Path */
+            path: string;
+            /**
+             * Run Id
+             * @description The run the note's verification block names, if any.
+             */
+            run_id?: string | null;
+            /**
+             * Level
+             * @description The level written in the frontmatter (it counts as 0).
+             */
+            level: number;
+            /**
+             * Reason
+             * @description Why no record stands behind the note's blocks, and how to re-establish it.
+             */
+            reason: string;
         };
         /** ValidationResult */
         ValidationResult: {

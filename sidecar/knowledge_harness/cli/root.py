@@ -39,6 +39,7 @@ COMMANDS: dict[str, tuple[str, str]] = {
     "pipeline": ("pipeline", "The harness pipeline: capture, authorize, advance, status, tasks."),
     "batch": ("batch", "Batch plans and the typed approval gate."),
     "runs": ("runs", "Records of batch runs (approvals)."),
+    "trust": ("trust", "Records behind trust levels: adopt the blocks a person vouches for (at a terminal)."),
     "prov": ("runs", "W3C PROV of batch runs."),
 }
 

@@ -7,7 +7,11 @@ Definitions (docs/audit.md):
   only lower coverage.
 - Evidence-capable: a Keyword note with at least one http(s) URL among its references.
 - Fresh L2: an evidence-capable Keyword note with level ≥ 2, status verified or reviewed, no
-  metadata error in `verification`, no stale trigger, and not provisional.
+  metadata error in `verification`, no stale trigger, and whose blocks are recorded or adopted.
+- Records (vault/trust_records.py): a note counts at its written level only while a record
+  holds the digest of its `verification` and `evidence` blocks: the successful run named by
+  `verification.run_id` (`recorded`) or a person's adoption (`adopted`). A hand-written, copied or
+  later-edited block is `unrecorded` and counts as L0, with its reason.
 - Provisional: a note whose `verification.run_id` names a batch run that did not succeed (FAILED,
   e.g. its scope check found another file changed, or still IN_PROGRESS after a crash). What such
   a run wrote stays on disk but is never counted until a later successful run re-verifies it.
@@ -44,7 +48,15 @@ from ..vault.lock import not_writable
 from ..vault.note import Note
 from ..vault.paths import NoteFile, ScanProblem
 from ..vault.references import is_evidence_url
-from ..vault.trust_records import RunOutcomes, runs_dir
+from ..vault.trust_records import (
+    RE_ESTABLISH,
+    RecordKind,
+    RecordState,
+    TrustRecords,
+    adoptions_dir,
+    blocks_digest,
+    runs_dir,
+)
 from ..vault.writer import append_jsonl
 from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
 from .policy import POLICY_FILE, Policy, load_policy, note_tags
@@ -66,6 +78,7 @@ class NoteFacts:
     evidence_capable: bool
     content_sha256: str
     references_sha256: str
+    blocks_sha256: str | None = None  # blocks_digest of the note's trust blocks (None: no verification)
 
 
 _PROVENANCE_LINE = re.compile(r"^provenance[ \t]*:", re.MULTILINE)
@@ -91,6 +104,7 @@ def note_facts(note: Note) -> NoteFacts:
         evidence_capable=evidence_capable,
         content_sha256=note.content_sha256,
         references_sha256=note.references_sha256,
+        blocks_sha256=blocks_digest(note.properties) if note.problem is None else None,
     )
 
 
@@ -101,11 +115,11 @@ class _FactsCache:
         self._facts: dict[str, NoteFacts] = {}
         self._lock = threading.Lock()
         self.misses = 0
-        self._outcomes: RunOutcomes | None = None
+        self._outcomes: TrustRecords | None = None
 
-    def outcomes_for(self, catalog: NoteCatalog) -> RunOutcomes:
+    def outcomes_for(self, catalog: NoteCatalog) -> TrustRecords:
         if self._outcomes is None:
-            self._outcomes = RunOutcomes(catalog.vault)
+            self._outcomes = TrustRecords(catalog.vault)
         return self._outcomes
 
     def get(self, note: Note) -> NoteFacts:
@@ -216,6 +230,13 @@ class BelowShareNote(BaseModel):
     reason: str
 
 
+class UnrecordedNote(BaseModel):
+    path: str
+    run_id: str | None = Field(default=None, description="The run the note's verification block names, if any.")
+    level: int = Field(description="The level written in the frontmatter (it counts as 0).")
+    reason: str = Field(description="Why no record stands behind the note's blocks, and how to re-establish it.")
+
+
 class AuditWindows(BaseModel):
     next_batch: list[str] = Field(default_factory=list)
     prepare: list[str] = Field(default_factory=list)
@@ -250,6 +271,9 @@ class AuditReport(AuditFigures):
         default_factory=dict, description='Fresh L2 reviewed notes → "n of m claims supported" (when recorded).'
     )
     below_supported_share: list[BelowShareNote] = Field(default_factory=list)
+    unrecorded: list[UnrecordedNote] = Field(
+        default_factory=list, description="Keyword notes whose trust blocks no record holds: counted as L0."
+    )
 
 
 class WindowItem(BaseModel):
@@ -277,6 +301,7 @@ class StaleReport(BaseModel):
     stale: list[StaleItem]
     windows: dict[Window, list[WindowItem]]
     provisional: list[ProvisionalNote] = Field(default_factory=list)
+    unrecorded: list[UnrecordedNote] = Field(default_factory=list)
 
 
 class Badge(BaseModel):
@@ -302,6 +327,17 @@ class Badge(BaseModel):
     findings: list[AuditError] = Field(default_factory=list)
     claims_supported: int | None = Field(default=None, description="Claims a plan's judge found supported.")
     claims_total: int | None = Field(default=None, description="Claims that plan judged (absent before counts).")
+    record: RecordKind = Field(
+        default="none",
+        description="What stands behind the trust blocks: recorded (a successful run wrote exactly them), adopted "
+        "(a person vouched for them), unrecorded (no record: counts as L0), provisional (written by a run "
+        "that did not succeed: counts as L0), none (no verification block).",
+    )
+    record_reason: str | None = Field(default=None, description="Why the note is unrecorded or provisional.")
+    counted_level: int = Field(default=0, description="The level the note counts at: 0 when unrecorded or provisional.")
+
+
+NO_RECORD = RecordState("none")
 
 
 # -- the evaluation of one note ---------------------------------------------------------------
@@ -317,6 +353,16 @@ class NoteState:
     errors: list[AuditError]
     provisional_run: str | None = None
     below_share: str | None = None  # why min_supported_share keeps a reviewed note out of Fresh L2
+    record: RecordState = NO_RECORD
+
+    @property
+    def counts(self) -> bool:
+        """The note's blocks rest on a record (a successful run's or a person's adoption)."""
+        return self.record.kind in ("recorded", "adopted")
+
+    @property
+    def counted_level(self) -> int:
+        return self.facts.trust.level if self.counts else 0
 
 
 def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
@@ -331,7 +377,7 @@ def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
     return bool(rule.tags) and any(tag in rule.tags for tag in facts.tags)
 
 
-def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: RunOutcomes | None = None) -> NoteState:
+def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: TrustRecords | None = None) -> NoteState:
     note = facts.note
     errors: list[AuditError] = []
     if note.problem is not None:
@@ -353,7 +399,11 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: RunOutc
     )
     due = deadline(verification, policy)
     run_id = verification.run_id if verification is not None else None
-    provisional = run_id if outcomes is not None and run_id and outcomes.provisional(run_id) else None
+    if outcomes is None:
+        record = RecordState("none") if facts.blocks_sha256 is None else RecordState("unrecorded", "No records read.")
+    else:
+        record = outcomes.state(note.path, run_id, facts.blocks_sha256, note.sha256)
+    provisional = run_id if record.kind == "provisional" else None
     days = None if due is None else (due - today).days
     verification_error = any(f.key.startswith("verification") for f in facts.trust.findings)
     fresh_l2 = (
@@ -365,11 +415,21 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: RunOutc
         and verification.status in ("verified", "reviewed")
         and not triggers
         and not verification_error
-        and provisional is None
+        and record.kind in ("recorded", "adopted")
     )
     below = below_share(verification, policy) if fresh_l2 else None
     return NoteState(
-        facts, keyword, triggers, due, days, window_for(days), fresh_l2 and below is None, errors, provisional, below
+        facts,
+        keyword,
+        triggers,
+        due,
+        days,
+        window_for(days),
+        fresh_l2 and below is None,
+        errors,
+        provisional,
+        below,
+        record,
     )
 
 
@@ -569,12 +629,15 @@ def run_audit(
         return report
 
 
-def _runs_stamp(catalog: NoteCatalog) -> int:
-    """Changes when a run record is written (atomic renames touch the folder): provisional notes."""
-    try:
-        return runs_dir(catalog.vault).stat().st_mtime_ns
-    except OSError:
-        return 0
+def _runs_stamp(catalog: NoteCatalog) -> tuple[int, int]:
+    """Changes when a run record or an adoption is written (atomic renames touch the folders)."""
+    stamps = []
+    for folder in (runs_dir(catalog.vault), adoptions_dir(catalog.vault)):
+        try:
+            stamps.append(folder.stat().st_mtime_ns)
+        except OSError:
+            stamps.append(0)
+    return stamps[0], stamps[1]
 
 
 def _run_audit(
@@ -591,6 +654,7 @@ def _run_audit(
     window_rows: list[tuple[int, str, Window]] = []
     stale: list[StaleNote] = []
     provisional: list[ProvisionalNote] = []
+    unrecorded: list[UnrecordedNote] = []
     disputed: list[str] = []
     errors: list[AuditError] = []
     split = _FreshSplit()
@@ -600,6 +664,8 @@ def _run_audit(
             continue
         if state.provisional_run is not None:
             provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
+        if (item := _unrecorded(state)) is not None:
+            unrecorded.append(item)
         raw += 1
         evidence_capable += state.facts.evidence_capable
         verification = state.facts.trust.verification
@@ -633,6 +699,18 @@ def _run_audit(
         today=day,
         ttl_days=policy.ttl_days,
         **split.figures(),
+        unrecorded=unrecorded,
+    )
+
+
+def _unrecorded(state: NoteState) -> UnrecordedNote | None:
+    if state.record.kind != "unrecorded" or not is_validated(state.facts.trust.verification):
+        return None  # an unvalidated block claims nothing: it counts as L0 either way
+    return UnrecordedNote(
+        path=state.facts.note.path,
+        run_id=state.record.run_id,
+        level=state.facts.trust.level,
+        reason=state.record.reason or "No record holds these trust blocks.",
     )
 
 
@@ -681,12 +759,15 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
     day = today or dt.date.today()
     stale: list[StaleItem] = []
     provisional: list[ProvisionalNote] = []
+    unrecorded: list[UnrecordedNote] = []
     windows: dict[Window, list[WindowItem]] = {"next_batch": [], "prepare": [], "watch": []}
     for state in iter_states(catalog, policy, day):
         if not state.keyword:
             continue
         if state.provisional_run is not None:
             provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
+        if (item := _unrecorded(state)) is not None:
+            unrecorded.append(item)
         trust = state.facts.trust
         if state.triggers:
             stale.append(
@@ -712,7 +793,7 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
             )
     for items in windows.values():
         items.sort(key=lambda item: (item.days_left, item.path))
-    return StaleReport(today=day, stale=stale, windows=windows, provisional=provisional)
+    return StaleReport(today=day, stale=stale, windows=windows, provisional=provisional, unrecorded=unrecorded)
 
 
 def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt.date | None = None) -> Badge:
@@ -734,7 +815,7 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         level=level,
         level_name=LEVEL_NAMES.get(level, "Unverified"),
         status=state.facts.trust.status,
-        fresh=is_validated(verification) and not state.triggers,
+        fresh=is_validated(verification) and not state.triggers and state.counts,
         fresh_l2=state.fresh_l2,
         triggers=state.triggers,
         revalidate_after=state.due,
@@ -749,6 +830,9 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         error=state.errors[0] if state.errors else None,
         findings=state.errors,
         **_claim_counts(verification),
+        record=state.record.kind,
+        record_reason=state.record.reason,
+        counted_level=state.counted_level,
     )
 
 
@@ -805,6 +889,10 @@ def render_text(report: AuditReport, *, stale_details: StaleReport | None = None
     lines.extend(f"  - {s.path}: {', '.join(s.triggers)}" for s in report.stale)
     lines.append(f"Provisional: {len(report.provisional)}")
     lines.extend(f"  - {p.path}: written by run {p.run_id}, which did not succeed" for p in report.provisional)
+    if report.unrecorded:
+        lines.append(f"Unrecorded (counted as L0): {len(report.unrecorded)}")
+        lines.extend(f"  - {u.path} (L{u.level}): {u.reason}" for u in report.unrecorded)
+        lines.append(f"  {RE_ESTABLISH}")
     lines.append(f"Disputed: {len(report.disputed)}")
     lines.extend(f"  - {path}" for path in report.disputed)
     lines.append(f"Metadata errors: {len(report.errors)}")

@@ -7,7 +7,9 @@ Stages C–E of the trust design: canary, pilot, progressive (docs/approval.md i
 1. `next_batch`: Fresh L2 notes whose deadline is 0–7 days away, soonest first;
 2. `stale`: validated, evidence-capable Keyword notes with a stale trigger, most overdue first
    (no deadline at all counts as most overdue), then by path;
-3. `never_validated`: evidence-capable Keyword notes without any validation, by path.
+3. `provisional`: notes written by a run that did not succeed; `unrecorded`: validated notes whose
+   trust blocks no record holds (hand-written, copied, edited after the run), by path;
+4. `never_validated`: evidence-capable Keyword notes without any validation, by path.
 
 Notes whose frontmatter cannot be read are never candidates. A plan takes the first N where N
 is the stage's limit (policy `[stages]`: canary 1, pilot 8, progressive N), or exactly the notes
@@ -89,6 +91,7 @@ from ..vault.note import parse_note
 from ..vault.paths import Vault, require_note_path
 from ..vault.scope import OBSIDIAN_SELF_WRITTEN, git_changed_paths, is_git_repository, snapshot, verify_scope
 from ..vault.trust_records import (
+    blocks_digest,
     check_id,
     claim_plan,
     list_run_ids,
@@ -121,7 +124,7 @@ RUN_FORMAT = "kh-run/1"
 CHALLENGE_KEYWORD = "APPROVE_PRODUCTION"
 DIGEST_SHOWN = 12
 PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see the module docstring
-Reason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
+Reason = Literal["next_batch", "stale", "provisional", "unrecorded", "never_validated", "requested"]
 CLOCK_SKEW = dt.timedelta(minutes=5)  # a plan "made" later than its approval by more than this: a clock went back
 _DATE = re.compile(r"^\d{4}-\d{2}-\d{2}$")
 
@@ -151,7 +154,7 @@ def _plannable(state: NoteState) -> bool:
 
 
 def find_candidates(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[Candidate]:
-    """Every candidate in the documented order (next_batch, stale, provisional, never validated)."""
+    """Every candidate in the documented order (next_batch, stale, provisional, unrecorded, never validated)."""
     states = iter_states(catalog, policy, today)
     next_batch = sorted(
         (s.days_left if s.days_left is not None else 0, s.facts.note.path)
@@ -169,9 +172,15 @@ def find_candidates(catalog: NoteCatalog, policy: Policy, today: dt.date) -> lis
         if _plannable(s) and not is_validated(s.facts.trust.verification) and not s.triggers
     )
     provisional = sorted(s.facts.note.path for s in states if _plannable(s) and s.provisional_run is not None)
+    unrecorded = sorted(
+        s.facts.note.path
+        for s in states
+        if _plannable(s) and s.record.kind == "unrecorded" and is_validated(s.facts.trust.verification)
+    )
     out: list[Candidate] = [Candidate(path, "next_batch", days) for days, path in next_batch]
     out += [Candidate(path, "stale", None if days == -(10**9) else days, triggers) for days, path, triggers in stale]
     out += [Candidate(path, "provisional") for path in provisional]
+    out += [Candidate(path, "unrecorded") for path in unrecorded]
     out += [Candidate(path, "never_validated") for path in never]
     seen: set[str] = set()
     unique = []
@@ -731,6 +740,7 @@ def _file_entry(target: Mapping[str, Any]) -> dict[str, Any]:
         "verdict": target["verdict"],
         "validator": target["validator"],
         "findings": target["findings"],
+        "blocks_sha256": None,
     }
 
 
@@ -899,7 +909,14 @@ def _approve_locked(
             failure = {"reason": "write_error", "message": f"Writing {path} failed: {message}"}
             _save(vault, record)
             break
-        entry.update(result="APPLIED", sha256_after=receipt.sha256_after, written_at=receipt.written_at)
+        # the record behind the note's level (docs/audit.md, "Records"): the digest of the blocks as written
+        written = parse_note(path, replace_trust_blocks(current, verification, evidence, path=path))
+        entry.update(
+            result="APPLIED",
+            sha256_after=receipt.sha256_after,
+            written_at=receipt.written_at,
+            blocks_sha256=blocks_digest(written.properties),
+        )
         _save(vault, record)
         _pause_for_tests()
 

@@ -137,6 +137,11 @@ class RunFile(_Model):
     verdict: ResultVerdict
     validator: RecordedValidator
     findings: list[RecordedFinding]
+    blocks_sha256: str | None = Field(
+        default=None,
+        description="SHA-256 of the verification and evidence blocks this run wrote (canonical JSON of their values): "
+        "the record the note's level rests on. Absent on runs recorded before runs kept it.",
+    )
     disk: Literal["new", "old", "missing", "changed_since"] | None = Field(
         default=None, description="Only on runs recovered after an interruption: what the disk held then."
     )

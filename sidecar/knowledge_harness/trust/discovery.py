@@ -33,7 +33,13 @@ def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | N
     audit = run_audit(catalog, policy, today=day)
     stale = stale_report(catalog, policy, today=day)
     candidates = find_candidates(catalog, policy, day)
-    by_reason: dict[str, list[str]] = {"next_batch": [], "stale": [], "provisional": [], "never_validated": []}
+    by_reason: dict[str, list[str]] = {
+        "next_batch": [],
+        "stale": [],
+        "provisional": [],
+        "unrecorded": [],
+        "never_validated": [],
+    }
     for candidate in candidates:
         by_reason.setdefault(candidate.reason, []).append(candidate.path)
     windows = {
@@ -56,6 +62,7 @@ def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | N
             "stale": len(by_reason["stale"]),
             "never_validated": len(by_reason["never_validated"]),
             "provisional": len(by_reason["provisional"]),
+            "unrecorded": len(by_reason["unrecorded"]),
             "disputed": len(audit.disputed),
             "errors": len(audit.errors),
         },
@@ -72,6 +79,7 @@ def discover(vault: Vault, *, today: dt.date | None = None, now: dt.datetime | N
         "stale": [{"path": item.path, "triggers": list(item.triggers)} for item in stale.stale],
         "never_validated": by_reason["never_validated"],
         "provisional": [{"path": p.path, "run_id": p.run_id} for p in audit.provisional],
+        "unrecorded": [{"path": u.path, "run_id": u.run_id, "reason": u.reason} for u in audit.unrecorded],
         "candidates": [c.as_dict() for c in candidates],
         "stage_limits": {
             "canary": policy.stages.canary,
@@ -91,7 +99,8 @@ def render_text(report: dict[str, Any]) -> str:
     lines = [
         f"Discovery as of {report['today']} (read-only; wrote .harness/discovery.json)",
         f"Candidates: {counts['candidates']} (next_batch {counts['next_batch']}, stale {counts['stale']}, "
-        f"provisional {counts['provisional']}, never validated {counts['never_validated']})",
+        f"provisional {counts['provisional']}, unrecorded {counts['unrecorded']}, "
+        f"never validated {counts['never_validated']})",
         f"Windows: next_batch {counts['next_batch']}, prepare {counts['prepare']}, watch {counts['watch']}",
         f"Fresh L2: {cov['fresh_l2']} of {cov['evidence_capable']} evidence-capable "
         f"(coverage {cov['coverage'] * 100:.2f}%, surplus {cov['surplus']})",
@@ -106,7 +115,9 @@ def render_text(report: dict[str, Any]) -> str:
 
 class CandidateItem(BaseModel):
     path: str
-    reason: str = Field(description="next_batch, stale, provisional or never_validated (docs/automation.md).")
+    reason: str = Field(
+        description="next_batch, stale, provisional, unrecorded or never_validated (docs/automation.md)."
+    )
     days_left: int | None
     triggers: list[str]
 
@@ -122,7 +133,7 @@ class CandidateList(BaseModel):
 
 def candidate_list(catalog: NoteCatalog, policy: Policy, today: dt.date) -> CandidateList:
     items = [CandidateItem(**candidate.as_dict()) for candidate in find_candidates(catalog, policy, today)]
-    counts = {"next_batch": 0, "stale": 0, "provisional": 0, "never_validated": 0}
+    counts = {"next_batch": 0, "stale": 0, "provisional": 0, "unrecorded": 0, "never_validated": 0}
     for item in items:
         counts[item.reason] = counts.get(item.reason, 0) + 1
     return CandidateList(today=today, candidates=items, counts=counts)

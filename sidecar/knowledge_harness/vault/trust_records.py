@@ -5,6 +5,8 @@
                                        approved: the atomic "approved once" marker
 - `.harness/runs/<run_id>.json`        a run record; replaced atomically after every step
 - `.harness/discovery.json`            the latest read-only discovery (`kh discover`)
+- `.harness/adoptions/<adopt_id>.json`  a person's adoption (`kh trust adopt`): per note, the digest of
+                                       the trust blocks the person vouched for; written once
 
 Ids are checked against one pattern so a caller's id can never name another file. JSON is
 written with sorted keys (pretty for people, diff-friendly in git).
@@ -16,17 +18,24 @@ import contextlib
 import json
 import os
 import re
+import unicodedata
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
+from ..core.hashing import sha256_hex
+from ..core.jsonutil import canonical_json, jsonable
 from ..errors import NotFound, PathRejected
 from .atomic import atomic_write, pretty_json
 from .paths import Vault
 
 PLANS_DIR = "plans"
 RUNS_DIR = "runs"
+ADOPTIONS_DIR = "adoptions"
 DISCOVERY_FILE = "discovery.json"
-_ID = re.compile(r"^(plan|run)-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$")
+ADOPTION_FORMAT = "kh-adoption/1"
+_ID = re.compile(r"^(plan|run|adopt)-[0-9]{8}T[0-9]{6}Z-[0-9a-f]{8}$")
 
 
 def check_id(kind: str, value: str) -> str:
@@ -169,33 +178,233 @@ def write_discovery(vault: Vault, report: dict[str, Any]) -> Path:
     return path
 
 
-class RunOutcomes:
-    """Which batch run wrote a note, as far as the run records say: `provisional(run_id)` is True
-    while the run that wrote a note did not SUCCEED (FAILED, or still IN_PROGRESS). Cached per run
-    file (stat only) so the audit and every badge can ask cheaply. A run id with no record here
-    (another machine's, or a note written by hand) is not provisional: nothing says it failed."""
+# -- adoptions ---------------------------------------------------------------------------------
+def adoptions_dir(vault: Vault) -> Path:
+    return vault.harness_dir / ADOPTIONS_DIR
+
+
+def write_adoption(vault: Vault, adoption_id: str, record: dict[str, Any]) -> Path:
+    path = adoptions_dir(vault) / f"{check_id('adopt', adoption_id)}.json"
+    if path.exists():
+        raise PathRejected(f"The adoption {adoption_id} exists already; an adoption is written once.")
+    atomic_write(path, pretty_json(record))
+    return path
+
+
+def list_adoption_ids(vault: Vault) -> list[str]:
+    folder = adoptions_dir(vault)
+    if not folder.is_dir():
+        return []
+    return sorted(p.stem for p in folder.glob("adopt-*.json") if _ID.match(p.stem))
+
+
+# -- the record behind a note's trust blocks ----------------------------------------------------
+def blocks_digest(properties: Mapping[str, Any]) -> str | None:
+    """SHA-256 of the note's `verification` and `evidence` blocks as written (canonical JSON of their
+    values: key order, quoting and YAML layout do not matter, any value does); None without a
+    `verification` mapping. Runs record it per file they write; the audit compares it."""
+    verification = properties.get("verification")
+    if not isinstance(verification, Mapping):
+        return None
+    evidence = properties.get("evidence")
+    return sha256_hex(canonical_json({"verification": jsonable(dict(verification)), "evidence": jsonable(evidence)}))
+
+
+def proposed_digest(proposed: Mapping[str, Any]) -> str:
+    """`blocks_digest` of a plan's proposed blocks (runs recorded before runs kept the digest)."""
+    return sha256_hex(
+        canonical_json(
+            {"verification": jsonable(proposed.get("verification")), "evidence": jsonable(proposed.get("evidence"))}
+        )
+    )
+
+
+RecordKind = Literal["recorded", "adopted", "unrecorded", "provisional", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class RecordState:
+    """What stands behind a note's trust blocks (docs/audit.md, "Records")."""
+
+    kind: RecordKind
+    reason: str | None = None  # why unrecorded or provisional, one English sentence
+    run_id: str | None = None  # the run that wrote the blocks (recorded, provisional)
+    adopted_by: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _RunFacts:
+    status: str | None
+    failure_reason: str | None
+    files: dict[str, tuple[str | None, str | None, str | None]]  # NFC path -> (result, blocks_sha256, sha256_after)
+
+
+def _nfc(path: str) -> str:
+    return unicodedata.normalize("NFC", path)
+
+
+_NO_RUN = _RunFacts(None, None, {})
+RE_ESTABLISH = (
+    "To count a note again: check it (kh validate VAULT NOTE), plan it (kh batch plan VAULT --notes NOTE) and "
+    "approve the plan at a terminal; or, if you vouch for the blocks as they are, adopt them (kh trust adopt VAULT)."
+)
+
+
+class TrustRecords:
+    """Which record stands behind each note's trust blocks, read from `.harness/runs/` and
+    `.harness/adoptions/`. Run files are cached per file (stat only), adoptions per folder listing,
+    so the audit and every badge can ask cheaply.
+
+    - `recorded`: the run named by `verification.run_id` SUCCEEDED and recorded, for this path, the
+      digest of exactly these blocks (`blocks_sha256`). Runs recorded before runs kept the digest
+      are read from their plan's proposed blocks (the values the run wrote), or, with the plan gone,
+      from the file's bytes (`sha256_after`).
+    - `provisional`: that run did not succeed (FAILED, or still IN_PROGRESS after a crash).
+    - `adopted`: a person's adoption (`kh trust adopt`) holds the digest of these blocks for this path.
+    - `unrecorded`: anything else (hand-written, copied from another note, edited after the run,
+      or the records deleted). `none`: the note has no `verification` block.
+    """
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
-        self._cache: dict[str, tuple[tuple[int, int], bool]] = {}
+        self._runs: dict[str, tuple[tuple[int, int], _RunFacts]] = {}
+        self._adoptions: tuple[int, dict[str, dict[str, str]]] | None = None
 
-    def provisional(self, run_id: str | None) -> bool:
-        if not run_id or _ID.match(run_id) is None or not run_id.startswith("run-"):
-            return False
+    # runs
+    def _run(self, run_id: str) -> _RunFacts | None:
         path = runs_dir(self.vault) / f"{run_id}.json"
         try:
             st = path.stat()
         except OSError:
-            return False
+            return None
         key = (st.st_mtime_ns, st.st_size)
-        cached = self._cache.get(run_id)
+        cached = self._runs.get(run_id)
         if cached is not None and cached[0] == key:
             return cached[1]
         try:
             record = json.loads(path.read_bytes())
         except (OSError, ValueError):
+            return None
+        facts = _run_facts(self.vault, record) if isinstance(record, dict) else _NO_RUN
+        self._runs[run_id] = (key, facts)
+        return facts
+
+    def provisional(self, run_id: str | None) -> bool:
+        if not run_id or _ID.match(run_id) is None or not run_id.startswith("run-"):
             return False
-        status = record.get("run_status") if isinstance(record, dict) else None
-        outcome = status in ("FAILED", "IN_PROGRESS")
-        self._cache[run_id] = (key, outcome)
-        return outcome
+        facts = self._run(run_id)
+        return facts is not None and facts.status in ("FAILED", "IN_PROGRESS")
+
+    # adoptions
+    def _adopted(self) -> dict[str, dict[str, str]]:
+        """NFC path -> {blocks digest: who adopted it}, the latest adoption winning."""
+        folder = adoptions_dir(self.vault)
+        try:
+            stamp = folder.stat().st_mtime_ns  # adoptions are written once, by atomic rename: the folder changes
+            if self._adoptions is not None and self._adoptions[0] == stamp:
+                return self._adoptions[1]
+            with os.scandir(folder) as listing:
+                entries = sorted(
+                    (e for e in listing if e.name.endswith(".json") and _ID.match(e.name[:-5])), key=lambda e: e.name
+                )
+        except OSError:
+            return {}
+        table: dict[str, dict[str, str]] = {}
+        for entry in entries:
+            try:
+                record = json.loads(Path(entry.path).read_bytes())
+            except (OSError, ValueError):
+                continue
+            if not isinstance(record, dict) or record.get("format") != ADOPTION_FORMAT:
+                continue
+            who = str(record.get("adopted_by") or "unknown")
+            for item in record.get("notes") or []:
+                if (
+                    isinstance(item, dict)
+                    and isinstance(item.get("path"), str)
+                    and isinstance(item.get("blocks_sha256"), str)
+                ):
+                    table.setdefault(_nfc(item["path"]), {})[item["blocks_sha256"]] = who
+        self._adoptions = (stamp, table)
+        return table
+
+    def state(self, path: str, run_id: str | None, digest: str | None, file_sha256: str | None = None) -> RecordState:
+        """The record behind the note at `path` whose blocks have `digest` (`blocks_digest`)."""
+        if digest is None:
+            return RecordState("none")
+        key = _nfc(path)
+        valid = bool(run_id) and _ID.match(run_id or "") is not None and (run_id or "").startswith("run-")
+        run = self._run(str(run_id)) if valid else None
+        if run is not None and run.status in ("FAILED", "IN_PROGRESS"):
+            why = "did not finish" if run.status == "IN_PROGRESS" else f"failed ({run.failure_reason or 'FAILED'})"
+            return RecordState(
+                "provisional",
+                f"Written by run {run_id}, which {why}: kept on disk but not counted until a later run re-verifies it.",
+                run_id=run_id,
+            )
+        reason: str
+        if run is not None and run.status == "SUCCEEDED":
+            entry = run.files.get(key)
+            if entry is not None and entry[0] == "APPLIED":
+                recorded = entry[1]
+                if recorded == digest or (recorded is None and entry[2] is not None and entry[2] == file_sha256):
+                    return RecordState("recorded", run_id=run_id)
+                reason = f"The verification or evidence block differs from what run {run_id} wrote (edited afterwards)."
+            else:
+                reason = f"Run {run_id} did not write this note (the block was copied from another note)."
+        elif not run_id:
+            reason = "The verification block names no run: no record says who wrote it (hand-written)."
+        elif not valid:
+            reason = f"The verification block names {run_id!r}, which is not a run id: no record says who wrote it."
+        else:
+            reason = f"No record of run {run_id} in .harness/runs/ (hand-written, copied, or the records were deleted)."
+        who = self._adopted().get(key, {}).get(digest)
+        if who is not None:
+            return RecordState("adopted", run_id=run_id if run is not None else None, adopted_by=who)
+        return RecordState("unrecorded", reason, run_id=run_id)
+
+
+# kept for callers that only ask whether a run failed
+RunOutcomes = TrustRecords
+
+
+def _run_facts(vault: Vault, record: dict[str, Any]) -> _RunFacts:
+    files: dict[str, tuple[str | None, str | None, str | None]] = {}
+    legacy: dict[str, str] | None = None
+    for entry in record.get("files") or []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("path"), str):
+            continue
+        digest = entry.get("blocks_sha256")
+        if digest is None and entry.get("result") == "APPLIED":
+            if legacy is None:
+                legacy = _legacy_digests(vault, record)
+            digest = legacy.get(_nfc(entry["path"]))
+        after = entry.get("sha256_after")
+        files[_nfc(entry["path"])] = (
+            entry.get("result"),
+            digest if isinstance(digest, str) else None,
+            after if isinstance(after, str) else None,
+        )
+    status = record.get("run_status")
+    failure = record.get("failure_reason")
+    return _RunFacts(status if isinstance(status, str) else None, failure if isinstance(failure, str) else None, files)
+
+
+def _legacy_digests(vault: Vault, record: dict[str, Any]) -> dict[str, str]:
+    """A run recorded before runs kept `blocks_sha256`: the digests of the blocks its plan proposed."""
+    plan_id = record.get("plan_id")
+    try:
+        plan = read_plan(vault, str(plan_id))
+    except (NotFound, PathRejected, ValueError, OSError):
+        return {}
+    if plan.get("run_id") != record.get("run_id"):
+        return {}
+    out: dict[str, str] = {}
+    for target in plan.get("targets") or []:
+        if (
+            isinstance(target, dict)
+            and isinstance(target.get("proposed"), dict)
+            and isinstance(target.get("path"), str)
+        ):
+            out[_nfc(target["path"])] = proposed_digest(target["proposed"])
+    return out
