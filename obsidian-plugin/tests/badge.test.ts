@@ -35,6 +35,24 @@ function variant(level: number, status: string, triggers: Trigger[], extra: Part
 describe("badgeModel", () => {
 	afterEach(() => applyLanguage("en"));
 
+
+	it("draws a verified L2 note whose blocks rest on no record as unrecorded, never green, with the reason and how to count it", () => {
+		const reason = "The verification block names no run: no record says who wrote it (hand-written).";
+		const badge = variant(2, "verified", [], { fresh: false, fresh_l2: false, record: "unrecorded", record_reason: reason, counted_level: 0 });
+		const model = badgeModel(badge);
+		expect([model.tone, model.cls]).toEqual(["unrecorded", "kh-badge-unrecorded"]);
+		expect(model.text).toBe("L2 · Verified · Unrecorded");
+		expect(model.tooltip).toContain(reason);
+		expect(model.tooltip).toContain("kh trust adopt");
+		applyLanguage("ja");
+		expect(badgeModel(badge).text).toContain("記録なし");
+	});
+
+	it("draws a note of a failed run as provisional even from a sidecar that only sends provisional_run_id", () => {
+		const badge = variant(2, "verified", [], { provisional_run_id: "run-20261205T000000Z-0123abcd" });
+		expect(badgeModel(badge).tone).toBe("provisional");
+		expect(badgeModel(variant(2, "verified", [], { record: "recorded" })).tone).not.toMatch(/provisional|unrecorded/);
+	});
 	const combos = LEVELS.flatMap((level) => STATUSES.flatMap((status) => subsets(TRIGGERS).map((triggers) => ({ level, status, triggers }))));
 
 	it("covers every level × status × trigger combination (2048)", () => {

@@ -12,10 +12,23 @@ import { type MessageKey, t } from "../i18n";
  * - info: verified or reviewed below L2 (no fetched evidence)
  * - neutral: unverified
  * - offline: the sidecar does not answer
+ * - provisional: written by a batch run that did not succeed (never green)
+ * - unrecorded: the trust blocks rest on no record (hand-written, copied, edited): counts as L0
  */
-export type BadgeTone = "ok" | "due" | "stale" | "disputed" | "error" | "info" | "neutral" | "offline";
+export type BadgeTone = "ok" | "due" | "stale" | "disputed" | "error" | "info" | "neutral" | "offline" | "provisional" | "unrecorded";
 
-export const BADGE_TONES: readonly BadgeTone[] = ["ok", "due", "stale", "disputed", "error", "info", "neutral", "offline"];
+export const BADGE_TONES: readonly BadgeTone[] = [
+	"ok",
+	"due",
+	"stale",
+	"disputed",
+	"error",
+	"info",
+	"neutral",
+	"offline",
+	"provisional",
+	"unrecorded",
+];
 
 export interface BadgeModel {
 	tone: BadgeTone;
@@ -81,9 +94,30 @@ export function daysLabel(daysLeft: number | null | undefined): string {
 	return t("trust.days.left", { days: daysLeft });
 }
 
+/**
+ * What stands behind the note's trust blocks (the sidecar's `record`): a
+ * provisional or unrecorded note counts as L0 whatever its frontmatter says.
+ * An older sidecar without the field still flags a failed run's note by
+ * `provisional_run_id`, and answers without `record` count as recorded.
+ */
+export function recordOf(badge: Badge): "provisional" | "unrecorded" | null {
+	if (badge.record === "provisional" || (badge.provisional_run_id ?? null) !== null) return "provisional";
+	if (badge.record === "unrecorded") return "unrecorded";
+	return null;
+}
+
+function recordLines(badge: Badge): string[] {
+	const record = recordOf(badge);
+	if (record === null) return [];
+	const reason = badge.record_reason ?? "";
+	return [t(`badge.tooltip.${record}`), ...(reason ? [reason] : []), t(`badge.tooltip.${record}.how`)];
+}
+
 function toneOf(badge: Badge): BadgeTone {
 	if (badge.error) return "error";
 	if (badge.status === "disputed") return "disputed";
+	const record = recordOf(badge);
+	if (record !== null && (badge.status === "verified" || badge.status === "reviewed" || badge.level > 0)) return record;
 	if (badge.triggers.length > 0) return "stale";
 	if (badge.status === "verified" || badge.status === "reviewed") {
 		if (badge.level < 2) return "info";
@@ -114,16 +148,19 @@ export function badgeModel(badge: Badge): BadgeModel {
 	const triggers = badge.triggers.map(triggerLabel);
 	const validated = badge.last_validated !== null || badge.validator !== null;
 	let freshness = "";
-	if (triggers.length > 0) freshness = triggers.join(", ");
+	const recordWord = tone === "provisional" || tone === "unrecorded" ? t(`trust.record.${tone}`) : "";
+	if (recordWord) freshness = [recordWord, ...triggers].join(", ");
+	else if (triggers.length > 0) freshness = triggers.join(", ");
 	else if (badge.fresh && validated) freshness = t("trust.fresh");
-	const days = daysLabel(badge.days_left);
+	const days = recordWord ? "" : daysLabel(badge.days_left);
 	const text = [level, status, freshness, days].filter((part) => part.length > 0).join(" · ");
 
 	const lines = [t("badge.tooltip.level", { level, name: badge.level_name }), t("badge.tooltip.status", { status })];
+	lines.push(...recordLines(badge));
 	const claims = badgeClaims(badge);
 	if (claims) lines.push(claims);
 	if (triggers.length > 0) lines.push(t("badge.tooltip.stale", { triggers: triggers.join(", ") }));
-	else if (freshness) lines.push(freshness);
+	else if (freshness && !recordWord) lines.push(freshness);
 	if (badge.revalidate_after) {
 		lines.push(t("badge.tooltip.revalidate", { date: badge.revalidate_after, days }));
 	}

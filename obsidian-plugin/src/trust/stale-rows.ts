@@ -8,10 +8,10 @@ import { claimsText } from "./badge";
  * shows, so that a vault of 10,000 notes keeps a few dozen rows in the DOM.
  */
 
-export type GroupKey = "stale" | "next_batch" | "prepare" | "watch" | "never" | "disputed" | "errors";
+export type GroupKey = "stale" | "provisional" | "unrecorded" | "next_batch" | "prepare" | "watch" | "never" | "disputed" | "errors";
 
 /** The order groups are shown in: what needs a validation first, then what only informs. */
-export const GROUPS: readonly GroupKey[] = ["stale", "next_batch", "prepare", "watch", "never", "disputed", "errors"];
+export const GROUPS: readonly GroupKey[] = ["stale", "provisional", "unrecorded", "next_batch", "prepare", "watch", "never", "disputed", "errors"];
 
 export interface StaleRow {
 	path: string;
@@ -77,6 +77,7 @@ export function staleRows(stale: StaleReport, audit: AuditReport, neverValidated
 			reason: "stale",
 		});
 	}
+	recordRows(stale, rows, taken);
 	for (const window of WINDOWS) {
 		for (const item of stale.windows[window] ?? []) {
 			if (taken.has(item.path)) continue;
@@ -120,6 +121,22 @@ export function staleRows(stale: StaleReport, audit: AuditReport, neverValidated
 function rowClaims(item: { status?: string; claims_supported?: number | null; claims_total?: number | null }): string {
 	if (item.status !== undefined && item.status !== "reviewed") return "";
 	return claimsText(item.claims_supported, item.claims_total);
+}
+
+/** Notes whose written level counts as L0: written by a failed run, or resting on no record. */
+function recordRows(stale: StaleReport, rows: StaleRow[], taken: Set<string>): void {
+	for (const item of stale.provisional ?? []) {
+		if (taken.has(item.path)) continue;
+		taken.add(item.path);
+		const detail = { message: item.run_id };
+		rows.push({ path: item.path, group: "provisional", folder: folderOf(item.path), triggers: [], window: null, detail, selectable: true, reason: "provisional" });
+	}
+	for (const item of stale.unrecorded ?? []) {
+		if (taken.has(item.path)) continue;
+		taken.add(item.path);
+		const detail = { level: item.level, message: item.reason };
+		rows.push({ path: item.path, group: "unrecorded", folder: folderOf(item.path), triggers: [], window: null, detail, selectable: true, reason: "unrecorded" });
+	}
 }
 
 export function matches(row: StaleRow, filter: Filter): boolean {

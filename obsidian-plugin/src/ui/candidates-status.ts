@@ -1,7 +1,7 @@
 import { t } from "../i18n";
 import type { UnseenSummary } from "../trust/candidates";
 
-const CANDIDATE_REASONS = ["never_validated", "stale", "next_batch", "provisional"] as const;
+const CANDIDATE_REASONS = ["never_validated", "stale", "next_batch", "provisional", "unrecorded"] as const;
 
 /** "2 never validated, 1 stale": the reasons of the unseen candidates, in a fixed order. */
 export function candidateDetails(summary: UnseenSummary): string {

@@ -122,6 +122,7 @@ export class DashboardView extends ItemView {
 			[t("dashboard.raw"), "dashboard.raw.desc", String(audit.raw), false],
 			[t("dashboard.evidenceCapable"), "dashboard.evidenceCapable.desc", String(audit.evidence_capable), false],
 			[t("dashboard.freshL2"), "dashboard.freshL2.desc", String(audit.fresh_l2), false],
+			...notCountedRow(audit),
 			[t("dashboard.coverage"), "dashboard.coverage.desc", `${(audit.coverage * 100).toFixed(2)}%`, false],
 			[t("dashboard.threshold", { percent: (audit.threshold * 100).toFixed(0) }), "dashboard.threshold.desc", String(audit.threshold_count), false],
 			[t("dashboard.surplus"), "dashboard.surplus.desc", String(audit.surplus), audit.surplus < 0],
@@ -161,4 +162,10 @@ export function renderLegend(parent: HTMLElement): HTMLElement {
 	const levels = legend.createEl("ul", { cls: "kh-levels" });
 	for (const level of LEVEL_TERMS) levels.createEl("li", { text: t(level) });
 	return legend;
+}
+
+/** The dashboard's row of notes whose written level counts as L0 (shown only when there are some). */
+function notCountedRow(audit: AuditReport): [string, MessageKey, string, boolean][] {
+	const count = (audit.provisional ?? []).length + (audit.unrecorded ?? []).length;
+	return count > 0 ? [[t("dashboard.notCounted"), "dashboard.notCounted.desc", String(count), true]] : [];
 }

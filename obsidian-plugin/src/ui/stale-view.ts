@@ -34,6 +34,8 @@ export interface StaleData {
 
 const GROUP_KEYS: Record<GroupKey, MessageKey> = {
 	stale: "stale.group.stale",
+	provisional: "stale.group.provisional",
+	unrecorded: "stale.group.unrecorded",
 	next_batch: "trust.window.next_batch",
 	prepare: "trust.window.prepare",
 	watch: "trust.window.watch",
@@ -327,6 +329,8 @@ export class StaleListView extends ItemView {
 		const d = row.detail;
 		const claims = d.claims ? ` · ${d.claims}` : "";
 		if (row.group === "stale") return `L${String(d.level ?? "?")} · ${statusLabel(d.status ?? "")}${claims}`;
+		if (row.group === "provisional") return d.message ?? "";
+		if (row.group === "unrecorded") return `L${String(d.level ?? "?")} → L0 · ${d.message ?? ""}`;
 		if (row.group === "errors") return t("details.findingLine", { line: d.line ?? "?", message: d.message ?? "" });
 		if (d.revalidateAfter) return `${d.revalidateAfter} · ${daysLabel(d.daysLeft)}${claims}`;
 		return "";

@@ -1,15 +1,16 @@
 /**
  * Drives the plugin's client layer against the REAL sidecar on a copy of
- * examples/vault: audit → badge → plan → approve; capture → authorize → status of a pipeline run, then the
+ * examples/vault: audit → badge → plan → approve, a failed run's provisional badge; capture → authorize → status of a pipeline run, then the
  * run brought to its review by agent submissions and the approval refused (409) because nothing was merged.
  * Fails, never skips, when the sidecar binary is missing.
  */
-import { cpSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SidecarClient, SidecarError } from "../../src/api/client";
+import { applyLanguage } from "../../src/i18n";
 import { createNodeHttpTransport, nodeSupervisorDeps } from "../../src/sidecar/node-runtime";
 import { SidecarSupervisor } from "../../src/sidecar/supervisor";
 import { challengeMatches, expectedChallenge } from "../../src/trust/challenge";
@@ -21,6 +22,19 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const repoRoot = path.resolve(here, "..", "..", "..");
 const khBin = process.env.KH_BIN || path.join(repoRoot, ".venv", "bin", "kh");
 const REQUEST_NOTE = "Requests/メタデータ限定更新の記事.md";
+
+async function until(predicate: () => boolean, timeoutMs: number): Promise<void> {
+	const deadline = Date.now() + timeoutMs;
+	while (Date.now() < deadline) {
+		try {
+			if (predicate()) return;
+		} catch {
+			// the record is being replaced: read it again
+		}
+		await new Promise((resolve) => window.setTimeout(resolve, 50));
+	}
+	throw new Error("timed out");
+}
 
 describe("real sidecar on examples/vault: the plugin's flows", () => {
 	let vault = "";
@@ -40,12 +54,17 @@ describe("real sidecar on examples/vault: the plugin's flows", () => {
 		writeFileSync(machine, `[blogs.flows]\nrepo = "${blog.split(path.sep).join("/")}"\n`);
 		process.env.KH_CONFIG = machine;
 		writeFileSync(path.join(vault, ".harness", "pipeline.toml"), `[blog]\nname = "flows"\n`);
-		supervisor = new SidecarSupervisor({ command: khBin, args: [], vaultPath: vault, port: 0 }, nodeSupervisorDeps(), {
-			listeningTimeoutMs: 20_000,
-			healthTimeoutMs: 10_000,
-			healthIntervalMs: 100,
-		});
-		await supervisor.start();
+		process.env.KH_TEST_PAUSE_AFTER_WRITE = "1";
+		try {
+			supervisor = new SidecarSupervisor({ command: khBin, args: [], vaultPath: vault, port: 0 }, nodeSupervisorDeps(), {
+				listeningTimeoutMs: 20_000,
+				healthTimeoutMs: 10_000,
+				healthIntervalMs: 100,
+			});
+			await supervisor.start();
+		} finally {
+			delete process.env.KH_TEST_PAUSE_AFTER_WRITE;
+		}
 		expect(supervisor.snapshot().state, supervisor.recentOutput().join("\n")).toBe("ready");
 		client = new SidecarClient(createNodeHttpTransport(), supervisor.endpoint!);
 		const openapi = await client.request<{ paths: Record<string, unknown> }>("GET", "/openapi.json");
@@ -53,6 +72,7 @@ describe("real sidecar on examples/vault: the plugin's flows", () => {
 	}, 40_000);
 
 	afterAll(async () => {
+		applyLanguage("en");
 		await supervisor?.stop();
 		if (vault) rmSync(path.dirname(vault), { recursive: true, force: true });
 	});
@@ -85,6 +105,43 @@ describe("real sidecar on examples/vault: the plugin's flows", () => {
 		expect(["SUCCEEDED", "FAILED"]).toContain(record.run_status);
 	}, 60_000);
 
+	// A FAILED run: its scope check finds a file that appeared while it ran (during the pause after
+	// its write: KH_TEST_PAUSE_AFTER_WRITE, a test-only setting of trust/batch.py).
+	it("a failed run's note: the sidecar answers provisional with fresh false, and the plugin draws the provisional badge in en and ja", async () => {
+				const plan = await client.planBatch({ stage: "canary" });
+		expect(plan.targets.length).toBe(1);
+		const note = plan.targets[0].path;
+		const recordFile = path.join(vault, ".harness", "runs", `${plan.run_id}.json`);
+		const approval = client.approveBatch(plan.plan_id, expectedChallenge(plan.digest));
+		await until(() => (JSON.parse(readFileSync(recordFile, "utf-8")) as { files: { result: string }[] }).files[0]?.result === "APPLIED", 20_000);
+		writeFileSync(path.join(vault, "Notes", "during the run.md"), "# Written while the run ran\n");
+		const record = await approval;
+		expect([record.run_status, record.result, record.failure_reason]).toEqual(["FAILED", "PROVISIONAL_RETAIN", "scope_verification_failed"]);
+
+		const badge = await client.badge(note);
+		expect(badge.level).toBeGreaterThan(0); // the failed run wrote its level into the frontmatter
+		expect([badge.record, badge.fresh, badge.fresh_l2, badge.counted_level, badge.provisional_run_id]).toEqual([
+			"provisional",
+			false,
+			false,
+			0,
+			plan.run_id,
+		]);
+		expect(badge.record_reason).toContain(plan.run_id);
+
+		applyLanguage("en");
+		const model = badgeModel(badge);
+		expect(model.tone).toBe("provisional");
+		expect(model.cls).toBe("kh-badge-provisional");
+		expect(model.text).toContain("Provisional");
+		expect(model.text).not.toContain("Fresh");
+		expect(model.tooltip).toContain(badge.record_reason!);
+		applyLanguage("ja");
+		expect(badgeModel(badge).text).toContain("暫定");
+
+		const stale = await client.stale();
+		expect(stale.provisional?.map((p) => p.path)).toEqual([note]);
+	}, 60_000);
 	it("captures a request note, authorizes the run and reads its status", async () => {
 		const captured = await client.capture(REQUEST_NOTE);
 		expect(captured.state).toBe("CAPTURED");
