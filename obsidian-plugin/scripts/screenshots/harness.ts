@@ -94,6 +94,19 @@ async function main(): Promise<void> {
 		row.createDiv({ cls: "shot-path", text: path });
 		renderBadge(row.createDiv(), model);
 	}
+	// the two badges that count as L0 whatever the frontmatter says (docs/audit.md, "Records"): the
+	// recorded verified L2 badge as the sidecar answers it for a failed run's note and for a hand-written block
+	const green = Object.entries(all).find(([, badge]) => badgeModel(badge).tone === "ok");
+	if (green) {
+		const [path, badge] = green;
+		const failed = { ...badge, fresh: false, fresh_l2: false, counted_level: 0, record: "provisional" as const, provisional_run_id: "run-20261205T101500Z-4f2a9c1e" };
+		const hand = { ...badge, fresh: false, fresh_l2: false, counted_level: 0, record: "unrecorded" as const, record_reason: "The verification block names no run: no record says who wrote it (hand-written)." };
+		for (const shown of [failed, hand]) {
+			const row = badgeShot.createDiv({ cls: "shot-row" });
+			row.createDiv({ cls: "shot-path", text: path });
+			renderBadge(row.createDiv(), badgeModel(shown));
+		}
+	}
 
 	await host.candidates.check();
 	const staleShot = section("stale-list", 420);
