@@ -21,7 +21,7 @@ from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
 from ..support.audit_vault import TODAY, NoteSpec, adopt_all, write_vault
-from ..support.batch_support import git_vault, plan_json, run_record
+from ..support.batch_support import git_vault, kh, run_record
 
 PERSON = actors.person("terminal")
 
@@ -74,7 +74,7 @@ def test_a_hand_written_verified_block_is_unrecorded_and_counts_as_l0_until_adop
 @pytest.mark.usefixtures("evidence_site")
 def test_a_run_records_the_digest_of_what_it_wrote_and_only_that_counts(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
-    plan = plan_json(vault)  # canary: one note
+    plan = json.loads(kh("batch", "plan", str(vault), "--json", check=True).stdout)  # canary, dated by the clock
     handle = Vault.open(vault)
     run = batch.approve(handle, plan["plan_id"], f"APPROVE_PRODUCTION {plan['digest'][:12]}", actor=PERSON)
     assert run["run_status"] == "SUCCEEDED"
