@@ -6,7 +6,7 @@ import unicodedata
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ..vault.harness_files import read_harness_toml, template_folders
+from ..vault.harness_files import excluded_notes, is_excluded_note, read_harness_toml
 from ..vault.paths import Vault
 from .record import keyword_values
 
@@ -25,19 +25,16 @@ def index_settings(vault: Vault) -> dict[str, list[str]]:
     settings = {"moc_folders": sorted(set(folders)), "moc_tags": sorted(set(tags))}
     # index notes found by name without any configuration (MOC_NAMES); `moc_names = false` turns it off
     settings["moc_names"] = [] if section.get("moc_names", True) is False else ["convention"]
-    # templates (Obsidian's Templates/Templater folder) and index.toml's `exclude` are not indexed:
-    # a template's {{date}} placeholders are no note's malformed YAML
-    listed = section.get("exclude", [])
-    exclude = {str(e).strip("/") for e in listed if str(e).strip("/")} if isinstance(listed, list) else set()
-    exclude.update(template_folders(vault))
+    # templates and index.toml's `exclude` are not indexed (the audit skips the same notes)
+    exclude = excluded_notes(vault)
     if exclude:  # absent when empty: a manifest written before the setting existed stays fresh
-        settings["exclude"] = sorted(exclude)
+        settings["exclude"] = exclude
     return settings
 
 
 def excluded(path: str, settings: dict[str, list[str]]) -> bool:
     """Whether a note lies in (or is) one of the settings' excluded folders or notes."""
-    return any(path == e or path.startswith(e + "/") for e in settings.get("exclude", ()))
+    return is_excluded_note(path, settings.get("exclude", ()))
 
 
 # notes named so are index notes by convention (case-insensitive, NFC): MOC, Index, 目次 (contents),
