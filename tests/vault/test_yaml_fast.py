@@ -368,10 +368,7 @@ def test_unicode_spaces_are_read_in_the_fast_path_as_pyyaml_reads_them() -> None
     zs = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Zs" and chr(c) != " ")
     assert zs == yamlsafe.UNICODE_SPACES
     for space in zs:
-        text = (
-            f"title: 同期{space}競合{space}\naliases:\n  - 別名{space}です\n  - {space}lead\n"
-            f"tags: [a{space}b, c]\n"
-        )
+        text = f"title: 同期{space}競合{space}\naliases:\n  - 別名{space}です\n  - {space}lead\ntags: [a{space}b, c]\n"
         assert _fast_mapping(text) is not None, hex(ord(space))
         _check(text)
         _check(f"k{space}ey: v\n")  # a key with one: the fast path may decline, never disagree

@@ -284,9 +284,9 @@ def _fast_mapping(text: str) -> dict[str, Any] | None:
         if not content:
             continue
         content = content.rstrip(" ")
-        if (
-            not content.isprintable() and not content.translate(_SPACES_AS_SPACE).isprintable()
-        ) or content.startswith(("#", "---", "...", "%")):
+        if (not content.isprintable() and not content.translate(_SPACES_AS_SPACE).isprintable()) or content.startswith(
+            ("#", "---", "...", "%")
+        ):
             return None
         indent = len(raw) - len(raw.lstrip(" "))
         if indent > _MAX_FAST_INDENT:
