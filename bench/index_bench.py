@@ -12,7 +12,8 @@ and structure-parsing throughput of our scanner vs markdown-it-py on a sample; o
 10,000-note vault of copies of the developer docs (links rewritten per copy): full build and
 `kh index build` after a one-line edit; and a vault of notes with long Japanese aliases, titles and
 descriptions (make_long_alias_vault): full build beside PageIndex, its throughput against the
-generated vault's, and the slowest note's parse.
+generated vault's, and the slowest note's parse; a heading bomb (a 19.9 MB note of 1.5 M
+headings, make_heading_bomb): peak RSS of its build and the RSS left after it.
 
 The generated vault is bench/make_vault.py's with `realistic=True`. The real vault is
 KH_BENCH_VAULT=DIR, else ../shared/retrieval-dev beside the repository when it exists (the
@@ -366,6 +367,72 @@ def _long_alias_figures(tmp: Path, other: str, generated_mb_s: float) -> list[di
     ]
 
 
+HEADING_BOMB_BYTES = 19_900_000
+
+_HEADING_BOMB = r"""
+import gc, json, resource, sys, time
+from pathlib import Path
+from knowledge_harness.index.build import build_index
+from knowledge_harness.vault.paths import Vault
+root = Path(sys.argv[1])
+def rss_mb():
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS")) / 1024
+before = rss_mb()
+t = time.perf_counter(); r = build_index(Vault.open(root), full=True, workers=1); seconds = time.perf_counter() - t
+gc.collect()
+print(json.dumps({"seconds": seconds, "peak_rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+                  "before_mb": before, "after_mb": rss_mb(), "errors": r.errors}))
+"""
+
+
+def make_heading_bomb(root: Path) -> int:
+    """A 19.9 MB note of ATX and setext headings (over 1.5 M), the #44 item 7 note; its heading count."""
+    root.mkdir(parents=True, exist_ok=True)
+    parts: list[str] = []
+    size = count = 0
+    while size < HEADING_BOMB_BYTES:
+        chunk = f"# H{count}\n" if count % 3 else f"S{count}\n--\n"
+        parts.append(chunk)
+        size += len(chunk)
+        count += 1
+    (root / "bomb.md").write_text("".join(parts), encoding="utf-8")
+    (root / "plain.md").write_text("# Plain\nA note beside it.\n", encoding="utf-8")
+    return count
+
+
+def _heading_bomb_figures(tmp: Path) -> list[dict[str, Any]]:
+    """The heading bomb built in one process as the sidecar builds (peak RSS, RSS after the build
+    once collected), and by `kh index build` in a new process (its peak RSS)."""
+    root = tmp / "heading-bomb"
+    count = make_heading_bomb(root)
+    one = _child(_HEADING_BOMB, str(root))
+    shutil.rmtree(root / ".harness", ignore_errors=True)
+    cli = _child(_CHILD, "cli", str(root), "0")  # its edit appends a line to a note first
+    finding = next((e["message"] for e in one["errors"] if e["path"] == "bomb.md"), "none")
+    label = f"heading bomb (19.9 MB note, {count:,} headings)"
+    return [
+        {
+            "name": f"{label}: full build in one process, as the sidecar builds",
+            "value": round(one["seconds"], 2),
+            "unit": f"s, peak RSS {round(one['peak_rss_mb'])} MB",
+            "target": "<= 500 MB",
+        },
+        {
+            "name": f"{label}: RSS after the build (collected) / before it",
+            "value": f"{round(one['after_mb'])} / {round(one['before_mb'])}",
+            "unit": "MB",
+        },
+        {
+            "name": f"{label}: `kh index build` (new process)",
+            "value": round(cli["seconds"], 2),
+            "unit": f"s, peak RSS {round(cli['peak_rss_mb'])} MB",
+            "target": "<= 500 MB",
+        },
+        {"name": f"{label}: the note's finding", "value": finding, "unit": ""},
+    ]
+
+
 def _compile_package() -> None:
     """Write the package's bytecode, as `pip install` does: a checkout run with
     PYTHONDONTWRITEBYTECODE (as in CI) would otherwise compile every module at each `kh` start
@@ -476,6 +543,7 @@ def run() -> dict[str, Any]:
         real_10k = _real_10k_figures(real, Path(tmp) / "real10k") if real is not None else []
         generated_mb_s = next(f["value"] for f in gen_figures if f["name"].endswith("full build throughput"))
         long_alias = _long_alias_figures(Path(tmp), other, generated_mb_s)
+        bomb = _heading_bomb_figures(Path(tmp))
         one_process = _child(_CHILD, "full_one_process", str(copies[0]), "0")
         cold1 = _child(_CHILD, "cold", str(root), "1")
         cold100 = _child(_CHILD, "cold", str(root), "100")
@@ -534,6 +602,7 @@ def run() -> dict[str, Any]:
         *real_figures,
         *real_10k,
         *long_alias,
+        *bomb,
     ]
     return {
         "title": "Reasoning index (realistic notes)",

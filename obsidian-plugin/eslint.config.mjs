@@ -1,6 +1,7 @@
 // @ts-check
 import { defineConfig, globalIgnores } from "eslint/config";
 import obsidianmd from "eslint-plugin-obsidianmd";
+import regexpPlugin from "eslint-plugin-regexp";
 import { DEFAULT_ACRONYMS } from "eslint-plugin-obsidianmd/dist/lib/rules/ui/acronyms.js";
 import { DEFAULT_BRANDS } from "eslint-plugin-obsidianmd/dist/lib/rules/ui/brands.js";
 import tseslint from "typescript-eslint";
@@ -11,6 +12,19 @@ export default defineConfig([
 	// (sentence case in src/i18n/en.ts), eslint's and typescript-eslint's
 	// recommended (type-checked) rules included.
 	...obsidianmd.configs.recommendedWithLocalesEn,
+	// Every regular expression checked for mistakes and super-linear backtracking
+	// (the sidecar's patterns get the same check from tests/architecture/redos.py).
+	{
+		...regexpPlugin.configs["flat/recommended"],
+		files: ["**/*.ts", "**/*.mjs"],
+	},
+	{
+		files: ["**/*.ts", "**/*.mjs"],
+		rules: {
+			"regexp/no-super-linear-backtracking": "error",
+			"regexp/no-super-linear-move": "error",
+		},
+	},
 	{
 		files: ["**/*.ts"],
 		languageOptions: {

@@ -5,6 +5,7 @@ import {
 	SidecarError,
 	SidecarOfflineError,
 	SidecarTimeoutError,
+	withoutTrailingSlashes,
 } from "../src/api/client";
 import { requestUrlTransport } from "../src/api/obsidian-transport";
 import { FakeClock, FakeTransport, json } from "./helpers/fakes";
@@ -92,6 +93,16 @@ describe("SidecarClient", () => {
 		const client = new SidecarClient(transport, () => null);
 		await expect(client.health()).rejects.toBeInstanceOf(SidecarOfflineError);
 		expect(transport.requests).toHaveLength(0);
+	});
+});
+
+describe("withoutTrailingSlashes", () => {
+	it("drops every trailing slash and nothing else, fast on a long run of slashes", () => {
+		expect(withoutTrailingSlashes("http://127.0.0.1:5123///")).toBe("http://127.0.0.1:5123");
+		expect(withoutTrailingSlashes("http://127.0.0.1:5123")).toBe("http://127.0.0.1:5123");
+		expect(withoutTrailingSlashes("///")).toBe("");
+		const hostile = "/".repeat(200_000) + "x";
+		expect(withoutTrailingSlashes(hostile)).toBe(hostile);
 	});
 });
 

@@ -127,15 +127,18 @@ def test_a_note_reads_back_as_a_resource_and_hostile_paths_are_refused_with_a_co
 
 
 def test_index_tools_without_an_index_say_how_to_build_it(sidecar: Sidecar) -> None:
-    """Reading a note by path works without an index (parsed live); the rest say how to build one,
-    including the agent's own index_build tool."""
+    """Reading a note by path works without an index (parsed live), search falls back to plain
+    search; the rest say how to build one, including the agent's own index_build tool."""
     calls = [
-        ("index_search", {"query": "GitHub"}),
         ("index_tree", {}),
         ("index_links", {"path": "MOC/CI.md"}),
         ("index_changes", {}),
     ]
-    live = [("index_note_headings", {"path": "MOC/CI.md"}), ("index_read_section", {"path": "MOC/CI.md", "line": 1})]
+    live = [
+        ("index_note_headings", {"path": "MOC/CI.md"}),
+        ("index_read_section", {"path": "MOC/CI.md", "line": 1}),
+        ("index_search", {"query": "CI"}),
+    ]
 
     async def work(session: ClientSession) -> list[CallToolResult]:
         return [await session.call_tool(name, args) for name, args in calls + live]
@@ -150,6 +153,8 @@ def test_index_tools_without_an_index_say_how_to_build_it(sidecar: Sidecar) -> N
         assert not result.is_error, name
         assert result.structured_content and "CI" in str(result.structured_content), name
     with sidecar.agent_client() as client:
-        rest = client.get("/v1/index/search", params={"q": "GitHub"})
+        rest = client.get("/v1/index/search", params={"q": "GitHub", "type": "moc"})  # a filter needs the index
         assert rest.status_code == 404 and rest.json()["error"]["code"] == "index_missing"
         assert "kh index build" in rest.json()["error"]["message"]
+        plain = client.get("/v1/index/search", params={"q": "GitHub"}).json()
+        assert plain["fallback"] == "plain" and "kh index build" in plain["reason"]

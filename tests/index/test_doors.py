@@ -16,7 +16,8 @@ from knowledge_harness.vault.paths import Vault
 
 def test_rest_builds_searches_walks_and_reads_the_original_markdown(sidecar: Sidecar) -> None:
     with sidecar.client() as client:
-        assert client.get("/v1/index/search", params={"q": "x"}).status_code == 404  # no index yet
+        plain = client.get("/v1/index/search", params={"q": "x"})  # no index yet: plain search
+        assert plain.status_code == 200 and plain.json()["fallback"] == "plain"
         assert client.get("/v1/index/check").json()["status"] == "missing"
         built = client.post("/v1/index/build")
         assert built.status_code == 200 and built.json()["notes"] > 0

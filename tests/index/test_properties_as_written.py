@@ -90,6 +90,31 @@ def test_templates_and_excluded_folders_are_not_indexed(tmp_path: Path) -> None:
     assert query.check_index(handle).settings_changed is True
 
 
+def test_the_audit_skips_templates_and_excluded_notes_as_the_index_does(tmp_path: Path) -> None:
+    """`kh audit` reported every template's `{{date}}` as "Malformed YAML: … unhashable key"."""
+    import datetime as dt
+
+    from knowledge_harness.trust.audit import run_audit, stale_report
+    from knowledge_harness.trust.policy import Policy
+    from knowledge_harness.vault.catalog import NoteCatalog
+
+    _write_template_vault(tmp_path)
+    write_note(tmp_path, "Drafts/Broken.md", "---\nwhen: {{date}}\n---\n# Broken\n")
+    write_note(tmp_path, "Notes/Bad.md", "---\nwhen: {{date}}\n---\n# Bad\n")  # not a template: still an error
+    write_note(tmp_path, ".harness/index.toml", '[index]\nexclude = ["Drafts"]\n')
+    catalog = NoteCatalog(Vault.open(tmp_path))
+    day = dt.date(2026, 12, 5)
+    report = run_audit(catalog, Policy(), today=day)
+    assert [(e.path, "unhashable key" in e.message) for e in report.errors] == [("Notes/Bad.md", True)]
+    assert report.raw == 0  # no Keyword note among them; the templates' tags count for nothing
+    stale_report(catalog, Policy(), today=day)  # the stale list reads the same notes, without error
+    # without the settings the same files are notes again, with their YAML errors
+    for rel in (".obsidian/templates.json", ".obsidian/plugins/templater-obsidian/data.json", ".harness/index.toml"):
+        (tmp_path / rel).unlink()
+    errors = {e.path for e in run_audit(NoteCatalog(Vault.open(tmp_path)), Policy(), today=day).errors}
+    assert {"Templates/Daily.md", "Drafts/Broken.md", "Notes/Bad.md"} <= errors
+
+
 def test_without_template_settings_a_template_is_a_note_with_a_yaml_error(tmp_path: Path) -> None:
     write_note(tmp_path, "Templates/Daily.md", "---\ncreated: {{date}}\n---\n# Daily\n")
     outcome = build_index(Vault.open(tmp_path))

@@ -116,7 +116,8 @@ def test_a_sidecar_on_a_vault_without_an_index_starts_and_makes_no_search_layer(
     running = start_sidecar(root)
     try:
         with running.client() as client:
-            assert client.get("/v1/index/search", params={"q": "quillwort"}).status_code == 404
+            answer = client.get("/v1/index/search", params={"q": "quillwort"})  # plain search, no layer
+            assert answer.status_code == 200 and answer.json()["fallback"] == "plain"
         assert not search.layer_path(Vault.open(root)).exists()
     finally:
         stop_sidecar(running)

@@ -360,6 +360,22 @@ def test_cases_agree(text: str) -> None:
     _check(text)
 
 
+def test_unicode_spaces_are_read_in_the_fast_path_as_pyyaml_reads_them() -> None:
+    """U+3000 (common in Japanese titles) and the other Zs spaces are ordinary characters to YAML;
+    str.isprintable() said no, and such a note paid for PyYAML."""
+    import unicodedata
+
+    zs = "".join(chr(c) for c in range(0x110000) if unicodedata.category(chr(c)) == "Zs" and chr(c) != " ")
+    assert zs == yamlsafe.UNICODE_SPACES
+    for space in zs:
+        text = f"title: 同期{space}競合{space}\naliases:\n  - 別名{space}です\n  - {space}lead\ntags: [a{space}b, c]\n"
+        assert _fast_mapping(text) is not None, hex(ord(space))
+        _check(text)
+        _check(f"k{space}ey: v\n")  # a key with one: the fast path may decline, never disagree
+    for breaker in ("\u0085", "\u2028", "\u2029", "\ufeff"):
+        assert _fast_mapping(f"title: a{breaker}b\n") is None
+
+
 def test_fast_path_answers_the_common_shapes() -> None:
     assert _fast_mapping("tags: [a, b]\nn: 1\nd: 2026-01-02\n") == {
         "tags": ["a", "b"],

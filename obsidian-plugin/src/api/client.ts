@@ -418,7 +418,7 @@ export class SidecarClient {
 			body = JSON.stringify(options.body);
 			headers["Content-Type"] = "application/json";
 		}
-		const url = endpoint.baseUrl.replace(/\/+$/, "") + path + buildQuery(options.query);
+		const url = withoutTrailingSlashes(endpoint.baseUrl) + path + buildQuery(options.query);
 
 		const timeoutMs = this.timeouts[options.timeout ?? "quick"];
 		let response: HttpResponse;
@@ -512,4 +512,11 @@ function isRecord(value: unknown): value is Record<string, unknown> {
 function describe(error: unknown): string {
 	if (error instanceof Error) return error.message;
 	return String(error);
+}
+
+/** The base URL without its trailing slashes (a loop: `/\/+$/` is quadratic on a run of slashes). */
+export function withoutTrailingSlashes(url: string): string {
+	let end = url.length;
+	while (end > 0 && url.charCodeAt(end - 1) === 47) end--;
+	return url.slice(0, end);
 }

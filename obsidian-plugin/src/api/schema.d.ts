@@ -2886,6 +2886,11 @@ export interface components {
              * @description Why there are no hits, when the query itself explains it
              */
             reason?: string | null;
+            /**
+             * Fallback
+             * @description plain: the vault has no index, the hits come from a bounded plain text scan
+             */
+            fallback?: "plain" | null;
         };
         /** SearchSection */
         SearchSection: {

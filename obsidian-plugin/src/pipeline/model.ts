@@ -22,7 +22,7 @@ export function explainReasons(record: Pick<PipelineRecord, "reason_codes" | "re
 /** True when the run waits for an external agent or an AI judge (not for a person). */
 export function waitsForAgent(status: Pick<PipelineRunStatus, "waiting_for">): boolean {
 	const waiting = status.waiting_for ?? "";
-	return /^(agent|ai_judge)\b/i.test(waiting);
+	return /^(?:agent|ai_judge)\b/i.test(waiting);
 }
 
 /** The run waits for a person to answer a question (`human:<question id> <kind>`). */

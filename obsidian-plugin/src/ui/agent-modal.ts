@@ -6,7 +6,7 @@ import type { HarnessHost } from "./host";
 
 /** A word for a POSIX shell: as it is when safe, else in single quotes. */
 export function shellQuote(word: string): string {
-	return /^[A-Za-z0-9_./:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+	return /^[\w./:@%+=-]+$/.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
 }
 
 /** Where the stdio lines point: the vault's folder and the command the plugin runs. */

@@ -159,7 +159,7 @@ def search_cmd(
 def search_table(result: SearchResult) -> str:
     """Hits, one block each: rank, score, path (and title), then its sections as line ranges."""
     lines: list[str] = []
-    if result.stale:
+    if result.stale and not result.fallback:  # a fallback's reason says there is no index
         lines.append("The index is stale: run `kh index build` (changed notes are marked *).")
     lines.append(f"{result.total} notes match {result.query!r}." if result.query else f"{result.total} notes.")
     if result.reason:

@@ -43,7 +43,7 @@ def render(report: InitReport, vault: Path | None = None) -> str:
 
 def render_index_notes(moc: dict[str, Any]) -> str:
     """The reasoning index's view of the vault: which notes are index notes (MOCs), and why."""
-    found = sorted(set(moc["by_name"]) | set(moc["in_folders"]))
+    found = sorted(set(moc["by_name"]) | set(moc["in_folders"]) | set(moc["by_links"] or ()))
     out = ["", "Index notes (MOCs) for the reasoning index's categories:"]
     if moc["moc_names"]:
         out.append("  by name (MOC, Index, 目次, 索引, Home, 'MOC - …', a note named after its folder): on")
@@ -53,6 +53,14 @@ def render_index_notes(moc: dict[str, Any]) -> str:
         f"  configured folders: {', '.join(moc['moc_folders']) or 'none'}; tags: {', '.join(moc['moc_tags']) or 'none'}"
     )
     out.append("  notes with type: moc or type: index count too")
+    if not moc["moc_links"]:
+        out.append("  by links: off (moc_links = false in .harness/index.toml)")
+    elif moc["by_links"] is None:
+        out.append("  by links (a note linking to most notes of its folder): on, found at the first `kh index build`")
+    else:
+        out.append(
+            f"  by links (a note linking to most notes of its folder): on, {len(moc['by_links'])} at the last build"
+        )
     if moc["exclude"]:
         out.append(f"  not indexed (templates, exclude): {', '.join(moc['exclude'])}")
     if found:

@@ -48,7 +48,7 @@ from .build_state import (
     paths_fingerprint,
     state_for,
 )
-from .categories import category_chains, excluded, index_settings, is_index_note
+from .categories import category_chains, excluded, folder_hubs, hubs_on, index_settings, is_index_note
 from .links import Resolver
 from .reading import Parsed, ParseJob, read_and_parse
 from .record import heading_tree, note_id, parse_record, resolve_links
@@ -320,7 +320,8 @@ class _Run:
         for p in self.paths:
             for t in self.links_out[p]:
                 self.links_in[t].append(p)
-        self.index_notes = [p for p in self.paths if is_index_note(p, notes[p], settings)]
+        hubs = folder_hubs(self.paths, self.links_out) if hubs_on(settings) else set()
+        self.index_notes = [p for p in self.paths if p in hubs or is_index_note(p, notes[p], settings)]
         self.categories = category_chains(self.index_notes, self.links_out)
 
     def lay_out_rows(self) -> tuple[BuildRows, dict[str, str], bool]:

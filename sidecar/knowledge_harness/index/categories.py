@@ -6,7 +6,7 @@ import unicodedata
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ..vault.harness_files import read_harness_toml, template_folders
+from ..vault.harness_files import excluded_notes, is_excluded_note, read_harness_toml
 from ..vault.paths import Vault
 from .record import keyword_values
 
@@ -25,19 +25,20 @@ def index_settings(vault: Vault) -> dict[str, list[str]]:
     settings = {"moc_folders": sorted(set(folders)), "moc_tags": sorted(set(tags))}
     # index notes found by name without any configuration (MOC_NAMES); `moc_names = false` turns it off
     settings["moc_names"] = [] if section.get("moc_names", True) is False else ["convention"]
-    # templates (Obsidian's Templates/Templater folder) and index.toml's `exclude` are not indexed:
-    # a template's {{date}} placeholders are no note's malformed YAML
-    listed = section.get("exclude", [])
-    exclude = {str(e).strip("/") for e in listed if str(e).strip("/")} if isinstance(listed, list) else set()
-    exclude.update(template_folders(vault))
+    # a note linking to most notes of its folder is a hub (folder_hubs); `moc_links = false` turns it
+    # off (the key is written only then: a manifest written before the rule existed keeps its bytes)
+    if section.get("moc_links", True) is False:
+        settings["moc_links"] = []
+    # templates and index.toml's `exclude` are not indexed (the audit skips the same notes)
+    exclude = excluded_notes(vault)
     if exclude:  # absent when empty: a manifest written before the setting existed stays fresh
-        settings["exclude"] = sorted(exclude)
+        settings["exclude"] = exclude
     return settings
 
 
 def excluded(path: str, settings: dict[str, list[str]]) -> bool:
     """Whether a note lies in (or is) one of the settings' excluded folders or notes."""
-    return any(path == e or path.startswith(e + "/") for e in settings.get("exclude", ()))
+    return is_excluded_note(path, settings.get("exclude", ()))
 
 
 # notes named so are index notes by convention (case-insensitive, NFC): MOC, Index, 目次 (contents),
@@ -76,6 +77,31 @@ def is_index_note(path: str, note: IndexedNote, settings: dict[str, list[str]]) 
         return False
     tags = {t.lower() for t in note.tags}
     return any(t in tags for t in settings["moc_tags"])
+
+
+# A note is a hub of its folder when it links to more than half of the folder's other notes and the
+# folder has at least this many others (two notes linking to each other are no index).
+MIN_HUB_SIBLINGS = 4
+
+
+def hubs_on(settings: dict[str, list[str]]) -> bool:
+    return "moc_links" not in settings
+
+
+def folder_hubs(paths: list[str], links_out: dict[str, list[str]]) -> set[str]:
+    """The notes linking to most notes of their own folder (direct children, not subfolders)."""
+    by_folder: dict[str, set[str]] = {}
+    for p in paths:
+        by_folder.setdefault(p.rpartition("/")[0], set()).add(p)
+    return {p for p in paths if is_folder_hub(p, links_out.get(p, ()), by_folder[p.rpartition("/")[0]])}
+
+
+def is_folder_hub(path: str, links_out: list[str] | tuple[str, ...], siblings: set[str]) -> bool:
+    """Whether `path` links to more than half of `siblings` (its folder's notes, itself included)."""
+    others = len(siblings) - 1
+    if others < MIN_HUB_SIBLINGS or 2 * len(links_out) <= others:
+        return False
+    return 2 * sum(1 for t in links_out if t != path and t in siblings) > others
 
 
 def category_chains(index_notes: list[str], links_out: dict[str, list[str]]) -> dict[str, list[list[str]]]:
@@ -156,6 +182,8 @@ def index_notes_report(vault: Vault) -> dict[str, object]:
     by_name = [p for p in paths if settings["moc_names"] and named_index_note(p)]
     in_folders = [p for p in paths if in_moc_folder(p, settings)]
     return {
+        "moc_links": hubs_on(settings),
+        "by_links": _hubs_of_the_last_build(vault) if hubs_on(settings) else [],
         "moc_names": bool(settings["moc_names"]),
         "moc_folders": settings["moc_folders"],
         "moc_tags": settings["moc_tags"],
@@ -163,3 +191,16 @@ def index_notes_report(vault: Vault) -> dict[str, object]:
         "by_name": by_name,
         "in_folders": in_folders,
     }
+
+
+def _hubs_of_the_last_build(vault: Vault) -> list[str] | None:
+    """The folder hubs by the links the last build resolved; None without an index."""
+    from ..errors import NotFound
+    from .query import load_manifest
+
+    try:
+        notes = load_manifest(vault)["notes"]
+    except (NotFound, OSError, ValueError):
+        return None
+    paths = [e["path"] for e in notes]
+    return sorted(folder_hubs(paths, {e["path"]: e.get("links_out", []) for e in notes}))

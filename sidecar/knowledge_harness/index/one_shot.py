@@ -18,7 +18,7 @@ from ..vault.harness_files import list_index_files, read_index_file, write_index
 from ..vault.paths import NoteFile, ScanProblem, Vault, scan_against_stamps
 from .answer import BuildOutcome
 from .build_state import WALK_FILE, new_note, paths_fingerprint
-from .categories import excluded, index_settings, is_index_note
+from .categories import excluded, hubs_on, index_settings, is_folder_hub, is_index_note
 from .links import Resolver
 from .reading import read_note_bytes
 from .record import TOO_LARGE, ResolvedLink, parse_record, resolve_links, unreadable_record
@@ -376,7 +376,7 @@ class _OneShot:
             return _PatchedLine(old, None, old["links_out"])  # touched, same bytes: only its stat changes
         record = unreadable_record(path, TOO_LARGE) if raw is None else parse_record(path, raw)
         note = new_note(path, fs.size if raw is None else len(raw), fs.mtime_ns, sha, record)
-        if is_index_note(path, note, self.settings) != old["index_note"]:
+        if not old["index_note"] and is_index_note(path, note, self.settings):
             raise NotOneShot
         rel = f"notes/{note.id}.json"
         old_layer = jsoncodec.loads(_verified(self.vault, rel, self.layers.get(rel, "")))
@@ -391,6 +391,8 @@ class _OneShot:
             links_out = sorted({to for *_, status, to, _ in resolved if status == "resolved" and to is not None})
         if links_out != old["links_out"] and old["index_note"]:
             raise NotOneShot  # an index note's links make the categories: they are derived again
+        if old["index_note"] != (is_index_note(path, note, self.settings) or self._hub(path, links_out)):
+            raise NotOneShot
         note.set_resolution(None, self.paths_fp, resolved, links_out)
         assert note.layer is not None
         if note.digest != self.layers[rel]:
@@ -408,6 +410,14 @@ class _OneShot:
         self.cache_lines.append(note.cache_line())
         self.reparsed += 1
         return _PatchedLine(old, (note.m_head, note.m_mid, note.m_tail), links_out)
+
+    def _hub(self, path: str, links_out: list[str]) -> bool:
+        """Whether the note is its folder's hub (categories.folder_hubs) with these links."""
+        if not hubs_on(self.settings):
+            return False
+        folder = path.rpartition("/")[0]
+        siblings = {p for p in self.paths if p.rpartition("/")[0] == folder}
+        return is_folder_hub(path, links_out, siblings)
 
     def _patch_tree(self) -> None:
         tree = jsoncodec.loads(_verified(self.vault, "tree.json", self.layers.get("tree.json", "")))

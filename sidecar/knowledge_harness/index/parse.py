@@ -31,6 +31,9 @@ if TYPE_CHECKING:
     from markdown_it import MarkdownIt
     from markdown_it.token import Token
 
+# Headings kept per note; those past it are counted (Structure.more_headings), not kept: a 20 MB
+# heading bomb (1.5 M headings) held 1.3 GB in its heading tree (record.MAX_NOTE_HEADINGS says more)
+MAX_HEADINGS = 1 << 16
 MAX_CONTAINER_DEPTH = 6  # markdown-it stops parsing at nesting level 20 (two levels per list item)
 
 
@@ -48,6 +51,8 @@ class Structure(NamedTuple):
     headings: list[FlatHeading]
     code_lines: list[tuple[int, int]]  # inclusive ranges of code lines
     scanner: str = "scan"  # "scan" or "markdown-it"
+    more_headings: int = 0  # document-level headings past MAX_HEADINGS, not kept
+    first_more_line: int = 0  # the line of the first of them (0: none)
 
 
 @lru_cache(maxsize=1)
@@ -411,6 +416,7 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
     differential tests against markdown-it are what keeps it right, not its shape.
     """
     headings: list[FlatHeading] = []
+    more_headings = first_more_line = 0
     code: list[tuple[int, int]] = []
     # containers: [kind, width, has_content]
     containers: list[list[int]] = []
@@ -477,10 +483,14 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                     _close_leaf_code(code, leaf, code_start, idx, code_last)
                 if containers:
                     containers = []
-                level, content = _atx_title(s)
-                if "[" in content:
-                    raw_titles.append((len(headings), content))
-                headings.append(FlatHeading(level, inline_text(content), idx + 1))
+                if len(headings) < MAX_HEADINGS:
+                    level, content = _atx_title(s)
+                    if "[" in content:
+                        raw_titles.append((len(headings), content))
+                    headings.append(FlatHeading(level, inline_text(content), idx + 1))
+                else:
+                    more_headings += 1
+                    first_more_line = first_more_line or idx + 1
                 leaf = 0
                 continue
             elif (
@@ -643,11 +653,14 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                 leaf = _close_leaf_code(code, leaf, code_start, idx, code_last)
                 if containers:
                     containers[-1][2] = 1
-                elif depth == 0:
+                elif depth == 0 and len(headings) < MAX_HEADINGS:
                     level, content = _atx_title(rest)
                     if "[" in content:
                         raw_titles.append((len(headings), content))
                     headings.append(FlatHeading(level, inline_text(content), idx + 1))
+                elif depth == 0:
+                    more_headings += 1
+                    first_more_line = first_more_line or idx + 1
                 leaf = 0
                 started = True
                 consumed = True
@@ -669,11 +682,14 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                 if para_ref and _settle_definitions(para_lines, para_lazy, True, True, refs):
                     raise _GiveUp  # definitions take lines: markdown-it parses the rest again
                 para_ref = False
-                if para_depth == 0:
+                if para_depth == 0 and len(headings) < MAX_HEADINGS:
                     content = md_trim("\n".join(para_lines))
                     if "[" in content:
                         raw_titles.append((len(headings), content))
                     headings.append(FlatHeading(2 if ch == "-" else 1, inline_text(content), para_start + 1))
+                elif para_depth == 0:
+                    more_headings += 1
+                    first_more_line = first_more_line or para_start + 1
                 leaf = 0
                 started = True
                 consumed = True
@@ -762,7 +778,7 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
         for i, content in raw_titles:
             tokens = _md().parseInline(content, env)
             headings[i] = headings[i]._replace(title=reduce_inline(tokens[0].children if tokens else None))
-    return Structure(len(lines), body_start + 1, headings, code)
+    return Structure(len(lines), body_start + 1, headings, code, "scan", more_headings, first_more_line)
 
 
 def _close_leaf_code(code: list[tuple[int, int]], leaf: int, code_start: int, idx: int, code_last: int) -> int:
@@ -810,6 +826,10 @@ def _structure(text: str, tokens: list[Token], env: dict[str, Any] | None) -> St
             headings.append(FlatHeading(int(tok.tag[1]), reduce_inline(children), tok.map[0] + 1))
         elif tok.type in ("fence", "code_block") and tok.map:
             code.append((tok.map[0] + 1, tok.map[1]))
+    if len(headings) > MAX_HEADINGS:
+        more = headings[MAX_HEADINGS:]
+        del headings[MAX_HEADINGS:]
+        return Structure(len(lines), body_start + 1, headings, code, "markdown-it", len(more), more[0].line)
     return Structure(len(lines), body_start + 1, headings, code, "markdown-it")
 
 

@@ -36,6 +36,7 @@ from .build import _index_settings, heading_tree, note_id, parse_record
 from .build_state import WALK_FILE
 from .categories import excluded
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
+from .plain import plain_search
 from .record import heading_titles, keyword_values
 from .schema import (
     DEFAULT_HEADINGS,
@@ -524,13 +525,19 @@ def search(
             "The search query is empty: give words to look for, or a filter (type, status, tag, category, trust) "
             "to list notes."
         )
-    manifest = load_manifest(vault)
-    key = _manifest_key(vault)
-    report = _throttled_check(vault, key)
-    if report.status == "missing":
-        raise IndexMissing.for_vault(vault.root)
-    day = today or dt.date.today()
     limit = max(1, min(limit, 500))
+    try:
+        manifest = load_manifest(vault)
+        key = _manifest_key(vault)
+        report = _throttled_check(vault, key)
+        if report.status == "missing":
+            raise IndexMissing.for_vault(vault.root)
+    except IndexMissing:
+        # words and a folder are all plain search reads; the other filters need the index
+        if not query or any(f is not None and str(f).strip() for f in (type, status, tag, category, trust)):
+            raise
+        return plain_search(vault, query, folder_prefix=prefix, limit=limit, truncated=truncated, trust_of=trust_of)
+    day = today or dt.date.today()
     by_path: dict[str, Any] = manifest["by_path"]
     summaries: dict[str, TrustSummary | None] = {}
 

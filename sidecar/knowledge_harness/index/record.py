@@ -123,6 +123,17 @@ def keyword_values(value: Any) -> list[str]:
     return out
 
 
+def _too_many_headings(error: dict[str, Any] | None, kept: int, found: int, line: int) -> dict[str, Any]:
+    """The finding of a note over parse.MAX_HEADINGS (after its YAML error, when it has one)."""
+    message = (
+        f"The note has {found} headings; the first {kept} are its sections, "
+        f"the headings from line {line} on are read as the last section's text."
+    )
+    if error is None:
+        return {"message": message, "line": line, "column": None}
+    return {**error, "message": f"{error['message']} {message}"}
+
+
 def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     """Everything the index keeps about one note; a pure function of its path and bytes."""
     note = parse_note(path, raw)
@@ -147,6 +158,10 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
         parser = structure.scanner
         heading_count = len(structure.headings)
         flat = [(h.level, h.title, h.line) for h in structure.headings]
+        if structure.more_headings:
+            # a heading bomb: the first parse.MAX_HEADINGS are the note's sections, a finding says so
+            found = heading_count + structure.more_headings
+            error = _too_many_headings(error, heading_count, found, structure.first_more_line)
         body = mask_code(lines, structure.code_lines, body_start)
         del structure  # its 1.5 M FlatHeadings in a heading bomb: gone before the links are read
         links, inline_tags, external = extract(body, body_start)

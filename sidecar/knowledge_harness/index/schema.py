@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -110,6 +110,9 @@ class SearchResult(Staleness):
     total: int
     hits: list[SearchHit]
     reason: str | None = Field(default=None, description="Why there are no hits, when the query itself explains it")
+    fallback: Literal["plain"] | None = Field(
+        default=None, description="plain: the vault has no index, the hits come from a bounded plain text scan"
+    )
 
 
 class TreeResult(Staleness):

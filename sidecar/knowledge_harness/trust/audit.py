@@ -44,6 +44,7 @@ from ..core.memory import freeze_long_lived
 from ..errors import InputError
 from ..machine_config import MachineConfig, load_machine_config
 from ..vault.catalog import NoteCatalog
+from ..vault.harness_files import excluded_notes, is_excluded_note
 from ..vault.lock import not_writable
 from ..vault.note import Note
 from ..vault.paths import NoteFile, ScanProblem
@@ -454,7 +455,22 @@ def below_share(verification: Verification | None, policy: Policy) -> str | None
 
 
 def iter_states(catalog: NoteCatalog, policy: Policy, today: dt.date) -> list[NoteState]:
-    return _states(catalog, catalog.notes(), policy, today)
+    pairs, _ = _audited(catalog, catalog.notes(), [])
+    return _states(catalog, pairs, policy, today)
+
+
+def _audited(
+    catalog: NoteCatalog, pairs: list[tuple[NoteFile, Note]], problems: list[ScanProblem]
+) -> tuple[list[tuple[NoteFile, Note]], list[ScanProblem]]:
+    """The notes and scan problems the audit counts: templates and index.toml's `exclude` are no
+    notes (the index skips the same ones, `excluded_notes`), so their placeholders are no errors."""
+    exclude = excluded_notes(catalog.vault)
+    if not exclude:
+        return pairs, problems
+    return (
+        [pair for pair in pairs if not is_excluded_note(pair[0].path, exclude)],
+        [p for p in problems if not is_excluded_note(p.path, exclude)],
+    )
 
 
 def _states(
@@ -617,7 +633,7 @@ def run_audit(
         if last is not None and last.started >= arrived and last.key == key:
             return last.report  # shared, read-only: callers only read and serialize reports
         started = time.monotonic_ns()
-        pairs, problems = catalog.notes_and_problems()
+        pairs, problems = _audited(catalog, *catalog.notes_and_problems())
         notes = tuple(note for _, note in pairs)
         if last is not None and last.key == key and _same_notes(last.notes, notes) and last.problems == problems:
             flight.last = _LastAudit(key, started, last.notes, problems, last.report)

@@ -248,3 +248,22 @@ def template_folders(vault: Vault) -> list[str]:
         if isinstance(folder, str) and folder.strip("/ "):
             out.add(folder.strip("/ "))
     return sorted(out)
+
+
+def excluded_notes(vault: Vault) -> list[str]:
+    """The folders and notes that are no notes to index or audit: the template folders
+    (`template_folders`) and `.harness/index.toml`'s `exclude` list (vault-relative, sorted).
+
+    The one rule for both the index and the audit: a template's `{{date}}` placeholders are no
+    note's malformed YAML."""
+    conf = read_harness_toml(vault, "index.toml")
+    section = conf.get("index", conf)
+    listed = section.get("exclude", []) if isinstance(section, dict) else []
+    exclude = {str(e).strip("/") for e in listed if str(e).strip("/")} if isinstance(listed, list) else set()
+    exclude.update(template_folders(vault))
+    return sorted(exclude)
+
+
+def is_excluded_note(path: str, exclude: list[str] | tuple[str, ...]) -> bool:
+    """Whether a note lies in (or is) one of `excluded_notes`' folders or notes."""
+    return any(path == e or path.startswith(e + "/") for e in exclude)

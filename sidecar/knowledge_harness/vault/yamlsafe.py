@@ -267,6 +267,13 @@ def _sequence(lines: list[tuple[int, str]], i: int, indent: int) -> tuple[list[A
     return out, i
 
 
+# The Unicode spaces (category Zs) other than " ": str.isprintable() says False, YAML reads them as
+# ordinary printable characters (only " " and tab separate; U+0085, U+2028 and U+2029, which break
+# lines, stay refused). Japanese frontmatter often holds U+3000: it no longer sends a note to PyYAML.
+UNICODE_SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u202f\u205f\u3000"
+_SPACES_AS_SPACE = str.maketrans(UNICODE_SPACES, " " * len(UNICODE_SPACES))
+
+
 def _fast_mapping(text: str) -> dict[str, Any] | None:
     """What the core-schema loader returns for simple block YAML, or None to let PyYAML decide."""
     if "\t" in text or "\r" in text or text.startswith("#") or " #" in text or "\n#" in text:
@@ -277,7 +284,9 @@ def _fast_mapping(text: str) -> dict[str, Any] | None:
         if not content:
             continue
         content = content.rstrip(" ")
-        if not content.isprintable() or content[0] == "#" or content.startswith(("---", "...", "%")):
+        if (not content.isprintable() and not content.translate(_SPACES_AS_SPACE).isprintable()) or content.startswith(
+            ("#", "---", "...", "%")
+        ):
             return None
         indent = len(raw) - len(raw.lstrip(" "))
         if indent > _MAX_FAST_INDENT:

@@ -39,8 +39,9 @@ Otherwise:
 
 Every answer carries "stale": when true the vault changed since the index was built; a note
 that changed is parsed live ("note_changed": true). Without an index, index_note_headings and
-index_read_section still read a note by its path (parsed live); index_build builds the index
-(seconds for thousands of notes), after which index_search works. If the index does not narrow
+index_read_section still read a note by its path (parsed live), index_search answers from a
+plain text scan ("fallback": "plain", bounded, not ranked), and index_build builds the index
+(seconds for thousands of notes), after which index_search ranks. If the index does not narrow
 the search, fall back to listing and reading notes.
 """
 
