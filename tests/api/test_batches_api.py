@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+import html
+import re
 import signal
+import urllib.parse
 from pathlib import Path
+from typing import Any
 
+import httpx
 import pytest
 
 from ..conftest import start_sidecar, stop_sidecar
@@ -18,6 +23,27 @@ from ..support.batch_support import (
 )
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
+SITE = Path(__file__).resolve().parents[2] / "examples" / "evidence-site"
+
+
+def assert_badge_shows_the_proof(client: httpx.Client, vault: Path, record: dict[str, Any]) -> None:
+    """The written note's badge carries each claim with its quote and the page it is from."""
+    path = record["files"][0]["path"]
+    badge = client.get(f"/v1/trust/notes/{urllib.parse.quote(path)}").json()
+    quotes = badge["quotes"]
+    assert [q["claim_id"] for q in quotes] == [f["claim_id"] for f in record["files"][0]["findings"]]
+    note = (vault / path).read_text(encoding="utf-8")
+    supported = [q for q in quotes if q["verdict"] == "supported"]
+    assert supported, quotes
+    for q in supported:
+        # the URL is one the note cites, and the quote is the page's own words
+        assert q["source_url"] and q["source_url"] in note
+        page = (SITE / urllib.parse.urlsplit(q["source_url"]).path.lstrip("/")).read_text(encoding="utf-8")
+        text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+        assert q["quote"] and " ".join(q["quote"].split()).lstrip("- ") in text
+        assert q["claim"] and q["claim"] in note
+    # a note no run wrote has no quotes
+    assert client.get(f"/v1/trust/notes/{urllib.parse.quote('ホーム.md')}").json()["quotes"] == []
 
 
 def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
@@ -75,6 +101,7 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
                 "APPLIED",
             )
             assert client.get(f"/v1/runs/{record['run_id']}").json() == record
+            assert_badge_shows_the_proof(client, vault, record)
             assert client.get("/v1/batches/next").json()["next_stage"] == "pilot"  # the canary succeeded
             again = client.post(url, json={"challenge": f"APPROVE_PRODUCTION {plan['digest']}"})
             assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"

@@ -1179,6 +1179,11 @@ export interface components {
              * @description Claims that plan judged (absent before counts).
              */
             claims_total?: number | null;
+            /**
+             * Quotes
+             * @description Each claim with its quote and source, from the run record that wrote the note (empty when none).
+             */
+            quotes?: components["schemas"]["BadgeQuote"][];
         };
         /** BadgeBatch */
         BadgeBatch: {
@@ -1206,6 +1211,34 @@ export interface components {
             paths: string[];
             /** Today */
             today?: string | null;
+        };
+        /**
+         * BadgeQuote
+         * @description One claim of a note with its proof, as the batch run that wrote the note recorded it.
+         */
+        BadgeQuote: {
+            /** Claim Id */
+            claim_id: string;
+            /**
+             * Claim
+             * @description The claim's text (cut to 400 characters); null in older records.
+             */
+            claim: string | null;
+            /**
+             * Verdict
+             * @description supported, contradicted, unsupported or no_evidence.
+             */
+            verdict: string;
+            /**
+             * Quote
+             * @description The quote found in the source (its pieces joined by ' … '); '' when none.
+             */
+            quote: string;
+            /**
+             * Source Url
+             * @description The page the quote is from; null when the finding names no source.
+             */
+            source_url: string | null;
         };
         /**
          * BatchRun

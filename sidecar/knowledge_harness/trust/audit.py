@@ -44,7 +44,7 @@ from ..vault.lock import not_writable
 from ..vault.note import Note
 from ..vault.paths import NoteFile, ScanProblem
 from ..vault.references import is_evidence_url
-from ..vault.trust_records import RunOutcomes, runs_dir
+from ..vault.trust_records import RunOutcomes, RunProofs, runs_dir
 from ..vault.writer import append_jsonl
 from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
 from .policy import POLICY_FILE, Policy, load_policy, note_tags
@@ -102,11 +102,17 @@ class _FactsCache:
         self._lock = threading.Lock()
         self.misses = 0
         self._outcomes: RunOutcomes | None = None
+        self._proofs: RunProofs | None = None
 
     def outcomes_for(self, catalog: NoteCatalog) -> RunOutcomes:
         if self._outcomes is None:
             self._outcomes = RunOutcomes(catalog.vault)
         return self._outcomes
+
+    def proofs_for(self, catalog: NoteCatalog) -> RunProofs:
+        if self._proofs is None:
+            self._proofs = RunProofs(catalog.vault)
+        return self._proofs
 
     def get(self, note: Note) -> NoteFacts:
         with self._lock:
@@ -279,6 +285,16 @@ class StaleReport(BaseModel):
     provisional: list[ProvisionalNote] = Field(default_factory=list)
 
 
+class BadgeQuote(BaseModel):
+    """One claim of a note with its proof, as the batch run that wrote the note recorded it."""
+
+    claim_id: str
+    claim: str | None = Field(description="The claim's text (cut to 400 characters); null in older records.")
+    verdict: str = Field(description="supported, contradicted, unsupported or no_evidence.")
+    quote: str = Field(description="The quote found in the source (its pieces joined by ' … '); '' when none.")
+    source_url: str | None = Field(description="The page the quote is from; null when the finding names no source.")
+
+
 class Badge(BaseModel):
     path: str
     level: int
@@ -302,6 +318,10 @@ class Badge(BaseModel):
     findings: list[AuditError] = Field(default_factory=list)
     claims_supported: int | None = Field(default=None, description="Claims a plan's judge found supported.")
     claims_total: int | None = Field(default=None, description="Claims that plan judged (absent before counts).")
+    quotes: list[BadgeQuote] = Field(
+        default_factory=list,
+        description="Each claim with its quote and source, from the run record that wrote the note (empty when none).",
+    )
 
 
 # -- the evaluation of one note ---------------------------------------------------------------
@@ -748,6 +768,7 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         provisional_run_id=state.provisional_run,
         error=state.errors[0] if state.errors else None,
         findings=state.errors,
+        quotes=_quotes_of(cache.proofs_for(catalog), verification.run_id if verification else None, note.path),
         **_claim_counts(verification),
     )
 
@@ -755,6 +776,10 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
 def _claim_counts(verification: Verification | None) -> dict[str, int | None]:
     counts = verification.claim_counts if verification is not None else None
     return {"claims_supported": counts[0], "claims_total": counts[1]} if counts else {}
+
+
+def _quotes_of(proofs: RunProofs, run_id: str | None, path: str) -> list[BadgeQuote]:
+    return [BadgeQuote.model_validate(p) for p in proofs.of(run_id, path)]
 
 
 # -- output -----------------------------------------------------------------------------------
