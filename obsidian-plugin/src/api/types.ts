@@ -17,6 +17,7 @@ type Schemas = components["schemas"];
 export type AuditReport = Schemas["AuditReport"];
 export type AuditError = Schemas["AuditError"];
 export type Badge = Schemas["Badge"];
+export type BadgeQuote = Schemas["BadgeQuote"];
 /** POST /v1/trust/badges: each path's badge, or why it has none. */
 export type BadgeBatch = Schemas["BadgeBatch"];
 export type StaleReport = Schemas["StaleReport"];

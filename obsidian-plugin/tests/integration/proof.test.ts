@@ -1,0 +1,140 @@
+/**
+ * The proof a person sees, from the REAL sidecar: a note validated against a
+ * page served on loopback, planned as a canary and approved with the typed
+ * digest; its badge then carries each claim with its quote and source, and the
+ * plugin draws them in the badge's hover, its details and the stale list's
+ * proof window (ja and en). Fails, never skips, when `kh` is missing.
+ */
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { fileURLToPath } from "node:url";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { SidecarClient } from "../../src/api/client";
+import type { Badge } from "../../src/api/types";
+import { applyLanguage } from "../../src/i18n";
+import { createNodeHttpTransport, nodeSupervisorDeps } from "../../src/sidecar/node-runtime";
+import { SidecarSupervisor } from "../../src/sidecar/supervisor";
+import { badgeModel } from "../../src/trust/badge";
+import { expectedChallenge } from "../../src/trust/challenge";
+import { renderDetails } from "../../src/ui/details-modal";
+import { ProofModal } from "../../src/ui/proof-modal";
+import { StaleListView } from "../../src/ui/stale-view";
+import { FakeTransport } from "../helpers/fakes";
+import { FakeHost } from "../helpers/host";
+import { WorkspaceLeaf } from "../mocks/obsidian";
+
+const here = path.dirname(fileURLToPath(import.meta.url));
+const khBin = process.env.KH_BIN || path.join(here, "..", "..", "..", ".venv", "bin", "kh");
+const NOTE = "調査/鮮度.md";
+const SENTENCES = ["標準設定の有効期限（TTL）は90日間です。", "期限を過ぎたノートは再検証の候補として一覧に表示されます。"];
+const PAGE = `<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>鮮度</title></head><body><h1>鮮度管理</h1>${SENTENCES.map((s) => `<p>${s}</p>`).join("")}</body></html>`;
+
+describe("the proof behind a badge, from a real sidecar", () => {
+	const root = mkdtempSync(path.join(tmpdir(), "kh-plugin-proof-"));
+	const vault = path.join(root, "vault");
+	let site: Server;
+	let url = "";
+	let supervisor: SidecarSupervisor | null = null;
+	let client: SidecarClient;
+	let badge: Badge;
+
+	/** The plugin's views as a test host, talking to the real sidecar. */
+	function realHost(): FakeHost {
+		const real = createNodeHttpTransport();
+		const endpoint = supervisor!.endpoint!;
+		return new FakeHost(
+			new FakeTransport((request) => {
+				const target = new URL(request.url);
+				return real.request({ ...request, url: `${endpoint.baseUrl}${target.pathname}${target.search}`, headers: { ...request.headers, Authorization: `Bearer ${endpoint.token}` } });
+			}),
+		);
+	}
+
+	beforeAll(async () => {
+		expect(existsSync(khBin), `sidecar binary not found at ${khBin}`).toBe(true);
+		site = createServer((_request, response) => {
+			response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+			response.end(PAGE);
+		});
+		await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
+		const port = (site.address() as AddressInfo).port;
+		url = `http://127.0.0.1:${String(port)}/freshness.html`;
+		mkdirSync(path.join(vault, "調査"), { recursive: true });
+		const body = `# 鮮度\n\n${SENTENCES.join("\n\n")}\n\n## 参考資料\n\n- ${url}\n`;
+		writeFileSync(path.join(vault, NOTE), `---\nprovenance:\n  origin: ai_generated\n  generator: claude\nreferences:\n  - ${url}\n---\n${body}`);
+		// a loopback page is reachable only by the machine's allowance, never by a vault file
+		const machine = path.join(root, "machine.toml");
+		writeFileSync(machine, `[evidence]\nallow_private_hosts = ["127.0.0.1:${String(port)}"]\n`);
+		process.env.KH_CONFIG = machine;
+		supervisor = new SidecarSupervisor({ command: khBin, args: [], vaultPath: vault, port: 0 }, nodeSupervisorDeps(), {
+			listeningTimeoutMs: 20_000,
+			healthTimeoutMs: 10_000,
+			healthIntervalMs: 100,
+		});
+		await supervisor.start();
+		expect(supervisor.snapshot().state, supervisor.recentOutput().join("\n")).toBe("ready");
+		client = new SidecarClient(createNodeHttpTransport(), supervisor.endpoint!);
+		const plan = await client.planBatch({ stage: "canary", notes: [NOTE] });
+		const record = await client.approveBatch(plan.plan_id, expectedChallenge(plan.digest));
+		expect(record.run_status).toBe("SUCCEEDED");
+		badge = await client.badge(NOTE);
+	}, 60_000);
+
+	afterEach(() => applyLanguage("en"));
+
+	afterAll(async () => {
+		await supervisor?.stop();
+		await new Promise((resolve) => site.close(resolve));
+		rmSync(root, { recursive: true, force: true });
+	});
+
+	it("carries each claim with the page's own words and the page's address", () => {
+		const supported = (badge.quotes ?? []).filter((q) => q.verdict === "supported");
+		expect(supported.map((q) => q.claim)).toEqual(SENTENCES);
+		for (const q of supported) {
+			expect(PAGE).toContain(q.quote);
+			expect(q.source_url).toBe(url);
+		}
+	});
+
+	it("shows claim, quote and source in the badge's hover, in English and Japanese", () => {
+		const english = badgeModel(badge).tooltip;
+		expect(english).toContain("Claims: 2 of 2 supported");
+		expect(english).toContain(`✓ ${SENTENCES[0]}\n  “${SENTENCES[0]}”\n  ${url}`);
+		applyLanguage("ja");
+		const japanese = badgeModel(badge).tooltip;
+		expect(japanese).toContain("主張: 2 件中 2 件が裏付けあり");
+		expect(japanese).toContain(`  ${url}`);
+	});
+
+	it("shows them in the badge's details with a link to the source", () => {
+		const el = createDiv();
+		renderDetails(el, badge, null);
+		const claims = el.querySelectorAll(".kh-badge-proof .kh-claim");
+		expect(claims).toHaveLength(2);
+		expect(claims[0].querySelector(".kh-claim-text")!.textContent.trim()).toBe(SENTENCES[0]);
+		expect(claims[0].querySelector("blockquote")!.textContent).toBe(SENTENCES[0]);
+		expect(claims[0].querySelector<HTMLAnchorElement>("a.kh-quote-link")!.href).toBe(url);
+	});
+
+	it("opens a stale row's proof on demand, read from the sidecar", async () => {
+		// an edit makes the note stale: it is in the list, and its proof is one click away
+		appendFileSync(path.join(vault, NOTE), "\n追記。\n");
+		const host = realHost();
+		const view = new StaleListView(new WorkspaceLeaf(host.app) as never, host.host);
+		await view.onOpen();
+		const open = vi.spyOn(ProofModal.prototype, "open");
+		view.contentEl.querySelector<HTMLElement>(".kh-row-stale .kh-proof-open")!.click();
+		expect(open).toHaveBeenCalledTimes(1);
+		open.mockRestore();
+		applyLanguage("ja");
+		const modal = new ProofModal(host.host, NOTE);
+		modal.open();
+		await vi.waitFor(() => expect(modal.contentEl.querySelectorAll(".kh-claim")).toHaveLength(2));
+		expect(modal.contentEl.querySelector(".kh-pill")!.textContent).toContain("裏付けあり");
+		expect(modal.contentEl.querySelector<HTMLAnchorElement>("a.kh-quote-link")!.href).toBe(url);
+	});
+});
