@@ -4,8 +4,13 @@
  * digest; its badge then carries each claim with its quote and source, and the
  * plugin draws them in the badge's hover, its details and the stale list's
  * proof window (ja and en). Fails, never skips, when `kh` is missing.
+ *
+ * The same `kh` runs with a throwaway HOME (and Windows' profile folders) over
+ * the environment every test gets (tests/global-setup.ts): everything it
+ * writes outside the vault lands in the tests' config home, and the throwaway
+ * HOME stays empty. A file there is one the suite would have put in yours.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -32,9 +37,17 @@ const NOTE = "調査/鮮度.md";
 const SENTENCES = ["標準設定の有効期限（TTL）は90日間です。", "期限を過ぎたノートは再検証の候補として一覧に表示されます。"];
 const PAGE = `<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>鮮度</title></head><body><h1>鮮度管理</h1>${SENTENCES.map((s) => `<p>${s}</p>`).join("")}</body></html>`;
 
+function filesUnder(root: string): string[] {
+	return readdirSync(root, { recursive: true, withFileTypes: true })
+		.filter((entry) => !entry.isDirectory())
+		.map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)));
+}
+
 describe("the proof behind a badge, from a real sidecar", () => {
 	const root = mkdtempSync(path.join(tmpdir(), "kh-plugin-proof-"));
 	const vault = path.join(root, "vault");
+	const home = path.join(root, "home");
+	const suiteEnv = { XDG_CONFIG_HOME: process.env.XDG_CONFIG_HOME, KH_CONFIG: process.env.KH_CONFIG, KH_SEARCH_CACHE: process.env.KH_SEARCH_CACHE };
 	let site: Server;
 	let url = "";
 	let supervisor: SidecarSupervisor | null = null;
@@ -63,13 +76,16 @@ describe("the proof behind a badge, from a real sidecar", () => {
 		const port = (site.address() as AddressInfo).port;
 		url = `http://127.0.0.1:${String(port)}/freshness.html`;
 		mkdirSync(path.join(vault, "調査"), { recursive: true });
+		mkdirSync(home);
 		const body = `# 鮮度\n\n${SENTENCES.join("\n\n")}\n\n## 参考資料\n\n- ${url}\n`;
 		writeFileSync(path.join(vault, NOTE), `---\nprovenance:\n  origin: ai_generated\n  generator: claude\nreferences:\n  - ${url}\n---\n${body}`);
 		// a loopback page is reachable only by the machine's allowance, never by a vault file
 		const machine = path.join(root, "machine.toml");
 		writeFileSync(machine, `[evidence]\nallow_private_hosts = ["127.0.0.1:${String(port)}"]\n`);
 		process.env.KH_CONFIG = machine;
-		supervisor = new SidecarSupervisor({ command: khBin, args: [], vaultPath: vault, port: 0 }, nodeSupervisorDeps(), {
+		const profile = { HOME: home, USERPROFILE: home, APPDATA: path.join(home, "AppData", "Roaming"), LOCALAPPDATA: path.join(home, "AppData", "Local") };
+		const deps = nodeSupervisorDeps({ env: () => ({ ...process.env, ...profile }) });
+		supervisor = new SidecarSupervisor({ command: khBin, args: [], vaultPath: vault, port: 0 }, deps, {
 			listeningTimeoutMs: 20_000,
 			healthTimeoutMs: 10_000,
 			healthIntervalMs: 100,
@@ -136,5 +152,14 @@ describe("the proof behind a badge, from a real sidecar", () => {
 		await vi.waitFor(() => expect(modal.contentEl.querySelectorAll(".kh-claim")).toHaveLength(2));
 		expect(modal.contentEl.querySelector(".kh-pill")!.textContent).toContain("裏付けあり");
 		expect(modal.contentEl.querySelector<HTMLAnchorElement>("a.kh-quote-link")!.href).toBe(url);
+	});
+
+	it("keeps what it writes outside the vault in the tests' config home; the home folder stays empty", async () => {
+		const configHome = process.env.KH_TEST_CONFIG_HOME ?? "";
+		expect(configHome.startsWith(tmpdir())).toBe(true);
+		for (const [name, value] of Object.entries(suiteEnv)) expect(value?.startsWith(configHome), name).toBe(true);
+		await client.searchIndex("鮮度").catch(() => null); // the search layer, when the index is there
+		expect(readdirSync(path.join(configHome, "knowledge-harness", "agent-tokens")).length).toBeGreaterThan(0);
+		expect(filesUnder(home)).toEqual([]);
 	});
 });
