@@ -32,6 +32,7 @@ import { OFFLINE, STATES, statusView } from "./status";
 import type { Readiness } from "./readiness";
 import { MIN_SIDECAR_API_LEVEL, PLUGIN_API_LEVEL } from "./sidecar/compat";
 import { ReadinessModal } from "./ui/readiness-modal";
+import { needsPersonText } from "./ui/person-notices";
 import { AuditHub } from "./trust/audit-hub";
 import { CandidateWatcher, SEEN_STORAGE_KEY, type UnseenSummary } from "./trust/candidates";
 import { AgentConnectionModal } from "./ui/agent-modal";
@@ -285,14 +286,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		if (kind && kind !== previous.error?.kind && NEEDS_THE_PERSON.has(kind)) {
 			// What only the person can mend: one notice that says what to do, with the readiness panel a click away.
 			const version = snapshot.sidecar?.version ?? "?";
-			const text =
-				kind === "commandNotFound"
-					? t("notice.commandNotFound", { command: this.settings.sidecarCommand })
-					: kind === "portInUse"
-						? t("notice.portInUse", { port: String(snapshot.error?.port ?? this.settings.port) })
-						: kind === "sidecarTooOld"
-							? t("notice.sidecarTooOld", { version })
-							: t("notice.pluginTooOld", { version });
+			const text = needsPersonText(kind, { command: this.settings.sidecarCommand, port: String(snapshot.error?.port ?? this.settings.port), version });
 			const fragment = createFragment();
 			fragment.createDiv({ text });
 			const button = fragment.createEl("button", { cls: "kh-notice-button", text: t("notice.howToInstall") });

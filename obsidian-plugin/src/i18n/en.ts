@@ -14,7 +14,7 @@ export const en = {
 
 	"notice.noFileSystem": "Knowledge Harness needs a vault stored on this computer's file system.",
 	"notice.restarting": "Restarting the Knowledge Harness sidecar…",
-	"notice.commandNotFound": "Knowledge Harness could not find the sidecar command \"{command}\". Install it (pipx install knowledge-harness) or set its full path in the plugin settings.",
+	"notice.commandNotFound": "Knowledge Harness could not find its sidecar program “{command}”. Install it with “{install}” (“{button}” shows every way, with a copy button), or enter its full path under “{setting}” in the plugin settings.",
 
 	"error.commandNotFound": "Command not found",
 	"error.exited": "the sidecar exited (code {code})",
@@ -416,7 +416,7 @@ export const en = {
 	"error.pluginTooOld": "This plugin is older than kh serves",
 	"notice.howToInstall": "How to install",
 	"notice.portInUse": "Knowledge Harness: port {port} is taken by another program (perhaps another vault's sidecar). Choose another port in the plugin settings, then restart the sidecar.",
-	"notice.sidecarTooOld": "Knowledge Harness: kh {version} is older than this plugin needs. Update it with “pipx upgrade knowledge-harness”, then restart the sidecar.",
+	"notice.sidecarTooOld": "Knowledge Harness: kh {version} is older than this plugin needs. Update it with “{upgrade}” (“{button}” has it to copy), then restart the sidecar.",
 	"notice.pluginTooOld": "Knowledge Harness: this plugin is older than kh {version} serves. Update the plugin in the community plugins settings.",
 	"readiness.title": "Sidecar (kh)",
 	"readiness.state": "State",
@@ -431,7 +431,7 @@ export const en = {
 	"readiness.pluginTooOld": "No: this plugin is too old for this kh",
 	"readiness.unknown": "Not known until the sidecar starts",
 	"readiness.installIntro": "Install the sidecar (Python 3.11 or later) with one of these commands in a terminal:",
-	"readiness.installThen": "Then restart the sidecar here. If Obsidian does not see your PATH, set “Sidecar command” to the full path (pipx puts kh in ~/.local/bin).",
+	"readiness.installThen": "Then restart the sidecar here. If Obsidian does not see your PATH, set “Sidecar command” to the full path (the installers above put kh in ~/.local/bin).",
 	"readiness.installLink": "Install guide",
 	"readiness.upgradeIntro": "Update the sidecar in a terminal, then restart it here:",
 	"readiness.updatePlugin": "Update this plugin in the community plugins settings, then reload Obsidian.",

@@ -11,7 +11,7 @@ export const ja: Messages = {
 
 	"notice.noFileSystem": "Knowledge Harness は、このコンピューターのファイルシステム上にある保管庫でのみ動作します。",
 	"notice.restarting": "Knowledge Harness のサイドカーを再起動しています…",
-	"notice.commandNotFound": "サイドカーのコマンド「{command}」が見つかりません。インストールする（pipx install knowledge-harness）か、プラグイン設定でフルパスを指定してください。",
+	"notice.commandNotFound": "Knowledge Harness のサイドカーのプログラム「{command}」が見つかりません。「{install}」でインストールするか（「{button}」にすべての方法とコピーボタンがあります）、プラグイン設定の「{setting}」にフルパスを入力してください。",
 
 	"error.commandNotFound": "コマンドが見つかりません",
 	"error.exited": "サイドカーが終了しました（コード {code}）",
@@ -413,7 +413,7 @@ export const ja: Messages = {
 	"error.pluginTooOld": "このプラグインが kh の対応する版より古いです",
 	"notice.howToInstall": "インストール方法",
 	"notice.portInUse": "Knowledge Harness: ポート {port} はほかのプログラム（別の保管庫のサイドカーかもしれません）が使っています。プラグイン設定で別のポートを選び、サイドカーを再起動してください。",
-	"notice.sidecarTooOld": "Knowledge Harness: kh {version} はこのプラグインが必要とする版より古いです。「pipx upgrade knowledge-harness」で更新してから、サイドカーを再起動してください。",
+	"notice.sidecarTooOld": "Knowledge Harness: kh {version} はこのプラグインが必要とする版より古いです。「{upgrade}」で更新してから（「{button}」からコピーできます）、サイドカーを再起動してください。",
 	"notice.pluginTooOld": "Knowledge Harness: このプラグインは kh {version} が対応する版より古いです。設定 → コミュニティプラグインでプラグインを更新してください。",
 	"readiness.title": "サイドカー（kh）",
 	"readiness.state": "状態",
@@ -428,7 +428,7 @@ export const ja: Messages = {
 	"readiness.pluginTooOld": "適合しません: このプラグインがこの kh には古すぎます",
 	"readiness.unknown": "サイドカーが起動するまでわかりません",
 	"readiness.installIntro": "ターミナルで次のどちらかのコマンドを実行し、サイドカーをインストールしてください（Python 3.11 以降）:",
-	"readiness.installThen": "そのあと、ここでサイドカーを再起動してください。Obsidian が PATH を見られない場合は「サイドカーのコマンド」にフルパスを指定してください（pipx は kh を ~/.local/bin に置きます）。",
+	"readiness.installThen": "そのあと、ここでサイドカーを再起動してください。Obsidian が PATH を見られない場合は「サイドカーのコマンド」にフルパスを指定してください（上のインストール方法では kh は ~/.local/bin に置かれます）。",
 	"readiness.installLink": "インストールガイド",
 	"readiness.upgradeIntro": "ターミナルでサイドカーを更新してから、ここで再起動してください:",
 	"readiness.updatePlugin": "設定 → コミュニティプラグインでこのプラグインを更新し、Obsidian を再読み込みしてください。",
