@@ -26,6 +26,34 @@ pytestmark = pytest.mark.usefixtures("evidence_site")
 SITE = Path(__file__).resolve().parents[2] / "examples" / "evidence-site"
 
 
+def plans(vault: Path) -> list[str]:
+    folder = vault / ".harness" / "plans"
+    return sorted(p.name for p in folder.glob("*.json")) if folder.is_dir() else []
+
+
+def assert_a_cancel_stops_a_plan_before_it_stores_anything(client: httpx.Client, vault: Path) -> None:
+    """A cancel that overtakes its own request (the plugin gave up first): the plan stops at its first note."""
+    before = plans(vault)
+    assert client.post("/v1/jobs/plugin-job-0001/cancel").json()["cancel_requested"] is True
+    refused = client.post("/v1/batches", json={"stage": "canary"}, headers={"X-KH-Job": "plugin-job-0001"})
+    assert refused.status_code == 409, refused.text
+    error = refused.json()["error"]
+    assert error["code"] == "cancelled" and error["detail"]["done"] == 0
+    assert plans(vault) == before
+    assert client.get("/v1/jobs/plugin-job-0001").json()["state"] == "cancelled"
+
+
+def assert_the_job_shows_its_steps(client: httpx.Client, agent: httpx.Client, plan: dict[str, Any]) -> None:
+    job = client.get("/v1/jobs/plugin-job-0002").json()
+    assert (job["state"], job["done"], job["total"], job["step"]) == ("finished", 0, 1, plan["targets"][0]["path"])
+    assert job["action"] == "POST /v1/batches"
+    # a finished job is not cancelled after the fact; another token's job is not there for it
+    assert client.post("/v1/jobs/plugin-job-0002/cancel").json()["state"] == "finished"
+    assert agent.get("/v1/jobs/plugin-job-0002").status_code == 404
+    assert agent.post("/v1/jobs/plugin-job-0002/cancel").status_code == 404
+    assert client.get("/v1/jobs/no").status_code == 400  # too short to be an id
+
+
 def assert_badge_shows_the_proof(client: httpx.Client, vault: Path, record: dict[str, Any]) -> None:
     """The written note's badge carries each claim with its quote and the page it is from."""
     path = record["files"][0]["path"]
@@ -76,9 +104,12 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
                 assert tree_bytes(vault) == before  # nothing fetched, judged or planned
             dated = client.post("/v1/batches", json={"stage": "canary", "today": "2099-01-01"})
             assert dated.status_code == 422 and "machine's date" in dated.text  # no caller dates a write
-            response = client.post("/v1/batches", json={"stage": "canary"})
+            assert_a_cancel_stops_a_plan_before_it_stores_anything(client, vault)
+            response = client.post("/v1/batches", json={"stage": "canary"}, headers={"X-KH-Job": "plugin-job-0002"})
             assert response.status_code == 200, response.text
             plan = response.json()
+            with sidecar.agent_client() as agent:
+                assert_the_job_shows_its_steps(client, agent, plan)
             assert {"plan_id", "digest", "targets", "expires_at"} <= plan.keys()
             assert {"path", "sha256_before", "proposed"} <= plan["targets"][0].keys()
             shown = client.get(f"/v1/batches/{plan['plan_id']}").json()
