@@ -58,6 +58,7 @@ import { IndexSearchModal } from "./ui/index-search";
 import { SidecarLogModal } from "./ui/log-modal";
 import { AuthorizeModal, PIPELINE_VIEW_TYPE, PipelineRunView, ReviewModal } from "./ui/pipeline-view";
 import { ProgressNotice } from "./ui/progress";
+import { JobProgressNotice } from "./ui/job-progress";
 import { STALE_VIEW_TYPE, StaleListView } from "./ui/stale-view";
 import { ValidateModal } from "./ui/validate-modal";
 import { waitsForDecision } from "./pipeline/model";
@@ -532,12 +533,13 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 
 	async planBatch(stage: BatchStage, paths?: string[]): Promise<void> {
 		try {
-			const plan = await ProgressNotice.run(
+			const plan = await JobProgressNotice.run(
+				this.client,
 				t("progress.plan", { stage: t(`stage.${stage}`) }),
-				() => this.client.planBatch({ stage, notes: paths }),
+				(job) => this.client.planBatch({ stage, notes: paths }, job),
 				(result) => t("progress.planDone", { count: result.targets.length }),
 			);
-			if (plan.targets.length === 0) return;
+			if (plan === null || plan.targets.length === 0) return;
 			this.openBatchApproval(plan);
 		} catch (error) {
 			this.reportError(error);

@@ -9,6 +9,10 @@
  * the environment every test gets (tests/global-setup.ts): everything it
  * writes outside the vault lands in the tests' config home, and the throwaway
  * HOME stays empty. A file there is one the suite would have put in yours.
+ *
+ * And long work with a Cancel: a plan whose first source page the test holds
+ * back shows its step, and stops (storing nothing) when the plugin stops
+ * waiting for it or the person presses Cancel.
  */
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
@@ -17,7 +21,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
-import { SidecarClient } from "../../src/api/client";
+import { SidecarClient, SidecarTimeoutError } from "../../src/api/client";
 import type { Badge } from "../../src/api/types";
 import { applyLanguage } from "../../src/i18n";
 import { createNodeHttpTransport, nodeSupervisorDeps } from "../../src/sidecar/node-runtime";
@@ -25,16 +29,18 @@ import { SidecarSupervisor } from "../../src/sidecar/supervisor";
 import { badgeModel } from "../../src/trust/badge";
 import { expectedChallenge } from "../../src/trust/challenge";
 import { renderDetails } from "../../src/ui/details-modal";
+import { JobProgressNotice } from "../../src/ui/job-progress";
 import { ProofModal } from "../../src/ui/proof-modal";
 import { StaleListView } from "../../src/ui/stale-view";
 import { FakeTransport } from "../helpers/fakes";
 import { FakeHost } from "../helpers/host";
-import { WorkspaceLeaf } from "../mocks/obsidian";
+import { Notice, WorkspaceLeaf } from "../mocks/obsidian";
 
 const here = path.dirname(fileURLToPath(import.meta.url));
 const khBin = process.env.KH_BIN || path.join(here, "..", "..", "..", ".venv", "bin", "kh");
 const NOTE = "調査/鮮度.md";
 const SENTENCES = ["標準設定の有効期限（TTL）は90日間です。", "期限を過ぎたノートは再検証の候補として一覧に表示されます。"];
+const SLOW = ["調査/遅い一.md", "調査/遅い二.md"];
 const PAGE = `<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>鮮度</title></head><body><h1>鮮度管理</h1>${SENTENCES.map((s) => `<p>${s}</p>`).join("")}</body></html>`;
 
 function filesUnder(root: string): string[] {
@@ -53,6 +59,13 @@ describe("the proof behind a badge, from a real sidecar", () => {
 	let supervisor: SidecarSupervisor | null = null;
 	let client: SidecarClient;
 	let badge: Badge;
+	/** Answers to the slow pages the test holds back until it releases them. */
+	let held: (() => void)[] = [];
+	const release = () => {
+		for (const answer of held) answer();
+		held = [];
+	};
+	const plans = () => (existsSync(path.join(vault, ".harness", "plans")) ? readdirSync(path.join(vault, ".harness", "plans")).filter((f) => f.endsWith(".json")) : []);
 
 	/** The plugin's views as a test host, talking to the real sidecar. */
 	function realHost(): FakeHost {
@@ -68,9 +81,13 @@ describe("the proof behind a badge, from a real sidecar", () => {
 
 	beforeAll(async () => {
 		expect(existsSync(khBin), `sidecar binary not found at ${khBin}`).toBe(true);
-		site = createServer((_request, response) => {
-			response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
-			response.end(PAGE);
+		site = createServer((request, response) => {
+			const answer = () => {
+				response.writeHead(200, { "Content-Type": "text/html; charset=utf-8" });
+				response.end(PAGE);
+			};
+			if (request.url?.startsWith("/slow")) held.push(answer);
+			else answer();
 		});
 		await new Promise<void>((resolve) => site.listen(0, "127.0.0.1", resolve));
 		const port = (site.address() as AddressInfo).port;
@@ -79,6 +96,10 @@ describe("the proof behind a badge, from a real sidecar", () => {
 		mkdirSync(home);
 		const body = `# 鮮度\n\n${SENTENCES.join("\n\n")}\n\n## 参考資料\n\n- ${url}\n`;
 		writeFileSync(path.join(vault, NOTE), `---\nprovenance:\n  origin: ai_generated\n  generator: claude\nreferences:\n  - ${url}\n---\n${body}`);
+		SLOW.forEach((note, i) => {
+			const slow = url.replace("freshness.html", `slow-${String(i)}.html`);
+			writeFileSync(path.join(vault, note), `---\nprovenance:\n  origin: ai_generated\nreferences:\n  - ${slow}\n---\n# 遅い\n\n${SENTENCES[0]}\n`);
+		});
 		// a loopback page is reachable only by the machine's allowance, never by a vault file
 		const machine = path.join(root, "machine.toml");
 		writeFileSync(machine, `[evidence]\nallow_private_hosts = ["127.0.0.1:${String(port)}"]\n`);
@@ -102,6 +123,7 @@ describe("the proof behind a badge, from a real sidecar", () => {
 	afterEach(() => applyLanguage("en"));
 
 	afterAll(async () => {
+		release();
 		await supervisor?.stop();
 		await new Promise((resolve) => site.close(resolve));
 		rmSync(root, { recursive: true, force: true });
@@ -161,5 +183,38 @@ describe("the proof behind a badge, from a real sidecar", () => {
 		await client.searchIndex("鮮度").catch(() => null); // the search layer, when the index is there
 		expect(readdirSync(path.join(configHome, "knowledge-harness", "agent-tokens")).length).toBeGreaterThan(0);
 		expect(filesUnder(home)).toEqual([]);
+	});
+
+	it("cancels a plan it stopped waiting for: the sidecar stops before the next note and stores nothing", async () => {
+		const before = plans();
+		const impatient = new SidecarClient(createNodeHttpTransport(), supervisor!.endpoint!, { timeouts: { quick: 5_000, audit: 5_000, long: 300 } });
+		const job = "plugin-timeout-0001";
+		const error = await impatient.planBatch({ stage: "pilot", notes: [SLOW[0], NOTE] }, job).catch((e: unknown) => e);
+		expect(error).toBeInstanceOf(SidecarTimeoutError);
+		await vi.waitFor(async () => expect((await client.jobProgress(job)).cancel_requested).toBe(true));
+		expect(await client.jobProgress(job)).toMatchObject({ state: "running", done: 0, total: 2, step: SLOW[0] });
+		release(); // the held page answers: the plan reaches its next note and stops there
+		await vi.waitFor(async () => expect((await client.jobProgress(job)).state).toBe("cancelled"), { timeout: 5_000 });
+		expect(plans()).toEqual(before);
+	});
+
+	it("shows the plan's step and count, and its Cancel button stops it (ja)", async () => {
+		applyLanguage("ja");
+		const before = plans();
+		const running = JobProgressNotice.run(client, "計画中", (job) => client.planBatch({ stage: "pilot", notes: [SLOW[1], NOTE] }, job), () => "done");
+		const notice = Notice.instances.at(-1)!;
+		const line = () => notice.noticeEl.querySelector(".kh-job-line")!.textContent;
+		const job = notice.noticeEl.querySelector<HTMLElement>(".kh-job-label")!.dataset.job!;
+		await vi.waitFor(() => expect(held.length).toBe(1)); // the sidecar is fetching the held page
+		// the notice reads the job every second
+		await vi.waitFor(() => expect(line()).toMatch(/^2 件中 1 件目: 調査\/遅い二\.md · \d+ 秒$/), { timeout: 3_000 });
+		notice.noticeEl.querySelector<HTMLButtonElement>(".kh-job-cancel")!.click();
+		expect(line()).toContain("キャンセルしています");
+		await vi.waitFor(async () => expect((await client.jobProgress(job)).cancel_requested).toBe(true));
+		release();
+		expect(await running).toBeNull();
+		expect(line()).toBe("キャンセルしました。何も保存していません。");
+		expect(notice.noticeEl.querySelector(".kh-job-cancel")).toBeNull();
+		expect(plans()).toEqual(before);
 	});
 });
