@@ -299,10 +299,11 @@ export class SidecarClient {
 		return this.request<BadgeBatch>("POST", "/v1/trust/badges", { body: { paths } });
 	}
 
-	validateNote(path: string): Promise<DryRunValidation> {
+	validateNote(path: string, job?: string): Promise<DryRunValidation> {
 		return this.request<DryRunValidation>("POST", `/v1/trust/notes/${encodeVaultPath(path)}/validate`, {
 			query: { dry_run: true },
 			timeout: "long",
+			job,
 		});
 	}
 

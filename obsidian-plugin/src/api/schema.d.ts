@@ -286,6 +286,8 @@ export interface paths {
          * Post Note Validate
          * @description Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots).
          *     With the agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409).
+         *     With an `X-KH-Job` header, GET /v1/jobs/{id} shows the step (`fetch`, then `judge`, 2 in all) and a
+         *     cancel stops it (an agent judge's wait at once).
          */
         post: operations["post_note_validate_v1_trust_notes__path__validate_post"];
         delete?: never;

@@ -202,6 +202,8 @@ export const en = {
 	"job.cancelled": "Cancelled: nothing was stored.",
 	"job.step": "{done} of {total}: {step} · {seconds} s",
 	"job.elapsed": "{seconds} s",
+	"job.stepName.fetch": "Fetching the cited pages",
+	"job.stepName.judge": "Judging the claims (an agent judge may take a while)",
 	"progress.index": "Rebuilding the reasoning index…",
 	"progress.indexDone": "Index built: {notes} {notes:note|notes}, {headings} {headings:heading|headings} in {seconds} s.",
 	"progress.capture": "Capturing {path}…",

@@ -199,6 +199,8 @@ export const ja: Messages = {
 	"job.cancelled": "キャンセルしました。何も保存していません。",
 	"job.step": "{total} 件中 {done} 件目: {step} · {seconds} 秒",
 	"job.elapsed": "{seconds} 秒",
+	"job.stepName.fetch": "引用先のページを取得中",
+	"job.stepName.judge": "主張を判定中（エージェントの判定には時間がかかることがあります）",
 	"progress.index": "推論インデックスを再構築しています…",
 	"progress.indexDone": "インデックスを構築しました: ノート {notes} 件、見出し {headings} 件（{seconds} 秒）。",
 	"progress.capture": "{path} を取り込んでいます…",

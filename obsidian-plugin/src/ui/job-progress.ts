@@ -12,7 +12,14 @@ export function jobLine(view: JobView): string {
 	const seconds = Math.round(view.elapsed_seconds);
 	if (view.cancel_requested && view.state === "running") return t("job.cancelling");
 	if (view.total === null || view.total === 0) return t("job.elapsed", { seconds });
-	return t("job.step", { done: Math.min(view.done + 1, view.total), total: view.total, step: view.step, seconds });
+	return t("job.step", { done: Math.min(view.done + 1, view.total), total: view.total, step: stepName(view.step), seconds });
+}
+
+/** A validation's steps come as codes (fetch, judge); a plan's as note paths. */
+function stepName(step: string): string {
+	if (step === "fetch") return t("job.stepName.fetch");
+	if (step === "judge") return t("job.stepName.judge");
+	return step;
 }
 
 /**
@@ -86,4 +93,21 @@ export class JobProgressNotice {
 
 function isCancelled(error: unknown): boolean {
 	return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "cancelled";
+}
+
+/**
+ * Steps and a Cancel inside a window (the validation's): the line follows the
+ * job every second; Cancel (or closing the window) stops the sidecar's work.
+ */
+export function watchJob(client: SidecarClient, job: string, parent: HTMLElement, cancel: () => void): { stop: () => void } {
+	const line = parent.createDiv({ cls: "kh-muted kh-job-line" });
+	const button = parent.createEl("button", { cls: "kh-job-cancel", text: t("job.cancel") });
+	button.addEventListener("click", cancel);
+	const timer = window.setInterval(() => {
+		client.jobProgress(job).then(
+			(view) => line.setText(jobLine(view)),
+			() => undefined,
+		);
+	}, POLL_MS);
+	return { stop: () => window.clearInterval(timer) };
 }

@@ -31,6 +31,7 @@ import { expectedChallenge } from "../../src/trust/challenge";
 import { renderDetails } from "../../src/ui/details-modal";
 import { JobProgressNotice } from "../../src/ui/job-progress";
 import { ProofModal } from "../../src/ui/proof-modal";
+import { ValidateModal } from "../../src/ui/validate-modal";
 import { StaleListView } from "../../src/ui/stale-view";
 import { FakeTransport } from "../helpers/fakes";
 import { FakeHost } from "../helpers/host";
@@ -40,7 +41,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 const khBin = process.env.KH_BIN || path.join(here, "..", "..", "..", ".venv", "bin", "kh");
 const NOTE = "調査/鮮度.md";
 const SENTENCES = ["標準設定の有効期限（TTL）は90日間です。", "期限を過ぎたノートは再検証の候補として一覧に表示されます。"];
-const SLOW = ["調査/遅い一.md", "調査/遅い二.md"];
+const SLOW = ["調査/遅い一.md", "調査/遅い二.md", "調査/遅い三.md"];
 const PAGE = `<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>鮮度</title></head><body><h1>鮮度管理</h1>${SENTENCES.map((s) => `<p>${s}</p>`).join("")}</body></html>`;
 
 function filesUnder(root: string): string[] {
@@ -216,5 +217,18 @@ describe("the proof behind a badge, from a real sidecar", () => {
 		expect(line()).toBe("キャンセルしました。何も保存していません。");
 		expect(notice.noticeEl.querySelector(".kh-job-cancel")).toBeNull();
 		expect(plans()).toEqual(before);
+	});
+
+	it("shows a validation's step, and closing its window stops the sidecar's work", async () => {
+		const host = realHost();
+		const modal = new ValidateModal(host.host, SLOW[2]);
+		modal.open();
+		const job = modal.job!;
+		await vi.waitFor(() => expect(held.length).toBe(1)); // fetching the held page
+		await vi.waitFor(() => expect(modal.contentEl.querySelector(".kh-job-line")!.textContent).toMatch(/^1 of 2: Fetching the cited pages · \d+ s$/), { timeout: 3_000 });
+		modal.close();
+		await vi.waitFor(async () => expect((await client.jobProgress(job)).cancel_requested).toBe(true));
+		release(); // the page answers; the validation stops before judging
+		await vi.waitFor(async () => expect((await client.jobProgress(job)).state).toBe("cancelled"), { timeout: 5_000 });
 	});
 });

@@ -57,6 +57,10 @@ class Job:
                 detail={"job_id": self.job_id, "done": done, "total": total},
             )
 
+    def is_cancelled(self) -> bool:
+        with self._lock:
+            return self.cancel_requested
+
     def view(self) -> dict[str, Any]:
         with self._lock:
             return {
