@@ -321,7 +321,8 @@ export class StaleListView extends ItemView {
 		const detail = this.detailText(row);
 		if (detail) el.createSpan({ cls: "kh-muted kh-row-detail", text: detail });
 		if (this.isNew(row)) el.createSpan({ cls: "kh-new", text: t("candidates.new") });
-		if (row.group !== "errors") this.proofButton(el, row.path);
+		// a note validated once has claims to show; one never validated or unreadable has none
+		if (row.group !== "errors" && row.group !== "never") this.proofButton(el, row.path);
 		return el;
 	}
 
