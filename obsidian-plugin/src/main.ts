@@ -32,6 +32,7 @@ import { OFFLINE, STATES, statusView } from "./status";
 import type { Readiness } from "./readiness";
 import { MIN_SIDECAR_API_LEVEL, PLUGIN_API_LEVEL } from "./sidecar/compat";
 import { ReadinessModal } from "./ui/readiness-modal";
+import { needsPersonText } from "./ui/person-notices";
 import { AuditHub } from "./trust/audit-hub";
 import { CandidateWatcher, SEEN_STORAGE_KEY, type UnseenSummary } from "./trust/candidates";
 import { AgentConnectionModal } from "./ui/agent-modal";
@@ -57,6 +58,7 @@ import { IndexSearchModal } from "./ui/index-search";
 import { SidecarLogModal } from "./ui/log-modal";
 import { AuthorizeModal, PIPELINE_VIEW_TYPE, PipelineRunView, ReviewModal } from "./ui/pipeline-view";
 import { ProgressNotice } from "./ui/progress";
+import { JobProgressNotice } from "./ui/job-progress";
 import { STALE_VIEW_TYPE, StaleListView } from "./ui/stale-view";
 import { ValidateModal } from "./ui/validate-modal";
 import { waitsForDecision } from "./pipeline/model";
@@ -285,14 +287,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 		if (kind && kind !== previous.error?.kind && NEEDS_THE_PERSON.has(kind)) {
 			// What only the person can mend: one notice that says what to do, with the readiness panel a click away.
 			const version = snapshot.sidecar?.version ?? "?";
-			const text =
-				kind === "commandNotFound"
-					? t("notice.commandNotFound", { command: this.settings.sidecarCommand })
-					: kind === "portInUse"
-						? t("notice.portInUse", { port: String(snapshot.error?.port ?? this.settings.port) })
-						: kind === "sidecarTooOld"
-							? t("notice.sidecarTooOld", { version })
-							: t("notice.pluginTooOld", { version });
+			const text = needsPersonText(kind, { command: this.settings.sidecarCommand, port: String(snapshot.error?.port ?? this.settings.port), version });
 			const fragment = createFragment();
 			fragment.createDiv({ text });
 			const button = fragment.createEl("button", { cls: "kh-notice-button", text: t("notice.howToInstall") });
@@ -538,12 +533,13 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 
 	async planBatch(stage: BatchStage, paths?: string[]): Promise<void> {
 		try {
-			const plan = await ProgressNotice.run(
+			const plan = await JobProgressNotice.run(
+				this.client,
 				t("progress.plan", { stage: t(`stage.${stage}`) }),
-				() => this.client.planBatch({ stage, notes: paths }),
+				(job) => this.client.planBatch({ stage, notes: paths }, job),
 				(result) => t("progress.planDone", { count: result.targets.length }),
 			);
-			if (plan.targets.length === 0) return;
+			if (plan === null || plan.targets.length === 0) return;
 			this.openBatchApproval(plan);
 		} catch (error) {
 			this.reportError(error);

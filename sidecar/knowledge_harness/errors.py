@@ -32,6 +32,7 @@ branch on them, so a code string or status never changes.
     │   ├── DecisionRefused  decision_refused         422   1   (O-11 review decision)
     │   ├── ChallengeRefused challenge_refused        409   1   (batch approval gate)
     │   ├── PlanExpired      plan_expired             409   1
+    │   ├── Cancelled        cancelled                409   1   (long work the person cancelled)
     │   └── PlanTampered     plan_tampered            409   1
     ├── SubmissionRefused    submission_refused       422   1   (an agent's task output)
     ├── NotWritable          not_writable             507   1
@@ -191,6 +192,13 @@ class Conflict(Refused):
 
 class IllegalTransition(Conflict):
     code = "illegal_transition"
+
+
+class Cancelled(Refused):
+    """Long work stopped because the person (or the plugin, on a timeout) cancelled it: nothing stored."""
+
+    code = "cancelled"
+    http_status = 409
 
 
 class Busy(Refused):

@@ -182,6 +182,10 @@ class MachineConfig(_Strict):
 
 @functools.lru_cache(maxsize=8)
 def _config_dir_for(xdg_config_home: str | None) -> Path:
+    # XDG_CONFIG_HOME wins on every platform: older platformdirs ignore it on macOS, and every
+    # version on Windows, so a test's (or a person's) throwaway config home would not hold.
+    if xdg_config_home and Path(xdg_config_home).is_absolute():
+        return Path(xdg_config_home) / APP_NAME
     return Path(platformdirs.user_config_dir(APP_NAME, appauthor=False))
 
 

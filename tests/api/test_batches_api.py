@@ -2,10 +2,15 @@
 
 from __future__ import annotations
 
+import html
+import re
 import signal
+import urllib.parse
 from pathlib import Path
+from typing import Any
 from urllib.parse import quote
 
+import httpx
 import pytest
 
 from ..conftest import start_sidecar, stop_sidecar
@@ -19,6 +24,55 @@ from ..support.batch_support import (
 )
 
 pytestmark = pytest.mark.usefixtures("evidence_site")
+SITE = Path(__file__).resolve().parents[2] / "examples" / "evidence-site"
+
+
+def plans(vault: Path) -> list[str]:
+    folder = vault / ".harness" / "plans"
+    return sorted(p.name for p in folder.glob("*.json")) if folder.is_dir() else []
+
+
+def assert_a_cancel_stops_a_plan_before_it_stores_anything(client: httpx.Client, vault: Path) -> None:
+    """A cancel that overtakes its own request (the plugin gave up first): the plan stops at its first note."""
+    before = plans(vault)
+    assert client.post("/v1/jobs/plugin-job-0001/cancel").json()["cancel_requested"] is True
+    refused = client.post("/v1/batches", json={"stage": "canary"}, headers={"X-KH-Job": "plugin-job-0001"})
+    assert refused.status_code == 409, refused.text
+    error = refused.json()["error"]
+    assert error["code"] == "cancelled" and error["detail"]["done"] == 0
+    assert plans(vault) == before
+    assert client.get("/v1/jobs/plugin-job-0001").json()["state"] == "cancelled"
+
+
+def assert_the_job_shows_its_steps(client: httpx.Client, agent: httpx.Client, plan: dict[str, Any]) -> None:
+    job = client.get("/v1/jobs/plugin-job-0002").json()
+    assert (job["state"], job["done"], job["total"], job["step"]) == ("finished", 0, 1, plan["targets"][0]["path"])
+    assert job["action"] == "POST /v1/batches"
+    # a finished job is not cancelled after the fact; another token's job is not there for it
+    assert client.post("/v1/jobs/plugin-job-0002/cancel").json()["state"] == "finished"
+    assert agent.get("/v1/jobs/plugin-job-0002").status_code == 404
+    assert agent.post("/v1/jobs/plugin-job-0002/cancel").status_code == 404
+    assert client.get("/v1/jobs/no").status_code == 400  # too short to be an id
+
+
+def assert_badge_shows_the_proof(client: httpx.Client, vault: Path, record: dict[str, Any]) -> None:
+    """The written note's badge carries each claim with its quote and the page it is from."""
+    path = record["files"][0]["path"]
+    badge = client.get(f"/v1/trust/notes/{urllib.parse.quote(path)}").json()
+    quotes = badge["quotes"]
+    assert [q["claim_id"] for q in quotes] == [f["claim_id"] for f in record["files"][0]["findings"]]
+    note = (vault / path).read_text(encoding="utf-8")
+    supported = [q for q in quotes if q["verdict"] == "supported"]
+    assert supported, quotes
+    for q in supported:
+        # the URL is one the note cites, and the quote is the page's own words
+        assert q["source_url"] and q["source_url"] in note
+        page = (SITE / urllib.parse.urlsplit(q["source_url"]).path.lstrip("/")).read_text(encoding="utf-8")
+        text = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page)).split())
+        assert q["quote"] and " ".join(q["quote"].split()).lstrip("- ") in text
+        assert q["claim"] and q["claim"] in note
+    # a note no run wrote has no quotes
+    assert client.get(f"/v1/trust/notes/{urllib.parse.quote('ホーム.md')}").json()["quotes"] == []
 
 
 def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
@@ -51,9 +105,12 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
                 assert tree_bytes(vault) == before  # nothing fetched, judged or planned
             dated = client.post("/v1/batches", json={"stage": "canary", "today": "2099-01-01"})
             assert dated.status_code == 422 and "machine's date" in dated.text  # no caller dates a write
-            response = client.post("/v1/batches", json={"stage": "canary"})
+            assert_a_cancel_stops_a_plan_before_it_stores_anything(client, vault)
+            response = client.post("/v1/batches", json={"stage": "canary"}, headers={"X-KH-Job": "plugin-job-0002"})
             assert response.status_code == 200, response.text
             plan = response.json()
+            with sidecar.agent_client() as agent:
+                assert_the_job_shows_its_steps(client, agent, plan)
             assert {"plan_id", "digest", "targets", "expires_at"} <= plan.keys()
             assert {"path", "sha256_before", "proposed"} <= plan["targets"][0].keys()
             shown = client.get(f"/v1/batches/{plan['plan_id']}").json()
@@ -76,6 +133,7 @@ def test_plan_read_approve_and_run_record_over_http(tmp_path: Path) -> None:
                 "APPLIED",
             )
             assert client.get(f"/v1/runs/{record['run_id']}").json() == record
+            assert_badge_shows_the_proof(client, vault, record)
             assert client.get("/v1/batches/next").json()["next_stage"] == "pilot"  # the canary succeeded
             again = client.post(url, json={"challenge": f"APPROVE_PRODUCTION {plan['digest']}"})
             assert again.status_code == 409 and again.json()["error"]["code"] == "conflict"

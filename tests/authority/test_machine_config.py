@@ -159,3 +159,22 @@ def test_without_a_machine_configuration_nothing_private_is_allowed(
     assert policy.evidence.allow_private_hosts == [] and policy.judge.base_url is None
     assert policy.ttl_days == 30
     assert os.environ["KH_CONFIG"].endswith("absent.toml")
+
+
+@pytest.mark.parametrize("system", ["darwin", "win32", "linux"])
+def test_an_absolute_xdg_config_home_holds_the_config_folder_on_every_system(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, system: str
+) -> None:
+    """Older platformdirs ignore XDG_CONFIG_HOME on macOS, every version on Windows: the agent
+    tokens of a test's (or a person's) throwaway config home would land in the real one."""
+    from knowledge_harness import machine_config
+
+    monkeypatch.setattr("sys.platform", system)
+    machine_config._config_dir_for.cache_clear()
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path))
+    try:
+        assert machine_config.config_dir() == tmp_path / "knowledge-harness"
+        monkeypatch.setenv("XDG_CONFIG_HOME", "relative/folder")  # not a folder to trust: the platform's
+        assert machine_config.config_dir() != Path("relative/folder") / "knowledge-harness"
+    finally:
+        machine_config._config_dir_for.cache_clear()

@@ -184,3 +184,31 @@ def test_long_pages_come_in_bounded_pages_with_their_offsets(vault: Vault) -> No
         | {"findings": [{"claim_id": "c1", "verdict": "unsupported", "source_id": None, "quotes": [], "reason": "-"}]},
     )
     thread.join(timeout=30)
+
+
+def test_the_persons_cancel_ends_the_wait_for_an_agent_and_the_task_expires(vault: Vault) -> None:
+    """The plugin's Cancel (core/jobs.py) reaches the agent judge's wait: no 10-minute wait runs on."""
+    from knowledge_harness.core.jobs import JobRegistry
+    from knowledge_harness.errors import Cancelled
+
+    jobs = JobRegistry()
+    job = jobs.start("plugin-job-0003", "POST validate", "person")
+    judge = AgentJudge(VaultTaskQueue(vault, cancelled=job.is_cancelled), wait_seconds=600)
+    outcome: list[BaseException] = []
+
+    def run() -> None:
+        try:
+            validate(REQUEST, judge)
+        except Cancelled as exc:
+            outcome.append(exc)
+
+    thread = threading.Thread(target=run, daemon=True)
+    thread.start()
+    wait_for_task = time.monotonic() + 10
+    while not _tasks(vault) and time.monotonic() < wait_for_task:
+        time.sleep(0.02)
+    assert [t["state"] for t in _tasks(vault)] == ["open"]
+    jobs.cancel("plugin-job-0003", "person")
+    thread.join(timeout=10)
+    assert not thread.is_alive() and outcome and outcome[0].code == "cancelled"
+    assert [t["state"] for t in _tasks(vault)] == ["expired"]  # no agent takes a task nobody waits for

@@ -18,6 +18,7 @@ import type {
 	IndexCheckReport,
 	IndexHeadings,
 	IndexSearchResult,
+	JobView,
 	InitApplied,
 	InitReport,
 	PipelineRunDetail,
@@ -182,6 +183,18 @@ export interface RequestOptions {
 	auth?: boolean;
 	/** Which timeout applies (default "quick"). */
 	timeout?: keyof RequestTimeouts;
+	/**
+	 * Names long work (the X-KH-Job header): GET /v1/jobs/{id} shows its steps, and when this
+	 * client stops waiting (its timeout) it asks the sidecar to cancel it, so it does not run on.
+	 */
+	job?: string;
+}
+
+/** A fresh id for a request's job (X-KH-Job). */
+export function newJobId(): string {
+	const bytes = new Uint8Array(12);
+	crypto.getRandomValues(bytes);
+	return `plugin-${Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("")}`;
 }
 
 /** Encodes a vault-relative POSIX path for use in a URL, one segment at a time. */
@@ -286,10 +299,11 @@ export class SidecarClient {
 		return this.request<BadgeBatch>("POST", "/v1/trust/badges", { body: { paths } });
 	}
 
-	validateNote(path: string): Promise<DryRunValidation> {
+	validateNote(path: string, job?: string): Promise<DryRunValidation> {
 		return this.request<DryRunValidation>("POST", `/v1/trust/notes/${encodeVaultPath(path)}/validate`, {
 			query: { dry_run: true },
 			timeout: "long",
+			job,
 		});
 	}
 
@@ -302,8 +316,17 @@ export class SidecarClient {
 
 	// ---- the approval gate ----
 
-	planBatch(request: BatchPlanRequest): Promise<BatchPlan> {
-		return this.request<BatchPlan>("POST", "/v1/batches", { body: request, timeout: "long" });
+	planBatch(request: BatchPlanRequest, job?: string): Promise<BatchPlan> {
+		return this.request<BatchPlan>("POST", "/v1/batches", { body: request, timeout: "long", job });
+	}
+
+	jobProgress(job: string): Promise<JobView> {
+		return this.request<JobView>("GET", `/v1/jobs/${encodeURIComponent(job)}`);
+	}
+
+	/** Asks the sidecar to stop the job at its next step (the Cancel button, and a request this client gave up on). */
+	cancelJob(job: string): Promise<JobView> {
+		return this.request<JobView>("POST", `/v1/jobs/${encodeURIComponent(job)}/cancel`);
 	}
 
 	getBatch(planId: string): Promise<BatchPlan> {
@@ -420,12 +443,17 @@ export class SidecarClient {
 		}
 		const url = withoutTrailingSlashes(endpoint.baseUrl) + path + buildQuery(options.query);
 
+		if (options.job) headers["X-KH-Job"] = options.job;
 		const timeoutMs = this.timeouts[options.timeout ?? "quick"];
+		const abort = new AbortController();
 		let response: HttpResponse;
 		try {
-			response = await this.withTimeout(this.transport.request({ method, url, headers, body }), timeoutMs);
+			response = await this.withTimeout(this.transport.request({ method, url, headers, body, signal: abort.signal }), timeoutMs);
 		} catch (error) {
 			if (error instanceof SidecarTimeoutError) {
+				// stop waiting, and stop the work: the connection where it can be aborted, the job in any case
+				abort.abort();
+				if (options.job) void this.cancelJob(options.job).catch(() => undefined);
 				this.onTimeout?.(error);
 				throw error;
 			}

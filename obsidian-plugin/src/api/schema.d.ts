@@ -286,6 +286,8 @@ export interface paths {
          * Post Note Validate
          * @description Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots).
          *     With the agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409).
+         *     With an `X-KH-Job` header, GET /v1/jobs/{id} shows the step (`fetch`, then `judge`, 2 in all) and a
+         *     cancel stops it (an agent judge's wait at once).
          */
         post: operations["post_note_validate_v1_trust_notes__path__validate_post"];
         delete?: never;
@@ -786,7 +788,8 @@ export interface paths {
         /**
          * Post Batch
          * @description Build a plan (dry-run validation of each target); writes no note. With the agent token, a plan that
-         *     would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`.
+         *     would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`. With an
+         *     `X-KH-Job` header, GET /v1/jobs/{id} shows which note of how many, and a cancel stops it.
          */
         post: operations["post_batch_v1_batches_post"];
         delete?: never;
@@ -869,6 +872,43 @@ export interface paths {
         get: operations["get_run_v1_runs__run_id__get"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{job_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** Get Job */
+        get: operations["get_job_v1_jobs__job_id__get"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/jobs/{job_id}/cancel": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Cancel Job
+         * @description Stops the job at its next step (a cancel may arrive before its request: the job then never starts).
+         */
+        post: operations["cancel_job_v1_jobs__job_id__cancel_post"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1202,6 +1242,11 @@ export interface components {
              * @default 0
              */
             counted_level: number;
+            /**
+             * Quotes
+             * @description Each claim with its quote and source, from the run record that wrote the note (empty when none).
+             */
+            quotes?: components["schemas"]["BadgeQuote"][];
         };
         /** BadgeBatch */
         BadgeBatch: {
@@ -1229,6 +1274,34 @@ export interface components {
             paths: string[];
             /** Today */
             today?: string | null;
+        };
+        /**
+         * BadgeQuote
+         * @description One claim of a note with its proof, as the batch run that wrote the note recorded it.
+         */
+        BadgeQuote: {
+            /** Claim Id */
+            claim_id: string;
+            /**
+             * Claim
+             * @description The claim's text (cut to 400 characters); null in older records.
+             */
+            claim: string | null;
+            /**
+             * Verdict
+             * @description supported, contradicted, unsupported or no_evidence.
+             */
+            verdict: string;
+            /**
+             * Quote
+             * @description The quote found in the source (its pieces joined by ' … '); '' when none.
+             */
+            quote: string;
+            /**
+             * Source Url
+             * @description The page the quote is from; null when the finding names no source.
+             */
+            source_url: string | null;
         };
         /**
          * BatchRun
@@ -1945,6 +2018,40 @@ export interface components {
              * @default false
              */
             force: boolean;
+        };
+        /** JobView */
+        JobView: {
+            /** Job Id */
+            job_id: string;
+            /**
+             * Action
+             * @description What the job does, e.g. 'batch plan'.
+             */
+            action: string;
+            /**
+             * State
+             * @enum {string}
+             */
+            state: "running" | "finished" | "failed" | "cancelled";
+            /**
+             * Done
+             * @description Steps done before the current one.
+             */
+            done: number;
+            /**
+             * Total
+             * @description Steps in all; null until the work knows.
+             */
+            total: number | null;
+            /**
+             * Step
+             * @description What the current step works on (a note's path).
+             */
+            step: string;
+            /** Elapsed Seconds */
+            elapsed_seconds: number;
+            /** Cancel Requested */
+            cancel_requested: boolean;
         };
         /** NextTask */
         NextTask: {
@@ -5087,6 +5194,86 @@ export interface operations {
                 };
                 content: {
                     "application/json": components["schemas"]["BatchRun"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    get_job_v1_jobs__job_id__get: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
+                };
+            };
+            /** @description The request does not match the expected schema (`invalid_request`). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+            /** @description Any other error (401 token, 404, 409, 413, 423 busy, …), as the error envelope. */
+            default: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["ErrorBody"];
+                };
+            };
+        };
+    };
+    cancel_job_v1_jobs__job_id__cancel_post: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                job_id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Successful Response */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["JobView"];
                 };
             };
             /** @description The request does not match the expected schema (`invalid_request`). */

@@ -12,6 +12,8 @@ export interface HttpRequest {
 	headers: Record<string, string>;
 	/** Request body, already serialised (JSON for this API). */
 	body?: string;
+	/** Aborted when the client stops waiting (its timeout). Obsidian's requestUrl cannot abort: the job cancel stops the work there. */
+	signal?: AbortSignal;
 }
 
 export interface HttpResponse {

@@ -17,6 +17,8 @@ type Schemas = components["schemas"];
 export type AuditReport = Schemas["AuditReport"];
 export type AuditError = Schemas["AuditError"];
 export type Badge = Schemas["Badge"];
+export type BadgeQuote = Schemas["BadgeQuote"];
+export type JobView = Schemas["JobView"];
 /** POST /v1/trust/badges: each path's badge, or why it has none. */
 export type BadgeBatch = Schemas["BadgeBatch"];
 export type StaleReport = Schemas["StaleReport"];

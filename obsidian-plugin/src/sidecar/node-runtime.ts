@@ -91,7 +91,7 @@ export function createNodeHttpTransport(timeoutMs = 5_000): Transport {
 				}
 				const req = httpRequest(
 					request.url,
-					{ method: request.method, headers, agent: false, timeout: timeoutMs },
+					{ method: request.method, headers, agent: false, timeout: timeoutMs, signal: request.signal },
 					(res) => {
 						res.setEncoding("utf8");
 						let text = "";

@@ -1,5 +1,6 @@
 import type { Badge, Trigger } from "../api/types";
 import { type MessageKey, t } from "../i18n";
+import { proofLines, quotesOf } from "./proof";
 
 /**
  * Tone of a badge, one CSS class each (kh-badge-<tone>), coloured with
@@ -168,6 +169,7 @@ export function badgeModel(badge: Badge): BadgeModel {
 	if (window) lines.push(window);
 	if (badge.validator) lines.push(t("badge.tooltip.validator", { validator: badge.validator, date: badge.last_validated ?? "?" }));
 	if (badge.error) lines.push(t("badge.tooltip.error", { message: badge.error.message, line: badge.error.line ?? "?" }));
+	lines.push(...proofLines(quotesOf(badge)));
 	lines.push(t("badge.tooltip.click"));
 
 	return { tone, level, status, freshness, days, text, tooltip: lines.join("\n"), cls: `kh-badge-${tone}`, triggers };

@@ -7,6 +7,8 @@ import { blocksFromProperties } from "../trust/blocks";
 import { renderBadge } from "./badges";
 import { codeLabel, describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
+import { renderBadgeProof } from "./quotes";
+import { quotesOf } from "../trust/proof";
 import { ValidateModal } from "./validate-modal";
 
 function row(table: HTMLElement, label: string, value: string): void {
@@ -41,6 +43,9 @@ export function renderDetails(parent: HTMLElement, badge: Badge, note: NoteDetai
 			list.createEl("li", { cls: "kh-error", text: t("details.findingLine", { line: finding.line ?? "?", message: finding.message }) });
 		}
 	}
+
+	parent.createEl("h3", { text: t("proof.heading") });
+	renderBadgeProof(parent, quotesOf(badge));
 
 	parent.createEl("h3", { text: t("details.sources") });
 	const sources = Array.isArray(blocks.evidence?.sources) ? (blocks.evidence.sources as Record<string, unknown>[]) : [];

@@ -1,4 +1,4 @@
-import type { ValidationFinding, ValidatorInfo } from "../api/types";
+import type { BadgeQuote, ValidationFinding, ValidatorInfo } from "../api/types";
 import { t } from "../i18n";
 import { codeLabel } from "./errors";
 
@@ -41,4 +41,37 @@ export function judgeLabel(info: ValidatorInfo): string {
 	if (info.name === "agent") return `agent:${[info.client ?? "unknown client", info.client_version].filter(Boolean).join(" ")}`;
 	if (info.name === "openai_compat" && info.model) return `openai_compat:${info.model}`;
 	return info.model ?? `${info.name}-${info.version}`;
+}
+
+const VERDICT_CLASS: Record<string, string> = {
+	supported: "kh-verdict-ok",
+	unsupported: "kh-verdict-warn",
+	contradicted: "kh-verdict-bad",
+	no_evidence: "kh-verdict-none",
+};
+
+/**
+ * A badge's proof, claim by claim: the claim, its verdict, the quote found in
+ * the page (the page's own words) and a link to the page. Used by the badge's
+ * details and the stale list's proof window.
+ */
+export function renderBadgeProof(parent: HTMLElement, quotes: readonly BadgeQuote[]): void {
+	if (quotes.length === 0) {
+		parent.createEl("p", { cls: "kh-muted kh-proof-none", text: t("proof.none") });
+		return;
+	}
+	const list = parent.createEl("ol", { cls: "kh-claims kh-badge-proof" });
+	for (const q of quotes) {
+		const item = list.createEl("li", { cls: "kh-claim" });
+		const head = item.createDiv({ cls: "kh-claim-head" });
+		head.createSpan({ cls: `kh-pill ${VERDICT_CLASS[q.verdict] ?? "kh-verdict-none"}`, text: codeLabel(q.verdict) });
+		head.createSpan({ cls: "kh-claim-text", text: ` ${q.claim ?? q.claim_id}` });
+		const box = item.createDiv({ cls: "kh-proof" });
+		if (q.quote) box.createEl("blockquote", { cls: "kh-quote", text: q.quote });
+		else box.createDiv({ cls: "kh-muted", text: t("proof.noQuote") });
+		if (q.source_url) {
+			const link = box.createDiv({ cls: "kh-muted kh-quote-source" }).createEl("a", { cls: "kh-quote-link", text: q.source_url });
+			link.href = q.source_url;
+		}
+	}
 }

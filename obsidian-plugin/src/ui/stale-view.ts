@@ -18,6 +18,7 @@ import {
 import { activateOnKeys } from "./badges";
 import { isNotServed, showFailure } from "./errors";
 import type { HarnessHost } from "./host";
+import { ProofModal } from "./proof-modal";
 
 export const STALE_VIEW_TYPE = "kh-stale-list";
 
@@ -322,7 +323,17 @@ export class StaleListView extends ItemView {
 		const detail = this.detailText(row);
 		if (detail) el.createSpan({ cls: "kh-muted kh-row-detail", text: detail });
 		if (this.isNew(row)) el.createSpan({ cls: "kh-new", text: t("candidates.new") });
+		// a note validated once has claims to show; one never validated or unreadable has none
+		if (row.group !== "errors" && row.group !== "never") this.proofButton(el, row.path);
 		return el;
+	}
+
+	/** Opens the note's claims with their quotes and source links (read on demand, one request). */
+	private proofButton(el: HTMLElement, path: string): void {
+		const button = el.createEl("a", { cls: "kh-proof-open", text: "❝", attr: { role: "button", tabindex: "0", "aria-label": t("proof.open"), title: t("proof.open") } });
+		const open = () => new ProofModal(this.host, path).open();
+		button.addEventListener("click", open);
+		activateOnKeys(button, open);
 	}
 
 	private detailText(row: StaleRow): string {

@@ -2,7 +2,9 @@ import { Modal } from "obsidian";
 import type { DryRunValidation } from "../api/types";
 import { t, localDateTime } from "../i18n";
 import { renderBlocksDiff } from "./blocks-view";
+import { newJobId } from "../api/client";
 import { codeLabel, describeFailure } from "./errors";
+import { watchJob } from "./job-progress";
 import type { HarnessHost } from "./host";
 import { renderProof, sourceUrls } from "./quotes";
 
@@ -81,14 +83,25 @@ export class ValidateModal extends Modal {
 			return;
 		}
 		this.contentEl.createEl("p", { cls: "kh-muted", text: t("validate.running") });
-		this.host.client.validateNote(this.path).then(
-			(result) => this.show(result),
+		const job = (this.job = newJobId());
+		const watch = watchJob(this.host.client, job, this.contentEl, () => this.close());
+		this.host.client.validateNote(this.path, job).then(
+			(result) => {
+				watch.stop();
+				this.job = null;
+				this.show(result);
+			},
 			(error: unknown) => {
+				watch.stop();
+				this.job = null;
 				this.contentEl.empty();
 				this.contentEl.createEl("p", { cls: "kh-error", text: describeFailure(error) });
 			},
 		);
 	}
+
+	/** The running validation's job: closing the window cancels it, so the sidecar does not judge on. */
+	job: string | null = null;
 
 	private show(result: DryRunValidation): void {
 		this.contentEl.empty();
@@ -102,6 +115,8 @@ export class ValidateModal extends Modal {
 	}
 
 	override onClose(): void {
+		if (this.job) void this.host.client.cancelJob(this.job).catch(() => undefined);
+		this.job = null;
 		this.contentEl.empty();
 	}
 }

@@ -53,6 +53,7 @@ from ..vault.trust_records import (
     RE_ESTABLISH,
     RecordKind,
     RecordState,
+    RunProofs,
     TrustRecords,
     adoptions_dir,
     blocks_digest,
@@ -117,11 +118,17 @@ class _FactsCache:
         self._lock = threading.Lock()
         self.misses = 0
         self._outcomes: TrustRecords | None = None
+        self._proofs: RunProofs | None = None
 
     def outcomes_for(self, catalog: NoteCatalog) -> TrustRecords:
         if self._outcomes is None:
             self._outcomes = TrustRecords(catalog.vault)
         return self._outcomes
+
+    def proofs_for(self, catalog: NoteCatalog) -> RunProofs:
+        if self._proofs is None:
+            self._proofs = RunProofs(catalog.vault)
+        return self._proofs
 
     def get(self, note: Note) -> NoteFacts:
         with self._lock:
@@ -305,6 +312,16 @@ class StaleReport(BaseModel):
     unrecorded: list[UnrecordedNote] = Field(default_factory=list)
 
 
+class BadgeQuote(BaseModel):
+    """One claim of a note with its proof, as the batch run that wrote the note recorded it."""
+
+    claim_id: str
+    claim: str | None = Field(description="The claim's text (cut to 400 characters); null in older records.")
+    verdict: str = Field(description="supported, contradicted, unsupported or no_evidence.")
+    quote: str = Field(description="The quote found in the source (its pieces joined by ' … '); '' when none.")
+    source_url: str | None = Field(description="The page the quote is from; null when the finding names no source.")
+
+
 class Badge(BaseModel):
     path: str
     level: int
@@ -336,6 +353,11 @@ class Badge(BaseModel):
     )
     record_reason: str | None = Field(default=None, description="Why the note is unrecorded or provisional.")
     counted_level: int = Field(default=0, description="The level the note counts at: 0 when unrecorded or provisional.")
+
+    quotes: list[BadgeQuote] = Field(
+        default_factory=list,
+        description="Each claim with its quote and source, from the run record that wrote the note (empty when none).",
+    )
 
 
 NO_RECORD = RecordState("none")
@@ -845,6 +867,7 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         provisional_run_id=state.provisional_run,
         error=state.errors[0] if state.errors else None,
         findings=state.errors,
+        quotes=_quotes_of(cache.proofs_for(catalog), verification.run_id if verification else None, note.path),
         **_claim_counts(verification),
         record=state.record.kind,
         record_reason=state.record.reason,
@@ -855,6 +878,10 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
 def _claim_counts(verification: Verification | None) -> dict[str, int | None]:
     counts = verification.claim_counts if verification is not None else None
     return {"claims_supported": counts[0], "claims_total": counts[1]} if counts else {}
+
+
+def _quotes_of(proofs: RunProofs, run_id: str | None, path: str) -> list[BadgeQuote]:
+    return [BadgeQuote.model_validate(p) for p in proofs.of(run_id, path)]
 
 
 # -- output -----------------------------------------------------------------------------------

@@ -18,7 +18,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from ..actors import Actor
-from ..errors import InputError, SubmissionRefused
+from ..errors import Cancelled, InputError, SubmissionRefused
 from ..vault.judge_tasks import JudgeTaskStore
 from ..vault.paths import Vault
 from .judges.agent import (
@@ -61,11 +61,18 @@ class VaultTaskQueue:
     """The waiting side, for one vault (and the note being validated, when there is one)."""
 
     def __init__(
-        self, vault: Vault, *, note: Mapping[str, Any] | None = None, progress: Progress | None = None
+        self,
+        vault: Vault,
+        *,
+        note: Mapping[str, Any] | None = None,
+        progress: Progress | None = None,
+        cancelled: Callable[[], bool] | None = None,
     ) -> None:
         self.store = JudgeTaskStore(vault)
         self.note = dict(note) if note else None
         self.progress = progress or (lambda _message: None)
+        # the person's Cancel (core/jobs.py): the wait ends at the next poll, the task expires
+        self.cancelled = cancelled or (lambda: False)
 
     def ask(self, claims: list[ClaimIn], evidence: list[EvidenceIn], *, wait_seconds: float) -> AgentReply:
         deadline = time.time() + wait_seconds
@@ -105,6 +112,11 @@ class VaultTaskQueue:
                     return self._reply(current)
                 if current.get("state") == "expired" or now >= deadline:
                     break
+                if self.cancelled():
+                    raise Cancelled(
+                        f"Cancelled while judge task {task_id} waited for an agent: nothing was stored.",
+                        detail={"task_id": task_id},
+                    )
                 new_taker: dict[str, Any] = current.get("taken_by") or {}
                 if current.get("state") != state or new_taker.get("name") != taker.get("name"):
                     if current.get("state") == "taken":

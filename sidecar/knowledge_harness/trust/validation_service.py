@@ -13,7 +13,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 import unicodedata
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -294,17 +294,24 @@ async def dry_run(
     refetch: bool = False,
     progress: Progress | None = None,
     wait_seconds: float | None = None,
+    steps: Callable[[int, int, str], None] | None = None,
+    cancelled: Callable[[], bool] | None = None,
 ) -> dict[str, Any]:
-    """`progress` hears what the agent judge's task is doing; `wait_seconds` overrides the policy's wait."""
+    """`progress` hears what the agent judge's task is doing; `wait_seconds` overrides the policy's wait.
+    `steps(done, total, step)` is called before `fetch` and before `judge` (it may raise Cancelled);
+    `cancelled()` ends an agent judge's wait."""
     policy = policy or load_policy(vault.root)
     note = read_note(vault, path)
     if note.problem is not None:
         raise InvalidNote(f"The note cannot be read: {note.problem.message}", detail=note.problem.as_dict())
-    queue = VaultTaskQueue(vault, note={"path": note.path, "title": note.title}, progress=progress)
+    queue = VaultTaskQueue(vault, note={"path": note.path, "title": note.title}, progress=progress, cancelled=cancelled)
     judge = make_judge(policy, judge_name, queue=queue, wait_seconds=wait_seconds)
     claims = extract_claims(note)
     urls = _source_urls(note, claims)
+    step = steps or (lambda _done, _total, _step: None)
+    step(0, 2, "fetch")
     pages, written = await collect_evidence(vault, urls, policy, backoff_seconds=backoff_seconds, refetch=refetch)
+    step(1, 2, "judge")
     sid = {url: f"s{i + 1}" for i, url in enumerate(urls)}
 
     if claims:

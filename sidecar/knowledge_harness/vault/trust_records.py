@@ -408,3 +408,118 @@ def _legacy_digests(vault: Vault, record: dict[str, Any]) -> dict[str, str]:
         ):
             out[_nfc(target["path"])] = proposed_digest(target["proposed"])
     return out
+
+
+# -- the proof behind a note ------------------------------------------------------------------
+# A badge carries at most this many claims, each text cut to this many characters: the batch
+# badge route answers 100 notes at a time, and a hover is no place for a whole page.
+MAX_PROOF_CLAIMS = 30
+MAX_PROOF_CHARS = 400
+
+
+def _cut(text: str) -> str:
+    return text if len(text) <= MAX_PROOF_CHARS else text[: MAX_PROOF_CHARS - 1] + "…"
+
+
+def _quote_text(finding: dict[str, Any]) -> str:
+    """The quote as found in the snapshot (its located pieces), else the judge's own words."""
+    pieces = [str(q.get("text") or "") for q in finding.get("quotes") or [] if isinstance(q, dict)]
+    pieces = [p for p in pieces if p]
+    return " … ".join(pieces) if pieces else str(finding.get("quote") or "")
+
+
+class RunProofs:
+    """Each claim of a note with the verdict, quote and source URL of the batch run that wrote it.
+
+    The findings are the run record's file entry for the note (`.harness/runs/<run_id>.json`); the
+    source URLs are the plan's (a run record names sources by id only). Cached per run file by
+    (mtime, size), like RunOutcomes, and per plan file (written once). Anything unreadable gives no
+    proof rather than an error: the badge still draws."""
+
+    def __init__(self, vault: Vault) -> None:
+        self.vault = vault
+        self._runs: dict[str, tuple[tuple[int, int], dict[str, list[dict[str, Any]]]]] = {}
+        self._plans: dict[str, tuple[tuple[int, int], dict[str, dict[str, str]]]] = {}
+
+    def of(self, run_id: str | None, path: str) -> list[dict[str, Any]]:
+        if not run_id or _ID.match(run_id) is None or not run_id.startswith("run-"):
+            return []
+        by_path = self._run(run_id)
+        return [dict(p) for p in by_path.get(path, [])]
+
+    @staticmethod
+    def _stat(path: Path) -> tuple[int, int] | None:
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        return (st.st_mtime_ns, st.st_size)
+
+    def _run(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
+        path = runs_dir(self.vault) / f"{run_id}.json"
+        key = self._stat(path)
+        if key is None:
+            return {}
+        cached = self._runs.get(run_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            record = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        by_path: dict[str, list[dict[str, Any]]] = {}
+        if isinstance(record, dict):
+            urls = self._urls(str(record.get("plan_id") or ""))
+            for entry in record.get("files") or []:
+                if isinstance(entry, dict) and isinstance(entry.get("path"), str):
+                    by_path[entry["path"]] = self._proofs(entry, urls.get(entry["path"], {}))
+        self._runs[run_id] = (key, by_path)
+        return by_path
+
+    @staticmethod
+    def _proofs(entry: dict[str, Any], urls: dict[str, str]) -> list[dict[str, Any]]:
+        proofs: list[dict[str, Any]] = []
+        for finding in entry.get("findings") or []:
+            if not isinstance(finding, dict) or not isinstance(finding.get("claim_id"), str):
+                continue
+            source = finding.get("source_id")
+            claim = finding.get("text")
+            proofs.append(
+                {
+                    "claim_id": finding["claim_id"],
+                    "claim": _cut(claim) if isinstance(claim, str) and claim else None,
+                    "verdict": str(finding.get("verdict") or ""),
+                    "quote": _cut(_quote_text(finding)),
+                    "source_url": urls.get(source) if isinstance(source, str) else None,
+                }
+            )
+            if len(proofs) == MAX_PROOF_CLAIMS:
+                break
+        return proofs
+
+    def _urls(self, plan_id: str) -> dict[str, dict[str, str]]:
+        """path → source id → URL, from the plan the run carried out."""
+        if _ID.match(plan_id) is None or not plan_id.startswith("plan-"):
+            return {}
+        path = plans_dir(self.vault) / f"{plan_id}.json"
+        key = self._stat(path)
+        if key is None:
+            return {}
+        cached = self._plans.get(plan_id)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            plan = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return {}
+        urls: dict[str, dict[str, str]] = {}
+        for target in plan.get("targets") or [] if isinstance(plan, dict) else []:
+            if not isinstance(target, dict) or not isinstance(target.get("path"), str):
+                continue
+            urls[target["path"]] = {
+                str(s["source_id"]): str(s["url"])
+                for s in target.get("sources") or []
+                if isinstance(s, dict) and s.get("source_id") and isinstance(s.get("url"), str)
+            }
+        self._plans[plan_id] = (key, urls)
+        return urls

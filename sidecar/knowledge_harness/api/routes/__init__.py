@@ -2,7 +2,7 @@
 
 from fastapi import APIRouter
 
-from . import batches, health, index, notes, onboarding, pipeline, system, trust, validate
+from . import batches, health, index, jobs, notes, onboarding, pipeline, system, trust, validate
 
 ROUTERS: list[APIRouter] = [
     health.router,
@@ -14,4 +14,5 @@ ROUTERS: list[APIRouter] = [
     index.router,
     pipeline.router,
     batches.router,
+    jobs.router,
 ]

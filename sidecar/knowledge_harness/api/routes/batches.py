@@ -14,10 +14,12 @@ import datetime as dt
 from typing import Annotated, Any, Literal
 
 import anyio
-from fastapi import APIRouter, Body
+from fastapi import APIRouter, Body, Request
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ... import actors
+from ...actors import Actor
+from ...core.jobs import Job
 from ...machine_config import load_machine_config
 from ...trust.batch import (
     approve,
@@ -32,7 +34,9 @@ from ...trust.batch import (
 )
 from ...trust.batch_models import BatchRun, PlanView
 from ...trust.judge_budget import Reservation, reserve_plan_calls, settle_plan_calls
+from ..context import AppContext
 from ..deps import AnyActor, Ctx, PersonActor
+from .jobs import RequestJob, running
 
 router = APIRouter(tags=["batches"])
 
@@ -65,9 +69,17 @@ class ApproveRequest(BaseModel):
 
 
 @router.post("/v1/batches", response_model=PlanView, response_model_exclude_unset=True)
-async def post_batch(ctx: Ctx, actor: AnyActor, request: Annotated[PlanRequest, Body()]) -> dict[str, Any]:
+async def post_batch(
+    ctx: Ctx, actor: AnyActor, request: Annotated[PlanRequest, Body()], http: Request, job: RequestJob
+) -> dict[str, Any]:
     """Build a plan (dry-run validation of each target); writes no note. With the agent token, a plan that
-    would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`."""
+    would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`. With an
+    `X-KH-Job` header, GET /v1/jobs/{id} shows which note of how many, and a cancel stops it."""
+    with running(http, job):
+        return await _plan(ctx, actor, request, job)
+
+
+async def _plan(ctx: AppContext, actor: Actor, request: PlanRequest, job: Job | None) -> dict[str, Any]:
     await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
     agent_calls = 0
     reservation: Reservation | None = None
@@ -95,6 +107,7 @@ async def post_batch(ctx: Ctx, actor: AnyActor, request: Annotated[PlanRequest, 
             judge_name=request.judge,
             out_of_order=request.out_of_order,
             agent_judge_calls=agent_calls,
+            progress=job.report if job is not None else None,
         )
         stored = True
     finally:

@@ -22,6 +22,7 @@ from ...trust.judge_budget import spend_for_note_dry_run, spend_for_validation
 from ...trust.validation_models import ValidationRequest, ValidationResult
 from ...trust.validation_service import dry_run, validate_request
 from ..deps import AnyActor, Ctx
+from .jobs import RequestJob, running
 
 router = APIRouter(tags=["validate"])
 
@@ -98,11 +99,24 @@ async def post_note_validate(
     dry_run_flag: Annotated[bool, Query(alias="dry_run")] = False,
     judge: Annotated[str | None, Query(max_length=64)] = None,
     refetch: Annotated[bool, Query(description="Fetch every cited page anew (no snapshot reuse).")] = False,
+    *,
+    http: Request,
+    job: RequestJob,
 ) -> dict[str, Any]:
     """Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots).
-    With the agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409)."""
+    With the agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409).
+    With an `X-KH-Job` header, GET /v1/jobs/{id} shows the step (`fetch`, then `judge`, 2 in all) and a
+    cancel stops it (an agent judge's wait at once)."""
     if not dry_run_flag:
         raise InputError("Only dry_run=true is supported; production writes go through /v1/batches and approval.")
     if not actor.is_person:
         await anyio.to_thread.run_sync(spend_for_note_dry_run, ctx.vault, path, judge)
-    return await dry_run(ctx.vault, path, judge_name=judge, refetch=refetch)
+    with running(http, job):
+        return await dry_run(
+            ctx.vault,
+            path,
+            judge_name=judge,
+            refetch=refetch,
+            steps=job.report if job else None,
+            cancelled=job.is_cancelled if job else None,
+        )
