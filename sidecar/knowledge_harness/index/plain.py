@@ -9,7 +9,7 @@ import unicodedata
 from collections.abc import Callable
 
 from ..vault.harness_files import excluded_notes, is_excluded_note
-from ..vault.note import markdown_lines
+from ..vault.note import markdown_lines, read_note_head
 from ..vault.paths import Vault, list_note_files
 from .record import note_id
 from .schema import SearchHit, SearchResult, SearchSection, TrustSummary
@@ -55,7 +55,7 @@ def plain_search(
         if read + nf.size > MAX_PLAIN_BYTES:
             break
         try:
-            raw = nf.disk_path.read_bytes()[: MAX_PLAIN_NOTE_BYTES + 1]
+            raw = read_note_head(nf.disk_path, MAX_PLAIN_NOTE_BYTES + 1)
         except OSError:
             skipped += 1
             continue
@@ -120,7 +120,7 @@ def _original_line(vault: Vault, path: str, line_no: int) -> str:
     if not line_no:
         return ""
     try:
-        text = vault.resolve_note(path).read_bytes()[: MAX_PLAIN_NOTE_BYTES + 1].decode("utf-8", errors="replace")
+        text = read_note_head(vault.resolve_note(path), MAX_PLAIN_NOTE_BYTES + 1).decode("utf-8", errors="replace")
     except OSError:
         return ""
     lines = markdown_lines(text)

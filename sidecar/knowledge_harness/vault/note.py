@@ -133,6 +133,12 @@ def read_note(vault: Vault, rel_path: str, *, max_bytes: int = MAX_NOTE_BYTES) -
     return parse_note(vault.rel(disk), disk.read_bytes())
 
 
+def read_note_head(disk: Path, limit: int) -> bytes:
+    """At most the first `limit` bytes of a note already confined to the vault (plain search)."""
+    with disk.open("rb") as handle:
+        return handle.read(limit)
+
+
 def read_note_file(path: str, disk: Path, *, max_bytes: int = MAX_NOTE_BYTES) -> Note:
     """Read a note already found by a scan; an oversized file becomes a problem, not an error."""
     size = disk.stat().st_size
