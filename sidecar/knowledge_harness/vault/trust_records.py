@@ -19,10 +19,10 @@ import json
 import os
 import re
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Generic, Literal, TypeVar
 
 from ..core.hashing import sha256_hex
 from ..core.jsonutil import canonical_json, jsonable
@@ -250,6 +250,35 @@ RE_ESTABLISH = (
 )
 
 
+_T = TypeVar("_T")
+
+
+class _JsonFileCache(Generic[_T]):
+    """What `derive` makes of a JSON file, kept while the file's (mtime, size) stays the same.
+    A file that is missing or not JSON gives None and is not remembered."""
+
+    def __init__(self, derive: Callable[[Any], _T]) -> None:
+        self._derive = derive
+        self._values: dict[Path, tuple[tuple[int, int], _T]] = {}
+
+    def get(self, path: Path) -> _T | None:
+        try:
+            st = path.stat()
+        except OSError:
+            return None
+        key = (st.st_mtime_ns, st.st_size)
+        cached = self._values.get(path)
+        if cached is not None and cached[0] == key:
+            return cached[1]
+        try:
+            data = json.loads(path.read_bytes())
+        except (OSError, ValueError):
+            return None
+        value = self._derive(data)
+        self._values[path] = (key, value)
+        return value
+
+
 class TrustRecords:
     """Which record stands behind each note's trust blocks, read from `.harness/runs/` and
     `.harness/adoptions/`. Run files are cached per file (stat only), adoptions per folder listing,
@@ -267,27 +296,14 @@ class TrustRecords:
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
-        self._runs: dict[str, tuple[tuple[int, int], _RunFacts]] = {}
+        self._runs: _JsonFileCache[_RunFacts] = _JsonFileCache(
+            lambda record: _run_facts(vault, record) if isinstance(record, dict) else _NO_RUN
+        )
         self._adoptions: tuple[int, dict[str, dict[str, str]]] | None = None
 
     # runs
     def _run(self, run_id: str) -> _RunFacts | None:
-        path = runs_dir(self.vault) / f"{run_id}.json"
-        try:
-            st = path.stat()
-        except OSError:
-            return None
-        key = (st.st_mtime_ns, st.st_size)
-        cached = self._runs.get(run_id)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        try:
-            record = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            return None
-        facts = _run_facts(self.vault, record) if isinstance(record, dict) else _NO_RUN
-        self._runs[run_id] = (key, facts)
-        return facts
+        return self._runs.get(runs_dir(self.vault) / f"{run_id}.json")
 
     def provisional(self, run_id: str | None) -> bool:
         if not run_id or _ID.match(run_id) is None or not run_id.startswith("run-"):
@@ -438,8 +454,8 @@ class RunProofs:
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
-        self._runs: dict[str, tuple[tuple[int, int], dict[str, list[dict[str, Any]]]]] = {}
-        self._plans: dict[str, tuple[tuple[int, int], dict[str, dict[str, str]]]] = {}
+        self._runs: _JsonFileCache[dict[str, list[dict[str, Any]]]] = _JsonFileCache(self._by_path)
+        self._plans: _JsonFileCache[dict[str, dict[str, str]]] = _JsonFileCache(_plan_urls)
 
     def of(self, run_id: str | None, path: str) -> list[dict[str, Any]]:
         if not run_id or _ID.match(run_id) is None or not run_id.startswith("run-"):
@@ -447,33 +463,16 @@ class RunProofs:
         by_path = self._run(run_id)
         return [dict(p) for p in by_path.get(path, [])]
 
-    @staticmethod
-    def _stat(path: Path) -> tuple[int, int] | None:
-        try:
-            st = path.stat()
-        except OSError:
-            return None
-        return (st.st_mtime_ns, st.st_size)
-
     def _run(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
-        path = runs_dir(self.vault) / f"{run_id}.json"
-        key = self._stat(path)
-        if key is None:
-            return {}
-        cached = self._runs.get(run_id)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        try:
-            record = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            return {}
+        return self._runs.get(runs_dir(self.vault) / f"{run_id}.json") or {}
+
+    def _by_path(self, record: Any) -> dict[str, list[dict[str, Any]]]:
         by_path: dict[str, list[dict[str, Any]]] = {}
         if isinstance(record, dict):
             urls = self._urls(str(record.get("plan_id") or ""))
             for entry in record.get("files") or []:
                 if isinstance(entry, dict) and isinstance(entry.get("path"), str):
                     by_path[entry["path"]] = self._proofs(entry, urls.get(entry["path"], {}))
-        self._runs[run_id] = (key, by_path)
         return by_path
 
     @staticmethod
@@ -501,25 +500,17 @@ class RunProofs:
         """path → source id → URL, from the plan the run carried out."""
         if _ID.match(plan_id) is None or not plan_id.startswith("plan-"):
             return {}
-        path = plans_dir(self.vault) / f"{plan_id}.json"
-        key = self._stat(path)
-        if key is None:
-            return {}
-        cached = self._plans.get(plan_id)
-        if cached is not None and cached[0] == key:
-            return cached[1]
-        try:
-            plan = json.loads(path.read_bytes())
-        except (OSError, ValueError):
-            return {}
-        urls: dict[str, dict[str, str]] = {}
-        for target in plan.get("targets") or [] if isinstance(plan, dict) else []:
-            if not isinstance(target, dict) or not isinstance(target.get("path"), str):
-                continue
-            urls[target["path"]] = {
-                str(s["source_id"]): str(s["url"])
-                for s in target.get("sources") or []
-                if isinstance(s, dict) and s.get("source_id") and isinstance(s.get("url"), str)
-            }
-        self._plans[plan_id] = (key, urls)
-        return urls
+        return self._plans.get(plans_dir(self.vault) / f"{plan_id}.json") or {}
+
+
+def _plan_urls(plan: Any) -> dict[str, dict[str, str]]:
+    urls: dict[str, dict[str, str]] = {}
+    for target in plan.get("targets") or [] if isinstance(plan, dict) else []:
+        if not isinstance(target, dict) or not isinstance(target.get("path"), str):
+            continue
+        urls[target["path"]] = {
+            str(s["source_id"]): str(s["url"])
+            for s in target.get("sources") or []
+            if isinstance(s, dict) and s.get("source_id") and isinstance(s.get("url"), str)
+        }
+    return urls
