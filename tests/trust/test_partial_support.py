@@ -19,8 +19,8 @@ from knowledge_harness.trust.schema import read_trust
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
-from ..conftest import start_sidecar, stop_sidecar, use_machine_config
-from ..support.pipeline_helpers import html_page, local_server
+from ..conftest import start_sidecar, stop_sidecar
+from ..support.cited_vault import vault_citing_one_page
 
 NOTE = "Keywords/富士山.md"
 # One sentence of five is on the page; the other four are neither on it nor contradicted by it.
@@ -36,16 +36,8 @@ PAGE = "<p>富士山の標高は3776メートルで、日本で最も高い山�
 
 @pytest.fixture
 def vault(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
-    def serve(path: str, query: dict[str, list[str]], body: bytes) -> tuple[int, str, bytes]:
-        return 200, "text/html; charset=utf-8", html_page("富士山", PAGE)
-
-    with local_server(serve) as server:
-        use_machine_config(monkeypatch, tmp_path, f'[evidence]\nallow_private_hosts = ["127.0.0.1:{server.port}"]\n')
-        root = tmp_path / "vault"
-        (root / ".harness").mkdir(parents=True)
-        (root / "Keywords").mkdir()
-        head = f"---\nprovenance:\n  origin: ai_generated\nreferences:\n  - {server.url('/fuji')}\n---\n"
-        (root / NOTE).write_text(head + "# 富士山\n\n" + "\n".join(CLAIMS) + "\n", encoding="utf-8")
+    body = "# 富士山\n\n" + "\n".join(CLAIMS) + "\n"
+    with vault_citing_one_page(tmp_path, monkeypatch, note=NOTE, title="富士山", page=PAGE, body=body) as root:
         yield root
 
 

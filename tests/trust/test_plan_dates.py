@@ -15,28 +15,19 @@ from knowledge_harness.errors import Refused
 from knowledge_harness.trust import batch
 from knowledge_harness.vault.paths import Vault
 
-from ..conftest import use_machine_config
 from ..support.batch_support import TODAY, fixture_now, kh
+from ..support.cited_vault import vault_citing_one_page
 from ..support.people import PERSON
-from ..support.pipeline_helpers import html_page, local_server
 
 FUJI = "富士山の標高は3776メートルで、日本で最も高い山である。"
 
 
 @pytest.fixture
 def fuji(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Vault]:
-    def serve(path: str, query: dict[str, list[str]], body: bytes) -> tuple[int, str, bytes]:
-        return 200, "text/html; charset=utf-8", html_page("富士山", FUJI)
-
-    with local_server(serve) as server:
-        use_machine_config(monkeypatch, tmp_path, f'[evidence]\nallow_private_hosts = ["127.0.0.1:{server.port}"]\n')
-        root = tmp_path / "vault"
-        (root / ".harness").mkdir(parents=True)
-        (root / "Keywords").mkdir()
-        (root / "Keywords" / "富士山.md").write_text(
-            f"---\nprovenance:\n  origin: ai_generated\nreferences:\n  - {server.url('/fuji')}\n---\n# 富士山\n\n{FUJI}\n",
-            encoding="utf-8",
-        )
+    body = f"# 富士山\n\n{FUJI}\n"
+    with vault_citing_one_page(
+        tmp_path, monkeypatch, note="Keywords/富士山.md", title="富士山", page=FUJI, body=body
+    ) as root:
         yield Vault.open(root)
 
 
