@@ -367,10 +367,7 @@ def record_first_look() -> int:
         record_onboarding(tmp, save, save_error)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    index_file = OUT / "index.json"
-    index = json.loads(index_file.read_text(encoding="utf-8"))
-    index["recorded"].update(recorded)
-    index_file.write_text(json.dumps(index, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
+    _add_to_index(recorded)
     return 0
 
 
@@ -418,11 +415,16 @@ def record_partial_support() -> int:
             sidecar.stop()
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    _add_to_index(recorded)
+    return 0
+
+
+def _add_to_index(recorded: dict[str, str]) -> None:
+    """Name the newly recorded fixtures in index.json, keeping the ones already there."""
     index_file = OUT / "index.json"
     index = json.loads(index_file.read_text(encoding="utf-8"))
     index["recorded"].update(recorded)
     index_file.write_text(json.dumps(index, ensure_ascii=False, indent=2, sort_keys=True) + "\n", encoding="utf-8")
-    return 0
 
 
 def main() -> int:
