@@ -80,8 +80,16 @@ def _bare_run(
 
 
 def local_config_names(root: Path, *, timeout: float = GIT_TIMEOUT) -> set[str]:
-    """The (lower-cased) names the repository's own configuration sets, includes followed."""
-    proc = _bare_run(root, ("config", "--local", "--includes", "--null", "--name-only", "--list"), timeout)
+    """The (lower-cased) names the repository's own configuration sets, includes followed: `.git/config`
+    and, with `extensions.worktreeConfig`, `.git/config.worktree` (which `--local` does not list)."""
+    names = _config_names(root, "--local", timeout)
+    if "extensions.worktreeconfig" in names:
+        names |= _config_names(root, "--worktree", timeout)
+    return names
+
+
+def _config_names(root: Path, scope: str, timeout: float) -> set[str]:
+    proc = _bare_run(root, ("config", scope, "--includes", "--null", "--name-only", "--list"), timeout)
     if proc.returncode != 0:
         return set()
     return {n.decode("utf-8", "replace").lower() for n in proc.stdout.split(b"\x00") if n}
