@@ -408,7 +408,7 @@ def _heading_bomb_figures(tmp: Path) -> list[dict[str, Any]]:
     count = make_heading_bomb(root)
     one = _child(_HEADING_BOMB, str(root))
     shutil.rmtree(root / ".harness", ignore_errors=True)
-    cli = _child(_CHILD, "cli", str(root), "0")  # its edit appends a line to a note first
+    cli = _child(_CHILD, "cli", str(root), "0")  # 0 notes edited and no .harness: a full build in a new process
     finding = next((e["message"] for e in one["errors"] if e["path"] == "bomb.md"), "none")
     label = f"heading bomb (19.9 MB note, {count:,} headings)"
     return [

@@ -12,6 +12,7 @@ import subprocess
 from pathlib import Path
 
 from knowledge_harness.vault.paths import Vault
+from knowledge_harness.vault.safe_git import command_settings
 from knowledge_harness.vault.scope import git_changed_paths, is_git_repository, snapshot, verify_scope
 
 from ..support.batch_support import git
@@ -83,3 +84,21 @@ def test_no_module_of_the_sidecar_starts_git_but_safe_git(tmp_path: Path) -> Non
             if "git" in literals:
                 offenders.append(f"{path.relative_to(SIDECAR)}:{node.lineno}")
     assert offenders == []
+
+
+def test_a_filter_in_the_vaults_per_worktree_config_runs_neither(tmp_path: Path) -> None:
+    """With `extensions.worktreeConfig`, git also reads `.git/config.worktree`, which `git config --local`
+    does not list: a clean filter or an ssh command set there is the repository's own too."""
+    root, marker = booby_trapped_vault(tmp_path)
+    git(root, "config", "--unset", "filter.trap.clean")
+    git(root, "config", "extensions.worktreeConfig", "true")
+    git(root, "config", "--worktree", "filter.trap.clean", str(tmp_path / "clean.sh"))
+    git(root, "config", "--worktree", "core.sshCommand", "ssh-from-the-vault")
+    (root / "a.md").touch()
+    subprocess.run(["git", "-C", str(root), "status", "--porcelain"], check=True, capture_output=True)
+    assert "clean" in marker.read_text().split()  # plain git runs it
+    marker.unlink()
+    (root / "a.md").touch()
+    assert git_changed_paths(Vault.open(root)) == set()
+    assert not marker.exists(), marker.read_text()
+    assert command_settings(root) == ["core.sshcommand"]

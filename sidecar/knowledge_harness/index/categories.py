@@ -30,7 +30,7 @@ def index_settings(vault: Vault) -> dict[str, list[str]]:
     if section.get("moc_links", True) is False:
         settings["moc_links"] = []
     # templates and index.toml's `exclude` are not indexed (the audit skips the same notes)
-    exclude = excluded_notes(vault)
+    exclude = excluded_notes(vault, conf)
     if exclude:  # absent when empty: a manifest written before the setting existed stays fresh
         settings["exclude"] = exclude
     return settings

@@ -376,7 +376,8 @@ class _OneShot:
             return _PatchedLine(old, None, old["links_out"])  # touched, same bytes: only its stat changes
         record = unreadable_record(path, TOO_LARGE) if raw is None else parse_record(path, raw)
         note = new_note(path, fs.size if raw is None else len(raw), fs.mtime_ns, sha, record)
-        if not old["index_note"] and is_index_note(path, note, self.settings):
+        by_rule = is_index_note(path, note, self.settings)  # an index note whatever its links
+        if by_rule and not old["index_note"]:
             raise NotOneShot
         rel = f"notes/{note.id}.json"
         old_layer = jsoncodec.loads(_verified(self.vault, rel, self.layers.get(rel, "")))
@@ -391,7 +392,7 @@ class _OneShot:
             links_out = sorted({to for *_, status, to, _ in resolved if status == "resolved" and to is not None})
         if links_out != old["links_out"] and old["index_note"]:
             raise NotOneShot  # an index note's links make the categories: they are derived again
-        if old["index_note"] != (is_index_note(path, note, self.settings) or self._hub(path, links_out)):
+        if old["index_note"] != (by_rule or self._hub(path, links_out)):
             raise NotOneShot
         note.set_resolution(None, self.paths_fp, resolved, links_out)
         assert note.layer is not None

@@ -46,7 +46,7 @@ def plain_search(
         for nf in list_note_files(vault)
         if nf.path.startswith(folder_prefix) and not (exclude and is_excluded_note(nf.path, exclude))
     ]
-    found: list[tuple[int, str, int, str]] = []  # (-count, path, first line, that line)
+    found: list[tuple[int, str, int, str]] = []  # (-count, path, first line, its snippet)
     read = scanned = skipped = 0
     for nf in files[:MAX_PLAIN_NOTES]:
         if nf.size > MAX_PLAIN_NOTE_BYTES:
@@ -61,23 +61,25 @@ def plain_search(
             continue
         read += len(raw)
         scanned += 1
-        text = _fold(raw.decode("utf-8", errors="replace"))
+        original = raw.decode("utf-8", errors="replace")
+        text = _fold(original)
         name = _fold(nf.path)
         if not all(w in text or w in name for w in words):
             continue
         count = sum(text.count(w) + 10 * name.count(w) for w in words)
-        line_no, line, most = 0, "", 0  # the first line holding the most of the words
-        for n, candidate in enumerate(markdown_lines(text), 1):
-            held = sum(1 for w in words if w in candidate)
+        # the first line holding the most of the words, as the note writes it (folding keeps the lines)
+        line_no, line, most = 0, "", 0
+        for n, candidate in enumerate(markdown_lines(original), 1):
+            folded = _fold(candidate)
+            held = sum(1 for w in words if w in folded)
             if held > most:
                 line_no, line, most = n, candidate, held
                 if held == len(words):
                     break
-        found.append((-count, nf.path, line_no, line))
+        found.append((-count, nf.path, line_no, line.strip()[:MAX_SNIPPET_CHARS]))
     found.sort()
     hits: list[SearchHit] = []
-    for neg, path, line_no, _folded in found[:limit]:
-        snippet = _original_line(vault, path, line_no)
+    for neg, path, line_no, snippet in found[:limit]:
         sections = (
             [
                 SearchSection(
@@ -113,15 +115,3 @@ def plain_search(
         reason=reason,
         fallback="plain",
     )
-
-
-def _original_line(vault: Vault, path: str, line_no: int) -> str:
-    """The matching line as the note writes it (not case-folded), cut for a snippet."""
-    if not line_no:
-        return ""
-    try:
-        text = read_note_head(vault.resolve_note(path), MAX_PLAIN_NOTE_BYTES + 1).decode("utf-8", errors="replace")
-    except OSError:
-        return ""
-    lines = markdown_lines(text)
-    return lines[line_no - 1].strip()[:MAX_SNIPPET_CHARS] if line_no <= len(lines) else ""

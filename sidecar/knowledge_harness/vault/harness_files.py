@@ -250,13 +250,14 @@ def template_folders(vault: Vault) -> list[str]:
     return sorted(out)
 
 
-def excluded_notes(vault: Vault) -> list[str]:
+def excluded_notes(vault: Vault, index_toml: dict[str, Any] | None = None) -> list[str]:
     """The folders and notes that are no notes to index or audit: the template folders
-    (`template_folders`) and `.harness/index.toml`'s `exclude` list (vault-relative, sorted).
+    (`template_folders`) and `.harness/index.toml`'s `exclude` list (vault-relative, sorted);
+    `index_toml`: that file as the caller already read it (read here when None).
 
     The one rule for both the index and the audit: a template's `{{date}}` placeholders are no
     note's malformed YAML."""
-    conf = read_harness_toml(vault, "index.toml")
+    conf = read_harness_toml(vault, "index.toml") if index_toml is None else index_toml
     section = conf.get("index", conf)
     listed = section.get("exclude", []) if isinstance(section, dict) else []
     exclude = {str(e).strip("/") for e in listed if str(e).strip("/")} if isinstance(listed, list) else set()

@@ -56,20 +56,40 @@ def safe_config_env() -> dict[str, str]:
     return env
 
 
-def _bare_run(root: Path, args: list[str], timeout: float) -> subprocess.CompletedProcess[bytes]:
-    safe = [arg for key, value in SAFE_GIT_CONFIG for arg in ("-c", f"{key}={value}")]
+_SAFE_ARGS = tuple(arg for key, value in SAFE_GIT_CONFIG for arg in ("-c", f"{key}={value}"))
+
+
+def _bare_run(
+    root: Path,
+    args: tuple[str, ...],
+    timeout: float,
+    *,
+    overrides: list[str] | None = None,
+    data: bytes | None = None,
+    env: dict[str, str] | None = None,
+) -> subprocess.CompletedProcess[bytes]:
+    """`git -c <safe settings> [overrides] -C root args…` with the cleaned environment."""
     return subprocess.run(
-        ["git", *safe, "-C", str(root), *args],
+        ["git", *_SAFE_ARGS, *(overrides or ()), "-C", str(root), *args],
+        input=data,
         capture_output=True,
         timeout=timeout,
-        env={**clean_env(), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C"},
+        env={**clean_env(), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})},
         check=False,
     )
 
 
 def local_config_names(root: Path, *, timeout: float = GIT_TIMEOUT) -> set[str]:
-    """The (lower-cased) names the repository's own configuration sets, includes followed."""
-    proc = _bare_run(root, ["config", "--local", "--includes", "--null", "--name-only", "--list"], timeout)
+    """The (lower-cased) names the repository's own configuration sets, includes followed: `.git/config`
+    and, with `extensions.worktreeConfig`, `.git/config.worktree` (which `--local` does not list)."""
+    names = _config_names(root, "--local", timeout)
+    if "extensions.worktreeconfig" in names:
+        names |= _config_names(root, "--worktree", timeout)
+    return names
+
+
+def _config_names(root: Path, scope: str, timeout: float) -> set[str]:
+    proc = _bare_run(root, ("config", scope, "--includes", "--null", "--name-only", "--list"), timeout)
     if proc.returncode != 0:
         return set()
     return {n.decode("utf-8", "replace").lower() for n in proc.stdout.split(b"\x00") if n}
@@ -98,12 +118,4 @@ def run_git(
 ) -> subprocess.CompletedProcess[bytes]:
     """`git -c <safe settings> -C root args…`; the exit code is the caller's to judge. Raises OSError
     (no git) and subprocess.TimeoutExpired as they come."""
-    safe = [arg for key, value in SAFE_GIT_CONFIG for arg in ("-c", f"{key}={value}")]
-    return subprocess.run(
-        ["git", *safe, *_filter_overrides(root, timeout), "-C", str(root), *args],
-        input=data,
-        capture_output=True,
-        timeout=timeout,
-        env={**clean_env(), "GIT_TERMINAL_PROMPT": "0", "LC_ALL": "C", **(env or {})},
-        check=False,
-    )
+    return _bare_run(root, args, timeout, overrides=_filter_overrides(root, timeout), data=data, env=env)
