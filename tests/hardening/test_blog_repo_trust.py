@@ -15,6 +15,7 @@ import pytest
 from knowledge_harness.errors import BlogRepoError, InputError
 from knowledge_harness.pipeline.config import load_config
 from knowledge_harness.pipeline.engine import Pipeline
+from knowledge_harness.vault import blog_repo
 from knowledge_harness.vault.blog_repo import BlogRepo
 from knowledge_harness.vault.paths import Vault
 from knowledge_harness.vault.safe_git import safe_config_env
@@ -99,6 +100,19 @@ def test_a_command_setting_brought_in_by_an_include_is_refused(tmp_path: Path) -
     (tmp_path / "extra.gitconfig").write_text('[core]\n\tsshCommand = "touch /tmp/x"\n', encoding="utf-8")
     git(blog, "config", "include.path", str(tmp_path / "extra.gitconfig"))
     with pytest.raises(BlogRepoError, match=r"core\.sshcommand"):
+        BlogRepo(blog, "docs/blog/posts", "main")
+
+
+def test_a_git_config_that_hangs_is_a_blog_repo_error_not_a_traceback(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    blog = make_blog(tmp_path)
+
+    def hangs(root: Path) -> list[str]:
+        raise subprocess.TimeoutExpired(["git", "config"], 30)
+
+    monkeypatch.setattr(blog_repo, "command_settings", hangs)
+    with pytest.raises(BlogRepoError, match="git config failed"):
         BlogRepo(blog, "docs/blog/posts", "main")
 
 

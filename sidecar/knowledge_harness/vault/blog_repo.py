@@ -138,7 +138,10 @@ class BlogRepo:
 
     def _refuse_command_settings(self) -> None:
         """The repository's own configuration may not name a command git would run for us."""
-        bad = command_settings(self.root)
+        try:
+            bad = command_settings(self.root)
+        except (OSError, subprocess.TimeoutExpired) as exc:
+            raise BlogRepoError(f"git config failed: {exc}.") from exc
         if bad:
             raise BlogRepoError(
                 f"The blog repository {self.root} sets {', '.join(bad)} in its own git configuration "
