@@ -380,10 +380,10 @@ _LABEL = r"(?:ch|no|nos|vol|pp?|ep|channel|route|episode|exit|flight|room|platfo
 
 def _labeled_only(value: str, text: str) -> bool:
     """Is every place the text writes this number right after an identifier's label ("Ch. 109")?"""
-    places = list(re.finditer(rf"(?<![\d.,]){re.escape(value)}(?![\d])", nfkc(text).replace(",", "")))
+    bare = nfkc(text).replace(",", "")
+    places = list(re.finditer(rf"(?<![\d.,]){re.escape(value)}(?![\d])", bare))
     return bool(places) and all(
-        re.search(rf"(?:^|[^\w]){_LABEL}$", nfkc(text).replace(",", "")[max(0, m.start() - 12) : m.start()], re.I)
-        for m in places
+        re.search(rf"(?:^|[^\w]){_LABEL}$", bare[max(0, m.start() - 12) : m.start()], re.I) for m in places
     )
 
 
@@ -590,7 +590,7 @@ _ANAPHOR = re.compile(
     r"|(?:the|this|that)\s+(?:album|band|artist|singer|actor|actress|player|writer|author|company|firm|group|team"
     r"|club|film|movie|song|single|book|novel|show|series|episode|station|school|university|college|museum|town"
     r"|city|village|county|state|country|party|organization|organisation|project|building|church|species|game"
-    r"|event|festival|award|magazine|newspaper|show|programme|program|ship|brand|product|couple|duo))\b",
+    r"|event|festival|award|magazine|newspaper|programme|program|ship|brand|product|couple|duo))\b",
     re.IGNORECASE,
 )
 _TITLE = re.compile(r"^\(meta data\) TITLE:[ \t]*(\S.*)$")
