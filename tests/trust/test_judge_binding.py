@@ -140,6 +140,8 @@ def test_a_negative_comparative_restating_a_superlative_is_not_contradicted(clai
     # the superlative denied is still a contradiction
     denied = evidence.replace("is the deepest", "is not the deepest").replace("である", "ではない")
     assert LexicalJudge().judge_pair(claim, denied) != "supported"
+    found = bind_claim(claim, _sentences(denied))
+    assert found.contradicts and found.reason.startswith("The evidence denies what the claim says")
 
 
 def test_thousands_of_yori_with_no_none_word_are_read_in_one_pass() -> None:
