@@ -15,6 +15,7 @@ from knowledge_harness.trust.judges.binding import (
     claim_negated,
     page_dateline,
     page_subject,
+    superlative_restated,
 )
 from knowledge_harness.trust.judges.lexical import LexicalJudge
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
@@ -139,6 +140,15 @@ def test_a_negative_comparative_restating_a_superlative_is_not_contradicted(clai
     # the superlative denied is still a contradiction
     denied = evidence.replace("is the deepest", "is not the deepest").replace("である", "ではない")
     assert LexicalJudge().judge_pair(claim, denied) != "supported"
+    found = bind_claim(claim, _sentences(denied))
+    assert found.contradicts and found.reason.startswith("The evidence denies what the claim says")
+
+
+def test_thousands_of_yori_with_no_none_word_are_read_in_one_pass() -> None:
+    # each より used to scan to its clause's end for ない (quadratic: seconds at this size); now the first
+    claim = "富士山より" * 20_000 + "高い山がある。"
+    assert not superlative_restated(claim, "富士山は日本で最も高い山である。")
+    assert superlative_restated(claim + "日本に富士山より高い山はない。", "富士山は日本で最も高い山である。")
 
 
 def test_the_pages_subject_may_be_said_as_he_or_the_album_in_the_sentence_holding_its_role() -> None:

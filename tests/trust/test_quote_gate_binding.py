@@ -67,6 +67,8 @@ def _gate(claim: str, page: str, quote: str) -> str:
     return got.verdict if got.verdict == "supported" else f"{got.verdict}:{got.reason_code}"
 
 
+REFUSED = "unsupported:quote_does_not_state_claim"
+
 BAKIR_PAGE = (
     "(meta data) TITLE: Ron Bakir - Wikipedia\n"
     "May 20, 2013\n"
@@ -86,17 +88,25 @@ BAKIR_PAGE = (
             "supported",
         ),
         # the quote must still hold the sentence that says it: the subject's name alone is no proof
-        ("Bakir was named Young Entrepreneur of the Year in 2013.", "Ron Bakir is an Australian businessman.", "x"),
+        ("Bakir was named Young Entrepreneur of the Year in 2013.", "Ron Bakir is an Australian businessman.", REFUSED),
         # another person, another year: "he" is not Hale, and the dateline is not 2012's
-        ("Hale was named Young Entrepreneur of the Year in 2013.", "He was named Young Entrepreneur of the Year", "x"),
-        ("Bakir was named Young Entrepreneur of the Year in 2012.", "He was named Young Entrepreneur of the Year", "x"),
+        (
+            "Hale was named Young Entrepreneur of the Year in 2013.",
+            "He was named Young Entrepreneur of the Year",
+            REFUSED,
+        ),
+        (
+            "Bakir was named Young Entrepreneur of the Year in 2012.",
+            "He was named Young Entrepreneur of the Year",
+            REFUSED,
+        ),
     ],
 )
 def test_a_quote_saying_he_stands_for_the_pages_subject_and_its_year_for_the_dateline(
     claim: str, quote: str, expected: str
 ) -> None:
     got = _gate(claim, BAKIR_PAGE, quote)
-    assert got == "supported" if expected == "supported" else got == "unsupported:quote_does_not_state_claim"
+    assert got == expected
 
 
 @pytest.mark.parametrize(
@@ -106,14 +116,14 @@ def test_a_quote_saying_he_stands_for_the_pages_subject_and_its_year_for_the_dat
         ("バイクに乗って通行している人がいます。", "オートバイに乗った人が道を走っています。", "supported"),
         ("雪山でスノボーをしている人がいます。", "雪山でスノーボードをしている人がいます。", "supported"),
         # a sibling word, a vehicle or a count is checked: 女性 / 男性, 電車 / バス, 3人 / 2人
-        ("海で女性がサーフィンをしています。", "海で男性がサーフィンをしています。", "x"),
-        ("雪が降った街を電車が走行しています。", "雪の残る街中に路線バスが走っています。", "x"),
-        ("三人の男性がベンチに座っています。", "二人の男性がベンチに座っています。", "x"),
+        ("海で女性がサーフィンをしています。", "海で男性がサーフィンをしています。", REFUSED),
+        ("雪が降った街を電車が走行しています。", "雪の残る街中に路線バスが走っています。", REFUSED),
+        ("三人の男性がベンチに座っています。", "二人の男性がベンチに座っています。", REFUSED),
     ],
 )
 def test_a_japanese_quote_may_paraphrase_common_words_not_values(claim: str, quote: str, expected: str) -> None:
     got = _gate(claim, quote, quote)
-    assert got == "supported" if expected == "supported" else got == "unsupported:quote_does_not_state_claim", got
+    assert got == expected, got
 
 
 def test_a_quote_naming_the_claims_name_in_another_role_does_not_state_it() -> None:

@@ -144,27 +144,40 @@ def _en_none_comparative(text: str) -> bool:
 
 
 _EN_SUPERLATIVE = re.compile(r"\b(?:[a-z]{2,}est|most|least|best|worst)\b")
-_JA_NONE_COMPARATIVE = re.compile(r"(?:より|ほど)[^。、]*(?:ない|無い|ありません|いない|いません|なし)")
+_JA_THAN = re.compile(r"より|ほど")
+_JA_NONE = re.compile(r"ない|無い|ありません|いない|いません|なし")
 _JA_SUPERLATIVE = re.compile(r"最も|もっとも|一番|いちばん|最[高大長深古]|随一|唯一")
+
+
+def _ja_none_comparative(text: str) -> bool:
+    """ "富士山より高い山はない": a clause with より or ほど and, after it, a "none" word. Only a clause's first
+    より is looked from (a span from each to the clause's end would be quadratic in a clause of many)."""
+    for clause in re.split(r"[。、]", text):
+        m = _JA_THAN.search(clause)
+        if m and _JA_NONE.search(clause, m.end()):
+            return True
+    return False
+
+
+def _superlative_reading(claim: str, evidence: str) -> bool | None:
+    """A negative comparative claim read against the evidence's superlative ("no lake is deeper than
+    Baikal" / "Baikal is the deepest lake"): whether the evidence negates it, or None when the claim is
+    no negative comparative or the evidence writes no superlative."""
+    c, e = nfkc(claim).lower(), nfkc(evidence).lower()
+    if has_cjk(c):
+        if not (_ja_none_comparative(c) and _JA_SUPERLATIVE.search(e)):
+            return None
+        return bool(JA_NEG.search(e))
+    if not (_en_none_comparative(c) and _EN_SUPERLATIVE.search(e)):
+        return None
+    return bool(EN_NEG.search(e))
 
 
 def superlative_restated(claim: str, evidence: str) -> bool:
     """Is a negative comparative claim the evidence's superlative said the other way round? "No lake is
     deeper than Baikal" is what "Baikal is the deepest lake" says (日本に富士山より高い山はない / 富士山は日本で
     最も高い山である): the claim's negation is no contradiction of it."""
-    c, e = nfkc(claim).lower(), nfkc(evidence).lower()
-    if has_cjk(c):
-        return bool(_JA_NONE_COMPARATIVE.search(c) and _JA_SUPERLATIVE.search(e) and not JA_NEG.search(e))
-    return bool(_en_none_comparative(c) and _EN_SUPERLATIVE.search(e) and not EN_NEG.search(e))
-
-
-def superlative_denied(claim: str, evidence: str) -> bool:
-    """Does the evidence deny the superlative that a negative comparative claim says the other way round
-    ("no lake is deeper than Baikal" against "Baikal is not the deepest lake")?"""
-    c, e = nfkc(claim).lower(), nfkc(evidence).lower()
-    if has_cjk(c):
-        return bool(_JA_NONE_COMPARATIVE.search(c) and _JA_SUPERLATIVE.search(e) and JA_NEG.search(e))
-    return bool(_en_none_comparative(c) and _EN_SUPERLATIVE.search(e) and EN_NEG.search(e))
+    return _superlative_reading(claim, evidence) is False
 
 
 def ja_final_negative(text: str) -> bool:
@@ -367,10 +380,10 @@ _LABEL = r"(?:ch|no|nos|vol|pp?|ep|channel|route|episode|exit|flight|room|platfo
 
 def _labeled_only(value: str, text: str) -> bool:
     """Is every place the text writes this number right after an identifier's label ("Ch. 109")?"""
-    places = list(re.finditer(rf"(?<![\d.,]){re.escape(value)}(?![\d])", nfkc(text).replace(",", "")))
+    bare = nfkc(text).replace(",", "")
+    places = list(re.finditer(rf"(?<![\d.,]){re.escape(value)}(?![\d])", bare))
     return bool(places) and all(
-        re.search(rf"(?:^|[^\w]){_LABEL}$", nfkc(text).replace(",", "")[max(0, m.start() - 12) : m.start()], re.I)
-        for m in places
+        re.search(rf"(?:^|[^\w]){_LABEL}$", bare[max(0, m.start() - 12) : m.start()], re.I) for m in places
     )
 
 
@@ -501,9 +514,10 @@ def _polarity(claim: str, japanese: bool, sentences: Sequence[_Sentence]) -> Bin
         return None
     i, share = _best(content, sentences)
     s = sentences[i]
-    if superlative_restated(claim, s.text):
+    superlative = _superlative_reading(claim, s.text)
+    if superlative is False:  # "no lake is deeper than Baikal" by "Baikal is the deepest lake"
         return None
-    if superlative_denied(claim, s.text):
+    if superlative:  # ... against "Baikal is not the deepest lake"
         return Binding(False, share >= 0.6, f"The evidence denies what the claim says: {_quote(s.text)!r}.")
     if japanese:
         ours, theirs = ja_final_negative(claim), ja_final_negative(s.text)
@@ -576,7 +590,7 @@ _ANAPHOR = re.compile(
     r"|(?:the|this|that)\s+(?:album|band|artist|singer|actor|actress|player|writer|author|company|firm|group|team"
     r"|club|film|movie|song|single|book|novel|show|series|episode|station|school|university|college|museum|town"
     r"|city|village|county|state|country|party|organization|organisation|project|building|church|species|game"
-    r"|event|festival|award|magazine|newspaper|show|programme|program|ship|brand|product|couple|duo))\b",
+    r"|event|festival|award|magazine|newspaper|programme|program|ship|brand|product|couple|duo))\b",
     re.IGNORECASE,
 )
 _TITLE = re.compile(r"^\(meta data\) TITLE:[ \t]*(\S.*)$")

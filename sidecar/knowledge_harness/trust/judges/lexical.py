@@ -39,6 +39,7 @@ in digits with dots ("19.05.2016") is read as three numbers, as with slashes; bo
 from __future__ import annotations
 
 import bisect
+import functools
 import itertools
 import math
 import re
@@ -231,22 +232,16 @@ class _Doc:
         # a claim's clauses and sub-claims often repeat one another's terms: each set is aligned once
         self.windows: dict[tuple[frozenset[str], frozenset[tuple[str, str]]], tuple[tuple[int, int] | None, float]] = {}
         self._digit_texts: list[tuple[int, str]] | None = None
-        self._subject: str | None = None
-        self._dateline: str | None = None
 
-    @property
+    @functools.cached_property
     def subject(self) -> str:
         """The text naming the page's subject (binding.page_subject), read once."""
-        if self._subject is None:
-            self._subject = page_subject(self.sentences)
-        return self._subject
+        return page_subject(self.sentences)
 
-    @property
+    @functools.cached_property
     def dateline(self) -> str:
         """The page's publication date line (binding.page_dateline), read once."""
-        if self._dateline is None:
-            self._dateline = page_dateline(self.sentences)
-        return self._dateline
+        return page_dateline(self.sentences)
 
     def states_date(self, month: int, day: int) -> bool:
         """Whether the page states this day of this month, in any of the ways english_forms reads: the
