@@ -234,3 +234,19 @@ def test_a_number_written_as_an_identifiers_label_is_not_a_claims_count_or_year(
     assert not found.states and "109" in found.reason
     # the claim that names the channel by its label states it
     assert bind_claim("Michelle Collins began her daily show on SiriusXM channel 109 in 2018.", page).states
+
+
+def test_a_last_edited_footer_is_no_dateline_of_the_page() -> None:
+    lines = [
+        "The Odessa Jackalopes announced on Monday that they have hired Todd Watson as head coach.",
+        "The team was founded in 1997 in Odessa.",
+        "Watson coached in Texas for years before this.",
+        *[f"Paragraph {n} of the story says nothing about dates." for n in range(12)],
+        "Last edited 3 March 2024.",
+        "Retrieved March 3, 2024",
+    ]
+    assert page_dateline(lines) == ""
+    claim = "The Odessa Jackalopes hired Todd Watson as head coach in 2024."
+    assert not bind_claim(claim, lines[:1], dateline=page_dateline(lines)).states
+    # the same date at the top of the page is its dateline
+    assert page_dateline(["March 3, 2024", *lines[:3]]) == "March 3, 2024"

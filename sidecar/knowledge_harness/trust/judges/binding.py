@@ -620,13 +620,14 @@ DATELINE_WORDS = 8  # a dateline is a short line: a date, perhaps a time and a w
 
 
 def page_dateline(sentences: Sequence[str]) -> str:
-    """The date a page was published: its "PUBLISHED DATETIME" line, or its first short line holding a date
-    with its year ("May 20, 2019", "12 July 2019 at 6:35 PM"). A page reporting news dates its events by it."""
-    for line in sentences:
+    """The date a page was published: its "PUBLISHED DATETIME" line, or a short line holding a date with its
+    year ("May 20, 2019", "12 July 2019 at 6:35 PM") among its first lines, where a dateline stands (a
+    "Last edited" or "Retrieved" footer is no publication date). A page reporting news dates its events by it."""
+    for n, line in enumerate(sentences):
         text = line.strip()
         if m := _PUBLISHED.match(text):
             return f"{MONTH_NAMES[int(m.group(2)) - 1]} {int(m.group(3))}, {m.group(1)}"
-        if len(text.split()) <= DATELINE_WORDS and _YEAR.search(text) and calendar_dates(text):
+        if n < SUBJECT_LINES and len(text.split()) <= DATELINE_WORDS and _YEAR.search(text) and calendar_dates(text):
             return text
     return ""
 
