@@ -1,12 +1,12 @@
-import { Modal } from "obsidian";
 import type { NoteDetail } from "../api/client";
 import type { Badge } from "../api/types";
 import { t, localDateTime } from "../i18n";
 import { badgeModel, daysLabel, statusLabel, triggerLabel, windowLabel } from "../trust/badge";
 import { blocksFromProperties } from "../trust/blocks";
 import { renderBadge } from "./badges";
-import { codeLabel, describeFailure } from "./errors";
+import { codeLabel } from "./errors";
 import type { HarnessHost } from "./host";
+import { NoteLoadModal } from "./note-modal";
 import { renderBadgeProof } from "./quotes";
 import { quotesOf } from "../trust/proof";
 import { ValidateModal } from "./validate-modal";
@@ -67,41 +67,23 @@ export function renderDetails(parent: HTMLElement, badge: Badge, note: NoteDetai
 }
 
 /** A click on a badge: the details, and a button for the claims and findings of a dry run. */
-export class BadgeDetailsModal extends Modal {
-	constructor(
-		private readonly host: HarnessHost,
-		private readonly path: string,
-	) {
-		super(host.app);
+export class BadgeDetailsModal extends NoteLoadModal {
+	constructor(host: HarnessHost, path: string) {
+		super(host, path, "details.title");
 	}
 
-	override onOpen(): void {
-		this.setTitle(t("details.title", { path: this.path }));
-		this.contentEl.createEl("p", { cls: "kh-muted", text: t("common.loading") });
-		void this.load();
-	}
-
-	private async load(): Promise<void> {
-		try {
-			const [badge, note] = await Promise.all([
-				this.host.client.badge(this.path),
-				this.host.client.getNote(this.path).catch(() => null),
-			]);
-			this.contentEl.empty();
-			renderDetails(this.contentEl, badge, note);
-			const actions = this.contentEl.createDiv({ cls: "kh-actions" });
-			const validate = actions.createEl("button", { text: t("details.validate") });
-			validate.addEventListener("click", () => {
-				this.close();
-				new ValidateModal(this.host, this.path).open();
-			});
-		} catch (error) {
-			this.contentEl.empty();
-			this.contentEl.createEl("p", { cls: "kh-error", text: describeFailure(error) });
-		}
-	}
-
-	override onClose(): void {
+	protected override async render(): Promise<void> {
+		const [badge, note] = await Promise.all([
+			this.host.client.badge(this.path),
+			this.host.client.getNote(this.path).catch(() => null),
+		]);
 		this.contentEl.empty();
+		renderDetails(this.contentEl, badge, note);
+		const actions = this.contentEl.createDiv({ cls: "kh-actions" });
+		const validate = actions.createEl("button", { text: t("details.validate") });
+		validate.addEventListener("click", () => {
+			this.close();
+			new ValidateModal(this.host, this.path).open();
+		});
 	}
 }

@@ -1,6 +1,5 @@
 import { Notice } from "obsidian";
-import type { SidecarClient } from "../api/client";
-import { newJobId } from "../api/client";
+import { newJobId, SidecarError, type SidecarClient } from "../api/client";
 import type { JobView } from "../api/types";
 import { t } from "../i18n";
 
@@ -34,7 +33,6 @@ export class JobProgressNotice {
 	readonly line: HTMLElement;
 	readonly cancel: HTMLButtonElement;
 	private timer: number | null = null;
-	cancelled = false;
 
 	constructor(
 		private readonly client: SidecarClient,
@@ -59,7 +57,6 @@ export class JobProgressNotice {
 	}
 
 	async requestCancel(): Promise<void> {
-		this.cancelled = true;
 		this.cancel.disabled = true;
 		this.line.setText(t("job.cancelling"));
 		await this.client.cancelJob(this.job).catch(() => undefined);
@@ -81,7 +78,7 @@ export class JobProgressNotice {
 			progress.finish(done(result));
 			return result;
 		} catch (error) {
-			if (isCancelled(error)) {
+			if (error instanceof SidecarError && error.code === "cancelled") {
 				progress.finish(t("job.cancelled"));
 				return null;
 			}
@@ -89,10 +86,6 @@ export class JobProgressNotice {
 			throw error;
 		}
 	}
-}
-
-function isCancelled(error: unknown): boolean {
-	return typeof error === "object" && error !== null && (error as { code?: unknown }).code === "cancelled";
 }
 
 /**

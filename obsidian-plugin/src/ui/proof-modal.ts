@@ -1,8 +1,6 @@
-import { Modal } from "obsidian";
-import { t } from "../i18n";
 import { quotesOf } from "../trust/proof";
-import { describeFailure } from "./errors";
 import type { HarnessHost } from "./host";
+import { NoteLoadModal } from "./note-modal";
 import { renderBadgeProof } from "./quotes";
 
 /**
@@ -10,32 +8,14 @@ import { renderBadgeProof } from "./quotes";
  * links, read when the person asks (one badge request), so that a list of
  * 10,000 notes never carries them all.
  */
-export class ProofModal extends Modal {
-	constructor(
-		private readonly host: HarnessHost,
-		private readonly path: string,
-	) {
-		super(host.app);
+export class ProofModal extends NoteLoadModal {
+	constructor(host: HarnessHost, path: string) {
+		super(host, path, "proof.title");
 	}
 
-	override onOpen(): void {
-		this.setTitle(t("proof.title", { path: this.path }));
-		this.contentEl.createEl("p", { cls: "kh-muted", text: t("common.loading") });
-		void this.load();
-	}
-
-	async load(): Promise<void> {
-		try {
-			const badge = await this.host.client.badge(this.path);
-			this.contentEl.empty();
-			renderBadgeProof(this.contentEl, quotesOf(badge));
-		} catch (error) {
-			this.contentEl.empty();
-			this.contentEl.createEl("p", { cls: "kh-error", text: describeFailure(error) });
-		}
-	}
-
-	override onClose(): void {
+	protected override async render(): Promise<void> {
+		const badge = await this.host.client.badge(this.path);
 		this.contentEl.empty();
+		renderBadgeProof(this.contentEl, quotesOf(badge));
 	}
 }

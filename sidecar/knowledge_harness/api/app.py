@@ -15,6 +15,7 @@ from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
+from ..core.jobs import JobRegistry
 from ..core.memory import freeze_long_lived
 from ..errors import HarnessError, HttpError, InternalError, InvalidRequest, MethodNotAllowed, NotFound
 from ..index.query import warm_search_in_background
@@ -83,6 +84,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
         redoc_url=None,
     )
     app.state.ctx = ctx
+    app.state.jobs = JobRegistry()  # long work's progress and its Cancel (api/routes/jobs.py)
     app.openapi = lambda: envelope_openapi(app)  # type: ignore[method-assign]
 
     @app.exception_handler(HarnessError)

@@ -76,20 +76,34 @@ class Job:
 
 
 class JobRegistry:
+    """Each token scope ("person", "agent") has its own jobs, bounded to MAX_JOBS: one scope's jobs
+    (or cancels of made-up ids) can neither replace nor push out the other's."""
+
     def __init__(self) -> None:
-        self._jobs: OrderedDict[str, Job] = OrderedDict()
+        self._jobs: dict[str, OrderedDict[str, Job]] = {}
         self._lock = threading.Lock()
+
+    def _put(self, job: Job) -> None:
+        jobs = self._jobs.setdefault(job.owner, OrderedDict())
+        jobs[job.job_id] = job
+        jobs.move_to_end(job.job_id)
+        while len(jobs) > MAX_JOBS:
+            jobs.popitem(last=False)
+
+    def _find(self, job_id: str, owner: str) -> Job | None:
+        jobs = self._jobs.get(owner)
+        return jobs.get(job_id) if jobs is not None else None
+
+    def _others(self, job_id: str, owner: str) -> bool:
+        return any(job_id in jobs for scope, jobs in self._jobs.items() if scope != owner)
 
     def start(self, job_id: str, action: str, owner: str) -> Job:
         job = Job(check_job_id(job_id), action, owner)
         with self._lock:
-            earlier = self._jobs.get(job_id)
-            if earlier is not None and earlier.cancel_requested and earlier.owner == owner:
+            earlier = self._find(job_id, owner)
+            if earlier is not None and earlier.cancel_requested:
                 job.cancel_requested = True  # cancelled before its request arrived
-            self._jobs[job_id] = job
-            self._jobs.move_to_end(job_id)
-            while len(self._jobs) > MAX_JOBS:
-                self._jobs.popitem(last=False)
+            self._put(job)
         return job
 
     def finish(self, job: Job, state: JobState) -> None:
@@ -98,26 +112,19 @@ class JobRegistry:
 
     def get(self, job_id: str, owner: str) -> Job | None:
         with self._lock:
-            job = self._jobs.get(check_job_id(job_id))
-        return job if job is not None and job.owner == owner else None
+            return self._find(check_job_id(job_id), owner)
 
     def cancel(self, job_id: str, owner: str) -> Job:
         """Asks the job to stop at its next step. A job not (yet) known is remembered as cancelled, so
-        a cancel that overtakes its own request still stops it."""
+        a cancel that overtakes its own request still stops it. Another scope's job: this caller
+        cannot see it, nor stop it (NotFound)."""
         with self._lock:
-            job = self._jobs.get(check_job_id(job_id))
-            if job is not None and job.owner != owner:
-                job = None  # another scope's job: this caller cannot see it, nor stop it
-                raise_unknown = True
-            else:
-                raise_unknown = False
-            if job is None and not raise_unknown:
+            job = self._find(check_job_id(job_id), owner)
+            if job is None:
+                if self._others(job_id, owner):
+                    raise NotFound(f"No job {job_id}.")
                 job = Job(job_id, "unknown", owner)
-                self._jobs[job_id] = job
-                while len(self._jobs) > MAX_JOBS:
-                    self._jobs.popitem(last=False)
-        if job is None:
-            raise NotFound(f"No job {job_id}.")
+                self._put(job)
         with job._lock:
             if job.state == "running":
                 job.cancel_requested = True

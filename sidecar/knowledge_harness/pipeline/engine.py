@@ -783,21 +783,20 @@ class Pipeline:
     def article_html_path(self, run_id: str) -> Path:
         """The Review Packet's HTML file of the article (in the run folder), once its bytes are checked
         against the SHA-256 the packet recorded (`kh pipeline review --html` hands the path to a browser)."""
-        self.article_html(run_id)
-        return self._article_html_file(run_id)[0]
+        return self._checked_article_html(run_id)[0]
 
-    def _article_html_file(self, run_id: str) -> tuple[Path, str | None]:
+    def article_html(self, run_id: str) -> str:
+        """The Review Packet's HTML file of the article, read from the run folder: only the bytes whose
+        SHA-256 the packet recorded (a file changed since, by hand or by another program, is refused)."""
+        return self._checked_article_html(run_id)[1]
+
+    def _checked_article_html(self, run_id: str) -> tuple[Path, str]:
         review = self.review(run_id)["review_packet"]
         name = review.get("article_html_file")
         if not name:
             raise NotFound(f"Run {run_id}'s Review Packet has no article HTML (made before this version).")
         sha = review.get("article_html_sha256")
-        return self.store.run_dir(run_id) / str(name), str(sha) if sha else None
-
-    def article_html(self, run_id: str) -> str:
-        """The Review Packet's HTML file of the article, read from the run folder: only the bytes whose
-        SHA-256 the packet recorded (a file changed since, by hand or by another program, is refused)."""
-        path, expected = self._article_html_file(run_id)
+        path, expected = self.store.run_dir(run_id) / str(name), str(sha) if sha else None
         try:
             data = self.store.read_bytes(run_id, path.name)
         except OSError as exc:
@@ -810,7 +809,7 @@ class Pipeline:
                 "the packet was made, so it is not shown. Read the Review Packet itself, or prepare the review again.",
                 detail={"run_id": run_id, "file": path.name, "sha256": actual, "recorded_sha256": expected},
             )
-        return data.decode("utf-8")
+        return path, data.decode("utf-8")
 
     def decide(
         self,

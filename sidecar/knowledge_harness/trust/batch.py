@@ -110,10 +110,9 @@ from .freshness import is_validated
 from .judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
 from .policy import Policy, load_policy
 from .validation_service import (
-    conditional_snapshots,
     dry_run,
     note_workload,
-    reusable_snapshots,
+    snapshot_ages,
     stored_validator_label,
 )
 
@@ -442,8 +441,7 @@ def preview_plan(
         calls += 1 if count else 0
         pages.update(urls)
     judge = judge_name or policy.judge.backend
-    reused = {} if refetch else reusable_snapshots(vault, sorted(pages), policy)
-    asked = {} if refetch else conditional_snapshots(vault, sorted(pages))
+    reused, asked = ({}, {}) if refetch else snapshot_ages(vault, sorted(pages), policy)
     return PlanPreview(stage, [c.path for c in chosen], len(pages), claims, judge, calls, reused, asked)
 
 

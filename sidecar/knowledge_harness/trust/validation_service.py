@@ -164,39 +164,44 @@ def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult)
 ANY_AGE = dt.timedelta(days=36500)
 
 
-def reusable_snapshots(vault: Vault, urls: Sequence[str], policy: Policy) -> dict[str, int]:
-    """The cited pages a validation would read from a snapshot younger than the policy's window without
-    asking the server (the snapshot kept no ETag / Last-Modified; without `refetch`), with each
-    snapshot's age in seconds (read-only)."""
+def _latest_snapshot(
+    store: EvidenceStore, url: str, now: dt.datetime
+) -> tuple[dict[str, Any], str, dt.timedelta] | None:
+    """The URL's latest intact snapshot (record, text) and its age: one read of it, whatever its age."""
+    found = store.lookup(url, max_age=ANY_AGE, now=now)
+    if found is None:
+        return None
+    fetched = parse_utc_z(str(found[0]["fetched_at"]))  # lookup checked it parses
+    if fetched.tzinfo is None:
+        fetched = fetched.replace(tzinfo=dt.UTC)
+    return found[0], found[1], now - fetched
+
+
+def _within(age: dt.timedelta, max_age: dt.timedelta) -> bool:
+    """As EvidenceStore.lookup judges a snapshot young enough (a window of 0 reuses none)."""
+    return max_age > dt.timedelta(0) and age <= max_age
+
+
+def snapshot_ages(vault: Vault, urls: Sequence[str], policy: Policy) -> tuple[dict[str, int], dict[str, int]]:
+    """What a validation (without `refetch`) would do with each cited page's latest snapshot, url → its
+    age in seconds (read-only): (reused: younger than the policy's window and kept no ETag /
+    Last-Modified, so read without asking the server; asked: kept validators, so the server is asked
+    whether the page changed and the snapshot reused on 304 Not Modified)."""
     store = EvidenceStore(vault)
     max_age = dt.timedelta(minutes=policy.evidence.snapshot_max_age_minutes)
     now = dt.datetime.now(dt.UTC)
-    ages: dict[str, int] = {}
+    reused: dict[str, int] = {}
+    asked: dict[str, int] = {}
     for url in urls:
-        found = store.lookup(url, max_age=max_age, now=now)
-        if found is not None and not conditional_headers(found[0]):
-            try:
-                fetched = parse_utc_z(str(found[0]["fetched_at"]))
-            except (KeyError, ValueError):
-                continue
-            ages[url] = max(0, int((now - fetched).total_seconds()))
-    return ages
-
-
-def conditional_snapshots(vault: Vault, urls: Sequence[str]) -> dict[str, int]:
-    """The cited pages whose latest snapshot kept validators (ETag / Last-Modified): a validation asks the
-    server whether each changed and reuses the snapshot on 304 Not Modified; url → age in seconds."""
-    store = EvidenceStore(vault)
-    now = dt.datetime.now(dt.UTC)
-    ages: dict[str, int] = {}
-    for url in urls:
-        found = store.lookup(url, max_age=ANY_AGE, now=now)
-        if found is not None and conditional_headers(found[0]):
-            try:
-                ages[url] = max(0, int((now - parse_utc_z(str(found[0]["fetched_at"]))).total_seconds()))
-            except (KeyError, ValueError):
-                continue
-    return ages
+        latest = _latest_snapshot(store, url, now)
+        if latest is None:
+            continue
+        record, _text, age = latest
+        if conditional_headers(record):
+            asked[url] = max(0, int(age.total_seconds()))
+        elif _within(age, max_age):
+            reused[url] = max(0, int(age.total_seconds()))
+    return reused, asked
 
 
 def _from_snapshot(url: str, record: Mapping[str, Any], text: str, *, fetched_at: str | None = None) -> FetchedPage:
@@ -231,13 +236,16 @@ async def collect_evidence(
     pages: dict[str, FetchedPage] = {}
     to_fetch: list[str] = []
     asked: dict[str, tuple[dict[str, Any], str]] = {}  # url → the snapshot a conditional request asks about
+    now = dt.datetime.now(dt.UTC)
     for url in urls:
-        latest = None if refetch else store.lookup(url, max_age=ANY_AGE)
-        if latest is not None and conditional_headers(latest[0]):
-            asked[url] = latest
-        elif latest is not None and store.lookup(url, max_age=max_age) is not None:
-            pages[url] = _from_snapshot(url, *latest)
-            continue
+        latest = None if refetch else _latest_snapshot(store, url, now)
+        if latest is not None:
+            record, text, age = latest
+            if conditional_headers(record):
+                asked[url] = (record, text)
+            elif _within(age, max_age):
+                pages[url] = _from_snapshot(url, record, text)
+                continue
         to_fetch.append(url)
     written: list[str] = []
     if to_fetch:

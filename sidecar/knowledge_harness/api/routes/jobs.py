@@ -29,10 +29,7 @@ class JobView(BaseModel):
 
 
 def registry(request: Request) -> JobRegistry:
-    jobs = getattr(request.app.state, "jobs", None)
-    if not isinstance(jobs, JobRegistry):
-        jobs = JobRegistry()
-        request.app.state.jobs = jobs
+    jobs: JobRegistry = request.app.state.jobs  # made with the app (api/app.py)
     return jobs
 
 
