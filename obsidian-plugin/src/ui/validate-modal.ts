@@ -84,7 +84,7 @@ export class ValidateModal extends Modal {
 		}
 		this.contentEl.createEl("p", { cls: "kh-muted", text: t("validate.running") });
 		const job = (this.job = newJobId());
-		const watch = watchJob(this.host.client, job, this.contentEl, () => this.close());
+		const watch = (this.watch = watchJob(this.host.client, job, this.contentEl, () => this.close()));
 		this.host.client.validateNote(this.path, job).then(
 			(result) => {
 				watch.stop();
@@ -102,6 +102,7 @@ export class ValidateModal extends Modal {
 
 	/** The running validation's job: closing the window cancels it, so the sidecar does not judge on. */
 	job: string | null = null;
+	private watch: { stop: () => void } | null = null;
 
 	private show(result: DryRunValidation): void {
 		this.contentEl.empty();
@@ -115,6 +116,8 @@ export class ValidateModal extends Modal {
 	}
 
 	override onClose(): void {
+		this.watch?.stop(); // a closed window reads no more progress, even while the cancelled work winds down
+		this.watch = null;
 		if (this.job) void this.host.client.cancelJob(this.job).catch(() => undefined);
 		this.job = null;
 		this.contentEl.empty();

@@ -226,8 +226,11 @@ describe("the proof behind a badge, from a real sidecar", () => {
 		const job = modal.job!;
 		await vi.waitFor(() => expect(held.length).toBe(1)); // fetching the held page
 		await vi.waitFor(() => expect(modal.contentEl.querySelector(".kh-job-line")!.textContent).toMatch(/^1 of 2: Fetching the cited pages · \d+ s$/), { timeout: 3_000 });
+		const polls = vi.spyOn(host.host.client, "jobProgress");
 		modal.close();
 		await vi.waitFor(async () => expect((await client.jobProgress(job)).cancel_requested).toBe(true));
+		await new Promise((resolve) => window.setTimeout(resolve, 1_200)); // past one poll of the watcher
+		expect(polls).not.toHaveBeenCalled(); // the closed window stopped reading the job
 		release(); // the page answers; the validation stops before judging
 		await vi.waitFor(async () => expect((await client.jobProgress(job)).state).toBe("cancelled"), { timeout: 5_000 });
 	});
