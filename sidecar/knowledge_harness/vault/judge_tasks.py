@@ -39,6 +39,7 @@ from .paths import Vault
 
 FOLDER = "judge-tasks"
 KEEP_SECONDS = 24 * 3600  # finished tasks are deleted a day after their deadline
+KEEP_EVENTS = 20  # releases and late answers kept per task: an agent taking and dropping it grows nothing
 _AGENTS = "agents.json"
 
 
@@ -107,7 +108,7 @@ class JudgeTaskStore:
                 self._write(task)
             elif state == "taken" and not pid_alive((task.get("taken_by") or {}).get("pid")):
                 lost = task.get("taken_by")
-                task = {**task, "state": "open", "taken_by": None, "released": [*task.get("released", []), lost]}
+                task = {**task, "state": "open", "taken_by": None, "released": [*task.get("released", []), lost][-KEEP_EVENTS:]}
                 self._write(task)
         return task
 
@@ -170,7 +171,7 @@ class JudgeTaskStore:
             task = self.read(task_id)
             if task.get("state") == "expired":
                 late = {**agent, "pid": os.getpid(), "at": now_utc_z()}
-                self._write({**task, "late_answers": [*task.get("late_answers", []), late][-20:]})
+                self._write({**task, "late_answers": [*task.get("late_answers", []), late][-KEEP_EVENTS:]})
 
     def expire(self, task_id: str, why: str) -> dict[str, Any]:
         """The waiting side gives up; an answered task stays answered."""
@@ -191,7 +192,7 @@ class JudgeTaskStore:
                 if task.get("state") != "taken" or taker.get("pid") != os.getpid() or taker.get("session") != session:
                     continue
                 lost = {**taker, "released_at": now_utc_z(), "why": why}
-                self._write({**task, "state": "open", "taken_by": None, "released": [*task.get("released", []), lost]})
+                self._write({**task, "state": "open", "taken_by": None, "released": [*task.get("released", []), lost][-KEEP_EVENTS:]})
                 released.append(str(task["task_id"]))
         return released
 
