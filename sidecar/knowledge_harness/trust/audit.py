@@ -400,7 +400,7 @@ def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
     return bool(rule.tags) and any(tag in rule.tags for tag in facts.tags)
 
 
-def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: TrustRecords | None = None) -> NoteState:
+def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, records: TrustRecords) -> NoteState:
     note = facts.note
     errors: list[AuditError] = []
     if note.problem is not None:
@@ -422,10 +422,7 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: TrustRe
     )
     due = deadline(verification, policy)
     run_id = verification.run_id if verification is not None else None
-    if outcomes is None:
-        record = RecordState("none") if facts.blocks_sha256 is None else RecordState("unrecorded", "No records read.")
-    else:
-        record = outcomes.state(note.path, run_id, facts.blocks_sha256, note.sha256)
+    record = records.state(note.path, run_id, facts.blocks_sha256, lambda: note.sha256)
     provisional = run_id if record.kind == "provisional" else None
     days = None if due is None else (due - today).days
     verification_error = any(f.key.startswith("verification") for f in facts.trust.findings)

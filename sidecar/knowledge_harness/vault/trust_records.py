@@ -344,8 +344,12 @@ class TrustRecords:
         self._adoptions = (stamp, table)
         return table
 
-    def state(self, path: str, run_id: str | None, digest: str | None, file_sha256: str | None = None) -> RecordState:
-        """The record behind the note at `path` whose blocks have `digest` (`blocks_digest`)."""
+    def state(
+        self, path: str, run_id: str | None, digest: str | None, file_sha256: Callable[[], str] | None = None
+    ) -> RecordState:
+        """The record behind the note at `path` whose blocks have `digest` (`blocks_digest`).
+        `file_sha256` gives the note's SHA-256, asked only for a run recorded before runs kept the
+        digest and whose plan is gone (hashing every note on every badge would be wasted)."""
         if digest is None:
             return RecordState("none")
         key = _nfc(path)
@@ -363,7 +367,9 @@ class TrustRecords:
             entry = run.files.get(key)
             if entry is not None and entry[0] == "APPLIED":
                 recorded = entry[1]
-                if recorded == digest or (recorded is None and entry[2] is not None and entry[2] == file_sha256):
+                if recorded == digest or (
+                    recorded is None and entry[2] is not None and file_sha256 is not None and entry[2] == file_sha256()
+                ):
                     return RecordState("recorded", run_id=run_id)
                 reason = f"The verification or evidence block differs from what run {run_id} wrote (edited afterwards)."
             else:
