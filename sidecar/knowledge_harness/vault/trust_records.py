@@ -199,17 +199,16 @@ def blocks_digest(properties: Mapping[str, Any]) -> str | None:
     verification = properties.get("verification")
     if not isinstance(verification, Mapping):
         return None
-    evidence = properties.get("evidence")
-    return sha256_hex(canonical_json({"verification": jsonable(dict(verification)), "evidence": jsonable(evidence)}))
+    return _digest(dict(verification), properties.get("evidence"))
 
 
 def proposed_digest(proposed: Mapping[str, Any]) -> str:
     """`blocks_digest` of a plan's proposed blocks (runs recorded before runs kept the digest)."""
-    return sha256_hex(
-        canonical_json(
-            {"verification": jsonable(proposed.get("verification")), "evidence": jsonable(proposed.get("evidence"))}
-        )
-    )
+    return _digest(proposed.get("verification"), proposed.get("evidence"))
+
+
+def _digest(verification: Any, evidence: Any) -> str:
+    return sha256_hex(canonical_json({"verification": jsonable(verification), "evidence": jsonable(evidence)}))
 
 
 RecordKind = Literal["recorded", "adopted", "unrecorded", "provisional", "none"]
