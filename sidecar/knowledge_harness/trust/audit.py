@@ -387,6 +387,11 @@ class NoteState:
     def counted_level(self) -> int:
         return self.facts.trust.level if self.counts else 0
 
+    @property
+    def fresh(self) -> bool:
+        """Validated, no stale trigger, and resting on a record (a badge's `fresh`)."""
+        return is_validated(self.facts.trust.verification) and not self.triggers and self.counts
+
 
 def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
     rule = policy.keywords
@@ -838,10 +843,16 @@ def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt
     return badge_of(catalog, policy, note, day)
 
 
+def note_state(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> NoteState:
+    """The evaluation of a note the catalog handed out, from the catalog's cached facts and records."""
+    cache = _cache_for(catalog)
+    return evaluate(cache.get(note), policy, day, cache.outcomes_for(catalog))
+
+
 def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> Badge:
     """The badge of a note the catalog handed out (`NoteCatalog.note`, `.cached` or `.load`)."""
     cache = _cache_for(catalog)
-    state = evaluate(cache.get(note), policy, day, cache.outcomes_for(catalog))
+    state = note_state(catalog, policy, note, day)
     verification = state.facts.trust.verification
     evidence = state.facts.trust.evidence
     level = state.facts.trust.level
@@ -850,7 +861,7 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         level=level,
         level_name=LEVEL_NAMES.get(level, "Unverified"),
         status=state.facts.trust.status,
-        fresh=is_validated(verification) and not state.triggers and state.counts,
+        fresh=state.fresh,
         fresh_l2=state.fresh_l2,
         triggers=state.triggers,
         revalidate_after=state.due,
