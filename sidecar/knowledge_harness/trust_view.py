@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .errors import HarnessError
 from .index.schema import TrustSummary
-from .trust.audit import badge_of, current_policy
+from .trust.audit import current_policy, note_state
 from .vault.catalog import NoteCatalog
 
 TrustOf = Callable[[str], TrustSummary | None]
@@ -30,21 +30,21 @@ def live_trust(catalog: NoteCatalog, today: dt.date | None = None) -> TrustOf:
             return None
         if note.problem is None and not isinstance(note.properties.get("verification"), dict):
             return None
-        badge = badge_of(catalog, policy, note, day)
+        # the badge's evaluation, without the quotes a badge reads from run and plan records
+        state = note_state(catalog, policy, note, day)
+        trust = state.facts.trust
         fresh = (
-            badge.fresh
-            and badge.level >= 2
-            and badge.status in ("verified", "reviewed")
-            and badge.provisional_run_id is None
-            and badge.record in ("recorded", "adopted")
-            and badge.error is None
+            state.fresh  # validated, no trigger, and recorded or adopted (so not provisional)
+            and trust.level >= 2
+            and trust.status in ("verified", "reviewed")
+            and not state.errors
         )
         return TrustSummary(
-            level=badge.level,
-            status=badge.status,
+            level=trust.level,
+            status=trust.status,
             fresh=fresh,
-            triggers=list(badge.triggers),
-            revalidate_after=badge.revalidate_after.isoformat() if badge.revalidate_after else None,
+            triggers=list(state.triggers),
+            revalidate_after=state.due.isoformat() if state.due else None,
         )
 
     return trust_of

@@ -387,6 +387,11 @@ class NoteState:
     def counted_level(self) -> int:
         return self.facts.trust.level if self.counts else 0
 
+    @property
+    def fresh(self) -> bool:
+        """Validated, no stale trigger, and resting on a record (a badge's `fresh`)."""
+        return is_validated(self.facts.trust.verification) and not self.triggers and self.counts
+
 
 def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
     rule = policy.keywords
@@ -400,7 +405,7 @@ def _is_keyword(facts: NoteFacts, policy: Policy) -> bool:
     return bool(rule.tags) and any(tag in rule.tags for tag in facts.tags)
 
 
-def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: TrustRecords | None = None) -> NoteState:
+def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, records: TrustRecords) -> NoteState:
     note = facts.note
     errors: list[AuditError] = []
     if note.problem is not None:
@@ -422,10 +427,7 @@ def evaluate(facts: NoteFacts, policy: Policy, today: dt.date, outcomes: TrustRe
     )
     due = deadline(verification, policy)
     run_id = verification.run_id if verification is not None else None
-    if outcomes is None:
-        record = RecordState("none") if facts.blocks_sha256 is None else RecordState("unrecorded", "No records read.")
-    else:
-        record = outcomes.state(note.path, run_id, facts.blocks_sha256, note.sha256)
+    record = records.state(note.path, run_id, facts.blocks_sha256, lambda: note.sha256)
     provisional = run_id if record.kind == "provisional" else None
     days = None if due is None else (due - today).days
     verification_error = any(f.key.startswith("verification") for f in facts.trust.findings)
@@ -841,10 +843,16 @@ def note_badge(catalog: NoteCatalog, policy: Policy, rel_path: str, *, today: dt
     return badge_of(catalog, policy, note, day)
 
 
+def note_state(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> NoteState:
+    """The evaluation of a note the catalog handed out, from the catalog's cached facts and records."""
+    cache = _cache_for(catalog)
+    return evaluate(cache.get(note), policy, day, cache.outcomes_for(catalog))
+
+
 def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> Badge:
     """The badge of a note the catalog handed out (`NoteCatalog.note`, `.cached` or `.load`)."""
     cache = _cache_for(catalog)
-    state = evaluate(cache.get(note), policy, day, cache.outcomes_for(catalog))
+    state = note_state(catalog, policy, note, day)
     verification = state.facts.trust.verification
     evidence = state.facts.trust.evidence
     level = state.facts.trust.level
@@ -853,7 +861,7 @@ def badge_of(catalog: NoteCatalog, policy: Policy, note: Note, day: dt.date) -> 
         level=level,
         level_name=LEVEL_NAMES.get(level, "Unverified"),
         status=state.facts.trust.status,
-        fresh=is_validated(verification) and not state.triggers and state.counts,
+        fresh=state.fresh,
         fresh_l2=state.fresh_l2,
         triggers=state.triggers,
         revalidate_after=state.due,

@@ -19,6 +19,7 @@ import os
 import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from ..core.clock import now_utc, utc_z
 from ..errors import HarnessError, Refused
@@ -56,7 +57,10 @@ def agent_judge_calls_on(vault: Vault, day: dt.date) -> int:
 def ledger_calls_on(vault: Vault, day: dt.date) -> int:
     """Calls of this day the ledger holds: spent by dry runs and validations, and reserved by plans
     still being built (by a process that is alive)."""
-    ledger = read_ledger(vault)
+    return _ledger_calls(read_ledger(vault), day)
+
+
+def _ledger_calls(ledger: dict[str, Any], day: dt.date) -> int:
     used = _int(ledger["spent"].get(day.isoformat()))
     for entry in ledger["pending"].values():
         if isinstance(entry, dict) and entry.get("day") == day.isoformat() and pid_alive(entry.get("pid")):
@@ -109,7 +113,7 @@ def spend_agent_validation(vault: Vault, judge: str, *, calls: int, what: str) -
     budget = load_machine_config().agents.judge_calls_per_day
     day = now_utc().date()
     with ledger_locked(vault) as ledger:
-        used = agent_judge_calls_on(vault, day) + ledger_calls_on(vault, day)
+        used = agent_judge_calls_on(vault, day) + _ledger_calls(ledger, day)  # the ledger as read under the lock
         if calls > budget - used:
             raise Refused(
                 f"The agent token may not spend money: this {what} would make {calls} call(s) to the paid {judge} "

@@ -191,13 +191,6 @@ def write_adoption(vault: Vault, adoption_id: str, record: dict[str, Any]) -> Pa
     return path
 
 
-def list_adoption_ids(vault: Vault) -> list[str]:
-    folder = adoptions_dir(vault)
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem for p in folder.glob("adopt-*.json") if _ID.match(p.stem))
-
-
 # -- the record behind a note's trust blocks ----------------------------------------------------
 def blocks_digest(properties: Mapping[str, Any]) -> str | None:
     """SHA-256 of the note's `verification` and `evidence` blocks as written (canonical JSON of their
@@ -206,17 +199,16 @@ def blocks_digest(properties: Mapping[str, Any]) -> str | None:
     verification = properties.get("verification")
     if not isinstance(verification, Mapping):
         return None
-    evidence = properties.get("evidence")
-    return sha256_hex(canonical_json({"verification": jsonable(dict(verification)), "evidence": jsonable(evidence)}))
+    return _digest(dict(verification), properties.get("evidence"))
 
 
 def proposed_digest(proposed: Mapping[str, Any]) -> str:
     """`blocks_digest` of a plan's proposed blocks (runs recorded before runs kept the digest)."""
-    return sha256_hex(
-        canonical_json(
-            {"verification": jsonable(proposed.get("verification")), "evidence": jsonable(proposed.get("evidence"))}
-        )
-    )
+    return _digest(proposed.get("verification"), proposed.get("evidence"))
+
+
+def _digest(verification: Any, evidence: Any) -> str:
+    return sha256_hex(canonical_json({"verification": jsonable(verification), "evidence": jsonable(evidence)}))
 
 
 RecordKind = Literal["recorded", "adopted", "unrecorded", "provisional", "none"]
@@ -237,6 +229,11 @@ class _RunFacts:
     status: str | None
     failure_reason: str | None
     files: dict[str, tuple[str | None, str | None, str | None]]  # NFC path -> (result, blocks_sha256, sha256_after)
+
+
+def _is_run_id(value: str | None) -> bool:
+    """`value` names a run record (`run-…`), so it can never name another file."""
+    return bool(value) and _ID.match(str(value)) is not None and str(value).startswith("run-")
 
 
 def _nfc(path: str) -> str:
@@ -305,12 +302,6 @@ class TrustRecords:
     def _run(self, run_id: str) -> _RunFacts | None:
         return self._runs.get(runs_dir(self.vault) / f"{run_id}.json")
 
-    def provisional(self, run_id: str | None) -> bool:
-        if not run_id or _ID.match(run_id) is None or not run_id.startswith("run-"):
-            return False
-        facts = self._run(run_id)
-        return facts is not None and facts.status in ("FAILED", "IN_PROGRESS")
-
     # adoptions
     def _adopted(self) -> dict[str, dict[str, str]]:
         """NFC path -> {blocks digest: who adopted it}, the latest adoption winning."""
@@ -344,12 +335,16 @@ class TrustRecords:
         self._adoptions = (stamp, table)
         return table
 
-    def state(self, path: str, run_id: str | None, digest: str | None, file_sha256: str | None = None) -> RecordState:
-        """The record behind the note at `path` whose blocks have `digest` (`blocks_digest`)."""
+    def state(
+        self, path: str, run_id: str | None, digest: str | None, file_sha256: Callable[[], str] | None = None
+    ) -> RecordState:
+        """The record behind the note at `path` whose blocks have `digest` (`blocks_digest`).
+        `file_sha256` gives the note's SHA-256, asked only for a run recorded before runs kept the
+        digest and whose plan is gone (hashing every note on every badge would be wasted)."""
         if digest is None:
             return RecordState("none")
         key = _nfc(path)
-        valid = bool(run_id) and _ID.match(run_id or "") is not None and (run_id or "").startswith("run-")
+        valid = _is_run_id(run_id)
         run = self._run(str(run_id)) if valid else None
         if run is not None and run.status in ("FAILED", "IN_PROGRESS"):
             why = "did not finish" if run.status == "IN_PROGRESS" else f"failed ({run.failure_reason or 'FAILED'})"
@@ -363,7 +358,9 @@ class TrustRecords:
             entry = run.files.get(key)
             if entry is not None and entry[0] == "APPLIED":
                 recorded = entry[1]
-                if recorded == digest or (recorded is None and entry[2] is not None and entry[2] == file_sha256):
+                if recorded == digest or (
+                    recorded is None and entry[2] is not None and file_sha256 is not None and entry[2] == file_sha256()
+                ):
                     return RecordState("recorded", run_id=run_id)
                 reason = f"The verification or evidence block differs from what run {run_id} wrote (edited afterwards)."
             else:
@@ -378,10 +375,6 @@ class TrustRecords:
         if who is not None:
             return RecordState("adopted", run_id=run_id if run is not None else None, adopted_by=who)
         return RecordState("unrecorded", reason, run_id=run_id)
-
-
-# kept for callers that only ask whether a run failed
-RunOutcomes = TrustRecords
 
 
 def _run_facts(vault: Vault, record: dict[str, Any]) -> _RunFacts:
@@ -449,7 +442,7 @@ class RunProofs:
 
     The findings are the run record's file entry for the note (`.harness/runs/<run_id>.json`); the
     source URLs are the plan's (a run record names sources by id only). Cached per run file by
-    (mtime, size), like RunOutcomes, and per plan file (written once). Anything unreadable gives no
+    (mtime, size), like TrustRecords, and per plan file (written once). Anything unreadable gives no
     proof rather than an error: the badge still draws."""
 
     def __init__(self, vault: Vault) -> None:
@@ -458,9 +451,9 @@ class RunProofs:
         self._plans: _JsonFileCache[dict[str, dict[str, str]]] = _JsonFileCache(_plan_urls)
 
     def of(self, run_id: str | None, path: str) -> list[dict[str, Any]]:
-        if not run_id or _ID.match(run_id) is None or not run_id.startswith("run-"):
+        if not _is_run_id(run_id):
             return []
-        by_path = self._run(run_id)
+        by_path = self._run(str(run_id))
         return [dict(p) for p in by_path.get(path, [])]
 
     def _run(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
