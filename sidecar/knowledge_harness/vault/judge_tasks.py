@@ -108,7 +108,12 @@ class JudgeTaskStore:
                 self._write(task)
             elif state == "taken" and not pid_alive((task.get("taken_by") or {}).get("pid")):
                 lost = task.get("taken_by")
-                task = {**task, "state": "open", "taken_by": None, "released": [*task.get("released", []), lost][-KEEP_EVENTS:]}
+                task = {
+                    **task,
+                    "state": "open",
+                    "taken_by": None,
+                    "released": [*task.get("released", []), lost][-KEEP_EVENTS:],
+                }
                 self._write(task)
         return task
 
@@ -192,7 +197,14 @@ class JudgeTaskStore:
                 if task.get("state") != "taken" or taker.get("pid") != os.getpid() or taker.get("session") != session:
                     continue
                 lost = {**taker, "released_at": now_utc_z(), "why": why}
-                self._write({**task, "state": "open", "taken_by": None, "released": [*task.get("released", []), lost][-KEEP_EVENTS:]})
+                self._write(
+                    {
+                        **task,
+                        "state": "open",
+                        "taken_by": None,
+                        "released": [*task.get("released", []), lost][-KEEP_EVENTS:],
+                    }
+                )
                 released.append(str(task["task_id"]))
         return released
 
