@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import unicodedata
 from pathlib import Path
 from typing import Any
 
@@ -90,3 +91,20 @@ def test_a_missing_plan_or_a_broken_record_gives_no_url_or_no_proof(tmp_path: Pa
     assert RunProofs(Vault.open(tmp_path)).of(RUN, NOTE)[0]["source_url"] is None
     (tmp_path / ".harness" / "runs" / f"{RUN}.json").write_text("{torn", encoding="utf-8")
     assert RunProofs(Vault.open(tmp_path)).of(RUN, NOTE) == []
+
+
+def test_a_note_named_in_nfd_by_its_record_shows_its_proof_under_either_form(tmp_path: Path) -> None:
+    name = "調査/がくぶ.md"  # が and ぶ decompose (a kana and its voicing mark), as macOS writes names
+    nfd = unicodedata.normalize("NFD", name)
+    assert nfd != name
+    runs, plans = tmp_path / ".harness" / "runs", tmp_path / ".harness" / "plans"
+    runs.mkdir(parents=True)
+    plans.mkdir(parents=True)
+    files = [{"path": nfd, "findings": [finding("c-1", quote="九十日", source_id="s1")]}]
+    (runs / f"{RUN}.json").write_text(json.dumps({"run_id": RUN, "plan_id": PLAN, "files": files}), encoding="utf-8")
+    target = {"path": nfd, "sources": [{"source_id": "s1", "url": "https://example.org/学部"}]}
+    (plans / f"{PLAN}.json").write_text(json.dumps({"plan_id": PLAN, "targets": [target]}), encoding="utf-8")
+    proofs = RunProofs(Vault.open(tmp_path))
+    for form in ("NFC", "NFD"):
+        [proof] = proofs.of(RUN, unicodedata.normalize(form, name))
+        assert (proof["quote"], proof["source_url"]) == ("九十日", "https://example.org/学部")

@@ -454,7 +454,7 @@ class RunProofs:
         if not _is_run_id(run_id):
             return []
         by_path = self._run(str(run_id))
-        return [dict(p) for p in by_path.get(path, [])]
+        return [dict(p) for p in by_path.get(_nfc(path), [])]
 
     def _run(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
         return self._runs.get(runs_dir(self.vault) / f"{run_id}.json") or {}
@@ -465,7 +465,7 @@ class RunProofs:
             urls = self._urls(str(record.get("plan_id") or ""))
             for entry in record.get("files") or []:
                 if isinstance(entry, dict) and isinstance(entry.get("path"), str):
-                    by_path[entry["path"]] = self._proofs(entry, urls.get(entry["path"], {}))
+                    by_path[_nfc(entry["path"])] = self._proofs(entry, urls.get(_nfc(entry["path"]), {}))
         return by_path
 
     @staticmethod
@@ -501,7 +501,7 @@ def _plan_urls(plan: Any) -> dict[str, dict[str, str]]:
     for target in plan.get("targets") or [] if isinstance(plan, dict) else []:
         if not isinstance(target, dict) or not isinstance(target.get("path"), str):
             continue
-        urls[target["path"]] = {
+        urls[_nfc(target["path"])] = {
             str(s["source_id"]): str(s["url"])
             for s in target.get("sources") or []
             if isinstance(s, dict) and s.get("source_id") and isinstance(s.get("url"), str)
