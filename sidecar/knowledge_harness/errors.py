@@ -47,8 +47,8 @@ failure becomes data there (a finding, an evidence record, a note problem) or pi
 `ChatError` (trust/llm_client.py), `JudgeFailed` and `UnknownJudge` (trust/judges/),
 `FetchFailure` (trust/evidence.py), `ExtractionFailed` (trust/extraction.py), `ProviderError`
 (pipeline/search.py), `YamlRejected` (vault/yamlsafe.py) and `DuplicateKey` (vault/yaml_loader.py), `LayerOutOfOrder`
-(index/layer_stream.py), and private control flow such as index/parse.py's `_GiveUp` and
-index/build.py's `_NotLite`. One that escaped would reach a door as `internal_error`.
+(index/layer_stream.py), `NotOneShot` (index/one_shot.py: the build takes the full path), and private
+control flow such as index/parse.py's `_GiveUp` and vault/yamlsafe.py's `_NotSimple`. One that escaped would reach a door as `internal_error`.
 
 This module is the lowest layer (import-linter): it imports nothing from the package, so every
 layer, `core/` included, may raise these.

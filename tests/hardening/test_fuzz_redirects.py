@@ -10,7 +10,6 @@ The only stand-in: host names other than 127.0.0.1 do not resolve (no DNS lookup
 
 from __future__ import annotations
 
-import os
 import socket
 import threading
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from hypothesis import strategies as st
 from knowledge_harness.trust import evidence
 from knowledge_harness.trust.evidence import Fetcher, FetchFailure, redirect_target
 from knowledge_harness.trust.policy import EvidencePolicy
+from tests.support.examples import examples
 
 pytestmark = pytest.mark.fuzz
 
@@ -58,12 +58,11 @@ PIECES = [
     "ftp:",
     "javascript:",
 ]
-FUZZ = bool(os.environ.get("KH_FUZZ"))
 CLIENT = httpx.Client()
 LOCATIONS = st.lists(st.sampled_from(PIECES) | st.text(max_size=4), max_size=8).map("".join)
 
 
-@settings(max_examples=20_000 if FUZZ else 60)
+@settings(max_examples=examples(0.6))
 @given(location=LOCATIONS)
 @example(location="http:\\\\x")
 @example(location="https:\\x")
@@ -128,9 +127,7 @@ def no_dns(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(evidence, "_resolve", loopback_only)
 
 
-@settings(
-    max_examples=5_000 if FUZZ else 12, suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None
-)
+@settings(max_examples=examples(0.12), suppress_health_check=[HealthCheck.function_scoped_fixture], deadline=None)
 @given(
     raw=st.lists(
         st.sampled_from([p.encode("utf-8") for p in PIECES if p not in "\r\n"]) | st.binary(max_size=4), max_size=8

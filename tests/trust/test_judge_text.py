@@ -11,6 +11,7 @@ from knowledge_harness.trust.judges.binding import unit_of
 from knowledge_harness.trust.judges.lexical import prepare
 from knowledge_harness.trust.text import sentence_terms, sentence_texts, split_sentences, terms
 from knowledge_harness.trust.validation_models import EvidenceIn
+from tests.support.examples import examples
 
 # pieces that exercise the tokenizer's corners: stems (studies/study), irregular verbs (began/begin), light words, hyphens, units after numbers, grouped
 # digits, words holding digits, apostrophes and hyphens, full-width forms, Japanese runs and okurigana
@@ -124,14 +125,14 @@ TEXT = st.lists(st.sampled_from(PIECES) | st.text(max_size=6), max_size=24).map(
 
 
 @given(TEXT)
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 def test_sentence_terms_are_the_sets_of_terms(text: str) -> None:
     full = terms(text)
     assert sentence_terms(text) == (set(full.content), set(full.numbers), set(full.hiragana))
 
 
 @given(st.lists(TEXT, min_size=1, max_size=8), st.lists(TEXT, min_size=1, max_size=3))
-@settings(max_examples=200, deadline=None)
+@settings(max_examples=examples(2), deadline=None)
 def test_a_term_is_indexed_in_exactly_the_sentences_that_hold_it(lines: list[str], claims: list[str]) -> None:
     doc = prepare(EvidenceIn(source_id="e", text="\n".join(lines)))
     every = [sentence_terms(n) for n in doc._normalized]
@@ -148,6 +149,6 @@ def test_a_term_is_indexed_in_exactly_the_sentences_that_hold_it(lines: list[str
 
 
 @given(st.lists(TEXT, max_size=6).map("\n".join))
-@settings(max_examples=400, deadline=None)
+@settings(max_examples=examples(4), deadline=None)
 def test_sentence_texts_are_the_texts_of_split_sentences(text: str) -> None:
     assert sentence_texts(text) == [span.text for span in split_sentences(text)]
