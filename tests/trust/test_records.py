@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import shutil
 from pathlib import Path
 
@@ -115,3 +116,24 @@ def test_a_run_records_the_digest_of_what_it_wrote_and_only_that_counts(tmp_path
     report = run_audit(NoteCatalog(Vault.open(vault)), Policy(), today=TODAY)
     assert path in {u.path for u in report.unrecorded}
     assert path not in report.windows.next_batch + report.windows.prepare + report.windows.watch
+
+
+def test_an_adoption_file_edited_in_place_is_read_again(tmp_path: Path) -> None:
+    vault = write_vault(tmp_path / "v", [NoteSpec("kw/hand.md")], adopted=False)
+    adopt_all(vault)
+    catalog = NoteCatalog(Vault.open(vault))
+    assert badge_of(catalog, Policy(), catalog.note("kw/hand.md"), TODAY).record == "adopted"
+
+    folder = vault / ".harness" / "adoptions"
+    before = folder.stat()
+    adoption = next(folder.glob("adopt-*.json"))
+    record = json.loads(adoption.read_bytes())
+    record["notes"] = []
+    with adoption.open("r+b") as handle:  # the same file rewritten: the folder's listing does not change
+        handle.truncate(0)
+        handle.write(json.dumps(record).encode("utf-8"))
+    os.utime(folder, ns=(before.st_atime_ns, before.st_mtime_ns))
+    assert folder.stat().st_mtime_ns == before.st_mtime_ns
+
+    badge = badge_of(catalog, Policy(), catalog.note("kw/hand.md"), TODAY)  # the same catalog, its cache warm
+    assert (badge.record, badge.counted_level) == ("unrecorded", 0)

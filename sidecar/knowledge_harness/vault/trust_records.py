@@ -278,7 +278,7 @@ class _JsonFileCache(Generic[_T]):
 
 class TrustRecords:
     """Which record stands behind each note's trust blocks, read from `.harness/runs/` and
-    `.harness/adoptions/`. Run files are cached per file (stat only), adoptions per folder listing,
+    `.harness/adoptions/`. Run files are cached per file (stat only), adoptions per listing of their files' stats,
     so the audit and every badge can ask cheaply.
 
     - `recorded`: the run named by `verification.run_id` SUCCEEDED and recorded, for this path, the
@@ -296,7 +296,7 @@ class TrustRecords:
         self._runs: _JsonFileCache[_RunFacts] = _JsonFileCache(
             lambda record: _run_facts(vault, record) if isinstance(record, dict) else _NO_RUN
         )
-        self._adoptions: tuple[int, dict[str, dict[str, str]]] | None = None
+        self._adoptions: tuple[tuple[tuple[str, int, int], ...], dict[str, dict[str, str]]] | None = None
 
     # runs
     def _run(self, run_id: str) -> _RunFacts | None:
@@ -307,15 +307,16 @@ class TrustRecords:
         """NFC path -> {blocks digest: who adopted it}, the latest adoption winning."""
         folder = adoptions_dir(self.vault)
         try:
-            stamp = folder.stat().st_mtime_ns  # adoptions are written once, by atomic rename: the folder changes
-            if self._adoptions is not None and self._adoptions[0] == stamp:
-                return self._adoptions[1]
             with os.scandir(folder) as listing:
                 entries = sorted(
                     (e for e in listing if e.name.endswith(".json") and _ID.match(e.name[:-5])), key=lambda e: e.name
                 )
+            # each file's own stat, not the folder's: a file edited in place leaves the folder's mtime as it was
+            stamp = tuple((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in entries)
         except OSError:
             return {}
+        if self._adoptions is not None and self._adoptions[0] == stamp:
+            return self._adoptions[1]
         table: dict[str, dict[str, str]] = {}
         for entry in entries:
             try:
