@@ -19,8 +19,18 @@ def test_rest_builds_searches_walks_and_reads_the_original_markdown(sidecar: Sid
         plain = client.get("/v1/index/search", params={"q": "x"})  # no index yet: plain search
         assert plain.status_code == 200 and plain.json()["fallback"] == "plain"
         assert client.get("/v1/index/check").json()["status"] == "missing"
-        built = client.post("/v1/index/build")
+        # the plugin gave up on its request and cancelled its job first: the build stops before it writes
+        assert client.post("/v1/jobs/plugin-index-0001/cancel").json()["cancel_requested"] is True
+        refused = client.post("/v1/index/build", headers={"X-KH-Job": "plugin-index-0001"})
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "cancelled", refused.text
+        assert client.get("/v1/jobs/plugin-index-0001").json()["state"] == "cancelled"
+        assert client.get("/v1/index/check").json()["status"] == "missing"
+        built = client.post("/v1/index/build", headers={"X-KH-Job": "plugin-index-0002"})
         assert built.status_code == 200 and built.json()["notes"] > 0
+        job = client.get("/v1/jobs/plugin-index-0002").json()
+        notes = built.json()["notes"]
+        assert (job["state"], job["done"], job["total"], job["step"]) == ("finished", notes, notes, "links")
+        assert job["action"] == "POST /v1/index/build"
         assert client.get("/v1/index/check").json()["status"] == "fresh"
         tree = client.get("/v1/index/tree", params={"depth": 1}).json()
         assert tree["stale"] is False and tree["tree"]["kind"] == "folder"
@@ -34,7 +44,13 @@ def test_rest_builds_searches_walks_and_reads_the_original_markdown(sidecar: Sid
         assert client.get("/v1/index/search", headers={"Authorization": ""}).status_code == 401
         assert client.get("/v1/index/notes/../x.md/headings").status_code in (400, 404)
     (sidecar.vault / "MOC" / "CI.md").write_text("# CI moved\n", encoding="utf-8")
+    index = sidecar.vault / ".harness" / "index"
+    before = {p: p.read_bytes() for p in index.rglob("*") if p.is_file()}
     with sidecar.client() as client:
+        client.post("/v1/jobs/plugin-index-0003/cancel")
+        refused = client.post("/v1/index/build", headers={"X-KH-Job": "plugin-index-0003"})
+        assert refused.status_code == 409 and refused.json()["error"]["code"] == "cancelled"
+        assert {p: p.read_bytes() for p in index.rglob("*") if p.is_file()} == before  # the last index stays
         stale = client.get(f"/v1/index/notes/{path}/headings").json()
         assert stale["stale"] is True and stale["note_changed"] is True and stale["source"] == "live"
         assert stale["headings"][0]["title"] == "CI moved"

@@ -305,7 +305,12 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Build */
+        /**
+         * Build
+         * @description Build or update the index. With an `X-KH-Job` header, GET /v1/jobs/{id} shows the phase (`wait`,
+         *     `scan`, `parse` with notes parsed of those to parse, `links`) and a cancel stops the build before
+         *     it writes anything (409 `cancelled`): the previous index stays as it was.
+         */
         post: operations["build_v1_index_build_post"];
         delete?: never;
         options?: never;

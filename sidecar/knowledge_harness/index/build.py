@@ -83,6 +83,7 @@ def build_index(
     workers: int = 1,
     resident: bool = True,
     progress: Callable[[int, int, str], None] | None = None,
+    checkpoint: Callable[[int, int, str], None] | None = None,
 ) -> BuildOutcome:
     """Build or update the index of `vault` (see _build); the cyclic GC pauses meanwhile.
 
@@ -92,6 +93,10 @@ def build_index(
     (`build_one_shot`) instead of loading the whole state.
     progress(done, total, step): called before each of the build's three long steps, only when
     at least PROGRESS_MIN_NOTES notes need parsing (a small update says nothing).
+    checkpoint(done, total, phase): a job's report (core/jobs.py), called before the scan ("scan"),
+    before each note or chunk parsed ("parse", notes parsed of those to parse) and once after
+    parsing ("links"). It may raise (a Cancelled job): the build then stops before it has written
+    anything or touched the kept state, its staging is discarded and the previous index stays.
     """
     # The build allocates many small containers and frees nothing cyclic; with the collector on,
     # its full collections walk the whole kept state (~100 MB for 10,000 notes). Measured on the
@@ -107,7 +112,9 @@ def build_index(
                     report = build_one_shot(vault)
                 if report is not None:
                     return report
-            return _build(vault, full=full, workers=workers, stagings=stagings, progress=progress)
+            return _build(
+                vault, full=full, workers=workers, stagings=stagings, progress=progress, checkpoint=checkpoint
+            )
     finally:
         for staging in stagings:
             discard_staging(staging)
@@ -120,17 +127,22 @@ def _build(
     workers: int,
     stagings: list[Path],
     progress: Callable[[int, int, str], None] | None = None,
+    checkpoint: Callable[[int, int, str], None] | None = None,
 ) -> BuildOutcome:
     """Build or update the index of `vault`; returns counts, per-note errors and timings.
 
     workers: 1 parses in this process (the server's choice); 0 uses every core through forked
     worker processes when many notes need parsing (the CLI's choice); n uses n processes.
     """
+    check = checkpoint or _silent
+    check(0, 0, "scan")
     run = _Run(vault, full, state_for(vault, full), time.perf_counter())
     files, to_read = run.scan()
     say = progress if progress is not None and len(to_read) >= PROGRESS_MIN_NOTES else _silent
     say(0, 3, f"parsing {len(to_read):,} notes")
-    run.parse_changed(files, to_read, workers, stagings)
+    run.parse_changed(files, to_read, workers, stagings, checkpoint)
+    # the last point where a cancel stops the build: from here on it updates the notes it keeps
+    check(len(to_read), len(to_read), "links")
     say(1, 3, "resolving links")
     run.resolve_links()
     run.derive_graph()
@@ -218,7 +230,14 @@ class _Run:
                 to_read.append(fs)
         return files, to_read
 
-    def parse_changed(self, files: list[NoteFile], to_read: list[NoteFile], workers: int, stagings: list[Path]) -> None:
+    def parse_changed(
+        self,
+        files: list[NoteFile],
+        to_read: list[NoteFile],
+        workers: int,
+        stagings: list[Path],
+        checkpoint: Callable[[int, int, str], None] | None = None,
+    ) -> None:
         """Read and parse the changed notes; settle the paths, their resolver and fingerprint."""
         state = self.state
         # the paths of this scan; a note that cannot be read drops out below (and links are re-resolved)
@@ -236,6 +255,7 @@ class _Run:
             scan_resolver = scan_resolver or Resolver(scanned)
             scan_fp = scan_fp or paths_fingerprint(scanned)
             job = ParseJob(scan_resolver, scanned, scan_fp)
+            job.checkpoint = checkpoint
             try:
                 parsed_notes = read_and_parse(self.vault, to_read, state, workers, job)
             finally:

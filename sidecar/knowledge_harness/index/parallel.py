@@ -167,7 +167,10 @@ def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
     finished = False
     try:
         by_chunk: dict[int, list[Parsed]] = {}
+        total = sum(map(len, chunks))
         for i in _claim(counter, len(chunks)):
+            if job.checkpoint is not None:  # chunks are taken in order: those before i are parsed or under way
+                job.checkpoint(min(i * len(chunks[0]), total), total, "parse")
             by_chunk[i] = _parse_own_chunk(i, chunks[i], job)
         for proc in procs:
             proc.join()

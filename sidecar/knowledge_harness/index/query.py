@@ -1043,15 +1043,24 @@ def read_section(
     )
 
 
-def build_now(vault: Vault, *, full: bool = False, who: str = "sidecar") -> BuildReport:
+def build_now(
+    vault: Vault,
+    *,
+    full: bool = False,
+    who: str = "sidecar",
+    progress: Callable[[int, int, str], None] | None = None,
+) -> BuildReport:
     """Build the index as the sidecar's doors do (REST, MCP): one writer of .harness/ at a time (a
     build by the CLI makes this wait, then answers busy), then the search layer follows in the
-    background so that the next search finds it in step."""
+    background so that the next search finds it in step. progress(done, total, phase): a job's
+    report ("wait" for the lock, then build_index's checkpoints); a cancel keeps the last index."""
     from ..vault.lock import vault_lock
     from .build import build_index
 
+    if progress is not None:
+        progress(0, 0, "wait")
     with vault_lock(vault, f"index build ({who})"):
-        outcome = build_index(vault, full=full)
+        outcome = build_index(vault, full=full, checkpoint=progress)
     warm_search_in_background(vault, after_a_build=True)
     return BuildReport(**outcome._asdict())
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Callable
 from pathlib import Path
 
 from ..vault.harness_files import new_index_staging, write_staged
@@ -31,6 +32,8 @@ class ParseJob:
         self.old_layers: dict[str, str] = {}  # rel -> digest already on disk
         self.cache_parts: list[str] = []  # staged cache parts, one per chunk
         self.lines: StagedLines | None = None  # where the parent finds a helper's note's cache line
+        # a job's report, before each note (or chunk) this process parses: (parsed, to parse, "parse")
+        self.checkpoint: Callable[[int, int, str], None] | None = None
 
 
 def read_note_bytes(fs: NoteFile) -> tuple[bytes | None, str]:
@@ -110,4 +113,12 @@ def read_and_parse(
                 size = max(50, len(jobs) // (count * 16))  # small chunks: little idle time at the end
                 chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
                 return parallel.parse_with_helpers(chunks, count - 1, job)
-    return [read_one(fs, known, job) for fs, known in jobs]
+    check = job.checkpoint
+    if check is None:
+        return [read_one(fs, known, job) for fs, known in jobs]
+    parsed: list[Parsed] = []
+    total = len(jobs)
+    for fs, known in jobs:
+        check(len(parsed), total, "parse")
+        parsed.append(read_one(fs, known, job))
+    return parsed

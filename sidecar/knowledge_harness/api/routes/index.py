@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Annotated
 
-from fastapi import APIRouter, Query, Response
+from fastapi import APIRouter, Query, Request, Response
 
 from ...index.query import (
     build_now,
@@ -26,14 +26,19 @@ from ...index.schema import (
 )
 from ...trust_view import live_trust
 from ..deps import Ctx
+from .jobs import RequestJob, running
 
 router = APIRouter(prefix="/v1/index", tags=["index"])
 
 
 @router.post("/build", response_model=BuildReport)
-def build(ctx: Ctx, full: bool = False) -> BuildReport:
+def build(ctx: Ctx, http: Request, job: RequestJob, full: bool = False) -> BuildReport:
+    """Build or update the index. With an `X-KH-Job` header, GET /v1/jobs/{id} shows the phase (`wait`,
+    `scan`, `parse` with notes parsed of those to parse, `links`) and a cancel stops the build before
+    it writes anything (409 `cancelled`): the previous index stays as it was."""
     # one writer of .harness/ at a time: a build by the CLI (or a batch) makes this wait, then 423 busy
-    return build_now(ctx.vault, full=full)
+    with running(http, job):
+        return build_now(ctx.vault, full=full, progress=job.report if job is not None else None)
 
 
 @router.get("/check", response_model=CheckReport)
