@@ -188,6 +188,13 @@ def test_pipeline_review_decision_and_detail_are_typed(tmp_path: Path) -> None:
             again = client.post(f"/v1/pipeline/runs/{run_id}/decision", json=body)
             assert again.content == decided.content
 
+            # an author's free-text answer may be as long as the engine takes (4000), not cut at the door
+            url = f"/v1/pipeline/runs/{run_id}/answers"
+            long_answer = client.post(url, json={"question_id": "Q-99", "answer": "動機" * 2000})
+            assert long_answer.status_code != 422 and long_answer.json()["error"]["code"] != "invalid_input"
+            too_long = client.post(url, json={"question_id": "Q-99", "answer": "動機" * 2000 + "。"})
+            assert too_long.status_code == 422 and "4000" in too_long.text
+
             choices = client.get("/v1/pipeline/decision-choices").json()["choices"]
             assert [c["code"] for c in choices] == ["approve", "revise", "reject", "policy"]
             check = client.post("/v1/pipeline/check-draft", json={"rst": "題\n==\n\n.. include:: x.rst\n"})

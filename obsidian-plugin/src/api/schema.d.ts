@@ -994,7 +994,10 @@ export interface components {
         AnswerBody: {
             /** Question Id */
             question_id: string;
-            /** Answer */
+            /**
+             * Answer
+             * @description A choice's code, or a free-text answer of at most 4000 characters.
+             */
             answer: string;
             /**
              * Via

@@ -69,7 +69,10 @@ class AuthorizeBody(BaseModel):
 
 class AnswerBody(BaseModel):
     question_id: str = Field(max_length=20)
-    answer: str = Field(max_length=100)
+    # the engine's own limit (an author's free-text answer, after masking): the door refuses no more
+    answer: str = Field(
+        max_length=4000, description="A choice's code, or a free-text answer of at most 4000 characters."
+    )
     via: Literal["api", "plugin"] = "api"
 
 
