@@ -58,6 +58,7 @@ import { IndexSearchModal } from "./ui/index-search";
 import { SidecarLogModal } from "./ui/log-modal";
 import { AuthorizeModal, PIPELINE_VIEW_TYPE, PipelineRunView, ReviewModal } from "./ui/pipeline-view";
 import { ProgressNotice } from "./ui/progress";
+import { rebuildIndex as rebuildIndexJob } from "./ui/index-build";
 import { JobProgressNotice } from "./ui/job-progress";
 import { STALE_VIEW_TYPE, StaleListView } from "./ui/stale-view";
 import { ValidateModal } from "./ui/validate-modal";
@@ -683,11 +684,7 @@ export default class KnowledgeHarnessPlugin extends Plugin implements SettingsHo
 
 	async rebuildIndex(): Promise<void> {
 		try {
-			await ProgressNotice.run(
-				t("progress.index"),
-				() => this.client.buildIndex(),
-				(report) => t("progress.indexDone", { notes: report.notes, headings: report.headings, seconds: report.seconds.toFixed(1) }),
-			);
+			await rebuildIndexJob(this.client);
 		} catch (error) {
 			this.reportError(error);
 		}

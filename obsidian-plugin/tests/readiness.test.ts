@@ -3,9 +3,10 @@
  * there, where, which version, does it fit; the install commands to copy when
  * it is missing. And the lookup that says where `kh` is, on a real folder.
  */
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { applyLanguage } from "../src/i18n";
 import { fitOf, type Readiness, renderReadiness } from "../src/readiness";
@@ -38,6 +39,19 @@ afterEach(() => {
 });
 
 describe("the readiness panel", () => {
+	it("without kh: says where pipx and uv put it and how to find its full path, as the install guide does", () => {
+		const guide = readFileSync(path.join(path.dirname(fileURLToPath(import.meta.url)), "..", "..", "docs", "install.md"), "utf8");
+		for (const language of ["en", "ja"]) {
+			applyLanguage(language);
+			const el = panel(readiness({ path: null, snapshot: { ...OFFLINE, error: { kind: "commandNotFound", message: "Command not found: kh" } } }));
+			const help = el.querySelector(".kh-readiness-install .kh-muted")!.textContent;
+			for (const words of ["command -v kh", "where kh", "~/.local/bin", "PIPX_BIN_DIR", "UV_TOOL_BIN_DIR", "%USERPROFILE%\\.local\\bin\\kh.exe"]) {
+				expect(help, language).toContain(words);
+				expect(guide).toContain(words);
+			}
+		}
+	});
+
 	it("without kh: says it was not found and offers the install commands to copy, with a link", async () => {
 		const written: string[] = [];
 		vi.stubGlobal("navigator", { clipboard: { writeText: (text: string) => (written.push(text), Promise.resolve()) } });

@@ -342,8 +342,9 @@ export class SidecarClient {
 
 	// ---- the reasoning index ----
 
-	buildIndex(full = false): Promise<IndexBuildReport> {
-		return this.request<IndexBuildReport>("POST", "/v1/index/build", { query: { full: full ? true : undefined }, timeout: "long" });
+	/** With `job`, GET /v1/jobs/{id} shows the build's phase and notes parsed, and a cancel stops it before it writes. */
+	buildIndex(full = false, job?: string): Promise<IndexBuildReport> {
+		return this.request<IndexBuildReport>("POST", "/v1/index/build", { query: { full: full ? true : undefined }, timeout: "long", job });
 	}
 
 	checkIndex(): Promise<IndexCheckReport> {

@@ -48,6 +48,8 @@ export const SEARCH_DEBOUNCE_MS = 250;
  */
 export class IndexSearchModal extends SuggestModal<IndexSuggestion> {
 	stale = false;
+	/** The vault has no index yet: the hits come from the sidecar's plain text scan, said on each hit. */
+	plain = false;
 	/** The error shown in the list, if the last search failed. */
 	error: string | null = null;
 	private seq = 0;
@@ -73,6 +75,7 @@ export class IndexSearchModal extends SuggestModal<IndexSuggestion> {
 			const result = await this.host.client.searchIndex(query, 20);
 			if (seq !== this.seq) return this.last;
 			this.stale = result.stale;
+			this.plain = result.fallback === "plain";
 			this.showError(null);
 			this.last = result.hits.flatMap<IndexSuggestion>((hit) =>
 				hit.matched_headings.length > 0
@@ -89,7 +92,7 @@ export class IndexSearchModal extends SuggestModal<IndexSuggestion> {
 
 	private showError(message: string | null): void {
 		this.error = message;
-		this.emptyStateText = message ? t("search.failed", { message }) : t("search.empty");
+		this.emptyStateText = message ? t("search.failed", { message }) : t(this.plain ? "search.emptyPlain" : "search.empty");
 	}
 
 	override renderSuggestion(suggestion: IndexSuggestion, el: HTMLElement): void {
@@ -99,7 +102,8 @@ export class IndexSearchModal extends SuggestModal<IndexSuggestion> {
 		if (suggestion.hit.trust?.level !== null && suggestion.hit.trust?.level !== undefined) {
 			meta.push(`L${suggestion.hit.trust.level} ${suggestion.hit.trust.status ? statusLabel(suggestion.hit.trust.status) : ""}`.trim());
 		}
-		if (this.stale || suggestion.hit.note_changed) meta.push(t("search.stale"));
+		if (this.plain) meta.push(t("search.plain"));
+		else if (this.stale || suggestion.hit.note_changed) meta.push(t("search.stale"));
 		el.createDiv({ cls: "kh-muted", text: meta.join(" · ") });
 	}
 

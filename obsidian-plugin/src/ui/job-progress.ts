@@ -1,7 +1,7 @@
 import { Notice } from "obsidian";
 import { newJobId, SidecarError, type SidecarClient } from "../api/client";
 import type { JobView } from "../api/types";
-import { t } from "../i18n";
+import { type MessageKey, t } from "../i18n";
 
 /** How often the notice asks the sidecar where the work is. */
 export const POLL_MS = 1000;
@@ -10,16 +10,24 @@ export const POLL_MS = 1000;
 export function jobLine(view: JobView): string {
 	const seconds = Math.round(view.elapsed_seconds);
 	if (view.cancel_requested && view.state === "running") return t("job.cancelling");
-	if (view.total === null || view.total === 0) return t("job.elapsed", { seconds });
-	return t("job.step", { done: Math.min(view.done + 1, view.total), total: view.total, step: stepName(view.step), seconds });
+	const coded = STEP_NAMES[view.step];
+	if (view.total === null || view.total === 0) return coded ? t("job.phase", { step: t(coded), seconds }) : t("job.elapsed", { seconds });
+	return t("job.step", { done: Math.min(view.done + 1, view.total), total: view.total, step: coded ? t(coded) : view.step, seconds });
 }
 
-/** A validation's steps come as codes (fetch, judge); a plan's as note paths. */
-function stepName(step: string): string {
-	if (step === "fetch") return t("job.stepName.fetch");
-	if (step === "judge") return t("job.stepName.judge");
-	return step;
-}
+/**
+ * The sidecar names its steps with codes, shown here in the person's language:
+ * a validation's (fetch, then judge: the agent judge's wait is its judge step)
+ * and an index build's (wait, scan, parse, links). A plan's steps are note paths.
+ */
+export const STEP_NAMES: Readonly<Record<string, MessageKey>> = {
+	fetch: "job.stepName.fetch",
+	judge: "job.stepName.judge",
+	wait: "job.stepName.wait",
+	scan: "job.stepName.scan",
+	parse: "job.stepName.parse",
+	links: "job.stepName.links",
+};
 
 /**
  * Long work in the sidecar with its steps and counts and a Cancel that stops

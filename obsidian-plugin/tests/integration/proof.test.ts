@@ -12,9 +12,13 @@
  *
  * And long work with a Cancel: a plan whose first source page the test holds
  * back shows its step, and stops (storing nothing) when the plugin stops
- * waiting for it or the person presses Cancel.
+ * waiting for it or the person presses Cancel; an index build that waits for
+ * another writer of the vault (a process holding the vault's lock, as a `kh`
+ * CLI run would) shows that phase and stops the same ways, leaving the last
+ * index as it was.
  */
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
@@ -23,12 +27,14 @@ import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import { SidecarClient, SidecarTimeoutError } from "../../src/api/client";
 import type { Badge } from "../../src/api/types";
-import { applyLanguage } from "../../src/i18n";
+import { applyLanguage, t } from "../../src/i18n";
 import { createNodeHttpTransport, nodeSupervisorDeps } from "../../src/sidecar/node-runtime";
 import { SidecarSupervisor } from "../../src/sidecar/supervisor";
 import { badgeModel } from "../../src/trust/badge";
 import { expectedChallenge } from "../../src/trust/challenge";
 import { renderDetails } from "../../src/ui/details-modal";
+import { rebuildIndex } from "../../src/ui/index-build";
+import { IndexSearchModal } from "../../src/ui/index-search";
 import { JobProgressNotice } from "../../src/ui/job-progress";
 import { ProofModal } from "../../src/ui/proof-modal";
 import { ValidateModal } from "../../src/ui/validate-modal";
@@ -43,6 +49,21 @@ const NOTE = "調査/鮮度.md";
 const SENTENCES = ["標準設定の有効期限（TTL）は90日間です。", "期限を過ぎたノートは再検証の候補として一覧に表示されます。"];
 const SLOW = ["調査/遅い一.md", "調査/遅い二.md", "調査/遅い三.md"];
 const PAGE = `<!doctype html><html lang="ja"><head><meta charset="utf-8"><title>鮮度</title></head><body><h1>鮮度管理</h1>${SENTENCES.map((s) => `<p>${s}</p>`).join("")}</body></html>`;
+
+/** Another writer of the vault: a process holding `.harness/lock` (the sidecar's flock) until released. */
+async function holdVaultLock(vault: string): Promise<() => Promise<void>> {
+	const script = "import fcntl, sys\nf = open(sys.argv[1], 'a')\nfcntl.flock(f, fcntl.LOCK_EX)\nprint('held', flush=True)\nsys.stdin.read()\n";
+	const child = spawn(process.env.KH_TEST_PYTHON ?? "python3", ["-c", script, path.join(vault, ".harness", "lock")], { stdio: ["pipe", "pipe", "inherit"] });
+	await new Promise((resolve, reject) => {
+		child.stdout.once("data", resolve);
+		child.once("error", reject);
+	});
+	const exited = new Promise((resolve) => child.once("exit", resolve));
+	return async () => {
+		child.stdin.end();
+		await exited;
+	};
+}
 
 function filesUnder(root: string): string[] {
 	return readdirSync(root, { recursive: true, withFileTypes: true })
@@ -233,5 +254,67 @@ describe("the proof behind a badge, from a real sidecar", () => {
 		expect(polls).not.toHaveBeenCalled(); // the closed window stopped reading the job
 		release(); // the page answers; the validation stops before judging
 		await vi.waitFor(async () => expect((await client.jobProgress(job)).state).toBe("cancelled"), { timeout: 5_000 });
+	});
+
+	it("says when the search's hits come from a plain text scan: the vault has no index yet", async () => {
+		expect(existsSync(path.join(vault, ".harness", "index", "manifest.json"))).toBe(false);
+		const modal = new IndexSearchModal(realHost().host, () => Promise.resolve());
+		const suggestions = await modal.getSuggestions("鮮度");
+		expect(suggestions.map((s) => s.hit.path)).toContain(NOTE);
+		const el = createDiv();
+		modal.renderSuggestion(suggestions[0], el);
+		expect(el.textContent).toContain("Plain text search: no index yet");
+		expect(await modal.getSuggestions("存在しない語句")).toEqual([]);
+		expect(modal.emptyStateText).toBe(t("search.emptyPlain"));
+	});
+
+	const indexFiles = () => {
+		const root = path.join(vault, ".harness", "index");
+		return Object.fromEntries(filesUnder(root).map((rel) => [rel, readFileSync(path.join(root, rel)).toString("base64")]));
+	};
+
+	it("rebuilds the index with its phase and a Cancel; a cancelled build leaves the last index as it was (ja)", async () => {
+		const built = await rebuildIndex(client);
+		expect(built?.notes).toBe(4);
+		expect(Notice.instances.at(-1)!.noticeEl.querySelector(".kh-job-line")!.textContent).toMatch(/^Index built: 4 notes/);
+		const before = indexFiles();
+		writeFileSync(path.join(vault, "調査", "追加.md"), "# 追加\n\n新しいノート。\n");
+		applyLanguage("ja");
+		const release = await holdVaultLock(vault);
+		try {
+			const running = rebuildIndex(client);
+			const notice = Notice.instances.at(-1)!;
+			const line = () => notice.noticeEl.querySelector(".kh-job-line")!.textContent;
+			const job = notice.noticeEl.querySelector<HTMLElement>(".kh-job-label")!.dataset.job!;
+			await vi.waitFor(() => expect(line()).toMatch(/^別のプログラムが保管庫に書き込み中のため待機中 · \d+ 秒$/), { timeout: 3_000 });
+			notice.noticeEl.querySelector<HTMLButtonElement>(".kh-job-cancel")!.click();
+			await vi.waitFor(async () => expect((await client.jobProgress(job)).cancel_requested).toBe(true));
+			await release(); // the other writer is done: the build takes the lock and stops at its first step
+			expect(await running).toBeNull();
+			expect(line()).toBe("キャンセルしました。何も保存していません。");
+			expect(await client.jobProgress(job)).toMatchObject({ state: "cancelled", step: "scan" });
+		} finally {
+			await release();
+		}
+		expect(indexFiles()).toEqual(before);
+		expect((await client.checkIndex()).fresh).toBe(false); // the last index, behind the vault by one note
+	});
+
+	it("cancels an index build it stopped waiting for, and the next build brings the index in step", async () => {
+		const before = indexFiles();
+		const release = await holdVaultLock(vault);
+		const job = "plugin-index-timeout-01";
+		try {
+			const impatient = new SidecarClient(createNodeHttpTransport(), supervisor!.endpoint!, { timeouts: { quick: 5_000, audit: 5_000, long: 300 } });
+			expect(await impatient.buildIndex(false, job).catch((e: unknown) => e)).toBeInstanceOf(SidecarTimeoutError);
+			await vi.waitFor(async () => expect((await client.jobProgress(job)).cancel_requested).toBe(true));
+			expect(await client.jobProgress(job)).toMatchObject({ state: "running", step: "wait" });
+		} finally {
+			await release();
+		}
+		await vi.waitFor(async () => expect((await client.jobProgress(job)).state).toBe("cancelled"), { timeout: 5_000 });
+		expect(indexFiles()).toEqual(before);
+		expect((await rebuildIndex(client))?.notes).toBe(5);
+		expect((await client.checkIndex()).fresh).toBe(true);
 	});
 });
