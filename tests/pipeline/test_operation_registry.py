@@ -7,8 +7,11 @@ reproduce, row for row.
 
 from __future__ import annotations
 
-from knowledge_harness.pipeline import contract, engine, states
+import pytest
+
+from knowledge_harness.pipeline import engine, registry, states
 from knowledge_harness.pipeline.contract import State
+from knowledge_harness.pipeline.ops.o03_screen import ScreenSafety
 
 S = State
 TERMINAL = frozenset({S.REJECTED, S.NO_CANDIDATE, S.HOLD, S.APPROVED})
@@ -100,6 +103,29 @@ def test_every_operation_is_registered_once_under_its_number_and_name() -> None:
         "O-12": "ApplyFeedback",
         "O-13": "RecordOutcome",
     }
-    assert contract.OPERATIONS == NAMES
-    assert list(contract.OPERATIONS) == list(NAMES)
+    assert registry.OPERATIONS == NAMES
+    assert list(registry.OPERATIONS) == list(NAMES)
     assert all(impl.operation == op for op, impl in engine.OPERATION_REGISTRY.items())
+
+
+class _SecondScreen(ScreenSafety):
+    """A second operation that claims to move a run out of AUTHORIZED, as O-03 does."""
+
+    operation = "O-14"
+    name = "Screen Again"
+
+
+class _StuckInPlace(ScreenSafety):
+    operation = "O-15"
+    name = "Stuck"
+    next_in = ()
+    in_place = (State.SCREENED,)  # O-03 has no transition from SCREENED
+
+
+def test_a_registry_that_contradicts_itself_is_refused_with_the_operations_named() -> None:
+    with pytest.raises(ValueError, match=r"O-03 and O-14 .* AUTHORIZED"):
+        registry.next_by_state((*registry.OPERATION_LIST, _SecondScreen()))
+    with pytest.raises(ValueError, match=r"O-03 is registered twice"):
+        registry.by_number((*registry.OPERATION_LIST, ScreenSafety()))
+    with pytest.raises(ValueError, match=r"O-15 must advance in place in SCREENED"):
+        registry.in_place_steps((_StuckInPlace(),))

@@ -5,8 +5,8 @@ One service for every door (CLI, REST, MCP). Idempotency: an operation's inputs 
 stored record stands and nothing is written. Changed inputs make a new attempt in the history.
 RETRYABLE_ERROR records are retried by the next `advance`.
 
-Part 2 plugs in by adding operations to OPERATION_REGISTRY and, where needed, NEXT_BY_STATE /
-IN_PLACE; the transition table lives in states.py.
+An operation plugs in by declaring its row (pipeline/ops/base.py `Operation`) and one line in
+pipeline/registry.py; NEXT_BY_STATE, IN_PLACE, JUDGED_AUTHORS and the transition table are derived there.
 """
 
 from __future__ import annotations
@@ -34,7 +34,6 @@ from .config import PipelineConfig, load_config
 from .contract import (
     DECISION_CHOICES,
     HUMAN_BUDGET,
-    OPERATIONS,
     OperationRecord,
     Publishability,
     Question,
@@ -64,58 +63,14 @@ from .ops.base import (
     Wait,
     truthy,
 )
-from .ops.o01_capture import CaptureRequest, api_request_artifact
-from .ops.o02_authorize import AuthorizeRun
-from .ops.o03_screen import ScreenSafety
-from .ops.o04_evidence import CollectEvidence
-from .ops.o05_packet import BuildEvidencePacket
-from .ops.o06_judge import JudgeCandidate
-from .ops.o07_plan import PlanArticle
-from .ops.o08_draft import DraftArticle
-from .ops.o09_validate import ValidateDraft
-from .ops.o10_review import PrepareReview
-from .ops.o11_decide import DecidePublication, check_form, same_decision
-from .ops.o12_feedback import ApplyFeedback
-from .ops.o13_record import RecordOutcome
+from .ops.o01_capture import api_request_artifact
+from .ops.o11_decide import check_form, same_decision
 from .proposals import ProposalBook
+from .registry import IN_PLACE, JUDGED_AUTHORS, NEXT_BY_STATE, OPERATION_REGISTRY, OPERATIONS
 from .safety import mask_sensitive, read_private
 from .search import is_request_note
 from .states import TERMINAL, check_transition, require_can_start
 
-OPERATION_REGISTRY: dict[str, Operation] = {
-    "O-01": CaptureRequest(),
-    "O-02": AuthorizeRun(),
-    "O-03": ScreenSafety(),
-    "O-04": CollectEvidence(),
-    "O-05": BuildEvidencePacket(),
-    "O-06": JudgeCandidate(),
-    "O-07": PlanArticle(),
-    "O-08": DraftArticle(),
-    "O-09": ValidateDraft(),
-    "O-10": PrepareReview(),
-    "O-11": DecidePublication(),
-    "O-12": ApplyFeedback(),
-    "O-13": RecordOutcome(),
-}
-
-# the operation that moves a run out of each state
-NEXT_BY_STATE: dict[State, str] = {
-    State.CAPTURED: "O-02",
-    State.AUTHORIZED: "O-03",
-    State.SCREENED: "O-04",
-    State.EVIDENCE_READY: "O-06",
-    State.CANDIDATE_ACCEPTED: "O-07",
-    State.PLAN_READY: "O-08",
-    State.DRAFT_READY: "O-09",
-    State.REVISED: "O-09",
-    State.VALIDATED: "O-10",
-    State.REVIEW_READY: "O-11",
-    State.REVISION: "O-12",
-}
-# operations that must have ADVANCEd in a state (without changing it) before the state's next one
-IN_PLACE: dict[State, list[str]] = {State.CAPTURED: ["O-01"], State.EVIDENCE_READY: ["O-05"]}
-# an AI judge's operation → the operations that authored what it judges
-JUDGED_AUTHORS: dict[str, tuple[str, ...]] = {"O-06": ("O-05",), "O-09": ("O-08", "O-12")}
 # how many operations one call may run before it returns: far more than the thirteen operations
 # and their revision loops need, so it only stops a run that would otherwise cycle
 MAX_STEPS = 40
@@ -178,6 +133,7 @@ class Pipeline:
             artifact_sha=lambda name: run.artifacts.get(name),
             all_runs=self._all_runs,
             clock=self.clock,
+            operation_names=OPERATIONS,
         )
 
     # -- the state machine -----------------------------------------------------------------------
