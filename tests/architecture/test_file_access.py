@@ -56,7 +56,7 @@ ALLOWED: dict[str, str] = {
     "knowledge_harness.trust.audit": "reads .harness/policy.toml (cached by its bytes) and .harness/audits.jsonl",
     "knowledge_harness.trust.batch": "re-reads target notes to compare their hashes with the plan's "
     "(precondition and scope checks); writes go through vault/",
-    "knowledge_harness.pipeline.engine": "creates a run's folder under .harness/runs/ (files in it are written "
+    "knowledge_harness.pipeline.intake": "creates a run's folder under .harness/runs/ (files in it are written "
     "through vault/run_store.py)",
     "knowledge_harness.pipeline.proposals": "lists and reads .harness/proposals/ (writes go through vault/atomic.py)",
 }

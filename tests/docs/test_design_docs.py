@@ -21,7 +21,7 @@ from knowledge_harness.index import build as index_build
 from knowledge_harness.index import reading as index_reading
 from knowledge_harness.index.schema import CheckReport
 from knowledge_harness.pipeline import config as pipeline_config
-from knowledge_harness.pipeline import contract, engine, judging, states
+from knowledge_harness.pipeline import contract, engine, judging, registry, states
 from knowledge_harness.pipeline.ops import o07_plan
 from knowledge_harness.trust import audit, batch, batch_models, claims, freshness, policy, schema, validation_models
 from knowledge_harness.vault import note as vault_note
@@ -94,7 +94,7 @@ PIPELINE_VALUES = (
 
 def test_every_upper_case_name_in_the_pipeline_design_exists_in_the_code() -> None:
     named = {t for t in _ticked(_doc("pipeline.md")) if CAPS.match(t)}
-    known = PIPELINE_VALUES | _constants(contract, states, engine, judging, o07_plan)
+    known = PIPELINE_VALUES | _constants(contract, states, engine, registry, judging, o07_plan)
     assert sorted(named - known) == []
 
 
@@ -104,7 +104,7 @@ def test_the_pipeline_design_names_every_state_result_producer_and_operation() -
     for values in (contract.State, contract.Result, contract.Producer):
         assert sorted(v.value for v in values if v.value not in ticked) == []
     flowing = " ".join(text.split())
-    assert [f"{op} {name}" for op, name in contract.OPERATIONS.items() if f"{op} {name}" not in flowing] == []
+    assert [f"{op} {name}" for op, name in registry.OPERATIONS.items() if f"{op} {name}" not in flowing] == []
     assert all(f"`{key}`" in text for key in contract.RECORD_KEYS)
     assert all(f"`{choice}`" in text for choice in contract.DECISION_CHOICES)
 

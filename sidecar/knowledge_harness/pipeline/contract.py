@@ -33,6 +33,9 @@ class State(StrEnum):
     HOLD = "HOLD"
 
 
+# the states a run ends in (O-13 records the outcome once)
+TERMINAL: frozenset[State] = frozenset({State.REJECTED, State.NO_CANDIDATE, State.HOLD, State.APPROVED})
+
 # The decision node of the design's diagram (docs/design/pipeline.md) ({HUMAN_DECISION}) is not a stored state: a run in
 # REVIEW_READY waits for it, and `waiting_for` names it.
 HUMAN_DECISION = "HUMAN_DECISION"
@@ -53,23 +56,6 @@ class Producer(StrEnum):
     AGENT = "agent"
     AI_JUDGE = "ai_judge"
     HUMAN = "human"
-
-
-OPERATIONS: dict[str, str] = {
-    "O-01": "Capture Request",
-    "O-02": "Authorize Run",
-    "O-03": "Screen Safety",
-    "O-04": "Collect Evidence",
-    "O-05": "Build Evidence Packet",
-    "O-06": "Judge Candidate",
-    "O-07": "Plan Article",
-    "O-08": "Draft Article",
-    "O-09": "Validate Draft",
-    "O-10": "Prepare Review",
-    "O-11": "Decide Publication",
-    "O-12": "Apply Feedback",
-    "O-13": "Record Outcome",
-}
 
 
 class ReasonCode(StrEnum):

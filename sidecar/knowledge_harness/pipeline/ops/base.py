@@ -5,8 +5,9 @@ from __future__ import annotations
 
 import datetime as dt
 from abc import ABC, abstractmethod
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
+from types import MappingProxyType
 from typing import Any, ClassVar, Literal
 
 from ...core.clock import utc_z
@@ -72,6 +73,7 @@ class OpContext:
     artifact_sha: Callable[[str], str | None]
     all_runs: Callable[[], list[Run]]
     clock: Callable[[], dt.datetime]
+    operation_names: Mapping[str, str]  # "O-01" -> "Capture Request", for what the run's records show
 
     def now_iso(self) -> str:
         return utc_z(self.clock())
@@ -98,9 +100,22 @@ class Operation(ABC):
     recorded). Its `Prepared.inputs` are hashed into the record's input digest. What happens next
     depends on the kind of step: a `ProgramStep` computes its outcome itself, an `AgentStep`
     publishes a task and finishes from the agent's (or AI judge's) output.
+
+    Each operation also declares its row of the state machine; the pipeline's tables (names,
+    transitions, the next operation of each state, in-place steps, judged authors) are derived
+    from these declarations in `pipeline/registry.py`, and nowhere else.
     """
 
-    operation: ClassVar[str]
+    operation: ClassVar[str]  # "O-01" … "O-13"
+    name: ClassVar[str]  # "Capture Request"
+    # state_before (None: the run does not exist yet) -> the states it may leave the run in
+    transitions: ClassVar[Mapping[State | None, frozenset[State]]]
+    # the states in which this is the operation that moves the run on
+    next_in: ClassVar[tuple[State, ...]] = ()
+    # the states in which it must have ADVANCEd (without a state change) before the state's next one
+    in_place: ClassVar[tuple[State, ...]] = ()
+    # an AI judge: the operations that authored what it judges
+    judges: ClassVar[tuple[str, ...]] = ()
 
     @abstractmethod
     def prepare(self, ctx: OpContext) -> Prepared | Wait: ...
@@ -158,6 +173,11 @@ class AgentStep(Operation):
 
     @abstractmethod
     def finish(self, ctx: OpContext, prepared: Prepared, output: dict[str, Any]) -> Outcome: ...
+
+
+def moves(table: Mapping[State | None, Iterable[State]]) -> Mapping[State | None, frozenset[State]]:
+    """An operation's transitions as declared (state_before -> states_after), frozen."""
+    return MappingProxyType({before: frozenset(after) for before, after in table.items()})
 
 
 def truthy(value: Any) -> bool | None:

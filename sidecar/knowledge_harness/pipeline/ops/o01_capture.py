@@ -15,7 +15,7 @@ from typing import Any
 from ...errors import InvalidNote
 from ..contract import ReasonCode, Result, State
 from ..safety import mask_sensitive
-from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait, moves
 
 OPERATION = "O-01"
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s+.*$", re.M)
@@ -46,6 +46,14 @@ def api_request_artifact(title: str, question: str) -> dict[str, Any]:
 
 class CaptureRequest(ProgramStep):
     operation = OPERATION
+    name = "Capture Request"
+    transitions = moves(
+        {
+            None: {State.CAPTURED, State.REJECTED},
+            State.CAPTURED: {State.CAPTURED, State.REJECTED},
+        }
+    )
+    in_place = (State.CAPTURED,)
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         answer = ctx.answered("publishability")

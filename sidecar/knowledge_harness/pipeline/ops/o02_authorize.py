@@ -7,13 +7,16 @@ agents and synced, so a file can never authorize a run."""
 from __future__ import annotations
 
 from ..contract import ReasonCode, Result, State
-from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, Wait, moves
 
 OPERATION = "O-02"
 
 
 class AuthorizeRun(ProgramStep):
     operation = OPERATION
+    name = "Authorize Run"
+    transitions = moves({State.CAPTURED: {State.AUTHORIZED}})
+    next_in = (State.CAPTURED,)
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         label = ctx.run.label

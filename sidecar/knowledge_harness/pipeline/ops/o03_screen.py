@@ -15,7 +15,7 @@ from typing import Any
 
 from ..contract import ReasonCode, Result, State
 from ..safety import COMPANY, PERSONAL, SECRET, screen
-from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, QuestionSpec, Wait, moves
 from .o01_capture import question_text
 
 OPERATION = "O-03"
@@ -23,6 +23,9 @@ OPERATION = "O-03"
 
 class ScreenSafety(ProgramStep):
     operation = OPERATION
+    name = "Screen Safety"
+    transitions = moves({State.AUTHORIZED: {State.SCREENED, State.REJECTED, State.AUTHORIZED}})
+    next_in = (State.AUTHORIZED,)
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         request = ctx.artifact("request")

@@ -28,7 +28,7 @@ from ..fetching import Fetched
 from ..page_metadata import PageMetadata, normalize_date
 from ..safety import find_sensitive, mask
 from ..search import ProviderError, SearchHit, SearchProvider, build_providers, key_terms
-from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, Wait, moves
 
 log = logging.getLogger(__name__)
 
@@ -74,6 +74,9 @@ class Candidate:
 
 class CollectEvidence(ProgramStep):
     operation = OPERATION
+    name = "Collect Evidence"
+    transitions = moves({State.SCREENED: {State.EVIDENCE_READY, State.HOLD, State.SCREENED}})
+    next_in = (State.SCREENED,)
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         sha = ctx.artifact_sha("screened_request")

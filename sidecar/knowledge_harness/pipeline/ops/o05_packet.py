@@ -22,7 +22,7 @@ from ..agents import Refusal
 from ..blog import past_articles
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
 from ..language import is_japanese
-from .base import AgentStep, OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait, moves
 
 OPERATION = "O-05"
 CATEGORIES = ("facts", "inferences", "unknowns", "reactions", "contradictions")
@@ -302,6 +302,9 @@ class _PacketChecker:
 
 class BuildEvidencePacket(AgentStep):
     operation = OPERATION
+    name = "Build Evidence Packet"
+    transitions = moves({State.EVIDENCE_READY: {State.EVIDENCE_READY, State.NO_CANDIDATE}})
+    in_place = (State.EVIDENCE_READY,)
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
     schema = SCHEMA

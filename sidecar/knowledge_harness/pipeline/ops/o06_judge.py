@@ -17,7 +17,7 @@ from ..blog import past_article_refs, past_posts
 from ..contract import Producer, ReasonCode, Result, State
 from ..judging import IMPACTS, apply_rule, axis_schema, axis_uncertainties, describe
 from ..packets import PAST_KEYS, judge_refs, packet_view
-from .base import AgentStep, OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait, moves
 
 OPERATION = "O-06"
 AXES = ("evidence_sufficiency", "novelty", "reader_value", "author_question")
@@ -102,6 +102,10 @@ research or guess facts, and never lower the bar to get more articles."""
 
 class JudgeCandidate(AgentStep):
     operation = OPERATION
+    name = "Judge Candidate"
+    transitions = moves({State.EVIDENCE_READY: {State.CANDIDATE_ACCEPTED, State.NO_CANDIDATE, State.HOLD}})
+    next_in = (State.EVIDENCE_READY,)
+    judges = ("O-05",)
     kind = "ai_judge"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN

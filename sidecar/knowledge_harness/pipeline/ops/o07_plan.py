@@ -23,7 +23,7 @@ from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
 from ..drafts import external_urls
 from ..packets import packet_items, packet_urls, packet_view, uncertainty_ids
-from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait, moves
 
 OPERATION = "O-07"
 STRUCTURE_TYPES = ("TUTORIAL", "CONCEPT_EXPLANATION", "CHANGE_ANALYSIS", "TROUBLESHOOTING", "DECISION_RECORD")
@@ -128,6 +128,9 @@ def _sentences(text: str) -> int:
 
 class PlanArticle(AgentStep):
     operation = OPERATION
+    name = "Plan Article"
+    transitions = moves({State.CANDIDATE_ACCEPTED: {State.PLAN_READY, State.HOLD, State.CANDIDATE_ACCEPTED}})
+    next_in = (State.CANDIDATE_ACCEPTED,)
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
     schema = SCHEMA

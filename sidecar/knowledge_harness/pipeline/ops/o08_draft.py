@@ -36,7 +36,7 @@ from ..drafts import (
     sha256_text,
 )
 from ..packets import packet_corpus, packet_items, packet_view
-from .base import AgentStep, OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait, moves
 
 OPERATION = "O-08"
 TOKYO = ZoneInfo("Asia/Tokyo")
@@ -160,6 +160,9 @@ def build(inputs: dict[str, Any], output: dict[str, Any]) -> tuple[str, dict[str
 
 class DraftArticle(AgentStep):
     operation = OPERATION
+    name = "Draft Article"
+    transitions = moves({State.PLAN_READY: {State.DRAFT_READY, State.HOLD}})
+    next_in = (State.PLAN_READY,)
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
     schema = SCHEMA

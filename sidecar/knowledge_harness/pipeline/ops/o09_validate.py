@@ -23,7 +23,7 @@ from ..contract import Producer, ReasonCode, Result, State, Uncertainty
 from ..drafts import FIXABLE, CheckInputs, autofix, blog_rules, check_draft, layout, refresh_manifest, sha256_text
 from ..judging import apply_rule, axis_schema, axis_uncertainties, describe
 from ..packets import judge_refs, packet_view
-from .base import AgentStep, OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait, moves
 
 OPERATION = "O-09"
 AXES = ("factual_support", "no_leap", "reader_value", "plan_consistency", "uncertainty_treatment")
@@ -91,6 +91,15 @@ def _json_text(value: Any) -> str:
 
 class ValidateDraft(AgentStep):
     operation = OPERATION
+    name = "Validate Draft"
+    transitions = moves(
+        {
+            State.DRAFT_READY: {State.VALIDATED, State.HOLD},
+            State.REVISED: {State.VALIDATED, State.HOLD},
+        }
+    )
+    next_in = (State.DRAFT_READY, State.REVISED)
+    judges = ("O-08", "O-12")
     kind = "ai_judge"
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN

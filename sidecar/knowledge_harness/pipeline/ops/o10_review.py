@@ -38,7 +38,7 @@ from ..contract import (
 from ..drafts import normalize_title, replace_front, replace_note, sha256_text
 from ..language import is_japanese
 from ..packets import packet_items, uncertainty_ids
-from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait, moves
 
 OPERATION = "O-10"
 TOKYO = ZoneInfo("Asia/Tokyo")
@@ -131,6 +131,9 @@ def _ai_scope(draft: str) -> str:
 
 class PrepareReview(AgentStep):
     operation = OPERATION
+    name = "Prepare Review"
+    transitions = moves({State.VALIDATED: {State.REVIEW_READY, State.HOLD}})
+    next_in = (State.VALIDATED,)
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
     schema = SCHEMA

@@ -43,7 +43,7 @@ from ..contract import (
 )
 from ..drafts import sha256_text
 from ..proposals import ProposalSpec
-from .base import DecisionStep, OpContext, Outcome, Prepared, Wait
+from .base import DecisionStep, OpContext, Outcome, Prepared, Wait, moves
 
 OPERATION = "O-11"
 _JAPANESE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff]")
@@ -150,6 +150,17 @@ def check_form(ctx: OpContext, d: dict[str, Any]) -> list[str]:
 
 class DecidePublication(DecisionStep):
     operation = OPERATION
+    name = "Decide Publication"
+    transitions = moves(
+        {
+            State.REVIEW_READY: {State.APPROVED, State.REVISION, State.HOLD},
+            # a second, conflicting decision arrives while the first one's revision is under way → HOLD
+            State.REVISION: {State.HOLD},
+            State.REVISED: {State.HOLD},
+            State.VALIDATED: {State.HOLD},
+        }
+    )
+    next_in = (State.REVIEW_READY,)
 
     def _open_question(self, ctx: OpContext) -> Any:
         return next(

@@ -29,7 +29,7 @@ from ..blog import blog_repo
 from ..contract import MAX_AI_REVISIONS, Producer, ReasonCode, Result, State
 from ..drafts import CheckInputs, block_problems, check_draft, layout, refresh_manifest, replace_blocks, sha256_text
 from ..packets import packet_items, packet_urls, packet_view, urls_in
-from .base import AgentStep, OpContext, Outcome, Prepared, Wait
+from .base import AgentStep, OpContext, Outcome, Prepared, Wait, moves
 
 OPERATION = "O-12"
 _ID = {"type": "string", "pattern": "^[A-Za-z0-9_.-]{1,40}$"}
@@ -135,6 +135,9 @@ def _done(ctx: OpContext) -> int:
 
 class ApplyFeedback(AgentStep):
     operation = OPERATION
+    name = "Apply Feedback"
+    transitions = moves({State.REVISION: {State.REVISED, State.DRAFT_READY, State.HOLD}})
+    next_in = (State.REVISION,)
     instructions_ja = INSTRUCTIONS_JA
     instructions_en = INSTRUCTIONS_EN
     schema = SCHEMA

@@ -20,9 +20,9 @@ from ...errors import HarnessError
 from ...vault.run_store import RunStore
 from ..blog import blog_repo
 from ..config import EvidenceSettings
-from ..contract import BUDGET_EXCEPTIONS, OPERATIONS, REASONS, OperationRecord, ReasonCode, Result, State, Uncertainty
+from ..contract import BUDGET_EXCEPTIONS, REASONS, TERMINAL, OperationRecord, ReasonCode, Result, State, Uncertainty
 from ..proposals import ProposalSpec
-from .base import OpContext, Outcome, Prepared, ProgramStep, Wait
+from .base import OpContext, Outcome, Prepared, ProgramStep, Wait, moves
 from .o11_decide import RESUME_CONFLICT, RESUME_POLICY, RESUME_PR, RESUME_REJECT, RESUME_TIMEOUT
 from .o12_feedback import RESUME_REFERENCES
 
@@ -97,6 +97,8 @@ RESULT_OF = {
 
 class RecordOutcome(ProgramStep):
     operation = OPERATION
+    name = "Record Outcome"
+    transitions = moves({t: {t} for t in TERMINAL})
 
     def prepare(self, ctx: OpContext) -> Prepared | Wait:
         seqs = [r.seq for r in ctx.records]
@@ -394,7 +396,7 @@ def _handoff(
         "|---|---|---|---|---|---|",
     ]
     for r in ctx.records:
-        name = OPERATIONS.get(r.operation, "")
+        name = ctx.operation_names.get(r.operation, "")
         lines.append(
             f"| {r.seq} | {r.operation} {name} | {r.state_before or '—'} → {r.state_after} | {r.result} | {r.producer} | {r.summary_ja.replace('|', '/')} |"
         )
