@@ -5,12 +5,14 @@ high and lost the section's last three lines)."""
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 from typing import Any
 
 import pytest
 from mcp.client.session import ClientSession
 from tests.conftest import Sidecar, start_sidecar, stop_sidecar
+from tests.support.batch_support import kh
 from tests.support.index_vaults import write_note
 from tests.support.mcp_clients import over_http
 
@@ -69,6 +71,17 @@ def test_a_section_whose_heading_is_gone_is_left_out(tmp_path: Path) -> None:
     hit = query.search(handle, "quillwort").hits[0]
     assert hit.note_changed is True
     assert all(s.heading != "Conflicts" for s in hit.sections)
+
+
+def test_a_note_deleted_since_the_build_is_left_out_of_search_not_an_error(tmp_path: Path) -> None:
+    handle = _vault(tmp_path)
+    (handle.root / "Notes" / "Else.md").unlink()
+    # a new process, as `kh index search` runs: it finds the deletion at once and syncs its search layer
+    # (before: NotFound for the deleted note refused the whole search)
+    done = kh("index", "search", str(handle.root), "nothing", "--json")
+    assert done.returncode == 0, done.stderr
+    # (whether it already says `stale` depends on the age of the build's own scan: STALENESS_SECONDS)
+    assert [h["path"] for h in json.loads(done.stdout)["hits"]] == ["Notes/Sync.md"]  # its "Nothing here."
 
 
 def _mcp(sidecar: Sidecar, calls: list[tuple[str, dict[str, Any]]]) -> list[Any]:

@@ -42,7 +42,7 @@ from typing import Any
 import platformdirs
 
 from ..core.text import name_key, normalize, query_weights, tokenize
-from ..errors import InputError
+from ..errors import InputError, NotFound
 from ..vault.note import markdown_lines
 from ..vault.paths import Vault
 from .build import heading_tree
@@ -1323,7 +1323,7 @@ def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> Se
             entry = by_path[path]
             try:
                 raw = vault.resolve_note(path).read_bytes()
-            except (OSError, ValueError):
+            except (OSError, ValueError, NotFound):  # deleted or renamed since the build
                 return None
             sha = hashlib.sha256(raw).hexdigest()
             return note_document(
