@@ -642,8 +642,8 @@ def collect(package: str) -> list[Found]:
 # is checked afresh; an exponential one is never listed.
 KNOWN_POLYNOMIAL: dict[str, str] = {
     "970623d21304": "knowledge_harness.pipeline.blog._OPTION",
-    "3d58244b7c99": "knowledge_harness.pipeline.drafts._DIRECTIVE",
-    "7e0ff3ddd502": "knowledge_harness.pipeline.drafts._META",
+    "3d58244b7c99": "knowledge_harness.pipeline.draft_checks._DIRECTIVE",
+    "7e0ff3ddd502": "knowledge_harness.pipeline.drafts.META_LINE",
     "7b937c3a3750": "knowledge_harness.pipeline.ops.o01_capture._HEADING",
     "7567ccee512b": "knowledge_harness.pipeline.safety._LINE_LABEL_BEFORE",
     "a6f5a98b2e9a": "knowledge_harness.pipeline.safety._LINE_LABEL_AFTER",

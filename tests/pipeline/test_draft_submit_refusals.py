@@ -10,7 +10,7 @@ import pytest
 
 from knowledge_harness.errors import SubmissionRefused
 from knowledge_harness.pipeline.contract import State
-from knowledge_harness.pipeline.drafts import check_draft
+from knowledge_harness.pipeline.draft_checks import check_draft
 
 from ..support.part2_support import (
     B1,

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from knowledge_harness.pipeline.drafts import CheckInputs, check_draft
+from knowledge_harness.pipeline.draft_checks import CheckInputs, check_draft
 
 from ..support.part2_support import GOOD, OLD_POST
 

@@ -7,11 +7,15 @@ reproduce, row for row.
 
 from __future__ import annotations
 
+import inspect
+from pathlib import Path
+
 import pytest
 
 from knowledge_harness.pipeline import engine, registry, states
 from knowledge_harness.pipeline.contract import State
 from knowledge_harness.pipeline.ops.o03_screen import ScreenSafety
+from knowledge_harness.vault.paths import Vault
 
 S = State
 TERMINAL = frozenset({S.REJECTED, S.NO_CANDIDATE, S.HOLD, S.APPROVED})
@@ -129,3 +133,33 @@ def test_a_registry_that_contradicts_itself_is_refused_with_the_operations_named
         registry.by_number((*registry.OPERATION_LIST, ScreenSafety()))
     with pytest.raises(ValueError, match=r"O-15 must advance in place in SCREENED"):
         registry.in_place_steps((_StuckInPlace(),))
+
+
+# Pipeline's public methods as they were before the engine was split (inspect.signature at 71551b7)
+FACADE = {
+    "status": "(run_id: 'str') -> 'RunStatus'",
+    "detail": "(run_id: 'str') -> 'dict[str, Any]'",
+    "list_runs": "() -> 'list[RunSummary]'",
+    "artifact": "(run_id: 'str', name: 'str') -> 'Any'",
+    "capture_note": "(path: 'str', *, actor: 'Actor | None' = None) -> 'RunStatus'",
+    "capture_text": "(question: 'str', *, title: 'str' = '', publishable: 'bool | None' = None, actor: 'Actor | None' = None) -> 'RunStatus'",
+    "authorization_request": "(run_id: 'str') -> 'dict[str, Any]'",
+    "authorize": "(run_id: 'str', *, actor: 'Actor') -> 'RunStatus'",
+    "advance": "(run_id: 'str', *, max_steps: 'int' = 40) -> 'RunStatus'",
+    "run_operation": "(run_id: 'str', operation: 'str') -> 'OperationRecord'",
+    "answer": "(run_id: 'str', question_id: 'str', answer: 'str', *, actor: 'Actor') -> 'RunStatus'",
+    "review": "(run_id: 'str') -> 'dict[str, Any]'",
+    "article_html_path": "(run_id: 'str') -> 'Path'",
+    "article_html": "(run_id: 'str') -> 'str'",
+    "decide": "(run_id: 'str', choice: 'str', *, instructions: 'str | None' = None, blocks: 'list[str] | None' = None, commit: 'str | None' = None, review_packet_sha256: 'str | None' = None, actor: 'Actor', comment_ref: 'str | None' = None, policy_options: 'list[str] | None' = None, pr_url: 'str | None' = None) -> 'dict[str, Any]'",
+    "next_task": "(*, operation: 'str | None' = None, run_id: 'str | None' = None) -> 'AgentTask | None'",
+    "get_task": "(task_id: 'str') -> 'AgentTask'",
+    "submit": "(task_id: 'str', output: 'Any', *, actor: 'Actor | None' = None) -> 'dict[str, Any]'",
+    "next_operation": "(run: 'Run', records: 'list[OperationRecord]') -> 'str | None'",
+}
+
+
+def test_the_pipeline_facade_offers_every_door_the_methods_it_had(tmp_path: Path) -> None:
+    (tmp_path / ".obsidian").mkdir()
+    pipeline = engine.Pipeline(Vault.open(tmp_path))
+    assert {name: str(inspect.signature(getattr(pipeline, name))) for name in FACADE} == FACADE

@@ -1,4 +1,4 @@
-"""O-09's program checks on drafts (pipeline/drafts.py) and `kh pipeline check-draft`: JSON output, exit codes."""
+"""O-09's program checks on drafts (pipeline/draft_checks.py) and `kh pipeline check-draft`: JSON output, exit codes."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from knowledge_harness.pipeline.drafts import CheckInputs, autofix, check_draft, similarity
+from knowledge_harness.pipeline.draft_checks import CheckInputs, check_draft, similarity
+from knowledge_harness.pipeline.drafts import autofix
 from knowledge_harness.vault.blog_repo import PastPost
 
 from ..conftest import KH

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from knowledge_harness.errors import InputError
 from knowledge_harness.pipeline.contract import State
-from knowledge_harness.pipeline.drafts import check_draft
+from knowledge_harness.pipeline.draft_checks import check_draft
 from knowledge_harness.pipeline.engine import Pipeline
 from knowledge_harness.pipeline.safety import (
     corporate_number_check_digit,

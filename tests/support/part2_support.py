@@ -31,7 +31,7 @@ OLD_POST = """\
 玉ねぎをよく炒めてから、スパイスを加えて煮込みます。
 """
 
-# A draft O-09's program checks pass when other.rst exists (pipeline/drafts.py, `kh pipeline check-draft`).
+# A draft O-09's program checks pass when other.rst exists (pipeline/draft_checks.py, `kh pipeline check-draft`).
 GOOD = """\
 YAML の真偽値
 =============

@@ -21,7 +21,7 @@ from ..core.clock import now_utc_z
 from ..errors import InputError, NotFound, PersonRequired, SubmissionRefused
 from ..pipeline.config import PipelineConfig, load_config
 from ..pipeline.contract import DECISION_CHOICES, RunStatus, choice_code
-from ..pipeline.drafts import CheckInputs, blog_rules, check_draft
+from ..pipeline.draft_checks import CheckInputs, blog_rules, check_draft
 from ..pipeline.engine import Pipeline
 from ..pipeline.proposals import Proposal, ProposalBook
 from ..vault.blog_repo import PastPost, first_title

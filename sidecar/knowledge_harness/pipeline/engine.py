@@ -25,7 +25,7 @@ from ..vault.paths import Vault
 from .agent_door import AgentDoor
 from .config import PipelineConfig
 from .decisions import Decisions
-from .fetching import EvidenceFetcher
+from .fetching import EvidenceFetcher, default_fetcher
 from .intake import Intake
 from .ops.base import Operation
 from .registry import IN_PLACE, JUDGED_AUTHORS, NEXT_BY_STATE, OPERATION_REGISTRY
@@ -48,7 +48,13 @@ class Pipeline:
         clock: Callable[[], dt.datetime] | None = None,
         operations: dict[str, Operation] | None = None,
     ) -> None:
-        self.book = RunBook(vault, catalog, fetcher_factory=fetcher_factory, clock=clock, operations=operations)
+        self.book = RunBook(
+            vault,
+            catalog or NoteCatalog(vault),
+            fetcher_factory or (lambda: default_fetcher(vault.root)),
+            clock or (lambda: dt.datetime.now(dt.UTC)),
+            operations if operations is not None else OPERATION_REGISTRY,
+        )
         self.vault, self.catalog, self.store = self.book.vault, self.book.catalog, self.book.store
         self.reads = RunReads(self.book)
         self.loop = StepLoop(self.book, self.reads)

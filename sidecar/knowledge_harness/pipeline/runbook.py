@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from ..actors import Actor
@@ -20,29 +21,26 @@ from ..vault.paths import Vault
 from ..vault.run_store import RunStore
 from .config import PipelineConfig, load_config
 from .contract import HUMAN_BUDGET, OperationRecord, Question, ReasonCode, Result, Run, State
-from .fetching import EvidenceFetcher, default_fetcher
+from .fetching import EvidenceFetcher
 from .ops.base import OpContext, Operation, Outcome, Prepared, QuestionSpec
 from .proposals import ProposalBook
-from .registry import OPERATION_REGISTRY, OPERATIONS
+from .registry import OPERATIONS
 from .states import check_transition
 
 
+@dataclass
 class RunBook:
-    def __init__(
-        self,
-        vault: Vault,
-        catalog: NoteCatalog | None = None,
-        *,
-        fetcher_factory: Callable[[], EvidenceFetcher] | None = None,
-        clock: Callable[[], dt.datetime] | None = None,
-        operations: dict[str, Operation] | None = None,
-    ) -> None:
-        self.vault = vault
-        self.catalog = catalog or NoteCatalog(vault)
-        self.store = RunStore(vault)
-        self.fetcher_factory = fetcher_factory or (lambda: default_fetcher(vault.root))
-        self.clock = clock or (lambda: dt.datetime.now(dt.UTC))
-        self.operations = operations if operations is not None else OPERATION_REGISTRY
+    """The runs of one vault and what every operation is given (the facade fills in the defaults)."""
+
+    vault: Vault
+    catalog: NoteCatalog
+    fetcher_factory: Callable[[], EvidenceFetcher]
+    clock: Callable[[], dt.datetime]
+    operations: Mapping[str, Operation]
+    store: RunStore = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.store = RunStore(self.vault)
 
     @property
     def config(self) -> PipelineConfig:

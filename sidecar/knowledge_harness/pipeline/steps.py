@@ -23,6 +23,7 @@ from .states import TERMINAL, require_can_start
 # how many operations one call may run before it returns: far more than the thirteen operations
 # and their revision loops need, so it only stops a run that would otherwise cycle
 MAX_STEPS = 40
+# the run log keeps the logger name it had before the engine was split, so log filters still match
 log = logging.getLogger("knowledge_harness.pipeline.engine")
 
 

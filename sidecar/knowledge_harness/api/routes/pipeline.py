@@ -19,7 +19,7 @@ from ...core.clock import now_utc_z
 from ...errors import InputError
 from ...pipeline.agents import AgentTask
 from ...pipeline.contract import DECISION_CHOICES, RunSummary
-from ...pipeline.drafts import CheckInputs, check_draft
+from ...pipeline.draft_checks import CheckInputs, check_draft
 from ...pipeline.engine import Pipeline
 from ...pipeline.proposals import Proposal, ProposalBook, ProposalStatus
 from ...pipeline.rest_models import (

@@ -21,7 +21,7 @@ from ...core.urls import normalize_url
 from ...errors import Conflict
 from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
-from ..drafts import external_urls
+from ..draft_checks import external_urls
 from ..packets import packet_items, packet_urls, packet_view, uncertainty_ids
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait, moves
 

@@ -24,17 +24,8 @@ from zoneinfo import ZoneInfo
 from ...core.clock import parse_utc_z
 from ..agents import Refusal
 from ..contract import Producer, ReasonCode, Result, State
-from ..drafts import (
-    DRAFT_STATUS,
-    FIXABLE,
-    CheckInputs,
-    assemble,
-    block_problems,
-    blog_rules,
-    check_draft,
-    manifest_for,
-    sha256_text,
-)
+from ..draft_checks import CheckInputs, blog_rules, check_draft
+from ..drafts import DRAFT_STATUS, FIXABLE, assemble, block_problems, manifest_for, sha256_text
 from ..packets import packet_corpus, packet_items, packet_view
 from .base import AgentStep, OpContext, Outcome, Prepared, Wait, moves
 

@@ -20,7 +20,8 @@ from typing import Any
 from ..agents import Refusal
 from ..blog import blog_repo
 from ..contract import Producer, ReasonCode, Result, State, Uncertainty
-from ..drafts import FIXABLE, CheckInputs, autofix, blog_rules, check_draft, layout, refresh_manifest, sha256_text
+from ..draft_checks import CheckInputs, blog_rules, check_draft
+from ..drafts import FIXABLE, autofix, layout, refresh_manifest, sha256_text
 from ..judging import apply_rule, axis_schema, axis_uncertainties, describe
 from ..packets import judge_refs, packet_view
 from .base import AgentStep, OpContext, Outcome, Prepared, Wait, moves

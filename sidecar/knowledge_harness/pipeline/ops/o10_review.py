@@ -35,7 +35,8 @@ from ..contract import (
     Uncertainty,
     offered_choices,
 )
-from ..drafts import normalize_title, replace_front, replace_note, sha256_text
+from ..draft_checks import normalize_title
+from ..drafts import replace_front, replace_note, sha256_text
 from ..language import is_japanese
 from ..packets import packet_items, uncertainty_ids
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait, moves

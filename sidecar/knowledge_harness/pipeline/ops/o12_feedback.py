@@ -27,7 +27,8 @@ from ...vault.blog_repo import pr_number, pr_repository
 from ..agents import Refusal
 from ..blog import blog_repo
 from ..contract import MAX_AI_REVISIONS, Producer, ReasonCode, Result, State
-from ..drafts import CheckInputs, block_problems, check_draft, layout, refresh_manifest, replace_blocks, sha256_text
+from ..draft_checks import CheckInputs, check_draft
+from ..drafts import block_problems, layout, refresh_manifest, replace_blocks, sha256_text
 from ..packets import packet_items, packet_urls, packet_view, urls_in
 from .base import AgentStep, OpContext, Outcome, Prepared, Wait, moves
 
