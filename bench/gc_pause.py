@@ -43,7 +43,7 @@ ctx = AppContext.create(settings)
 create_app(settings, ctx)
 freeze_long_lived(collect_first=True)  # what the serve lifespan does
 out = {"imports_ms": full_gc_ms(), "imports_tracked": len(gc.get_objects())}
-run_audit(ctx.catalog, current_policy(ctx.vault.root))
+run_audit(ctx.catalog, current_policy(ctx.vault.root, auditor=ctx.auditor))
 out |= {"audit_ms": full_gc_ms(), "audit_tracked": len(gc.get_objects())}
 print(json.dumps(out))
 """

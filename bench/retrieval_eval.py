@@ -227,6 +227,7 @@ def _percentile(values: list[float], q: float) -> float:
 def evaluate_vault(root: Path) -> dict[str, Any]:
     from knowledge_harness.index.build import build_index
     from knowledge_harness.index.query import search
+    from knowledge_harness.index.vault_index import VaultIndex
     from knowledge_harness.vault.paths import Vault
 
     notes = _notes(root)
@@ -243,14 +244,15 @@ def evaluate_vault(root: Path) -> dict[str, Any]:
         try:
             _unlinked_copy(notes, fold, work)
             vault = Vault.open(work)
-            build_index(vault)
+            index = VaultIndex(vault)  # what the sidecar keeps between searches
+            build_index(vault, memory=index.build)
             t0 = time.perf_counter()
-            search(vault, "warm up the search layer")
+            search(vault, "warm up the search layer", index=index)
             layer_seconds.append(time.perf_counter() - t0)
             base = _baselines({p: (work / p).read_text(encoding="utf-8") for p in notes})
             for q in fold:
                 t0 = time.perf_counter()
-                result = search(vault, q["text"], limit=20)
+                result = search(vault, q["text"], limit=20, index=index)
                 times.append((time.perf_counter() - t0) * 1000)
                 ranked = [h.path for h in result.hits]
                 h1, h5, rr = _score(ranked, q["target"])
@@ -303,6 +305,7 @@ def _name_lookups(root: Path, notes: dict[str, str]) -> dict[str, Any]:
     """hit@1 of titles and aliases, reworded (lower case, reordered, dashed), on the whole vault."""
     from knowledge_harness.index.build import build_index, parse_record
     from knowledge_harness.index.query import search
+    from knowledge_harness.index.vault_index import VaultIndex
     from knowledge_harness.vault.paths import Vault
 
     work = Path(tempfile.mkdtemp(prefix="kh-names-"))
@@ -311,7 +314,8 @@ def _name_lookups(root: Path, notes: dict[str, str]) -> dict[str, Any]:
             (work / path).parent.mkdir(parents=True, exist_ok=True)
             (work / path).write_text(text, encoding="utf-8")
         vault = Vault.open(work)
-        build_index(vault)
+        index = VaultIndex(vault)
+        build_index(vault, memory=index.build)
         rng = random.Random(0)
         names: dict[str, list[str]] = {}
         for path, text in notes.items():
@@ -324,7 +328,7 @@ def _name_lookups(root: Path, notes: dict[str, str]) -> dict[str, Any]:
             if len(set(paths)) != 1:
                 continue  # two notes of one name: no single right answer
             for query in _reworded(name, rng):
-                result = search(vault, query, limit=5)
+                result = search(vault, query, limit=5, index=index)
                 asked += 1
                 if result.hits and result.hits[0].path == paths[0]:
                     found += 1

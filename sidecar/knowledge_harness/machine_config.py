@@ -240,11 +240,11 @@ class MachineConfigMemory:
             self.configs.clear()
 
 
-MEMORY = MachineConfigMemory()
+def load_machine_config(memory: MachineConfigMemory | None = None) -> MachineConfig:
+    """The machine configuration; a missing file is the empty configuration (nothing allowed).
 
-
-def load_machine_config() -> MachineConfig:
-    """The machine configuration; a missing file is the empty configuration (nothing allowed)."""
+    `memory` (the sidecar's Auditor holds one) keeps the parsed file while it is unchanged; without
+    it the file is parsed on every call."""
     path = config_path()
     try:
         st = path.stat()
@@ -253,7 +253,7 @@ def load_machine_config() -> MachineConfig:
     except OSError as exc:
         raise InputError(f"Cannot read the machine configuration {path}: {exc.strerror}.") from exc
     key = (st.st_mtime_ns, st.st_size)
-    cached = MEMORY.get(path, key)
+    cached = memory.get(path, key) if memory is not None else None
     if cached is not None:
         return cached
     data = read_toml(path, what=f"the machine configuration {path}")
@@ -265,7 +265,8 @@ def load_machine_config() -> MachineConfig:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"])
         raise InputError(f"Invalid key {where!r} in the machine configuration {path}: {first['msg']}.") from exc
-    MEMORY.put(path, key, config)
+    if memory is not None:
+        memory.put(path, key, config)
     return config
 
 

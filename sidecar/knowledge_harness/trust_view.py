@@ -12,16 +12,16 @@ from collections.abc import Callable
 
 from .errors import HarnessError
 from .index.schema import TrustSummary
-from .trust.audit import current_policy, note_state
+from .trust.audit import Auditor, current_policy, note_state
 from .vault.catalog import NoteCatalog
 
 TrustOf = Callable[[str], TrustSummary | None]
 
 
-def live_trust(catalog: NoteCatalog, today: dt.date | None = None) -> TrustOf:
+def live_trust(catalog: NoteCatalog, today: dt.date | None = None, *, auditor: Auditor | None = None) -> TrustOf:
     """path → the note's trust as the audit sees it now (None when the note has no verification)."""
     day = today or dt.date.today()
-    policy = current_policy(catalog.vault.root)
+    policy = current_policy(catalog.vault.root, auditor=auditor)
 
     def trust_of(path: str) -> TrustSummary | None:
         try:

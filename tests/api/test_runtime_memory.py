@@ -1,7 +1,8 @@
 """AppContext.runtime lists what the sidecar keeps in memory; its sizes follow the vault, clear() forgets.
 
-In process (Starlette's TestClient): the audit fills trust/audit.py's MEMORY, the debug log line
-reports the sizes, and after clear() the next audit recomputes the same answer.
+In process (Starlette's TestClient): the audit fills the context's Auditor, the debug log line
+reports the sizes, and after clear() the next audit recomputes the same answer. Each context owns
+its memories (no module keeps one), and the app's lifespan closes them.
 """
 
 from __future__ import annotations
@@ -15,11 +16,9 @@ import pytest
 from fastapi.testclient import TestClient
 
 import knowledge_harness
-from knowledge_harness import machine_config
 from knowledge_harness.api.app import create_app
 from knowledge_harness.api.context import AppContext
 from knowledge_harness.settings import Settings
-from knowledge_harness.trust import audit
 
 TOKEN = "runtime-token-0123456789abcdef"
 NOTE = "---\ntitle: N{n}\nprovenance:\n  source: web\n---\n# N{n}\n\nSee https://example.org/{n}.\n"
@@ -47,15 +46,33 @@ def _module_memories() -> dict[str, object]:
     return found
 
 
-def test_the_runtime_lists_every_module_memory(client: tuple[TestClient, AppContext]) -> None:
+def test_each_context_owns_its_memories_and_no_module_keeps_one(
+    client: tuple[TestClient, AppContext], tmp_path: Path
+) -> None:
     _, ctx = client
-    assert ctx.runtime.memories()["audit"] is audit.MEMORY
-    assert ctx.runtime.memories()["machine_config"] is machine_config.MEMORY
+    assert _module_memories() == {}
+    assert ctx.runtime.memories()["audit"] is ctx.auditor
+    assert ctx.runtime.memories()["index_search"] is ctx.index.search
     listed = [id(memory) for memory in ctx.runtime.memories().values()]
     assert len(set(listed)) == len(listed)
-    assert {id(memory) for memory in _module_memories().values()} == set(listed)  # a re-export is the same one
+    other = AppContext.create(Settings(vault=ctx.vault.root, host="127.0.0.1", port=0, token=TOKEN))
+    assert not {id(memory) for memory in other.runtime.memories().values()} & set(listed)
+    assert list(other.runtime.memories()) == list(ctx.runtime.memories())
     for name in ctx.runtime.memories():
         assert name in (type(ctx.runtime).__doc__ or ""), name  # the docstring states its invalidation rule
+
+
+def test_the_lifespan_closes_the_search_layers_and_the_audit_thread(client: tuple[TestClient, AppContext]) -> None:
+    http, ctx = client
+    (ctx.vault.root / ".harness").mkdir(exist_ok=True)
+    with http:
+        assert http.post("/v1/index/build").status_code == 200
+        assert http.get("/v1/index/search", params={"q": "N1"}).json()["hits"]
+        assert http.get("/v1/trust/audit", params={"today": "2026-12-02"}).status_code == 200
+        assert ctx.runtime.sizes()["index_search"]["open_layers"] == 1
+        thread = ctx.runtime.audit_thread.executor()
+    assert ctx.runtime.sizes()["index_search"]["open_layers"] == 0
+    assert thread._shutdown
 
 
 def test_sizes_follow_the_audit_and_clear_forgets(

@@ -18,6 +18,7 @@ from tests.support.examples import examples
 from tests.support.index_vaults import index_layers, write_note, write_small_vault
 
 from knowledge_harness.index.build import build_index, note_id
+from knowledge_harness.index.build_state import BuildMemory
 from knowledge_harness.index.query import check_index, note_headings, read_section, search
 from knowledge_harness.vault.paths import Vault
 
@@ -32,13 +33,14 @@ def small_vault(tmp_path: Path) -> Path:
 
 
 def test_building_twice_gives_byte_identical_layers(small_vault: Path, tmp_path: Path) -> None:
-    build_index(Vault.open(small_vault))
+    memory = BuildMemory()
+    build_index(Vault.open(small_vault), memory=memory)
     first = index_layers(small_vault)
     other = tmp_path / "copy"
     shutil.copytree(small_vault, other, ignore=shutil.ignore_patterns(".harness"))
-    build_index(Vault.open(other), full=True)
+    build_index(Vault.open(other), full=True, memory=memory)
     assert index_layers(other) == first
-    build_index(Vault.open(small_vault), full=True)
+    build_index(Vault.open(small_vault), full=True, memory=memory)
     assert index_layers(small_vault) == first
 
 
@@ -91,9 +93,10 @@ def test_links_resolve_like_obsidian_and_backlinks_and_categories_follow(small_v
 
 
 def test_incremental_rebuilds_after_random_edits_equal_a_full_rebuild(small_vault: Path, tmp_path: Path) -> None:
+    memory = BuildMemory()
     rng = random.Random(3)
     vault = Vault.open(small_vault)
-    build_index(vault)
+    build_index(vault, memory=memory)
     names = ["Note A.md", "Deep/Note B.md", "MOC/技術.md", "New/新しい.md", "x/Dup.md", "Note C.md"]
     bodies = [
         "# T\n\n[[Note A]]\n",
@@ -111,11 +114,11 @@ def test_incremental_rebuilds_after_random_edits_equal_a_full_rebuild(small_vaul
             os.utime(path, ns=(path.stat().st_atime_ns, path.stat().st_mtime_ns + 1_000_000_000))
         else:
             write_note(small_vault, name, rng.choice(bodies) + f"step {step}\n")
-        build_index(vault)
+        build_index(vault, memory=memory)
         incremental = index_layers(small_vault)
         fresh = tmp_path / f"fresh{step}"
         shutil.copytree(small_vault, fresh, ignore=shutil.ignore_patterns(".harness"))
-        build_index(Vault.open(fresh))
+        build_index(Vault.open(fresh), memory=memory)
         assert index_layers(fresh) == incremental, f"step {step}: {action} {name}"
         assert check_index(vault).fresh
 
@@ -180,8 +183,9 @@ def test_bad_notes_are_reported_and_the_build_finishes(tmp_path: Path) -> None:
 
 
 def test_a_failed_build_leaves_the_previous_index_readable(small_vault: Path) -> None:
+    memory = BuildMemory()
     vault = Vault.open(small_vault)
-    build_index(vault)
+    build_index(vault, memory=memory)
     before = index_layers(small_vault)
     index = small_vault / ".harness" / "index"
     blocker = index / "notes" / f"{note_id('Note A.md')}.json"
@@ -190,7 +194,7 @@ def test_a_failed_build_leaves_the_previous_index_readable(small_vault: Path) ->
     (blocker / "keep").write_text("x")
     write_note(small_vault, "Note A.md", "# changed\n")
     with pytest.raises(OSError):
-        build_index(vault)
+        build_index(vault, memory=memory)
     assert (index / "manifest.json").read_bytes() == before["manifest.json"]
     assert json.loads((index / "manifest.json").read_text())["notes"]
 
@@ -245,16 +249,17 @@ def test_title_shortcut_matches_the_vault_layer(parts: list[str], props: str) ->
 
 def test_notes_left_to_markdown_it_are_counted_in_the_report_and_build_json(small_vault: Path) -> None:
     # a block quote continued at a '>' indented 4: markdown-it's rule differs from CommonMark's
+    memory = BuildMemory()
     write_note(small_vault, "Quirk.md", "- a\n> b\n    > c\n")
     write_note(small_vault, "Tabs.md", "# T\n\n- a\n\t- b\n\n<!-- note -->\n[x]: /u\n")
-    report = build_index(Vault.open(small_vault))
+    report = build_index(Vault.open(small_vault), memory=memory)
     assert report.fallback_notes == 1
     index = small_vault / ".harness" / "index"
     assert json.loads((index / "build.json").read_text())["fallback_notes"] == 1
     assert json.loads((index / "notes" / f"{note_id('Quirk.md')}.json").read_text())["parser"] == "markdown-it"
     assert json.loads((index / "notes" / f"{note_id('Tabs.md')}.json").read_text())["parser"] == "scan"
     (small_vault / "Quirk.md").unlink()
-    assert build_index(Vault.open(small_vault)).fallback_notes == 0
+    assert build_index(Vault.open(small_vault), memory=memory).fallback_notes == 0
     out = subprocess.run([KH, "index", "build", str(small_vault), "--json"], capture_output=True, text=True, check=True)
     assert json.loads(out.stdout)["fallback"] == 0
 
@@ -262,11 +267,11 @@ def test_notes_left_to_markdown_it_are_counted_in_the_report_and_build_json(smal
 def test_one_shot_incremental_builds_equal_a_full_rebuild(small_vault: Path, tmp_path: Path) -> None:
     """`kh index build` (resident=False) in a new process each time: its layers, report and
     build.json totals equal a full rebuild's, whether or not the one-shot path applies."""
-    import knowledge_harness.index.build as build_module
+    memory = BuildMemory()
 
     rng = random.Random(5)
     vault = Vault.open(small_vault)
-    build_index(vault)
+    build_index(vault, memory=memory)
     names = ["Note A.md", "Deep/Note B.md", "MOC/技術.md", "Home.md", "x/Dup.md", "New/新しい.md"]
     bodies = [
         "# T\n\n[[Note A]]\n",  # links change: the full path
@@ -295,15 +300,15 @@ def test_one_shot_incremental_builds_equal_a_full_rebuild(small_vault: Path, tmp
                 handle.write(f"\nedited {step}\n")
         else:
             write_note(small_vault, name, rng.choice(bodies))
-        build_module.MEMORY.clear()  # a new process
+        memory = BuildMemory()  # a new process
         parts = {p.name for p in (small_vault / ".harness" / "index" / "cache").iterdir()}
-        report = build_index(vault, resident=False)
+        report = build_index(vault, resident=False, memory=memory)
         used_lite += any(
             p.name.startswith("u") and p.name not in parts for p in (small_vault / ".harness/index/cache").iterdir()
         )
         fresh = tmp_path / f"fresh{step}"
         shutil.copytree(small_vault, fresh, ignore=shutil.ignore_patterns(".harness"))
-        expected = build_index(Vault.open(fresh), full=True)
+        expected = build_index(Vault.open(fresh), full=True, memory=memory)
         assert index_layers(fresh) == index_layers(small_vault), f"step {step}: {action} {name}"
         keys = {"notes", "headings", "links", "errors", "fallback_notes"}
         assert {k: report._asdict()[k] for k in keys} == {k: expected._asdict()[k] for k in keys}, f"step {step}"
@@ -312,9 +317,9 @@ def test_one_shot_incremental_builds_equal_a_full_rebuild(small_vault: Path, tmp
         for key in ("notes", "fallback_notes", "headings", "links", "errors", "layers", "files"):
             assert ours[key] == theirs[key] or key == "files", (step, key)
         assert list(ours["files"]) == list(theirs["files"])
-        build_module.MEMORY.clear()
+        memory = BuildMemory()
         assert check_index(vault).fresh
-        assert build_index(vault).reparsed == 0  # the cache (with the one-shot parts) is complete
+        assert build_index(vault, memory=memory).reparsed == 0  # the cache (with the one-shot parts) is complete
     assert used_lite >= 3
 
 

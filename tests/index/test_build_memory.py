@@ -1,4 +1,4 @@
-"""MEMORY, the build states a process keeps (the sidecar): bounded, cleared, and never trusted
+"""BuildMemory, the build states a process keeps (the sidecar's VaultIndex): bounded, cleared, and never trusted
 over a build.json another writer replaced; and what `kh index build` imports."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ from pathlib import Path
 
 from tests.support.index_vaults import fresh_layers, index_layers, write_note
 
-from knowledge_harness.index.build import MEMORY, build_index
+from knowledge_harness.index.build import build_index
 from knowledge_harness.index.build_state import BuildMemory
 from knowledge_harness.vault.paths import Vault
 
@@ -21,39 +21,42 @@ def _vault(root: Path) -> Path:
 
 
 def test_memory_keeps_at_most_max_vaults_and_drops_the_least_recently_built(tmp_path: Path) -> None:
+    built = BuildMemory()  # the default bound (4) holds all three
     memory = BuildMemory(max_vaults=2)
     vaults = [Vault.open(_vault(tmp_path / f"v{i}")) for i in range(3)]
     for v in vaults:
-        build_index(v)
-        state = MEMORY.get(str(v.root))
+        build_index(v, memory=built)
+        state = built.get(str(v.root))
         assert state is not None and state.in_memory
         memory.put(str(v.root), state)
     assert [memory.holds(str(v.root)) for v in vaults] == [False, True, True]
     memory.put(str(vaults[1].root), memory.get(str(vaults[1].root)))  # type: ignore[arg-type]
-    memory.put(str(vaults[0].root), MEMORY.get(str(vaults[0].root)))  # type: ignore[arg-type]
+    memory.put(str(vaults[0].root), built.get(str(vaults[0].root)))  # type: ignore[arg-type]
     assert [memory.holds(str(v.root)) for v in vaults] == [True, True, False]
     memory.clear()
     assert not any(memory.holds(str(v.root)) for v in vaults)
 
 
 def test_a_vault_dropped_from_memory_builds_from_disk_to_the_same_layers(tmp_path: Path) -> None:
+    memory = BuildMemory()
     root = _vault(tmp_path / "v")
     v = Vault.open(root)
-    build_index(v)
-    MEMORY.clear()
+    build_index(v, memory=memory)
+    memory = BuildMemory()
     write_note(root, "A.md", "# A again\n\n[[Home]] [[B]]\n")
     write_note(root, "B.md", "# B\n")
-    report = build_index(v)
+    report = build_index(v, memory=memory)
     assert report.reparsed == 2
-    assert MEMORY.holds(str(v.root))
+    assert memory.holds(str(v.root))
     assert index_layers(root) == fresh_layers(root, tmp_path, "fresh")
 
 
 def test_a_state_in_memory_is_not_used_after_another_writer_rebuilt(tmp_path: Path) -> None:
+    memory = BuildMemory()
     root = _vault(tmp_path / "v")
     v = Vault.open(root)
-    build_index(v)
-    kept = MEMORY.get(str(v.root))
+    build_index(v, memory=memory)
+    kept = memory.get(str(v.root))
     assert kept is not None
     write_note(root, "A.md", "# A by another process\n\n[[Home]]\n")
     code = (
@@ -63,10 +66,10 @@ def test_a_state_in_memory_is_not_used_after_another_writer_rebuilt(tmp_path: Pa
         "build_index(Vault.open(Path(sys.argv[1])), resident=False)\n"
     )
     subprocess.run([sys.executable, "-c", code, str(root)], check=True)
-    assert MEMORY.get(str(v.root)) is kept
+    assert memory.get(str(v.root)) is kept
     # the kept state would re-read A.md (its stat is not the kept one); the state on disk knows it
-    assert build_index(v).reparsed == 0
-    assert MEMORY.get(str(v.root)) is not kept
+    assert build_index(v, memory=memory).reparsed == 0
+    assert memory.get(str(v.root)) is not kept
     assert index_layers(root) == fresh_layers(root, tmp_path, "fresh")
 
 

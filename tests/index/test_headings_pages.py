@@ -13,6 +13,7 @@ from tests.conftest import Sidecar, start_sidecar, stop_sidecar
 from tests.support.paged_headings import BIG, SECTIONS, write_paged_vault
 
 from knowledge_harness.index.query import _all_headings
+from knowledge_harness.index.vault_index import VaultIndex
 from knowledge_harness.vault.paths import Vault
 
 
@@ -52,7 +53,7 @@ def _walk(served: Sidecar, path: str, limit: int | None) -> tuple[list[dict[str,
 
 @pytest.mark.parametrize("limit", [None, 5000, 777])
 def test_pages_hold_every_heading_and_link_once_in_order(served: Sidecar, limit: int | None) -> None:
-    full = _all_headings(Vault.open(served.vault), BIG)
+    full = _all_headings(VaultIndex(Vault.open(served.vault)), BIG)
     pages, sizes = _walk(served, BIG, limit)
     per_page = limit or 1000
     assert len(pages) == -(-4 * SECTIONS // per_page)

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from knowledge_harness.index import query
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.layer_stream import LayerOutOfOrder, read_headings_page
+from knowledge_harness.index.vault_index import VaultIndex
 from knowledge_harness.vault.paths import Vault
 
 # -- random layers -----------------------------------------------------------------------------
@@ -132,7 +133,7 @@ def test_headings_answers_are_the_same_streamed_and_loaded_whole(
 ) -> None:
     whole = query.note_headings(indexed, "big.md", offset=offset, limit=limit)
     monkeypatch.setattr(query, "STREAM_LAYER_BYTES", 0)
-    assert query._large_layer_page(indexed, "big.md", offset=offset, limit=limit) is not None
+    assert query._large_layer_page(VaultIndex(indexed), "big.md", offset=offset, limit=limit) is not None
     streamed = query.note_headings(indexed, "big.md", offset=offset, limit=limit)
     assert streamed.model_dump_json() == whole.model_dump_json()
 
@@ -155,6 +156,6 @@ def test_a_note_changed_since_the_build_is_parsed_live_not_streamed(
     monkeypatch.setattr(query, "STREAM_LAYER_BYTES", 0)
     with (indexed.root / "big.md").open("a", encoding="utf-8") as handle:
         handle.write("\n# Added after the build\n")
-    assert query._large_layer_page(indexed, "big.md", offset=0, limit=5) is None
+    assert query._large_layer_page(VaultIndex(indexed), "big.md", offset=0, limit=5) is None
     answer = query.note_headings(indexed, "big.md", offset=900, limit=5)
     assert answer.source == "live" and answer.headings[0]["title"] == "Added after the build"

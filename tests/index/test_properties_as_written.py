@@ -9,6 +9,7 @@ from tests.support.index_vaults import write_note
 
 from knowledge_harness.index import query
 from knowledge_harness.index.build import build_index
+from knowledge_harness.index.build_state import BuildMemory
 from knowledge_harness.index.record import parse_record
 from knowledge_harness.vault.paths import Vault
 
@@ -139,19 +140,18 @@ def test_notes_parsed_before_list_types_and_property_links_are_parsed_again(tmp_
     """The parse cache of a build by the previous parser (cache format 3: a list-valued type read
     as none, no property links) is not reused: an incremental build after the upgrade kept those
     records until each note changed or `--full` ran."""
+    memory = BuildMemory()
     import json
-
-    from knowledge_harness.index import build_state
 
     write_note(tmp_path, "Hub.md", '---\ntype: [moc]\nup: "[[A]]"\n---\n# Hub\n- [[A]]\n')
     write_note(tmp_path, "A.md", "# A\nquillwort\n")
     handle = Vault.open(tmp_path)
-    build_index(handle)
+    build_index(handle, memory=memory)
     index = tmp_path / ".harness" / "index"
     for part in (index / "cache").glob("*.jsonl"):  # the records as the previous parser wrote them
         part.write_bytes(part.read_bytes().replace(b'["moc"]', b"null"))
     build = json.loads((index / "build.json").read_text(encoding="utf-8"))
     (index / "build.json").write_text(json.dumps(build | {"cache_format": 3}), encoding="utf-8")
-    build_state.MEMORY.clear()
-    build_index(handle)
+    memory = BuildMemory()
+    build_index(handle, memory=memory)
     assert [h.categories for h in query.search(handle, "quillwort").hits] == [[["Hub.md"]]]

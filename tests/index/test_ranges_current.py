@@ -123,9 +123,8 @@ def test_changed_hits_are_parsed_without_a_walk_of_the_vault_each(
     for i in range(5):
         (handle.root / "Notes" / f"N{i}.md").write_text(NOTE.replace("Intro.\n", "Intro.\nOne more line.\n"))
     walks: list[str] = []
-    real = query.check_index
-    monkeypatch.setattr(query, "check_index", lambda vault: walks.append("walk") or real(vault))
-    query.MEMORY.clear()
+    real = query._check_index
+    monkeypatch.setattr(query, "_check_index", lambda ix: walks.append("walk") or real(ix))
     hits = query.search(handle, "quillwort").hits
     assert len(hits) == 5 and all(h.note_changed for h in hits)
     assert len(walks) <= 1

@@ -23,14 +23,15 @@ from tests.support.index_vaults import write_note
 from knowledge_harness.index import search as search_module
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.query import load_manifest, search
+from knowledge_harness.index.vault_index import VaultIndex
 from knowledge_harness.vault.paths import Vault
 
 QUERIES = ("Note A", "技術", "text only", "Section", "index note", "one more line", "Dup")
 
 
-def _layer(vault: Vault) -> search_module.SearchLayer:
-    search(vault, "warm")
-    return search_module.MEMORY.open_layer(vault)
+def _layer(vault: Vault, ix: VaultIndex) -> search_module.SearchLayer:
+    search(vault, "warm", index=ix)
+    return ix.search.open_layer(vault)
 
 
 def _rows(layer: search_module.SearchLayer) -> dict[str, Any]:
@@ -63,13 +64,13 @@ def _memory(layer: search_module.SearchLayer) -> dict[str, Any]:
     }
 
 
-def _parsed(vault: Vault) -> dict[str, Any]:
+def _parsed(vault: Vault, ix: VaultIndex) -> dict[str, Any]:
     """The manifest as load_manifest read it (line by line, reusing the previous one's lines)."""
-    return {k: v for k, v in load_manifest(vault).items() if k not in ("by_path", "linked_from")}
+    return {k: v for k, v in load_manifest(vault, index=ix).items() if k not in ("by_path", "linked_from")}
 
 
-def _ranked(vault: Vault) -> list[list[tuple[str, float]]]:
-    return [[(h.path, h.score) for h in search(vault, q).hits] for q in QUERIES]
+def _ranked(vault: Vault, ix: VaultIndex) -> list[list[tuple[str, float]]]:
+    return [[(h.path, h.score) for h in search(vault, q, index=ix).hits] for q in QUERIES]
 
 
 @settings(max_examples=examples(0.3), deadline=None)
@@ -80,23 +81,26 @@ def test_a_layer_kept_in_step_equals_one_made_from_scratch(steps: list[tuple[str
         for name, text in NOTES.items():
             write_note(root, name, text)
         vault = Vault.open(root)
-        build_index(vault)
-        layer = _layer(vault)
+        ix = VaultIndex(vault)
+        build_index(vault, memory=ix.build)
+        layer = _layer(vault, ix)
         _memory(layer)  # the name and path tables are read now, and must be kept in step
         for i, (action, name, body) in enumerate(steps):
             _apply(root, action, name, body)
-            build_index(vault)
-            assert _layer(vault) is layer
+            build_index(vault, memory=ix.build)
+            assert _layer(vault, ix) is layer
             fresh_root = Path(tmp) / f"fresh{i}"
             shutil.copytree(root, fresh_root, ignore=shutil.ignore_patterns(".harness"))
             fresh = Vault.open(fresh_root)
-            build_index(fresh, full=True)
-            made = _layer(fresh)
+            fresh_ix = VaultIndex(fresh)
+            build_index(fresh, full=True, memory=fresh_ix.build)
+            made = _layer(fresh, fresh_ix)
             assert _rows(layer) == _rows(made), f"step {i}: {action} {name}"
             assert _memory(layer) == _memory(made), f"step {i}: {action} {name}"
-            assert _ranked(vault) == _ranked(fresh), f"step {i}: {action} {name}"
-            assert _parsed(vault) == json.loads((root / ".harness/index/manifest.json").read_bytes()), f"step {i}"
-    search_module.MEMORY.clear()
+            assert _ranked(vault, ix) == _ranked(fresh, fresh_ix), f"step {i}: {action} {name}"
+            assert _parsed(vault, ix) == json.loads((root / ".harness/index/manifest.json").read_bytes()), f"step {i}"
+            fresh_ix.close()
+        ix.close()
 
 
 def test_a_manifest_is_parsed_only_where_its_lines_changed(tmp_path: Path) -> None:
@@ -104,16 +108,17 @@ def test_a_manifest_is_parsed_only_where_its_lines_changed(tmp_path: Path) -> No
     for name, text in NOTES.items():
         write_note(root, name, text)
     vault = Vault.open(root)
-    build_index(vault)
-    before = {e["path"]: e for e in load_manifest(vault)["notes"]}
+    ix = VaultIndex(vault)
+    build_index(vault, memory=ix.build)
+    before = {e["path"]: e for e in load_manifest(vault, index=ix)["notes"]}
     write_note(root, "Home.md", "[[技術]] and one more line\n")
-    build_index(vault)
+    build_index(vault, memory=ix.build)
     raw = (root / ".harness/index/manifest.json").read_bytes()
-    after = load_manifest(vault)
+    after = load_manifest(vault, index=ix)
     assert {k: v for k, v in after.items() if k not in ("by_path", "linked_from")} == json.loads(raw)
     same = {p for p, e in after["by_path"].items() if e is before.get(p)}
     assert "Home.md" not in same and same >= {"Note A.md", "x/Dup.md", "y/Dup.md"}
     # another layout (written by hand, say) is parsed whole
     (root / ".harness/index/manifest.json").write_text(json.dumps(json.loads(raw), indent=2), encoding="utf-8")
-    again = load_manifest(vault)
+    again = load_manifest(vault, index=ix)
     assert {k: v for k, v in again.items() if k not in ("by_path", "linked_from")} == json.loads(raw)

@@ -17,6 +17,7 @@ from tests.support.index_vaults import write_note
 
 from knowledge_harness.index import query, search
 from knowledge_harness.index.build import build_index
+from knowledge_harness.index.vault_index import VaultIndex
 from knowledge_harness.vault.paths import Vault
 
 
@@ -37,22 +38,25 @@ def _layer_manifest(location: Path) -> str | None:
     return None if row is None else str(row[0])
 
 
-def test_the_memories_are_bounded_and_clear_empties_them(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(search, "MEMORY_LAYERS", 2)
-    monkeypatch.setattr(query, "MEMORY_VAULTS", 2)
-    search.MEMORY.clear()
-    query.MEMORY.clear()
+def test_each_vault_index_holds_its_vault_alone_and_clear_empties_it(tmp_path: Path) -> None:
     words = ["quillwort", "zyzzogeton", "bladderwrack"]
     vaults = [_vault(tmp_path / f"v{k}", w) for k, w in enumerate(words)]
+    indexes = [VaultIndex(handle) for handle in vaults]
     for _ in range(2):
-        for handle, word in zip(vaults, words, strict=True):
-            assert [h.path for h in query.search(handle, word).hits] == ["Notes/Only.md"]
-            assert len(search.MEMORY.layers) <= 2
-            assert len(query.MEMORY.manifests) <= 2 and len(query.MEMORY.staleness) <= 2
-    search.MEMORY.clear()
-    query.MEMORY.clear()
-    assert not search.MEMORY.layers and not query.MEMORY.manifests and not query.MEMORY.staleness
-    assert [h.path for h in query.search(vaults[0], words[0]).hits] == ["Notes/Only.md"]
+        for handle, ix, word in zip(vaults, indexes, words, strict=True):
+            assert [h.path for h in query.search(handle, word, index=ix).hits] == ["Notes/Only.md"]
+            assert len(ix.search.layers) == 1
+            assert len(ix.query.manifests) == 1 and len(ix.query.staleness) == 1
+    with pytest.raises(ValueError, match="was given for the vault"):
+        query.search(vaults[1], words[1], index=indexes[0])
+    ix = indexes[0]
+    assert set(ix.sizes().values()) != {0}
+    ix.clear()
+    assert not ix.search.layers and not ix.query.manifests and not ix.query.staleness
+    assert set(ix.sizes().values()) == {0}
+    assert [h.path for h in query.search(vaults[0], words[0], index=ix).hits] == ["Notes/Only.md"]
+    for ix in indexes:
+        ix.close()
 
 
 def test_the_layer_of_a_vault_that_is_gone_is_pruned(tmp_path: Path) -> None:
@@ -61,7 +65,6 @@ def test_the_layer_of_a_vault_that_is_gone_is_pruned(tmp_path: Path) -> None:
     query.search(kept, "bladderwrack")
     gone_layer, kept_layer = search.layer_path(gone), search.layer_path(kept)
     assert gone_layer.exists() and kept_layer.exists()
-    search.MEMORY.clear()
     for path in sorted(gone.root.rglob("*"), reverse=True):
         path.unlink() if path.is_file() else path.rmdir()
     gone.root.rmdir()
@@ -147,52 +150,54 @@ def test_a_warmed_layer_is_warmed_again_after_a_build_by_another_process(
         return [t for t in threading.enumerate() if t.name == "kh-search-warm"]
 
     cold = _vault(tmp_path / "cold", "quillwort")
-    query.search(cold, "quillwort")
+    cold_index = VaultIndex(cold)
+    query.search(cold, "quillwort", index=cold_index)
     write_note(cold.root, "Notes/New.md", "# New\nquillwort again.\n")
     build_index(cold)
-    query.search(cold, "quillwort")
-    assert search.MEMORY.open_layer(cold).needs_warm  # synced, and no warm was started for it
+    query.search(cold, "quillwort", index=cold_index)
+    assert cold_index.search.open_layer(cold).needs_warm  # synced, and no warm was started for it
+    cold_index.close()
     for k in range(4):  # a term in fewer than half the notes is remembered
         write_note(tmp_path / "v", f"Notes/Filler {k}.md", f"# Filler {k}\nplain words.\n")
     handle = _vault(tmp_path / "v", "quillwort")
-    query.warm_search(handle)
-    layer = search.MEMORY.open_layer(handle)
+    ix = VaultIndex(handle)
+    query.warm_search(handle, index=ix)
+    layer = ix.search.open_layer(handle)
     assert layer.remembered_rows() > 0
     write_note(handle.root, "Notes/New.md", "# New\nquillwort again.\n")
     build_index(handle)  # as another process would: the sidecar learns of it at the next search
-    assert [h.path for h in query.search(handle, "again").hits] == ["Notes/New.md"]
+    assert [h.path for h in query.search(handle, "again", index=ix).hits] == ["Notes/New.md"]
     for thread in warm_threads():
         thread.join(timeout=60)
     # a term the query did not ask was remembered again (the build made the layer forget all)
     assert {term for _, term in layer._postings_of} >= {"quillwort"} and not layer.needs_warm
-    search.MEMORY.clear()
+    ix.close()
 
 
 def test_warming_after_a_build_answers_staleness_for_the_new_index(tmp_path: Path) -> None:
     """The sidecar warms the search layer after each build; it also answers staleness for the new
     manifest then, so that the first search after the build does not walk the vault."""
     handle = _vault(tmp_path / "v", "quillwort")
-    query.MEMORY.clear()
-    query.warm_search(handle)
+    ix = VaultIndex(handle)
+    query.warm_search(handle, index=ix)
     key = query._manifest_key(handle)
-    answer = query.MEMORY.staleness[str(handle.root)]
+    answer = ix.query.staleness[str(handle.root)]
     assert answer.manifest_key == key and answer.report == query.check_index(handle)
     write_note(handle.root, "Notes/Only.md", "# About quillwort\nEdited after the build.\n")
     write_note(handle.root, "Notes/Added.md", "# Added\n")
-    query.warm_search(handle)  # the same index: the answer it has stands until the throttle renews it
-    assert query.MEMORY.staleness[str(handle.root)] is answer
-    build_index(handle)
-    query.warm_search(handle)
-    renewed = query.MEMORY.staleness[str(handle.root)]
+    query.warm_search(handle, index=ix)  # the same index: the answer it has stands until the throttle renews it
+    assert ix.query.staleness[str(handle.root)] is answer
+    build_index(handle, memory=ix.build)
+    query.warm_search(handle, index=ix)
+    renewed = ix.query.staleness[str(handle.root)]
     assert renewed.manifest_key == query._manifest_key(handle) != key
     assert renewed.report.fresh and renewed.report == query.check_index(handle)
-    search.MEMORY.clear()
-    query.MEMORY.clear()
+    ix.close()
 
 
-def _renewed(handle: Vault) -> None:
+def _renewed(handle: Vault, ix: VaultIndex) -> None:
     deadline = time.monotonic() + 30
-    while str(handle.root) in query.MEMORY.refreshing and time.monotonic() < deadline:
+    while str(handle.root) in ix.query.refreshing and time.monotonic() < deadline:
         time.sleep(0.01)
 
 
@@ -205,21 +210,20 @@ def test_the_first_search_after_a_build_takes_the_builds_own_answer_and_renews_i
     checked exactly."""
     monkeypatch.setattr(query, "STALENESS_SECONDS", 60.0)  # a slow machine never makes the build too old
     handle = _vault(tmp_path / "v", "quillwort")
-    query.MEMORY.clear()
+    ix = VaultIndex(handle)
     write_note(handle.root, "Notes/Other.md", "# Something else\nEdited after the build.\n")
-    first = query.search(handle, "quillwort")
+    first = query.search(handle, "quillwort", index=ix)
     assert [h.path for h in first.hits] == ["Notes/Only.md"]
     assert (first.stale, first.changed) == (False, [])  # as built: no scan held this search up
-    assert str(handle.root) not in query.MEMORY.refreshing  # nor runs beside it
+    assert str(handle.root) not in ix.query.refreshing  # nor runs beside it
     root = str(handle.root)
-    answer = query.MEMORY.staleness[root]
-    query.MEMORY.staleness[root] = dataclasses.replace(answer, checked_at=answer.checked_at - 61)  # a minute on
-    assert query.search(handle, "quillwort").changed == []  # the old answer, while the scan renews it
-    _renewed(handle)
-    later = query.search(handle, "quillwort")
+    answer = ix.query.staleness[root]
+    ix.query.staleness[root] = dataclasses.replace(answer, checked_at=answer.checked_at - 61)  # a minute on
+    assert query.search(handle, "quillwort", index=ix).changed == []  # the old answer, while the scan renews it
+    _renewed(handle, ix)
+    later = query.search(handle, "quillwort", index=ix)
     assert (later.stale, later.changed) == (True, ["Notes/Other.md"])
-    search.MEMORY.clear()
-    query.MEMORY.clear()
+    ix.close()
 
 
 def test_an_older_build_or_one_with_problems_is_checked_before_the_first_search_answers(tmp_path: Path) -> None:
@@ -228,15 +232,11 @@ def test_an_older_build_or_one_with_problems_is_checked_before_the_first_search_
     build_json = handle.root / ".harness/index/build.json"
     old = time.time() - 60
     os.utime(build_json, (old, old))  # built a minute ago: its answer is too old to stand in
-    query.MEMORY.clear()
     assert query.search(handle, "quillwort").changed == ["Notes/Other.md"]
     (handle.root / "Notes/Broken.md").write_bytes(b"\xff\xfe not UTF-8")  # the build reports it
     build_index(handle)
     write_note(handle.root, "Notes/Other.md", "# Something else\nEdited again.\n")
-    query.MEMORY.clear()
     assert query.search(handle, "quillwort").changed == ["Notes/Other.md"]
-    search.MEMORY.clear()
-    query.MEMORY.clear()
 
 
 def test_a_query_across_the_term_memory_trim_keeps_its_own_terms(
@@ -250,12 +250,12 @@ def test_a_query_across_the_term_memory_trim_keeps_its_own_terms(
     write_note(root, "Notes/Other.md", "# Something else\nNothing to see.\n")
     handle = Vault.open(root)
     build_index(handle)
-    search.MEMORY.clear()
     expected = [h.path for h in query.search(handle, "同期の競合を解決").hits]
     assert expected and expected[0] == "Notes/Sync.md"
     for limit in range(1, 12):  # every position of the boundary against the query's terms
-        search.MEMORY.clear()
+        ix = VaultIndex(handle)
         monkeypatch.setattr(search, "MAX_REMEMBERED_TERMS", limit)
-        assert [h.path for h in query.search(handle, "競合").hits] == ["Notes/Sync.md"]  # one term remembered
-        assert [h.path for h in query.search(handle, "同期の競合を解決").hits] == expected
-        assert next(h.path for h in query.search(handle, "conflict 同期 resolution").hits) == "Notes/Sync.md"
+        assert [h.path for h in query.search(handle, "競合", index=ix).hits] == ["Notes/Sync.md"]  # one term remembered
+        assert [h.path for h in query.search(handle, "同期の競合を解決", index=ix).hits] == expected
+        assert next(h.path for h in query.search(handle, "conflict 同期 resolution", index=ix).hits) == "Notes/Sync.md"
+        ix.close()

@@ -23,7 +23,8 @@ from tests.support.examples import examples
 from tests.support.index_vaults import index_layers, write_note
 
 from knowledge_harness.core import jsoncodec
-from knowledge_harness.index.build import MEMORY, build_index
+from knowledge_harness.index.build import build_index
+from knowledge_harness.index.build_state import BuildMemory
 from knowledge_harness.index.query import check_index
 from knowledge_harness.vault import paths as vault_paths
 from knowledge_harness.vault.paths import Vault
@@ -60,15 +61,15 @@ STEPS = st.lists(
 TICKS = 0.03
 
 
-def _built(root: Path, index_toml: str | None = None) -> Vault:
+def _built(root: Path, index_toml: str | None = None, *, memory: BuildMemory) -> Vault:
     """The vault of NOTES written under `root` (with `.harness/index.toml` when given) and
-    indexed once, in this process."""
+    indexed once, in this process (its state kept in `memory`)."""
     for name, text in NOTES.items():
         write_note(root, name, text)
     if index_toml is not None:
         write_note(root, ".harness/index.toml", index_toml)
     vault = Vault.open(root)
-    build_index(vault)
+    build_index(vault, memory=memory)
     return vault
 
 
@@ -100,40 +101,40 @@ def _build_maps(root: Path) -> tuple[object, object]:
 def test_warm_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str]]) -> None:
     with tempfile.TemporaryDirectory(prefix="kh-warm-") as tmp:
         root = Path(tmp) / "vault"
-        MEMORY.clear()
-        vault = _built(root)
-        state = MEMORY.get(str(vault.root))
+        memory = BuildMemory()
+        vault = _built(root, memory=memory)
+        state = memory.get(str(vault.root))
         assert state is not None
         state.walk.settle_ns = 0  # reuse every listing: the pauses stand in for settling
         for i, (action, name, body) in enumerate(steps):
             time.sleep(TICKS)
             _apply(root, action, name, body)
             time.sleep(TICKS)
-            report = build_index(vault)
+            report = build_index(vault, memory=memory)
             fresh = Path(tmp) / f"fresh{i}"
             shutil.copytree(root, fresh, ignore=shutil.ignore_patterns(".harness"))
-            expected = build_index(Vault.open(fresh), full=True)
+            expected = build_index(Vault.open(fresh), full=True, memory=memory)
             assert index_layers(root) == index_layers(fresh), f"step {i}: {action} {name}"
             assert _build_maps(root) == _build_maps(fresh), f"step {i}"
             keys = {"notes", "headings", "links", "errors", "fallback_notes"}
             assert {k: report._asdict()[k] for k in keys} == {k: expected._asdict()[k] for k in keys}, f"step {i}"
-        state = MEMORY.get(str(vault.root))
+        state = memory.get(str(vault.root))
         assert state is not None and state.walk.folders  # listings were kept (and so reused)
-    MEMORY.clear()
 
 
 def test_a_one_shot_build_patches_the_first_middle_and_last_manifest_lines(tmp_path: Path) -> None:
     """`kh index build` in a new process after edits that keep the links: the one-shot path finds
     each changed note's manifest line by its path (the first, one inside, the last) and the
     result is a full build's."""
+    memory = BuildMemory()
     root = tmp_path / "vault"
-    vault = _built(root)
+    vault = _built(root, memory=memory)
     paths = sorted(NOTES)
     for name in (paths[0], paths[3], paths[4], paths[-1]):
         with (root / name).open("a", encoding="utf-8") as handle:
             handle.write("\nan edit that changes no link\n")
-    MEMORY.clear()  # a new process
-    report = build_index(vault, resident=False)
+    memory = BuildMemory()  # a new process
+    report = build_index(vault, resident=False, memory=memory)
     assert report.reparsed == 4
     assert any(p.name.startswith("u") for p in (root / ".harness/index/cache").iterdir())  # the one-shot path
     fresh = tmp_path / "fresh"
@@ -141,12 +142,11 @@ def test_a_one_shot_build_patches_the_first_middle_and_last_manifest_lines(tmp_p
     if (root / ".harness" / "index.toml").exists():  # the index's settings come along
         (fresh / ".harness").mkdir()
         shutil.copy(root / ".harness" / "index.toml", fresh / ".harness" / "index.toml")
-    expected = build_index(Vault.open(fresh), full=True)
+    expected = build_index(Vault.open(fresh), full=True, memory=memory)
     assert index_layers(root) == index_layers(fresh)
     assert _build_maps(root) == _build_maps(fresh)
     keys = {"notes", "headings", "links", "errors", "fallback_notes"}
     assert {k: report._asdict()[k] for k in keys} == {k: expected._asdict()[k] for k in keys}
-    MEMORY.clear()
 
 
 def _equal_to_a_fresh_full_build(root: Path, fresh: Path, report: object, label: str) -> None:
@@ -168,16 +168,16 @@ def test_new_process_rebuilds_equal_a_full_build(steps: list[tuple[str, str, str
     applies (links gained or lost included), the full incremental build otherwise. A new process
     has not loaded orjson, so its one-shot path writes with the standard library's json
     (`standard_json`); one that has, with orjson: the same bytes either way."""
+    memory = BuildMemory()
     with tempfile.TemporaryDirectory(prefix="kh-new-") as tmp:
         root = Path(tmp) / "vault"
-        vault = _built(root)
+        vault = _built(root, memory=memory)
         for i, (action, name, body) in enumerate(steps):
             _apply(root, action, name, body)
-            MEMORY.clear()  # a new process
+            memory = BuildMemory()  # a new process
             with jsoncodec.standard_library_only(even_if_loaded=standard_json):
-                report = build_index(vault, resident=False)
+                report = build_index(vault, resident=False, memory=memory)
             _equal_to_a_fresh_full_build(root, Path(tmp) / f"fresh{i}", report, f"step {i}: {action} {name}")
-    MEMORY.clear()
 
 
 def _one_shot_parts(root: Path) -> int:
@@ -185,33 +185,33 @@ def _one_shot_parts(root: Path) -> int:
 
 
 def test_a_link_gained_or_lost_by_a_plain_note_patches_its_targets_backlinks_in_one_shot(tmp_path: Path) -> None:
+    memory = BuildMemory()
     root = tmp_path / "vault"
-    vault = _built(root, "[index]\nmoc_names = false\n")  # Home a plain note, not a hub by its name
+    vault = _built(root, "[index]\nmoc_names = false\n", memory=memory)  # Home a plain note, not a hub by its name
     # Home gains Note A and x/Dup, Note A loses Note B (and keeps nothing else)
     edits = {"Home.md": "[[技術]]\n\n[[Note A]] [[x/Dup]]\n", "Note A.md": "---\ntitle: Alpha\n---\n# Alpha\n"}
     for step, (name, text) in enumerate(edits.items()):
         write_note(root, name, text)
-        MEMORY.clear()
-        report = build_index(vault, resident=False)
+        memory = BuildMemory()
+        report = build_index(vault, resident=False, memory=memory)
         assert _one_shot_parts(root) == step + 1 and report.reparsed == 1
         _equal_to_a_fresh_full_build(root, tmp_path / f"fresh{step}", report, name)
     manifest = {n["path"]: n for n in json.loads((root / ".harness/index/manifest.json").read_text())["notes"]}
     assert manifest["Note A.md"]["links_in"] == ["Deep/Note B.md", "Home.md", "MOC/技術.md"]
     assert manifest["x/Dup.md"]["links_in"] == ["Home.md"]
     assert manifest["Deep/Note B.md"]["links_in"] == ["MOC/GitHub CI.md"]
-    MEMORY.clear()
 
 
 def test_a_link_to_an_index_note_takes_the_full_incremental_build(tmp_path: Path) -> None:
     """An index note's backlinks can decide where a cycle of index notes is entered (categories)."""
+    memory = BuildMemory()
     root = tmp_path / "vault"
-    vault = _built(root)
+    vault = _built(root, memory=memory)
     write_note(root, "Home.md", "[[技術]]\n\n[[GitHub CI]]\n")
-    MEMORY.clear()
-    report = build_index(vault, resident=False)
+    memory = BuildMemory()
+    report = build_index(vault, resident=False, memory=memory)
     assert _one_shot_parts(root) == 0
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "Home.md")
-    MEMORY.clear()
 
 
 def test_a_new_process_finds_in_place_edits_without_listing_a_folder_once_the_folders_settled(
@@ -220,11 +220,12 @@ def test_a_new_process_finds_in_place_edits_without_listing_a_folder_once_the_fo
     """A build saves the folders' listings (cache/walk.json); a folder changed in the last 3 s is
     not saved, so the test waits that long. Then a new process after in-place edits stats the
     notes and lists no folder, and its index is a full build's."""
+    memory = BuildMemory()
     root = tmp_path / "vault"
-    vault = _built(root)
+    vault = _built(root, memory=memory)
     time.sleep(3.1)  # WalkMemory.settle_ns
-    MEMORY.clear()
-    build_index(vault, resident=False)  # lists every folder again and saves their listings
+    memory = BuildMemory()
+    build_index(vault, resident=False, memory=memory)  # lists every folder again and saves their listings
     saved = json.loads((root / ".harness/index/cache/walk.json").read_bytes())
     assert set(saved["folders"]) == {"", "MOC", "Deep", "x", "y"}
     for name in ("Home.md", "Deep/Note B.md"):
@@ -242,18 +243,17 @@ def test_a_new_process_finds_in_place_edits_without_listing_a_folder_once_the_fo
         [],
         [],
     )
-    MEMORY.clear()
-    report = build_index(vault, resident=False)
+    memory = BuildMemory()
+    report = build_index(vault, resident=False, memory=memory)
     assert check_index(vault).status == "fresh"
     assert report.reparsed == 2 and _one_shot_parts(root) == 1
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "in-place edits")
     monkeypatch.undo()
     write_note(root, "x/Added.md", "# Added\n")  # a folder changed: the walk lists it
-    MEMORY.clear()
+    memory = BuildMemory()
     assert check_index(vault).added == ["x/Added.md"]
-    report = build_index(vault, resident=False)
+    report = build_index(vault, resident=False, memory=memory)
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh2", report, "a note added")
-    MEMORY.clear()
 
 
 def _stamps_are_the_files_stamps(root: Path) -> None:
@@ -270,56 +270,58 @@ def test_a_one_shot_build_patches_build_json_entry_by_entry_and_never_inside_ano
 ) -> None:
     """`0"a.md` sorts before `a.md` and, written as JSON, holds `"a.md":` after an escaped quote;
     with the same stamp as a.md it is the first text that matches a.md's entry: it stays as it was."""
+    memory = BuildMemory()
     root = tmp_path / "vault"
-    vault = _built(root)
+    vault = _built(root, memory=memory)
     for name in ('0"a.md', "a.md"):
         write_note(root, name, "# same\n")
         os.utime(root / name, ns=(1_700_000_000_000_000_000, 1_700_000_000_000_000_000))
-    MEMORY.clear()
-    build_index(vault, resident=False)  # as `kh index build` does: build.json holds the manifest's digest
+    memory = BuildMemory()
+    build_index(
+        vault, resident=False, memory=memory
+    )  # as `kh index build` does: build.json holds the manifest's digest
     with (root / "a.md").open("a", encoding="utf-8") as handle:
         handle.write("edited\n")
-    MEMORY.clear()  # a new process
+    memory = BuildMemory()  # a new process
     with jsoncodec.standard_library_only(even_if_loaded=standard_json):
-        report = build_index(vault, resident=False)
+        report = build_index(vault, resident=False, memory=memory)
     assert report.reparsed == 1 and _one_shot_parts(root) == 1
     _stamps_are_the_files_stamps(root)
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "a.md edited")
-    MEMORY.clear()
 
 
 def test_a_build_json_rewritten_by_another_tool_still_gives_a_one_shot_build_its_exact_build_json(
     tmp_path: Path,
 ) -> None:
+    memory = BuildMemory()
     root = tmp_path / "vault"
-    vault = _built(root)
+    vault = _built(root, memory=memory)
     build_json = root / ".harness/index/build.json"
     build_json.write_text(json.dumps(json.loads(build_json.read_text()), indent=1) + "\n")  # same values, spaced
     with (root / "Home.md").open("a", encoding="utf-8") as handle:
         handle.write("edited\n")
-    MEMORY.clear()
+    memory = BuildMemory()
     with jsoncodec.standard_library_only(even_if_loaded=True):
-        report = build_index(vault, resident=False)
+        report = build_index(vault, resident=False, memory=memory)
     assert report.reparsed == 1 and _one_shot_parts(root) == 1
     assert b'"files":{"' in build_json.read_bytes()  # written compact again, as a full build writes it
     _stamps_are_the_files_stamps(root)
     _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, "Home.md edited")
-    MEMORY.clear()
 
 
 def test_after_a_build_in_the_sidecar_a_new_process_patches_the_index_in_one_shot(tmp_path: Path) -> None:
     """The sidecar's build leaves the manifest's digest in build.json, which a new `kh index
     build` process checks before patching the manifest."""
+    memory = BuildMemory()
     root = tmp_path / "vault"
-    vault = _built(root)
+    vault = _built(root, memory=memory)
     for step, name in enumerate(("Home.md", "Note A.md")):
         with (root / name).open("a", encoding="utf-8") as handle:
             handle.write("one more line\n")
         if step == 0:
-            build_index(vault)  # warm, in this process, as the sidecar builds
+            build_index(vault, memory=memory)  # warm, in this process, as the sidecar builds
             continue
-        MEMORY.clear()  # a new process
-        report = build_index(vault, resident=False)
+        memory = BuildMemory()  # a new process
+        report = build_index(vault, resident=False, memory=memory)
         assert report.reparsed == 1 and _one_shot_parts(root) == 1
         _equal_to_a_fresh_full_build(root, tmp_path / "fresh", report, name)
-    MEMORY.clear()

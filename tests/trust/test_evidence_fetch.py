@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import gc
 import ipaddress
 import multiprocessing
 from collections.abc import Iterator
@@ -15,9 +16,9 @@ from knowledge_harness.trust.evidence import FetchedPage, Fetcher, blocked_reaso
 from knowledge_harness.trust.extraction import (
     MAX_IDLE,
     ExtractionFailed,
+    ExtractionPool,
     acquire_worker,
     extract_in_worker,
-    shutdown_workers,
 )
 from knowledge_harness.trust.policy import EvidencePolicy, Policy
 from knowledge_harness.trust.validation_service import collect_evidence
@@ -49,8 +50,8 @@ def _policy(site: EvidenceSite, **kw: object) -> EvidencePolicy:
     return EvidencePolicy.model_validate(base)
 
 
-def _fetch(site: EvidenceSite, path: str, **kw: object) -> FetchedPage:
-    fetcher = Fetcher(_policy(site, **kw), backoff_seconds=0.05)
+def _fetch(site: EvidenceSite, path: str, *, workers: ExtractionPool | None = None, **kw: object) -> FetchedPage:
+    fetcher = Fetcher(_policy(site, **kw), backoff_seconds=0.05, workers=workers)
 
     async def run() -> FetchedPage:
         return await fetcher.fetch(site.url + path)
@@ -234,12 +235,13 @@ def test_snapshots_are_content_addressed_and_reused(site: EvidenceSite, tmp_path
 
 def test_slow_extraction_is_stopped_at_the_fetch_timeout_and_the_worker_killed(site: EvidenceSite) -> None:
     """/links takes many seconds to extract: the worker process is killed when the timeout runs out."""
-    shutdown_workers()
+    gc.collect()  # other tests' fetchers, and with them their pools' idle workers, are gone
+    workers = ExtractionPool()
     policy = _policy(site, max_bytes=5 * 1024 * 1024)
     urls = [site.url + "/links", site.url + "/en/fuji"]
 
     async def run() -> list[FetchedPage]:
-        return await Fetcher(policy, backoff_seconds=0.05).fetch_all(urls)
+        return await Fetcher(policy, backoff_seconds=0.05, workers=workers).fetch_all(urls)
 
     links, fuji = anyio.run(run)
     assert links.error == "extract_timeout", links.message
@@ -248,22 +250,34 @@ def test_slow_extraction_is_stopped_at_the_fetch_timeout_and_the_worker_killed(s
     assert fuji.ok and "3,776 metres" in (fuji.text or "")
     # the killed worker is gone; only idle workers remain, and they still extract
     assert len(multiprocessing.active_children()) <= MAX_IDLE
-    assert _fetch(site, "/ja/fuji").ok
-    shutdown_workers()
+    assert workers.idle() == len(multiprocessing.active_children())
+    assert _fetch(site, "/ja/fuji", workers=workers).ok
+    workers.close()
+    assert workers.idle() == 0 and multiprocessing.active_children() == []
+
+
+def test_a_fetchers_own_workers_end_with_it(site: EvidenceSite) -> None:
+    gc.collect()
+    assert _fetch(site, "/en/fuji").ok  # its fetcher, and the pool it made, are gone after the call
+    gc.collect()
     assert multiprocessing.active_children() == []
 
 
 def test_a_worker_that_dies_fails_its_page_and_the_next_page_gets_a_new_one(site: EvidenceSite) -> None:
+    workers = ExtractionPool()
+
     async def run() -> tuple[str, str | None]:
-        worker = await acquire_worker()
+        worker = await acquire_worker(workers)
         worker.process.kill()
         worker.process.join()
         try:
-            await extract_in_worker(worker, "<html><body><p>text</p></body></html>", None)
+            await extract_in_worker(workers, worker, "<html><body><p>text</p></body></html>", None)
         except ExtractionFailed as failure:
             return "failed", failure.message
         return "ok", None
 
     status, message = anyio.run(run)
     assert status == "failed" and message == "The text extraction worker stopped unexpectedly."
-    assert _fetch(site, "/en/fuji").ok
+    assert workers.idle() == 0  # the dead worker did not go back
+    assert _fetch(site, "/en/fuji", workers=workers).ok
+    workers.close()

@@ -72,9 +72,12 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
         freeze_long_lived(collect_first=True)  # the imports' objects: core/memory.py says why
         # the first search after start-up should not pay for the search layer (20 s at 10,000 notes)
-        warm_search_in_background(ctx.vault)
-        async with mcp.session_manager.run():
-            yield
+        warm_search_in_background(ctx.index)
+        try:
+            async with mcp.session_manager.run():
+                yield
+        finally:
+            ctx.runtime.close()  # the audit thread, the extraction workers, the search layers
 
     app = FastAPI(
         title="Knowledge Harness sidecar",

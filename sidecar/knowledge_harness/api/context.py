@@ -2,26 +2,52 @@
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 
-from .. import machine_config
 from ..core.memory import Memory
-from ..index import build_state, query, search
+from ..index.vault_index import VaultIndex
 from ..settings import Settings
-from ..trust import audit
+from ..trust.audit import Auditor
+from ..trust.extraction import ExtractionPool
 from ..vault.catalog import NoteCatalog
 from ..vault.paths import Vault
 
 
-@dataclass(frozen=True)
+class OneThread:
+    """One worker thread, started on first use; `close()` ends it (a later use starts another: an
+    app's lifespan may run more than once in tests)."""
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._lock = threading.Lock()
+        self._pool: ThreadPoolExecutor | None = None
+
+    def executor(self) -> ThreadPoolExecutor:
+        with self._lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix=self.name)
+            return self._pool
+
+    def close(self) -> None:
+        with self._lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=False, cancel_futures=True)
+
+
+@dataclass(frozen=True, eq=False)
 class Runtime:
     """Everything the sidecar keeps in memory between requests, besides the catalog's parse cache.
 
-    Each entry is one module's `MEMORY`; its class docstring says what it holds, the key and the
-    bound. When each entry stops being used:
+    Owned here, made for the vault in AppContext and closed when the app stops (its lifespan): the
+    index memory (VaultIndex), the audit memory (Auditor), the text extraction workers and the thread
+    the REST audit runs on. Each memory's class docstring says what it holds, the key and the
+    bound. When each entry of `memories()` stops being used:
 
-    - `audit` (trust/audit.py): per note, the facts of the catalog's Note object — until the
+    - `audit` (trust/audit.py's Auditor): per note, the facts of the catalog's Note object — until the
       file's size or mtime changes; the last audit report — until the policy, day, threshold,
       `.harness/runs/` or any note changes; the parsed policy per vault — until policy.toml's
       bytes or the machine configuration change; the last report's JSON — until another report.
@@ -43,14 +69,17 @@ class Runtime:
     state of a vault and are not listed. `clear()` forgets everything: the next request recomputes.
     """
 
-    audit: Memory = field(default_factory=lambda: audit.MEMORY)
-    machine_config: Memory = field(default_factory=lambda: machine_config.MEMORY)
-    index_build: Memory = field(default_factory=lambda: build_state.MEMORY)
-    index_query: Memory = field(default_factory=lambda: query.MEMORY)
-    index_search: Memory = field(default_factory=lambda: search.MEMORY)
+    index: VaultIndex
+    auditor: Auditor
+    extraction: ExtractionPool = field(default_factory=ExtractionPool)
+    audit_thread: OneThread = field(default_factory=lambda: OneThread("kh-audit"))
+
+    @classmethod
+    def for_vault(cls, vault: Vault, catalog: NoteCatalog) -> Runtime:
+        return cls(index=VaultIndex(vault), auditor=Auditor(catalog))
 
     def memories(self) -> dict[str, Memory]:
-        return {name: getattr(self, name) for name in self.__dataclass_fields__}
+        return {"audit": self.auditor, "machine_config": self.auditor.machine_configs, **self.index.memories()}
 
     def sizes(self) -> dict[str, dict[str, int]]:
         return {name: memory.sizes() for name, memory in self.memories().items()}
@@ -63,6 +92,13 @@ class Runtime:
         for memory in self.memories().values():
             memory.clear()
 
+    def close(self) -> None:
+        """What the app's lifespan does last: the audit thread ends, the workers are killed, the
+        search layers closed."""
+        self.audit_thread.close()
+        self.extraction.close()
+        self.index.close()
+
 
 @dataclass
 class AppContext:
@@ -71,9 +107,20 @@ class AppContext:
     catalog: NoteCatalog
     request_shutdown: Callable[[], None] = field(default=lambda: None)
     mcp_transport: str = "http"  # "stdio" when `kh mcp` serves the tools
-    runtime: Runtime = field(default_factory=Runtime)
+    runtime: Runtime = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.runtime = Runtime.for_vault(self.vault, self.catalog)
 
     @classmethod
     def create(cls, settings: Settings) -> AppContext:
         vault = Vault.open(settings.vault)
         return cls(settings=settings, vault=vault, catalog=NoteCatalog(vault))
+
+    @property
+    def index(self) -> VaultIndex:
+        return self.runtime.index
+
+    @property
+    def auditor(self) -> Auditor:
+        return self.runtime.auditor

@@ -10,7 +10,7 @@ changed, and re-derives links, backlinks and categories; the layers it writes ar
 byte-identical to a full rebuild's.
 
 The parts: record.py (one note's record), serialize.py (the files' bytes), build_state.py (what
-is kept between builds, on disk and in MEMORY), reading.py and parallel.py (reading and
+is kept between builds, on disk and in a BuildMemory), reading.py and parallel.py (reading and
 parsing), categories.py (index notes and category chains), one_shot.py (a new process after a
 few edits); this module runs a build from them.
 """
@@ -37,9 +37,9 @@ from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
 from .answer import BuildOutcome
 from .build_state import (
     LEGACY_CACHE,
-    MEMORY,
     REST_PART,
     WALK_FILE,
+    BuildMemory,
     BuildRows,
     BuildState,
     IndexedNote,
@@ -63,7 +63,7 @@ from .serialize import (
     tree_of,
 )
 
-__all__ = ["MEMORY", "build_index", "heading_tree", "index_settings", "note_id", "parse_record"]
+__all__ = ["build_index", "heading_tree", "index_settings", "note_id", "parse_record"]
 
 _index_settings = index_settings  # the name index/query.py imports
 
@@ -84,6 +84,7 @@ def build_index(
     resident: bool = True,
     progress: Callable[[int, int, str], None] | None = None,
     checkpoint: Callable[[int, int, str], None] | None = None,
+    memory: BuildMemory | None = None,
 ) -> BuildOutcome:
     """Build or update the index of `vault` (see _build); the cyclic GC pauses meanwhile.
 
@@ -97,15 +98,18 @@ def build_index(
     before each note or chunk parsed ("parse", notes parsed of those to parse) and once after
     parsing ("links"). It may raise (a Cancelled job): the build then stops before it has written
     anything or touched the kept state, its staging is discarded and the previous index stays.
+    memory: the build states kept between builds (the sidecar's VaultIndex holds one); without
+    it the build starts from what is on disk, as a new process does.
     """
     # The build allocates many small containers and frees nothing cyclic; with the collector on,
     # its full collections walk the whole kept state (~100 MB for 10,000 notes). Measured on the
     # realistic 10k vault (load ~8): a warm 1-note rebuild 105 ms CPU median, 121 ms p90 with it
     # paused vs 112 / 175 ms with it on; a full build 7.6-9.3 vs 9.1-9.9 s CPU.
     stagings: list[Path] = []  # gone after the commit; removed here if the build fails before it
+    memory = memory if memory is not None else BuildMemory()
     try:
         with paused_gc():
-            if not full and not resident and not MEMORY.holds(str(vault.root)):
+            if not full and not resident and not memory.holds(str(vault.root)):
                 from .one_shot import build_one_shot
 
                 with jsoncodec.standard_library_only():
@@ -113,7 +117,13 @@ def build_index(
                 if report is not None:
                     return report
             return _build(
-                vault, full=full, workers=workers, stagings=stagings, progress=progress, checkpoint=checkpoint
+                vault,
+                full=full,
+                workers=workers,
+                stagings=stagings,
+                memory=memory,
+                progress=progress,
+                checkpoint=checkpoint,
             )
     finally:
         for staging in stagings:
@@ -126,6 +136,7 @@ def _build(
     full: bool,
     workers: int,
     stagings: list[Path],
+    memory: BuildMemory,
     progress: Callable[[int, int, str], None] | None = None,
     checkpoint: Callable[[int, int, str], None] | None = None,
 ) -> BuildOutcome:
@@ -136,7 +147,7 @@ def _build(
     """
     check = checkpoint or _silent
     check(0, 0, "scan")
-    run = _Run(vault, full, state_for(vault, full), time.perf_counter())
+    run = _Run(vault, full, state_for(vault, full, memory), time.perf_counter())
     files, to_read = run.scan()
     say = progress if progress is not None and len(to_read) >= PROGRESS_MIN_NOTES else _silent
     say(0, 3, f"parsing {len(to_read):,} notes")
@@ -155,7 +166,7 @@ def _build(
     if run.state.walk.changed:
         run.out_files[WALK_FILE] = run.state.walk.saved(str(vault.root))
     written = write_index_files(vault, run.out_files, run.delete, staging=run.staging, staged=run.staged)
-    MEMORY.put(str(vault.root), run.next_state(generation, rows, new_layers, manifest, tree, pending))
+    memory.put(str(vault.root), run.next_state(generation, rows, new_layers, manifest, tree, pending))
     return BuildOutcome(
         notes=len(run.paths),
         headings=rows.headings,

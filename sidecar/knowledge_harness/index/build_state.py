@@ -1,6 +1,6 @@
 """What a build keeps between builds: every note's state (IndexedNote), the build's rows and
 digests (BuildState), the parse cache on disk (cache/*.jsonl) and the states kept in memory
-(MEMORY, for the sidecar)."""
+(BuildMemory, held by the sidecar's VaultIndex)."""
 
 from __future__ import annotations
 
@@ -234,7 +234,7 @@ def new_note(path: str, size: int, mtime_ns: int, sha: str, rec: dict[str, Any])
 
 
 class BuildState:
-    """What a build leaves for the next one (kept in MEMORY by the sidecar, else loaded from disk)."""
+    """What a build leaves for the next one (kept in a BuildMemory by the sidecar, else loaded from disk)."""
 
     def __init__(
         self,
@@ -351,9 +351,6 @@ class BuildMemory:
             self._states.clear()
 
 
-MEMORY = BuildMemory()
-
-
 def load_state(vault: Vault) -> BuildState:
     state = BuildState()
     build_raw = read_index_file(vault, "build.json")
@@ -407,11 +404,11 @@ def build_stamp(vault: Vault) -> tuple[tuple[int, int, int] | None, str]:
     return (st.st_ino, st.st_size, st.st_mtime_ns), generation
 
 
-def state_for(vault: Vault, full: bool) -> BuildState:
+def state_for(vault: Vault, full: bool, memory: BuildMemory) -> BuildState:
     """The state the next build starts from: this process's own while build.json is still the one it
     wrote, else what is on disk (nothing for a full build). The folders' listings (`walk`) depend
     on the vault's files alone, never on the index: a state loaded afresh keeps them."""
-    cached = MEMORY.get(str(vault.root))
+    cached = memory.get(str(vault.root))
     if full:
         state = BuildState()
     else:

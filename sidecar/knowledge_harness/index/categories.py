@@ -6,7 +6,7 @@ import unicodedata
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ..vault.harness_files import excluded_notes, is_excluded_note, read_harness_toml
+from ..vault.harness_files import excluded_notes, index_read_lock, is_excluded_note, read_harness_toml, read_index_file
 from ..vault.paths import Vault
 from .record import keyword_values
 
@@ -195,12 +195,15 @@ def index_notes_report(vault: Vault) -> dict[str, object]:
 
 def _hubs_of_the_last_build(vault: Vault) -> list[str] | None:
     """The folder hubs by the links the last build resolved; None without an index."""
-    from ..errors import NotFound
-    from .query import load_manifest
+    import json
 
+    with index_read_lock(vault):
+        raw = read_index_file(vault, "manifest.json")
     try:
-        notes = load_manifest(vault)["notes"]
-    except (NotFound, OSError, ValueError):
+        notes = json.loads(raw)["notes"] if raw is not None else None
+    except (ValueError, KeyError, TypeError):
+        return None
+    if not isinstance(notes, list):
         return None
     paths = [e["path"] for e in notes]
     return sorted(folder_hubs(paths, {e["path"]: e.get("links_out", []) for e in notes}))

@@ -19,11 +19,12 @@ from ..errors import IndexMissing, InputError
 from ..vault.harness_files import index_read_lock
 from ..vault.note import markdown_lines
 from ..vault.paths import Vault, list_note_files, require_note_path
-from .build import parse_record
 from .links import Resolver, property_name
 from .parse import decode_text
-from .query import _load_json, _staleness, check_index, load_manifest
+from .query import check_index, load_index_json, load_manifest, staleness
+from .record import parse_record
 from .schema import Staleness
+from .vault_index import VaultIndex, index_of
 
 MAX_LINKS = 500
 DEFAULT_LINKS = 100
@@ -99,11 +100,12 @@ class _Links:
         return ""
 
 
-def note_links(vault: Vault, path: str, *, limit: int = DEFAULT_LINKS) -> LinksResult:
+def note_links(vault: Vault, path: str, *, limit: int = DEFAULT_LINKS, index: VaultIndex | None = None) -> LinksResult:
     """Outgoing links and backlinks of a note, each with its line, section and line text."""
     rel = require_note_path(path)
-    stale, _ = _staleness(vault)
-    manifest = load_manifest(vault)
+    with index_of(vault, index) as ix:
+        stale = staleness(vault, index=ix)
+        manifest = load_manifest(vault, index=ix)
     by_path: dict[str, Any] = manifest["by_path"]
     vault.resolve_note(rel)  # NotFound for a note that is not in the vault now
     live = set(stale.changed) | set(stale.added)
@@ -121,7 +123,7 @@ def note_links(vault: Vault, path: str, *, limit: int = DEFAULT_LINKS) -> LinksR
         entry = by_path.get(src)
         if src not in live and entry is not None:
             with index_read_lock(vault):
-                layer = _load_json(vault, f"notes/{entry['id']}.json")
+                layer = load_index_json(vault, f"notes/{entry['id']}.json")
             if isinstance(layer, dict) and layer.get("sha256") == entry["sha256"]:
                 return _Links(layer["links"], layer["headings"], lines, live=False)
         record = parse_record(src, raw)
@@ -198,20 +200,26 @@ def _iso(ns: int) -> str:
 
 
 def recent_changes(
-    vault: Vault, since: str | None = None, *, limit: int = DEFAULT_CHANGES, cursor: str | None = None
+    vault: Vault,
+    since: str | None = None,
+    *,
+    limit: int = DEFAULT_CHANGES,
+    cursor: str | None = None,
+    index: VaultIndex | None = None,
 ) -> ChangesResult:
     """Notes added, changed or removed since a time (by file mtime) or, without one, since the
     index was built (by content); newest first, paged. Removed notes (in the index, gone from the
     vault) come last: when they went is not known."""
-    try:
-        manifest: dict[str, Any] | None = load_manifest(vault)
-    except IndexMissing:
-        if since is None:
-            raise
-        manifest = None
+    with index_of(vault, index) as ix:
+        try:
+            manifest: dict[str, Any] | None = load_manifest(vault, index=ix)
+        except IndexMissing:
+            if since is None:
+                raise
+            manifest = None
+        files = {nf.path: nf for nf in list_note_files(vault)}
+        report = check_index(vault, index=ix) if manifest is not None else None
     by_path: dict[str, Any] = manifest["by_path"] if manifest else {}
-    files = {nf.path: nf for nf in list_note_files(vault)}
-    report = check_index(vault) if manifest is not None else None
     if since is None and report is not None:
         picked = [(p, "added") for p in report.added] + [(p, "changed") for p in report.changed]
         removed = report.removed

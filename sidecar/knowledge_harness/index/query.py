@@ -19,9 +19,8 @@ import threading
 import time
 import unicodedata
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
 import ijson
 import orjson
@@ -32,12 +31,12 @@ from ..core.text import tokenize as text_tokenize
 from ..errors import IndexMissing, InputError, NotFound
 from ..vault.harness_files import index_read_lock, open_index_file, read_index_file
 from ..vault.paths import Vault, require_note_path, scan_against_stamps
-from .build import _index_settings, heading_tree, note_id, parse_record
 from .build_state import WALK_FILE
 from .categories import excluded
+from .categories import index_settings as _index_settings
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
 from .plain import plain_search
-from .record import heading_titles, keyword_values
+from .record import heading_titles, heading_tree, keyword_values, note_id, parse_record
 from .schema import (
     DEFAULT_HEADINGS,
     MAX_HEADINGS,
@@ -54,6 +53,7 @@ from .schema import (
 )
 from .search import MAX_QUERY_CHARS, remember_link_keys, vault_layer
 from .serialize import MANIFEST_HEAD, MANIFEST_SETTINGS
+from .vault_index import BuildRecord, StaleAnswer, VaultIndex, index_of, remember
 
 MAX_SECTION_CHARS = 200_000
 MAX_LINKS = 5000
@@ -63,85 +63,9 @@ FRESH_STATUSES = frozenset({"verified", "reviewed"})
 
 # -- loading -----------------------------------------------------------------------------------
 
-MEMORY_VAULTS = 8  # vaults remembered at once; the oldest is forgotten first
 
-
-@dataclass(frozen=True, slots=True)
-class StaleAnswer:
-    """One vault-wide staleness answer: for which manifest, when, what, and how long the walk took."""
-
-    manifest_key: str
-    checked_at: float  # time.monotonic()
-    report: CheckReport
-    walk_seconds: float
-
-
-def _remember(table: dict[str, Any], key: str, value: Any) -> None:
-    table.pop(key, None)
-    table[key] = value
-    while len(table) > MEMORY_VAULTS:
-        del table[next(iter(table))]
-
-
-class _BuildRecord(NamedTuple):
-    """What the sidecar keeps of build.json: its stat, its notes' stamps, and whether the build
-    reported no problem (then the vault was, when it was built, exactly its index)."""
-
-    key: tuple[int, int]  # size, mtime_ns
-    files: dict[str, list[int]]
-    clean: bool
-    seconds: float  # how long the build took (its scan was that long before the file was written)
-
-
-@dataclass
-class QueryMemory:
-    """What reading the index keeps between calls, per vault, so that a query reads no file twice.
-
-    - manifests: manifest.json's path -> ((size, mtime_ns), the parsed manifest with `by_path`
-      and `linked_from` added). Invalidated when the file's size or mtime changes.
-    - staleness: the vault's root -> StaleAnswer. Replaced when the manifest changes (by the
-      build's own answer when it is known, `_as_built`, as old as the build's scan); refreshed in
-      the background once older than STALENESS_SECONDS (see _throttled_check).
-    - refreshing: the roots whose staleness is being refreshed now (one refresh at a time).
-    - stamps: build.json's path -> _BuildRecord (its size and mtime, its per-file (size,
-      mtime_ns) stamps, whether the build reported no problem). Invalidated when the file's size
-      or mtime changes.
-    - manifest_lines: manifest.json's path -> its note lines (bytes) -> their parsed entries (the
-      same objects as in `manifests`), so that the next manifest parses only the lines that changed.
-      Replaced with each manifest read; about the manifest's size in bytes.
-    Keys are path strings. Bound: MEMORY_VAULTS vaults in each table, the oldest dropped first.
-    """
-
-    manifests: dict[str, tuple[tuple[int, int], dict[str, Any]]] = field(default_factory=dict)
-    staleness: dict[str, StaleAnswer] = field(default_factory=dict)
-    refreshing: set[str] = field(default_factory=set)
-    stamps: dict[str, _BuildRecord] = field(default_factory=dict)
-    manifest_lines: dict[str, dict[bytes, Any]] = field(default_factory=dict)
-    lock: threading.Lock = field(default_factory=threading.Lock)
-    parsing: threading.Lock = field(default_factory=threading.Lock)  # held while a manifest is parsed
-
-    def sizes(self) -> dict[str, int]:
-        with self.lock:
-            return {
-                "manifests": len(self.manifests),
-                "manifest_lines": sum(len(lines) for lines in self.manifest_lines.values()),
-                "staleness": len(self.staleness),
-                "stamps": len(self.stamps),
-            }
-
-    def clear(self) -> None:
-        with self.lock:
-            self.manifests.clear()
-            self.manifest_lines.clear()
-            self.staleness.clear()
-            self.refreshing.clear()
-            self.stamps.clear()
-
-
-MEMORY = QueryMemory()
-
-
-def _load_json(vault: Vault, rel: str) -> Any:
+def load_index_json(vault: Vault, rel: str) -> Any:
+    """One of the index's JSON files, parsed; None when it is missing or unreadable."""
     raw = read_index_file(vault, rel)
     if raw is None:
         return None
@@ -151,31 +75,33 @@ def _load_json(vault: Vault, rel: str) -> Any:
         return None
 
 
-def load_manifest(vault: Vault) -> dict[str, Any]:
+def _load_manifest(ix: VaultIndex) -> dict[str, Any]:
     """The manifest, cached per vault while its file is unchanged; NotFound without an index."""
+    vault = ix.vault
     path = vault.harness_dir / "index" / "manifest.json"
     try:
         st = path.stat()
     except FileNotFoundError:
         raise IndexMissing.for_vault(vault.root) from None
     key = (st.st_size, st.st_mtime_ns)
-    with MEMORY.lock:
-        hit = MEMORY.manifests.get(str(path))
+    with ix.query.lock:
+        hit = ix.query.manifests.get(str(path))
     if hit and hit[0] == key:
         return hit[1]
     # one parse at a time: the warm-up after a build and the first search after it would both
     # parse the new manifest, each slowing the other down (one interpreter)
-    with MEMORY.parsing:
-        with MEMORY.lock:
-            hit = MEMORY.manifests.get(str(path))
+    with ix.query.parsing:
+        with ix.query.lock:
+            hit = ix.query.manifests.get(str(path))
         if hit and hit[0] == key:
             return hit[1]
-        return _read_manifest(vault, path, key)
+        return _read_manifest(ix, path, key)
 
 
-def _read_manifest(vault: Vault, path: Path, key: tuple[int, int]) -> dict[str, Any]:
-    with MEMORY.lock:
-        known = MEMORY.manifest_lines.get(str(path), {})
+def _read_manifest(ix: VaultIndex, path: Path, key: tuple[int, int]) -> dict[str, Any]:
+    vault = ix.vault
+    with ix.query.lock:
+        known = ix.query.manifest_lines.get(str(path), {})
     with index_read_lock(vault):
         raw = read_index_file(vault, "manifest.json")
     try:
@@ -186,9 +112,9 @@ def _read_manifest(vault: Vault, path: Path, key: tuple[int, int]) -> dict[str, 
         raise IndexMissing.for_vault(vault.root, "The reasoning index is unreadable")
     data["by_path"] = {n["path"]: n for n in data.get("notes", [])}
     data["linked_from"] = {n["path"]: len(n.get("links_in") or []) for n in data.get("notes", [])}
-    with MEMORY.lock:
-        _remember(MEMORY.manifests, str(path), (key, data))
-        _remember(MEMORY.manifest_lines, str(path), lines)
+    with ix.query.lock:
+        remember(ix.query.manifests, str(path), (key, data))
+        remember(ix.query.manifest_lines, str(path), lines)
     return data
 
 
@@ -223,13 +149,14 @@ def _parse_manifest(raw: bytes, known: dict[bytes, Any]) -> tuple[Any, dict[byte
 # -- staleness -------------------------------------------------------------------------------
 
 
-def check_index(vault: Vault) -> CheckReport:
+def _check_index(ix: VaultIndex) -> CheckReport:
     """Compare the index with the vault: fresh, stale (with the notes) or missing."""
+    vault = ix.vault
     try:
-        manifest = load_manifest(vault)
+        manifest = _load_manifest(ix)
     except NotFound:
         return CheckReport(status="missing", fresh=False)
-    known = _build_stamps(vault)
+    known = _build_stamps(ix)
     by_path: dict[str, Any] = manifest["by_path"]
     changed: list[str] = []
     with paused_gc():
@@ -272,8 +199,9 @@ def _sha256_file(path: Any) -> str:
     return h.hexdigest()
 
 
-def _staleness(vault: Vault) -> tuple[Staleness, set[str]]:
-    report = check_index(vault)
+def _staleness(ix: VaultIndex) -> tuple[Staleness, set[str]]:
+    vault = ix.vault
+    report = _check_index(ix)
     if report.status == "missing":
         raise IndexMissing.for_vault(vault.root)
     st = Staleness(stale=not report.fresh, changed=report.changed, added=report.added, removed=report.removed)
@@ -342,54 +270,57 @@ def _manifest_key(vault: Vault) -> str:
     return f"{st.st_size}:{st.st_mtime_ns}"
 
 
-def _refresh_staleness(vault: Vault, key: str) -> None:
+def _refresh_staleness(ix: VaultIndex, key: str) -> None:
+    vault = ix.vault
     try:
         started = time.monotonic()
-        report = check_index(vault)
+        report = _check_index(ix)
         took = time.monotonic() - started
-        with MEMORY.lock:
-            _remember(MEMORY.staleness, str(vault.root), StaleAnswer(key, time.monotonic(), report, took))
+        with ix.query.lock:
+            remember(ix.query.staleness, str(vault.root), StaleAnswer(key, time.monotonic(), report, took))
     finally:
-        with MEMORY.lock:
-            MEMORY.refreshing.discard(str(vault.root))
+        with ix.query.lock:
+            ix.query.refreshing.discard(str(vault.root))
 
 
-def _throttled_check(vault: Vault, key: str) -> CheckReport:
+def _throttled_check(ix: VaultIndex, key: str) -> CheckReport:
     """check_index, refreshed in the background once it is older than STALENESS_SECONDS (or, on
     a vault where the walk is slow, STALENESS_DUTY times the walk: at most ~2 % of a core)."""
+    vault = ix.vault
     root = str(vault.root)
-    with MEMORY.lock:
-        cached = MEMORY.staleness.get(root)
+    with ix.query.lock:
+        cached = ix.query.staleness.get(root)
     if cached is None or cached.manifest_key != key:
-        as_built = _as_built(vault, load_manifest(vault))
+        as_built = _as_built(ix, _load_manifest(ix))
         if as_built is None:
-            _refresh_staleness(vault, key)
-            with MEMORY.lock:
-                return MEMORY.staleness[root].report
+            _refresh_staleness(ix, key)
+            with ix.query.lock:
+                return ix.query.staleness[root].report
         # the build's own answer, as old as its scan: renewed in the background below once that is
         # STALENESS_SECONDS ago, as any answer
         report, age = as_built
         cached = StaleAnswer(key, time.monotonic() - age, report, cached.walk_seconds if cached is not None else 0.0)
-        with MEMORY.lock:
-            _remember(MEMORY.staleness, root, cached)
+        with ix.query.lock:
+            remember(ix.query.staleness, root, cached)
     if time.monotonic() - cached.checked_at > max(STALENESS_SECONDS, STALENESS_DUTY * cached.walk_seconds):
-        with MEMORY.lock:
-            start = root not in MEMORY.refreshing
-            MEMORY.refreshing.add(root)
+        with ix.query.lock:
+            start = root not in ix.query.refreshing
+            ix.query.refreshing.add(root)
         if start:
-            threading.Thread(target=_refresh_staleness, args=(vault, key), daemon=True).start()
+            threading.Thread(target=_refresh_staleness, args=(ix, key), daemon=True).start()
     return cached.report
 
 
-def _build_record(vault: Vault) -> _BuildRecord | None:
+def _build_record(ix: VaultIndex) -> BuildRecord | None:
+    vault = ix.vault
     path = vault.harness_dir / "index" / "build.json"
     try:
         st = path.stat()
     except FileNotFoundError:
         return None
     key = (st.st_size, st.st_mtime_ns)
-    with MEMORY.lock:
-        hit = MEMORY.stamps.get(str(path))
+    with ix.query.lock:
+        hit = ix.query.stamps.get(str(path))
     if hit and hit.key == key:
         return hit
     raw = read_index_file(vault, "build.json")
@@ -401,24 +332,25 @@ def _build_record(vault: Vault) -> _BuildRecord | None:
     files = build.get("files", {})
     files = files if isinstance(files, dict) else {}
     seconds = build.get("seconds")
-    record = _BuildRecord(key, files, build.get("errors") == [], seconds if isinstance(seconds, int | float) else 0.0)
-    with MEMORY.lock:
-        _remember(MEMORY.stamps, str(path), record)
+    record = BuildRecord(key, files, build.get("errors") == [], seconds if isinstance(seconds, int | float) else 0.0)
+    with ix.query.lock:
+        remember(ix.query.stamps, str(path), record)
     return record
 
 
-def _build_stamps(vault: Vault) -> dict[str, list[int]]:
-    record = _build_record(vault)
+def _build_stamps(ix: VaultIndex) -> dict[str, list[int]]:
+    record = _build_record(ix)
     return {} if record is None else record.files
 
 
-def _as_built(vault: Vault, manifest: dict[str, Any]) -> tuple[CheckReport, float] | None:
+def _as_built(ix: VaultIndex, manifest: dict[str, Any]) -> tuple[CheckReport, float] | None:
     """`fresh`, and how many seconds ago, when the manifest is the last build's (build.json written
     after it, on the same notes and settings, its scan less than STALENESS_SECONDS ago) and that
     build reported no problem: the vault was, when it was scanned, exactly its index. None when
     that is not known (an older build, a manifest written by hand or by git, a build with
     errors): then only a scan answers."""
-    record = _build_record(vault)
+    vault = ix.vault
+    record = _build_record(ix)
     try:
         manifest_mtime = (vault.harness_dir / "index" / "manifest.json").stat().st_mtime_ns
     except FileNotFoundError:
@@ -495,8 +427,8 @@ STOPWORDS_ONLY = (
 )
 
 
-def search(
-    vault: Vault,
+def _search(
+    ix: VaultIndex,
     q: str = "",
     *,
     type: str | None = None,
@@ -514,6 +446,7 @@ def search(
     An empty query lists the notes that pass the filters; an empty query without filters is an
     input error. `trust_of` evaluates a note's trust as the audit does (the doors pass
     trust_view.live_trust); without it, trust is summarized from what the build stored."""
+    vault = ix.vault
     query = " ".join(q.split())
     truncated = len(query) > MAX_QUERY_CHARS
     query = query[:MAX_QUERY_CHARS]
@@ -527,9 +460,9 @@ def search(
         )
     limit = max(1, min(limit, 500))
     try:
-        manifest = load_manifest(vault)
+        manifest = _load_manifest(ix)
         key = _manifest_key(vault)
-        report = _throttled_check(vault, key)
+        report = _throttled_check(ix, key)
         if report.status == "missing":
             raise IndexMissing.for_vault(vault.root)
     except IndexMissing:
@@ -575,7 +508,7 @@ def search(
             else "The query has no words to search for (only punctuation or symbols)."
         )
     else:
-        layer = vault_layer(vault, manifest, key)
+        layer = vault_layer(ix.search, vault, manifest, key)
         # a sidecar's layer after a build by another process: warmed again, once this query is answered
         rewarm = layer.keep_warm and layer.needs_warm
         if rewarm:
@@ -603,7 +536,7 @@ def search(
                 for s in hit.sections
             ]
             ranked.append((entry, hit.score, sections))
-    stamps = _build_stamps(vault)
+    stamps = _build_stamps(ix)
     changed = set(report.changed) | set(report.removed)
     hits: list[SearchHit] = []
     for entry, score, sections in ranked:
@@ -630,7 +563,7 @@ def search(
             )
         )
     if rewarm:
-        warm_search_in_background(vault, after_a_build=True)
+        _warm_search_in_background(ix, after_a_build=True)
     changed_list = sorted(set(report.changed) | {h.path for h in hits if h.note_changed and h.path in by_path})
     stale = not report.fresh or bool(changed_list)
     return SearchResult(
@@ -646,7 +579,7 @@ def search(
     )
 
 
-def warm_search(vault: Vault, *, after_a_build: bool = False) -> None:
+def _warm_search(ix: VaultIndex, *, after_a_build: bool = False) -> None:
     """Bring the vault's search layer in step with its index now (e.g. right after a build), and
     answer staleness for that index, so that the first search pays for neither; then remember
     the commonest terms' rows. Without an index there is nothing to do.
@@ -656,16 +589,17 @@ def warm_search(vault: Vault, *, after_a_build: bool = False) -> None:
     the plugin sends right after a build would otherwise share the interpreter with it (measured:
     the first search after the sidecar's build 0.23 s at the median, 0.14 s after a build by
     another process, which starts no warm-up)."""
+    vault = ix.vault
     try:
-        manifest = load_manifest(vault)
+        manifest = _load_manifest(ix)
         key = _manifest_key(vault)
-        layer = vault_layer(vault, manifest, key)
+        layer = vault_layer(ix.search, vault, manifest, key)
     except (NotFound, OSError):
         return
     layer.keep_warm, layer.needs_warm = True, False
     remember_link_keys(layer, manifest)
     with contextlib.suppress(NotFound, OSError):  # the first search need not wait for it
-        _throttled_check(vault, key)
+        _throttled_check(ix, key)
     if after_a_build:
         time.sleep(WARM_PAUSE)
     layer.remember_common_terms()
@@ -677,12 +611,13 @@ def warm_search(vault: Vault, *, after_a_build: bool = False) -> None:
 WARM_PAUSE = 1.0
 
 
-def warm_search_in_background(vault: Vault, *, after_a_build: bool = False) -> threading.Thread | None:
+def _warm_search_in_background(ix: VaultIndex, *, after_a_build: bool = False) -> threading.Thread | None:
     """warm_search in a daemon thread when the vault has an index (the sidecar's start-up and builds)."""
+    vault = ix.vault
     if not (vault.harness_dir / "index" / "manifest.json").is_file():
         return None
     thread = threading.Thread(
-        target=warm_search, args=(vault,), kwargs={"after_a_build": after_a_build}, name="kh-search-warm", daemon=True
+        target=_warm_search, args=(ix,), kwargs={"after_a_build": after_a_build}, name="kh-search-warm", daemon=True
     )
     thread.start()
     return thread
@@ -702,10 +637,11 @@ def _in_category(entry: dict[str, Any], category: str, manifest: dict[str, Any])
 # -- tree ---------------------------------------------------------------------------------------
 
 
-def get_tree(vault: Vault, folder: str | None = None, depth: int | None = None) -> TreeResult:
-    stale, _ = _staleness(vault)
+def _get_tree(ix: VaultIndex, folder: str | None = None, depth: int | None = None) -> TreeResult:
+    vault = ix.vault
+    stale, _ = _staleness(ix)
     with index_read_lock(vault):
-        tree = _load_json(vault, "tree.json")
+        tree = load_index_json(vault, "tree.json")
     if not isinstance(tree, dict):
         raise NotFound("The reasoning index has no tree.json; rebuild it.")
     if folder:
@@ -738,10 +674,11 @@ def _prune(node: dict[str, Any], depth: int) -> dict[str, Any]:
 # -- one note -----------------------------------------------------------------------------------
 
 
-def find_note(vault: Vault, path: str) -> str:
+def _find_note(ix: VaultIndex, path: str) -> str:
     """The vault path of the note `path` names: the path itself, or (when no note is there) the
     path with `.md` added, or the one note whose file name (with or without `.md`) it is,
     case-insensitively; else NotFound with the closest names, or InputError naming the several."""
+    vault = ix.vault
     rel = require_note_path(path) if path.lower().endswith(".md") else None
     if rel is not None:
         try:
@@ -750,7 +687,7 @@ def find_note(vault: Vault, path: str) -> str:
         except NotFound:
             pass
     if has_index(vault):
-        paths = list(load_manifest(vault)["by_path"])
+        paths = list(_load_manifest(ix)["by_path"])
     else:
         from ..vault.paths import list_note_files
 
@@ -808,21 +745,22 @@ def _page_of_headings(
     return page, total, first_line, next_line
 
 
-def note_headings(vault: Vault, path: str, *, offset: int = 0, limit: int = DEFAULT_HEADINGS) -> HeadingsResult:
+def _note_headings(ix: VaultIndex, path: str, *, offset: int = 0, limit: int = DEFAULT_HEADINGS) -> HeadingsResult:
     """One page of a note's heading tree (at most MAX_HEADINGS headings) and the links on its lines.
 
     Parsed live when the note changed since the build. `truncated` / `next_offset` say when
     more headings follow; a note's preamble links are on the first page.
     """
+    vault = ix.vault
     if offset < 0:
         raise InputError("offset must be 0 or more.")
     limit = max(1, min(limit, MAX_HEADINGS))
-    path = find_note(vault, path)
-    streamed = _large_layer_page(vault, path, offset=offset, limit=limit) if has_index(vault) else None
+    path = _find_note(ix, path)
+    streamed = _large_layer_page(ix, path, offset=offset, limit=limit) if has_index(vault) else None
     if streamed is not None:
         fields, scanned = streamed
         return _headings_result(fields, scanned.headings, scanned.total, scanned.links, offset, limit)
-    full = _all_headings(vault, path)
+    full = _all_headings(ix, path)
     page, total, first_line, next_line = _page_of_headings(full["headings"], offset, limit)
     start = 1 if offset == 0 else first_line
     links: list[dict[str, Any]] = []
@@ -858,12 +796,13 @@ def _headings_result(
 
 
 def _large_layer_page(
-    vault: Vault, path: str, *, offset: int, limit: int, find_title: str | None = None
+    ix: VaultIndex, path: str, *, offset: int, limit: int, find_title: str | None = None
 ) -> tuple[dict[str, Any], HeadingsPage] | None:
     """A page of a large, current note layer read as a stream (see layer_stream); None when the
     layer is small, missing or behind the note, and the caller loads it whole or parses the note."""
+    vault = ix.vault
     rel = require_note_path(path)
-    entry = load_manifest(vault)["by_path"].get(rel)
+    entry = _load_manifest(ix)["by_path"].get(rel)
     if entry is None:
         return None
     with index_read_lock(vault):
@@ -885,7 +824,7 @@ def _large_layer_page(
     meta = scanned.meta
     if meta.get("sha256") != digest:
         return None
-    stale, _ = _staleness(vault)
+    stale, _ = _staleness(ix)
     fields = stale.model_dump() | {
         "path": rel,
         "id": meta.get("id", entry["id"]),
@@ -898,22 +837,23 @@ def _large_layer_page(
     return fields, scanned
 
 
-def _all_headings(vault: Vault, path: str) -> dict[str, Any]:
+def _all_headings(ix: VaultIndex, path: str) -> dict[str, Any]:
     """A note's whole heading tree with line ranges (HeadingsResult's fields, not validated);
     parsed live when the note changed since the build."""
+    vault = ix.vault
     rel = require_note_path(path)
     if not has_index(vault):
         # no index: the note is read and parsed as it is (an agent can read before any build)
         raw = _current_bytes(vault, rel)
         return Staleness(stale=True).model_dump() | _parsed_live(rel, raw, hashlib.sha256(raw).hexdigest())
-    stale, _ = _staleness(vault)
-    manifest = load_manifest(vault)
+    stale, _ = _staleness(ix)
+    manifest = _load_manifest(ix)
     entry = manifest["by_path"].get(rel)
     raw = _current_bytes(vault, rel)
     digest = hashlib.sha256(raw).hexdigest()
     if entry is not None and entry["sha256"] == digest:
         with index_read_lock(vault):
-            layer = _load_json(vault, f"notes/{entry['id']}.json")
+            layer = load_index_json(vault, f"notes/{entry['id']}.json")
         if isinstance(layer, dict) and layer.get("sha256") == digest:
             return stale.model_dump() | {
                 "path": rel,
@@ -948,12 +888,13 @@ def has_index(vault: Vault) -> bool:
     return (vault.harness_dir / "index" / "manifest.json").is_file()
 
 
-def _section_tree(vault: Vault, path: str, heading: str | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+def _section_tree(ix: VaultIndex, path: str, heading: str | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
     """The note's fields (path, sha256, line_count, staleness) and the heading titled `heading`."""
-    streamed = _large_layer_page(vault, path, offset=0, limit=1, find_title=heading) if has_index(vault) else None
+    vault = ix.vault
+    streamed = _large_layer_page(ix, path, offset=0, limit=1, find_title=heading) if has_index(vault) else None
     if streamed is not None:
         return streamed[0], streamed[1].found
-    tree = _all_headings(vault, path)
+    tree = _all_headings(ix, path)
     return tree, (_find_heading(tree["headings"], heading) if heading is not None else None)
 
 
@@ -982,8 +923,8 @@ def _find_heading(headings: list[dict[str, Any]], title: str) -> dict[str, Any] 
     return fallback
 
 
-def read_section(
-    vault: Vault,
+def _read_section(
+    ix: VaultIndex,
     path: str,
     *,
     heading: str | None = None,
@@ -992,17 +933,18 @@ def read_section(
     max_chars: int = DEFAULT_SECTION_CHARS,
 ) -> SectionResult:
     """The original Markdown of a heading's range (by title) or of explicit lines, size-bounded."""
+    vault = ix.vault
     max_chars = max(1, min(max_chars, MAX_SECTION_CHARS))
-    path = find_note(vault, path)
-    tree, found = _section_tree(vault, path, heading)
+    path = _find_note(ix, path)
+    tree, found = _section_tree(ix, path, heading)
     raw = _current_bytes(vault, tree["path"])
     if hashlib.sha256(raw).hexdigest() != tree["sha256"]:
-        tree, found = _section_tree(vault, path, heading)  # changed between the two reads
+        tree, found = _section_tree(ix, path, heading)  # changed between the two reads
         raw = _current_bytes(vault, tree["path"])
     title: str | None = None
     if heading is not None:
         if found is None:
-            titles = heading_titles(tree.get("headings") or _all_headings(vault, tree["path"])["headings"], None)
+            titles = heading_titles(tree.get("headings") or _all_headings(ix, tree["path"])["headings"], None)
             by_key = {heading_key(t): t for t in titles}
             close = difflib.get_close_matches(heading_key(heading), list(by_key), n=5, cutoff=0.5)
             hint = f" Did you mean: {', '.join(repr(by_key[c]) for c in close)}?" if close else ""
@@ -1043,8 +985,8 @@ def read_section(
     )
 
 
-def build_now(
-    vault: Vault,
+def _build_now(
+    ix: VaultIndex,
     *,
     full: bool = False,
     who: str = "sidecar",
@@ -1054,15 +996,130 @@ def build_now(
     build by the CLI makes this wait, then answers busy), then the search layer follows in the
     background so that the next search finds it in step. progress(done, total, phase): a job's
     report ("wait" for the lock, then build_index's checkpoints); a cancel keeps the last index."""
+    vault = ix.vault
     from ..vault.lock import vault_lock
     from .build import build_index
 
     if progress is not None:
         progress(0, 0, "wait")
     with vault_lock(vault, f"index build ({who})"):
-        outcome = build_index(vault, full=full, checkpoint=progress)
-    warm_search_in_background(vault, after_a_build=True)
+        outcome = build_index(vault, full=full, checkpoint=progress, memory=ix.build)
+    _warm_search_in_background(ix, after_a_build=True)
     return BuildReport(**outcome._asdict())
+
+
+# -- the public readers: `index` is what the caller keeps (the sidecar's, a CLI process's); without
+# it the call makes its own, closed when it returns ---------------------------------------------
+
+
+def load_manifest(vault: Vault, *, index: VaultIndex | None = None) -> dict[str, Any]:
+    """The manifest, cached in `index` while its file is unchanged; NotFound without an index."""
+    with index_of(vault, index) as ix:
+        return _load_manifest(ix)
+
+
+def staleness(vault: Vault, *, index: VaultIndex | None = None) -> Staleness:
+    """How the index differs from the vault now; IndexMissing without an index."""
+    with index_of(vault, index) as ix:
+        return _staleness(ix)[0]
+
+
+def check_index(vault: Vault, *, index: VaultIndex | None = None) -> CheckReport:
+    """Compare the index with the vault: fresh, stale (with the notes) or missing."""
+    with index_of(vault, index) as ix:
+        return _check_index(ix)
+
+
+def search(
+    vault: Vault,
+    q: str = "",
+    *,
+    type: str | None = None,
+    status: str | None = None,
+    tag: str | None = None,
+    category: str | None = None,
+    trust: str | None = None,
+    folder: str | None = None,
+    limit: int = 20,
+    today: dt.date | None = None,
+    trust_of: Callable[[str], TrustSummary | None] | None = None,
+    index: VaultIndex | None = None,
+) -> SearchResult:
+    """Rank notes by their whole text (see _search)."""
+    with index_of(vault, index) as ix:
+        return _search(
+            ix,
+            q,
+            type=type,
+            status=status,
+            tag=tag,
+            category=category,
+            trust=trust,
+            folder=folder,
+            limit=limit,
+            today=today,
+            trust_of=trust_of,
+        )
+
+
+def warm_search(vault: Vault, *, after_a_build: bool = False, index: VaultIndex | None = None) -> None:
+    """Bring the search layer in step with the index now (see _warm_search)."""
+    with index_of(vault, index) as ix:
+        _warm_search(ix, after_a_build=after_a_build)
+
+
+def warm_search_in_background(index: VaultIndex, *, after_a_build: bool = False) -> threading.Thread | None:
+    """warm_search in a daemon thread when the vault has an index (the sidecar's start-up and builds)."""
+    return _warm_search_in_background(index, after_a_build=after_a_build)
+
+
+def get_tree(
+    vault: Vault, folder: str | None = None, depth: int | None = None, *, index: VaultIndex | None = None
+) -> TreeResult:
+    with index_of(vault, index) as ix:
+        return _get_tree(ix, folder, depth)
+
+
+def find_note(vault: Vault, path: str, *, index: VaultIndex | None = None) -> str:
+    """The vault path of the note `path` names (see _find_note)."""
+    with index_of(vault, index) as ix:
+        return _find_note(ix, path)
+
+
+def note_headings(
+    vault: Vault, path: str, *, offset: int = 0, limit: int = DEFAULT_HEADINGS, index: VaultIndex | None = None
+) -> HeadingsResult:
+    """A page of the note's heading outline (see _note_headings)."""
+    with index_of(vault, index) as ix:
+        return _note_headings(ix, path, offset=offset, limit=limit)
+
+
+def read_section(
+    vault: Vault,
+    path: str,
+    *,
+    heading: str | None = None,
+    line: int | None = None,
+    end_line: int | None = None,
+    max_chars: int = DEFAULT_SECTION_CHARS,
+    index: VaultIndex | None = None,
+) -> SectionResult:
+    """The original Markdown of a heading's range (by title) or of explicit lines, size-bounded."""
+    with index_of(vault, index) as ix:
+        return _read_section(ix, path, heading=heading, line=line, end_line=end_line, max_chars=max_chars)
+
+
+def build_now(
+    vault: Vault,
+    *,
+    full: bool = False,
+    who: str = "sidecar",
+    progress: Callable[[int, int, str], None] | None = None,
+    index: VaultIndex,
+) -> BuildReport:
+    """Build the index as the sidecar's doors do (see _build_now)."""
+    with index_of(vault, index) as ix:
+        return _build_now(ix, full=full, who=who, progress=progress)
 
 
 __all__ = [

@@ -45,9 +45,9 @@ from ..core.text import name_key, normalize, query_weights, tokenize
 from ..errors import InputError, NotFound
 from ..vault.note import markdown_lines
 from ..vault.paths import Vault
-from .build import heading_tree
 from .links import Resolver
 from .parse import decode_text, parse_structure
+from .record import heading_tree
 
 LAYER_FORMAT = "7"
 MAX_QUERY_CHARS = 1000  # a longer query is cut here (a question, not a document)
@@ -1197,9 +1197,6 @@ class SearchMemory:
             self.layers.clear()
 
 
-MEMORY = SearchMemory()
-
-
 def prune_layers(folder: Path, keep: Path) -> list[Path]:
     """Delete the layers whose vault folder no longer exists (their recorded root is gone)."""
     removed: list[Path] = []
@@ -1305,9 +1302,9 @@ def remember_link_keys(layer: SearchLayer, manifest: dict[str, Any]) -> None:
         _wanted(layer, manifest["by_path"])
 
 
-def vault_layer(vault: Vault, manifest: dict[str, Any], manifest_key: str) -> SearchLayer:
+def vault_layer(memory: SearchMemory, vault: Vault, manifest: dict[str, Any], manifest_key: str) -> SearchLayer:
     """The vault's search layer, brought in step with the manifest identified by `manifest_key`."""
-    layer = MEMORY.open_layer(vault)
+    layer = memory.open_layer(vault)
     if layer.in_step_with == manifest_key:
         return layer
     with layer.lock:

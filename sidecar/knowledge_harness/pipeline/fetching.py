@@ -51,14 +51,17 @@ class TrustFetcher:
     """
 
     def __init__(self, policy: EvidencePolicy) -> None:
+        from ..trust.extraction import ExtractionPool
+
         self.policy = policy.model_copy(update={"retries": 0})
+        self.workers = ExtractionPool()  # warm extraction workers for this fetcher's next pages
 
     def fetch(self, url: str) -> Fetched:
         import anyio
 
         from ..trust.evidence import Fetcher
 
-        page = anyio.run(Fetcher(self.policy, backoff_seconds=0).fetch, url)
+        page = anyio.run(Fetcher(self.policy, backoff_seconds=0, workers=self.workers).fetch, url)
         if page.ok and page.text:
             return Fetched(
                 url,

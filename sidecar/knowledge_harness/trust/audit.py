@@ -31,7 +31,6 @@ import os
 import re
 import threading
 import time
-import weakref
 from dataclasses import dataclass, field
 from decimal import Decimal
 from pathlib import Path
@@ -42,7 +41,7 @@ from pydantic import BaseModel, Field
 from ..core.clock import now_utc_z
 from ..core.memory import freeze_long_lived
 from ..errors import InputError
-from ..machine_config import MachineConfig, load_machine_config
+from ..machine_config import MachineConfig, MachineConfigMemory, load_machine_config
 from ..vault.catalog import NoteCatalog
 from ..vault.harness_files import excluded_notes, is_excluded_note
 from ..vault.lock import not_writable
@@ -151,11 +150,7 @@ class _FactsCache:
 
 
 def _cache_for(catalog: NoteCatalog) -> _FactsCache:
-    with MEMORY.lock:
-        cache = MEMORY.facts.get(catalog)
-        if cache is None:
-            cache = MEMORY.facts[catalog] = _FactsCache()
-        return cache
+    return catalog.derived("audit.facts", _FactsCache)
 
 
 MAX_CACHED_POLICIES = 64
@@ -183,20 +178,25 @@ def _policy_bytes(path: str) -> bytes | None:
         os.close(fd)
 
 
-def current_policy(vault_root: Path) -> Policy:
+def current_policy(vault_root: Path, *, auditor: Auditor | None = None) -> Policy:
     """`load_policy`, parsed again only when policy.toml's bytes change (the per-request doors).
 
     The file is read on every call (a small read), so an edit is seen at once; a policy is cached
-    only when the file read the same before and after parsing it.
+    (in `auditor`, the sidecar's) only when the file read the same before and after parsing it.
     """
-    with MEMORY.lock:
-        hit = MEMORY.policies.get(vault_root)
+    if auditor is None:
+        return load_policy(vault_root)
+    memory = auditor.memory
+    with memory.lock:
+        hit = memory.policies.get(vault_root)
     path = hit.path if hit is not None else str(Path(vault_root) / ".harness" / POLICY_FILE)
     try:
         raw = _policy_bytes(path)
     except OSError:
         return load_policy(vault_root)  # raises the usual InputError
-    machine = load_machine_config()  # cached by the file's mtime: the same object while unchanged
+    machine = load_machine_config(
+        auditor.machine_configs
+    )  # cached by the file's mtime: the same object while unchanged
     if hit is not None and hit.raw == raw and hit.machine is machine:
         return hit.policy
     policy = load_policy(vault_root)
@@ -205,10 +205,10 @@ def current_policy(vault_root: Path) -> Policy:
     except OSError:
         return policy
     if again == raw:
-        with MEMORY.lock:
-            if len(MEMORY.policies) >= MAX_CACHED_POLICIES:
-                MEMORY.policies.clear()
-            MEMORY.policies[vault_root] = _CachedPolicy(path, raw, machine, policy)
+        with memory.lock:
+            if len(memory.policies) >= MAX_CACHED_POLICIES:
+                memory.policies.clear()
+            memory.policies[vault_root] = _CachedPolicy(path, raw, machine, policy)
     return policy
 
 
@@ -551,11 +551,7 @@ def _same_notes(a: tuple[Note, ...], b: tuple[Note, ...]) -> bool:
 
 
 def _flight_for(catalog: NoteCatalog) -> _AuditFlight:
-    with MEMORY.lock:
-        flight = MEMORY.flights.get(catalog)
-        if flight is None:
-            flight = MEMORY.flights[catalog] = _AuditFlight()
-        return flight
+    return catalog.derived("audit.flight", _AuditFlight)
 
 
 class _LastBody:
@@ -580,23 +576,15 @@ class _LastBody:
             self.report, self.body = None, b""
 
 
-def audit_body(report: AuditReport) -> bytes:
+def audit_body(report: AuditReport, auditor: Auditor) -> bytes:
     """The report as JSON bytes, serialized once per report object (the REST audit's answer)."""
-    return MEMORY.last_body.body_of(report)
+    return auditor.memory.last_body.body_of(report)
 
 
 @dataclass(eq=False)
 class AuditMemory:
-    """What the trust audit keeps in memory between calls (the badge and the audit are per request).
+    """What the trust audit keeps between calls beside the catalog (see Auditor).
 
-    - `facts`: per catalog (a weak key: dropped with the catalog), a `_FactsCache` of the facts of
-      each note path. An entry is valid while the catalog hands out the very same Note object for
-      the path, i.e. while the file's (size, mtime_ns) is unchanged; each audit prunes it to the
-      notes on disk. Bound: the notes of the vault.
-    - `flights`: per catalog (weak key), the last audit report. Reused while the policy, the day,
-      the threshold, the mtime of `.harness/runs/` and the very same Note objects (same order) are
-      unchanged, or for a request that arrived before that report's computation started. Bound:
-      one report per catalog.
     - `policies`: per vault root, the parsed `.harness/policy.toml`. Valid while the file's bytes
       (read on every call) are the same and `load_machine_config()` returns the same object
       (its own cache: the machine file's mtime and size). Bound: 64 vaults, cleared whole when full.
@@ -604,33 +592,50 @@ class AuditMemory:
       same report object. Bound: one report.
     """
 
-    facts: weakref.WeakKeyDictionary[NoteCatalog, _FactsCache] = field(default_factory=weakref.WeakKeyDictionary)
-    flights: weakref.WeakKeyDictionary[NoteCatalog, _AuditFlight] = field(default_factory=weakref.WeakKeyDictionary)
     policies: dict[Path, _CachedPolicy] = field(default_factory=dict)
     last_body: _LastBody = field(default_factory=_LastBody)
     lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
 
+
+class Auditor:
+    """What the trust audit of one catalog keeps in memory (the badge and the audit are per request).
+
+    - per Note object of the catalog, its facts (`_FactsCache`, kept by the catalog itself:
+      `NoteCatalog.derived`). An entry is valid while the catalog hands out the very same Note
+      object for the path, i.e. while the file's (size, mtime_ns) is unchanged; each audit prunes
+      it to the notes on disk. Bound: the notes of the vault.
+    - the last audit report of the catalog (`_AuditFlight`, also kept by the catalog). Reused while
+      the policy, the day, the threshold, the mtime of `.harness/runs/` and the very same Note
+      objects (same order) are unchanged, or for a request that arrived before that report's
+      computation started. Bound: one report.
+    - `memory`: the parsed policies and the last report's JSON (AuditMemory).
+    - `machine_configs`: the parsed machine configuration (machine_config.MachineConfigMemory).
+    The sidecar's AppContext makes one; `clear()` forgets everything.
+    """
+
+    def __init__(self, catalog: NoteCatalog) -> None:
+        self.catalog = catalog
+        self.memory = AuditMemory()
+        self.machine_configs = MachineConfigMemory()
+
     def sizes(self) -> dict[str, int]:
-        with self.lock:
-            facts = sum(len(cache) for cache in self.facts.values())
-            reports = sum(1 for flight in self.flights.values() if flight.last is not None)
-            policies = len(self.policies)
+        facts = _cache_for(self.catalog)
+        flight = _flight_for(self.catalog)
+        with self.memory.lock:
+            policies = len(self.memory.policies)
         return {
-            "note_facts": facts,
-            "audit_reports": reports,
+            "note_facts": len(facts),
+            "audit_reports": int(flight.last is not None),
             "policies": policies,
-            "audit_bodies": int(bool(self.last_body.body)),
+            "audit_bodies": int(bool(self.memory.last_body.body)),
         }
 
     def clear(self) -> None:
-        with self.lock:
-            self.facts.clear()
-            self.flights.clear()
-            self.policies.clear()
-        self.last_body.clear()
-
-
-MEMORY = AuditMemory()
+        self.catalog.forget_derived()
+        with self.memory.lock:
+            self.memory.policies.clear()
+        self.memory.last_body.clear()
+        self.machine_configs.clear()
 
 
 def run_audit(

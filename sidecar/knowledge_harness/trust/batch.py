@@ -106,6 +106,7 @@ from ..vault.trust_splice import replace_trust_blocks
 from ..vault.writer import write_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
 from .evidence import MALFORMED_ANSWER_CODES
+from .extraction import ExtractionPool
 from .freshness import is_validated
 from .judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
 from .policy import Policy, load_policy
@@ -496,6 +497,7 @@ async def build_plan(
     plan_id, run_id = new_ids(moment)
     targets: list[dict[str, Any]] = []
     skipped: list[dict[str, Any]] = []
+    workers = ExtractionPool()  # the plan's notes share warm extraction workers (killed with the pool)
     for done, candidate in enumerate(chosen):
         if progress is not None:
             progress(done, len(chosen), candidate.path)
@@ -511,6 +513,7 @@ async def build_plan(
                 today=day,
                 backoff_seconds=backoff_seconds,
                 refetch=refetch,
+                workers=workers,
             )
         except NotWritable:
             raise  # the vault, not this note

@@ -36,7 +36,7 @@ import httpx
 
 from .. import __version__
 from ..core.clock import now_utc_z
-from .extraction import ExtractionFailed, acquire_worker, extract_in_worker
+from .extraction import ExtractionFailed, ExtractionPool, acquire_worker, extract_in_worker
 from .policy import EvidencePolicy
 
 USER_AGENT = f"KnowledgeHarness/{__version__} (evidence fetcher; +local)"
@@ -469,8 +469,12 @@ class _Body:
 class Fetcher:
     """Fetches evidence URLs under one EvidencePolicy (limits shared across calls)."""
 
-    def __init__(self, policy: EvidencePolicy, *, backoff_seconds: float = 0.5) -> None:
+    def __init__(
+        self, policy: EvidencePolicy, *, backoff_seconds: float = 0.5, workers: ExtractionPool | None = None
+    ) -> None:
         self.policy = policy
+        # the extraction workers: the owner's (the sidecar's, a pipeline run's), else this fetcher's own
+        self.workers = workers if workers is not None else ExtractionPool()
         self.backoff_seconds = backoff_seconds
         self._global = anyio.Semaphore(policy.concurrency)
         self._per_host: dict[str, anyio.Semaphore] = {}
@@ -570,12 +574,12 @@ class Fetcher:
         if seconds <= 0:
             raise timed_out
         try:
-            worker = await acquire_worker()
+            worker = await acquire_worker(self.workers)
         except ExtractionFailed as failure:
             raise FetchFailure("extract_failed", failure.message, status=page.status) from failure
         try:
             with anyio.fail_after(seconds):
-                extracted, title, published = await extract_in_worker(worker, html, page.final_url)
+                extracted, title, published = await extract_in_worker(self.workers, worker, html, page.final_url)
         except TimeoutError as exc:
             raise timed_out from exc
         except ExtractionFailed as failure:

@@ -8,8 +8,8 @@ worker is killed with SIGKILL and the page fails with `extract_timeout`. The sid
 only waits on a pipe meanwhile.
 
 Workers are spawned (never forked: the sidecar runs threads) on first use, kept idle for the
-next page (at most `MAX_IDLE`), and exit on their own when the sidecar goes away (their pipe
-closes). `extract_in_worker` is the one entry point.
+next page (at most `MAX_IDLE`) in the owner's ExtractionPool, and exit on their own when the
+sidecar goes away (their pipe closes). `extract_in_worker` is the one entry point.
 """
 
 from __future__ import annotations
@@ -17,6 +17,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import threading
+import weakref
 from multiprocessing.connection import Connection
 from multiprocessing.process import BaseProcess
 from typing import Any
@@ -88,10 +89,21 @@ class _Worker:
             self.process.join(5)
 
 
-class _Pool:
+def _kill_all(idle: list[_Worker]) -> None:
+    for worker in idle:
+        worker.kill()
+    idle.clear()
+
+
+class ExtractionPool:
+    """The idle extraction workers of one owner (the sidecar's AppContext, a Fetcher, a pipeline
+    run's fetcher): at most MAX_IDLE are kept for the next page. `close()` kills them; so does the
+    pool's collection or the interpreter's exit, whichever comes first."""
+
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._idle: list[_Worker] = []
+        self._finalizer = weakref.finalize(self, _kill_all, self._idle)
 
     def acquire(self) -> _Worker:
         with self._lock:
@@ -111,25 +123,29 @@ class _Pool:
                 return
         worker.kill()
 
+    def idle(self) -> int:
+        with self._lock:
+            return len(self._idle)
+
     def close(self) -> None:
         with self._lock:
-            idle, self._idle = self._idle, []
+            idle = list(self._idle)
+            self._idle.clear()
         for worker in idle:
             worker.kill()
 
 
-_POOL = _Pool()
-
-
-async def acquire_worker() -> _Worker:
+async def acquire_worker(pool: ExtractionPool) -> _Worker:
     """A ready worker (spawned when none is idle); call this before a page's deadline starts."""
-    return await anyio.to_thread.run_sync(_POOL.acquire)
+    return await anyio.to_thread.run_sync(pool.acquire)
 
 
-async def extract_in_worker(worker: _Worker, html: str, url: str | None) -> tuple[str, str | None, str | None]:
+async def extract_in_worker(
+    pool: ExtractionPool, worker: _Worker, html: str, url: str | None
+) -> tuple[str, str | None, str | None]:
     """(text, title, published) computed in `worker`; cancelling the caller kills the worker.
 
-    The worker goes back to the pool only when it answered; on cancellation (a deadline) or any
+    The worker goes back to `pool` only when it answered; on cancellation (a deadline) or any
     error it is killed, so nothing keeps running after the caller gave up.
     """
     answered = False
@@ -138,19 +154,10 @@ async def extract_in_worker(worker: _Worker, html: str, url: str | None) -> tupl
         answered = True
     finally:
         if answered:
-            _POOL.release(worker)
+            pool.release(worker)
         else:
             worker.kill()  # also ends the abandoned thread: its recv() sees the pipe close
     if status != "ok":
         raise ExtractionFailed(f"The text extraction failed ({value}).")
     text, title, published = value
     return str(text), title, published
-
-
-def release_unused(worker: _Worker) -> None:
-    _POOL.release(worker)
-
-
-def shutdown_workers() -> None:
-    """Kill the idle workers (tests; the sidecar's workers exit with it)."""
-    _POOL.close()

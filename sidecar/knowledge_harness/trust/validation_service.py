@@ -30,6 +30,7 @@ from ..vault.references import is_evidence_url
 from ..vault.snapshots import EvidenceStore
 from .claims import Claim, extract_claims
 from .evidence import FetchedPage, Fetcher, conditional_headers
+from .extraction import ExtractionPool
 from .judge_queue import Progress, VaultTaskQueue
 from .judges import JudgeFailed, UnknownJudge, get_judge
 from .judges.agent import TaskQueue
@@ -225,7 +226,13 @@ def _from_snapshot(url: str, record: Mapping[str, Any], text: str, *, fetched_at
 
 
 async def collect_evidence(
-    vault: Vault, urls: list[str], policy: Policy, *, backoff_seconds: float = 0.5, refetch: bool = False
+    vault: Vault,
+    urls: list[str],
+    policy: Policy,
+    *,
+    backoff_seconds: float = 0.5,
+    refetch: bool = False,
+    workers: ExtractionPool | None = None,
 ) -> tuple[list[FetchedPage], list[str]]:
     """Snapshots younger than the policy's window are reused (none with `refetch`) unless they kept the
     page's validators (ETag / Last-Modified): then, as for an older snapshot with validators, the page is
@@ -249,7 +256,7 @@ async def collect_evidence(
         to_fetch.append(url)
     written: list[str] = []
     if to_fetch:
-        fetcher = Fetcher(policy.evidence, backoff_seconds=backoff_seconds)
+        fetcher = Fetcher(policy.evidence, backoff_seconds=backoff_seconds, workers=workers)
         fetched = await fetcher.fetch_all(to_fetch, {u: record for u, (record, _) in asked.items()})
         for page in fetched:
             if page.not_modified and page.url in asked:
@@ -304,8 +311,10 @@ async def dry_run(
     wait_seconds: float | None = None,
     steps: Callable[[int, int, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
+    workers: ExtractionPool | None = None,
 ) -> dict[str, Any]:
-    """`progress` hears what the agent judge's task is doing; `wait_seconds` overrides the policy's wait.
+    """`workers`: the caller's extraction workers (the sidecar's, a batch's), kept for its next pages.
+    `progress` hears what the agent judge's task is doing; `wait_seconds` overrides the policy's wait.
     `steps(done, total, step)` is called before `fetch` and before `judge` (it may raise Cancelled);
     `cancelled()` ends an agent judge's wait."""
     policy = policy or load_policy(vault.root)
@@ -318,7 +327,9 @@ async def dry_run(
     urls = _source_urls(note, claims)
     step = steps or (lambda _done, _total, _step: None)
     step(0, 2, "fetch")
-    pages, written = await collect_evidence(vault, urls, policy, backoff_seconds=backoff_seconds, refetch=refetch)
+    pages, written = await collect_evidence(
+        vault, urls, policy, backoff_seconds=backoff_seconds, refetch=refetch, workers=workers
+    )
     step(1, 2, "judge")
     sid = {url: f"s{i + 1}" for i, url in enumerate(urls)}
 

@@ -7,8 +7,9 @@ re-read only files that changed on disk.
 from __future__ import annotations
 
 import threading
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 from pydantic import BaseModel
 
@@ -16,6 +17,8 @@ from ..core.jsonutil import jsonable
 from ..errors import InvalidNote
 from .note import MAX_NOTE_BYTES, Note, NoteProblem, read_note, read_note_file
 from .paths import NoteFile, ScanProblem, Vault, list_note_files
+
+T = TypeVar("T")
 
 
 class NoteError(BaseModel):
@@ -73,6 +76,21 @@ class NoteCatalog:
         self.max_note_bytes = max_note_bytes
         self._cache: dict[str, _Cached] = {}
         self._lock = threading.Lock()
+        self._derived: dict[str, object] = {}
+
+    def derived(self, key: str, make: Callable[[], T]) -> T:
+        """What an upper layer computes from this catalog's notes (the audit's facts of each Note
+        object, its last report), made once and kept as long as the catalog: the state lives and
+        dies with the catalog its entries are valid for."""
+        with self._lock:
+            found = self._derived.get(key)
+            if found is None:
+                found = self._derived[key] = make()
+        return found  # type: ignore[return-value]
+
+    def forget_derived(self) -> None:
+        with self._lock:
+            self._derived.clear()
 
     def scan(self) -> tuple[list[NoteFile], list[ScanProblem]]:
         problems: list[ScanProblem] = []

@@ -77,7 +77,8 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
             trust=trust,
             folder=folder,
             limit=limit,
-            trust_of=live_trust(ctx.catalog),
+            trust_of=live_trust(ctx.catalog, auditor=ctx.auditor),
+            index=ctx.index,
         ).model_dump()
 
     @mcp.tool(
@@ -86,7 +87,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         )
     )
     def index_tree(folder: str | None = None, depth: int | None = 2) -> dict[str, Any]:
-        return get_tree(ctx.vault, folder, depth).model_dump()
+        return get_tree(ctx.vault, folder, depth, index=ctx.index).model_dump()
 
     @mcp.tool(
         description=(
@@ -97,7 +98,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         )
     )
     def index_note_headings(path: str, offset: int = 0, limit: int = DEFAULT_HEADINGS) -> dict[str, Any]:
-        return note_headings(ctx.vault, path, offset=offset, limit=limit).model_dump()
+        return note_headings(ctx.vault, path, offset=offset, limit=limit, index=ctx.index).model_dump()
 
     @mcp.tool(
         description=(
@@ -113,16 +114,16 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         max_chars: int = 20_000,
     ) -> dict[str, Any]:
         return read_section(
-            ctx.vault, path, heading=heading, line=line, end_line=end_line, max_chars=max_chars
+            ctx.vault, path, heading=heading, line=line, end_line=end_line, max_chars=max_chars, index=ctx.index
         ).model_dump()
 
     @mcp.tool(description=("Is the index fresh, stale (changed, added, removed notes) or missing?"))
     def index_check() -> dict[str, Any]:
-        return check_index(ctx.vault).model_dump()
+        return check_index(ctx.vault, index=ctx.index).model_dump()
 
     @mcp.tool(description=("Build or update the index (full: every note); for index_missing answers."))
     def index_build(full: bool = False) -> dict[str, Any]:
-        return build_now(ctx.vault, full=full, who="agent").model_dump()
+        return build_now(ctx.vault, full=full, who="agent", index=ctx.index).model_dump()
 
     @mcp.prompt(name="reasoning_index_reading_order", description="How to walk the reasoning index, in order.")
     def reading_order() -> str:

@@ -28,7 +28,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         )
     )
     def index_links(path: str, limit: int = 100) -> dict[str, Any]:
-        return note_links(ctx.vault, path, limit=limit).model_dump()
+        return note_links(ctx.vault, path, limit=limit, index=ctx.index).model_dump()
 
     @mcp.tool(
         description=(
@@ -37,7 +37,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         )
     )
     def index_changes(since: str | None = None, limit: int = 50, cursor: str | None = None) -> dict[str, Any]:
-        return recent_changes(ctx.vault, since, limit=limit, cursor=cursor).model_dump()
+        return recent_changes(ctx.vault, since, limit=limit, cursor=cursor, index=ctx.index).model_dump()
 
     # The SDK's own path checks would answer a hostile path with a bare "Unknown resource"; the
     # vault layer refuses it with a code instead (and also knows hidden folders and symlinks).

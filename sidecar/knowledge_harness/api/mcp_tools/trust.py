@@ -22,7 +22,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     def trust_audit(today: str | None = None, threshold: float | None = None) -> dict[str, Any]:
         report = run_audit(
             ctx.catalog,
-            current_policy(ctx.vault.root),
+            current_policy(ctx.vault.root, auditor=ctx.auditor),
             today=parse_day(today or None, name="today"),
             threshold=threshold,
         )
@@ -37,7 +37,10 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     )
     def trust_badge(path: str, today: str | None = None) -> dict[str, Any]:
         return note_badge(
-            ctx.catalog, current_policy(ctx.vault.root), path, today=parse_day(today or None, name="today")
+            ctx.catalog,
+            current_policy(ctx.vault.root, auditor=ctx.auditor),
+            path,
+            today=parse_day(today or None, name="today"),
         ).model_dump(mode="json")
 
     @mcp.tool(
@@ -46,5 +49,7 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     )
     def trust_stale(today: str | None = None) -> dict[str, Any]:
         return stale_report(
-            ctx.catalog, current_policy(ctx.vault.root), today=parse_day(today or None, name="today")
+            ctx.catalog,
+            current_policy(ctx.vault.root, auditor=ctx.auditor),
+            today=parse_day(today or None, name="today"),
         ).model_dump(mode="json")

@@ -93,7 +93,9 @@ async def _plan(ctx: AppContext, actor: Actor, request: PlanRequest, job: Job | 
                 judge_name=request.judge,
                 out_of_order=request.out_of_order,
             )
-            return require_agent_judge_budget(ctx.vault, preview, load_machine_config().agents.judge_calls_per_day)
+            return require_agent_judge_budget(
+                ctx.vault, preview, load_machine_config(ctx.auditor.machine_configs).agents.judge_calls_per_day
+            )
 
         # check and reserve in one step: two agent plans at once cannot both pass a check one fits
         reservation = await anyio.to_thread.run_sync(reserve_plan_calls, ctx.vault, budget)

@@ -38,12 +38,12 @@ def build(ctx: Ctx, http: Request, job: RequestJob, full: bool = False) -> Build
     it writes anything (409 `cancelled`): the previous index stays as it was."""
     # one writer of .harness/ at a time: a build by the CLI (or a batch) makes this wait, then 423 busy
     with running(http, job):
-        return build_now(ctx.vault, full=full, progress=job.report if job is not None else None)
+        return build_now(ctx.vault, full=full, progress=job.report if job is not None else None, index=ctx.index)
 
 
 @router.get("/check", response_model=CheckReport)
 def check(ctx: Ctx) -> CheckReport:
-    return check_index(ctx.vault)
+    return check_index(ctx.vault, index=ctx.index)
 
 
 @router.get("/tree", response_model=TreeResult)
@@ -52,7 +52,7 @@ def tree(
     folder: Annotated[str | None, Query(max_length=1024)] = None,
     depth: Annotated[int | None, Query(ge=0, le=64)] = None,
 ) -> TreeResult:
-    return get_tree(ctx.vault, folder, depth)
+    return get_tree(ctx.vault, folder, depth, index=ctx.index)
 
 
 @router.get("/search", response_model=SearchResult)
@@ -69,7 +69,7 @@ def search_notes(
     ] = None,
     limit: Annotated[int, Query(ge=1, le=500)] = 20,
 ) -> Response:
-    trust_of = live_trust(ctx.catalog)
+    trust_of = live_trust(ctx.catalog, auditor=ctx.auditor)
     result = search(
         ctx.vault,
         q,
@@ -81,6 +81,7 @@ def search_notes(
         folder=folder,
         limit=limit,
         trust_of=trust_of,
+        index=ctx.index,
     )
     # The answer was built and validated as a SearchResult: serialized once here, not validated
     # again by the response model (a tenth of a search's time at 10,000 notes).
@@ -94,7 +95,7 @@ def headings(
     offset: Annotated[int, Query(ge=0, description="The first heading (document order) of the page")] = 0,
     limit: Annotated[int, Query(ge=1, le=MAX_HEADINGS, description="Headings per page")] = DEFAULT_HEADINGS,
 ) -> HeadingsResult:
-    return note_headings(ctx.vault, path, offset=offset, limit=limit)
+    return note_headings(ctx.vault, path, offset=offset, limit=limit, index=ctx.index)
 
 
 @router.get("/notes/{path:path}/section", response_model=SectionResult)
@@ -106,4 +107,6 @@ def section(
     end_line: Annotated[int | None, Query(ge=1)] = None,
     max_chars: Annotated[int, Query(ge=1, le=200_000)] = 20_000,
 ) -> SectionResult:
-    return read_section(ctx.vault, path, heading=heading, line=line, end_line=end_line, max_chars=max_chars)
+    return read_section(
+        ctx.vault, path, heading=heading, line=line, end_line=end_line, max_chars=max_chars, index=ctx.index
+    )

@@ -49,4 +49,6 @@ async def post_init_write(ctx: Ctx, _person: PersonActor, request: Annotated[Ini
 async def get_candidates(ctx: Ctx, today: Annotated[dt.date | None, Query()] = None) -> CandidateList:
     """The candidates of the next batch, by reason (as `kh discover` lists them); writes nothing."""
     day = today or dt.date.today()
-    return await run_in_threadpool(candidate_list, ctx.catalog, current_policy(ctx.vault.root), day)
+    return await run_in_threadpool(
+        candidate_list, ctx.catalog, current_policy(ctx.vault.root, auditor=ctx.auditor), day
+    )

@@ -12,7 +12,6 @@ import asyncio
 import datetime as dt
 import logging
 import time
-from concurrent.futures import ThreadPoolExecutor
 from typing import Annotated
 
 from fastapi import APIRouter, Query
@@ -44,13 +43,6 @@ JSON = "application/json"
 log = logging.getLogger(__name__)
 
 
-# Audits run one at a time (run_audit serializes them per catalog anyway) on one dedicated
-# thread: queued requests wait here rather than holding pool threads, and the audit's large
-# allocations stay in one malloc arena (measured: spread over the thread pool's threads they
-# grew the sidecar's RSS by ~40 MB under 32 concurrent audits of a 10,000-note vault).
-_AUDIT_THREAD = ThreadPoolExecutor(max_workers=1, thread_name_prefix="kh-audit")
-
-
 @router.get("/audit", response_model=AuditReport)
 async def get_audit(
     ctx: Ctx,
@@ -63,13 +55,17 @@ async def get_audit(
         ensure_writable(ctx.vault, "audit record")  # a read-only vault: 507 before the audit runs
 
     def audit() -> bytes:
-        policy = current_policy(ctx.vault.root)
+        policy = current_policy(ctx.vault.root, auditor=ctx.auditor)
         report = run_audit(ctx.catalog, policy, today=today, threshold=threshold, arrived=arrived)
         if record:
             record_audit(ctx.catalog, report)
-        return audit_body(report)
+        return audit_body(report, ctx.auditor)
 
-    body = await asyncio.get_running_loop().run_in_executor(_AUDIT_THREAD, audit)
+    # Audits run one at a time (run_audit serializes them per catalog anyway) on the runtime's one
+    # audit thread: queued requests wait there rather than holding pool threads, and the audit's
+    # large allocations stay in one malloc arena (measured: spread over the thread pool's threads
+    # they grew the sidecar's RSS by ~40 MB under 32 concurrent audits of a 10,000-note vault).
+    body = await asyncio.get_running_loop().run_in_executor(ctx.runtime.audit_thread.executor(), audit)
     if log.isEnabledFor(logging.DEBUG):  # the audit is what fills the memory: its sizes after each (kh serve -vv)
         log.debug("runtime memory: %s", ctx.runtime.describe())
     return Response(body, media_type=JSON)
@@ -83,14 +79,14 @@ def get_audit_trend(ctx: Ctx, limit: Annotated[int, Query(ge=1, le=5000)] = 365)
 
 @router.get("/stale", response_model=StaleReport)
 def get_stale(ctx: Ctx, today: Annotated[dt.date | None, Query()] = None) -> StaleReport:
-    return stale_report(ctx.catalog, current_policy(ctx.vault.root), today=today)
+    return stale_report(ctx.catalog, current_policy(ctx.vault.root, auditor=ctx.auditor), today=today)
 
 
 @router.get("/notes/{path:path}", response_model=Badge)
 async def get_badge(ctx: Ctx, path: str, today: Annotated[dt.date | None, Query()] = None) -> Response:
     # On the event loop: a few stats and a small read when the note is cached (the common case);
     # a note that must be read and parsed goes to the thread pool.
-    policy = current_policy(ctx.vault.root)
+    policy = current_policy(ctx.vault.root, auditor=ctx.auditor)
     note_file = ctx.catalog.locate(path)
     note = ctx.catalog.cached(note_file)
     if note is None:
@@ -116,7 +112,7 @@ class BadgeBatch(BaseModel):
 @router.post("/badges", response_model=BadgeBatch)
 def post_badges(ctx: Ctx, body: BadgeBatchRequest) -> Response:
     """Many badges in one request: each path answers like GET /v1/trust/notes/{path}, or an error."""
-    policy = current_policy(ctx.vault.root)
+    policy = current_policy(ctx.vault.root, auditor=ctx.auditor)
     today = body.today or dt.date.today()
     badges: dict[str, Badge] = {}
     errors: dict[str, ErrorInfo] = {}

@@ -119,4 +119,5 @@ async def post_note_validate(
             refetch=refetch,
             steps=job.report if job else None,
             cancelled=job.is_cancelled if job else None,
+            workers=ctx.runtime.extraction,
         )
