@@ -39,7 +39,10 @@ def mcp_stdio(
     app_context = AppContext.create(settings)
     app_context.mcp_transport = "stdio"
     server = build_mcp(app_context)
-    anyio.run(server.run_stdio_async)
+    try:
+        anyio.run(server.run_stdio_async)
+    finally:
+        app_context.runtime.close()
 
 
 def register(app: typer.Typer) -> None:
