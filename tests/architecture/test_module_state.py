@@ -92,7 +92,20 @@ IMMUTABLE = (
 STATELESS = (APIRouter, typer.Typer)
 CONTAINERS = (dict, list, set)
 MUTATORS = frozenset(
-    {"append", "extend", "insert", "remove", "pop", "popitem", "clear", "update", "setdefault", "add", "discard", "sort"}
+    {
+        "append",
+        "extend",
+        "insert",
+        "remove",
+        "pop",
+        "popitem",
+        "clear",
+        "update",
+        "setdefault",
+        "add",
+        "discard",
+        "sort",
+    }
 )
 CONSTANT_CASE = re.compile(r"_?[A-Z][A-Z0-9_]*")
 
@@ -135,9 +148,13 @@ def _mutated(tree: ast.Module) -> set[str]:
         if isinstance(node, ast.Subscript) and isinstance(node.ctx, ast.Store | ast.Del):
             if isinstance(node.value, ast.Name):
                 changed.add(node.value.id)
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in MUTATORS:
-            if isinstance(node.func.value, ast.Name):
-                changed.add(node.func.value.id)
+        elif (
+            isinstance(node, ast.Call)
+            and isinstance(node.func, ast.Attribute)
+            and node.func.attr in MUTATORS
+            and isinstance(node.func.value, ast.Name)
+        ):
+            changed.add(node.func.value.id)
     return changed
 
 
@@ -168,11 +185,9 @@ def module_state() -> dict[str, str]:
                 if CONSTANT_CASE.fullmatch(attr) and attr not in mutated:
                     continue  # a constant table
                 found[f"{name}.{attr}"] = f"a {type(value).__name__} changed in place or not named as a constant"
-            elif not _frozen(value) and not callable(value):
-                found[f"{name}.{attr}"] = f"an instance of {type(value).__qualname__}"
-            elif callable(value) and not isinstance(value, type | types.FunctionType | types.BuiltinFunctionType):
-                if not _frozen(value):
-                    found[f"{name}.{attr}"] = f"a callable {type(value).__qualname__} object"
+            elif not _frozen(value):
+                what = "a callable" if callable(value) else "an instance of"
+                found[f"{name}.{attr}"] = f"{what} {type(value).__qualname__}"
         for attr in _rebound(tree):
             found[f"{name}.{attr}"] = "rebound with `global`"
     return found

@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 from knowledge_harness import errors
 from knowledge_harness.index import build as index_build
-from knowledge_harness.index import reading as index_reading
+from knowledge_harness.index import parsing as index_parsing
 from knowledge_harness.index.schema import CheckReport
 from knowledge_harness.pipeline import config as pipeline_config
 from knowledge_harness.pipeline import contract, engine, judging, registry, states
@@ -251,7 +251,7 @@ def test_the_index_design_names_every_manifest_key_and_check_status(tmp_path: Pa
     assert sorted(k for k in keys if f"`{k}`" not in text) == []
     description = CheckReport.model_fields["status"].description or ""
     assert [s for s in description.split(" | ") if f"`{s}`" not in text] == []
-    assert "(`PARALLEL_MIN_NOTES`)" in text and f"{index_reading.PARALLEL_MIN_NOTES:,} notes" in text
+    assert "(`PARALLEL_MIN_NOTES`)" in text and f"{index_parsing.PARALLEL_MIN_NOTES:,} notes" in text
     assert sorted(d for d in vault_paths.EXCLUDED_DIRS if f"`{d}`" not in text) == []
 
 

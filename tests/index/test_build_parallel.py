@@ -15,6 +15,7 @@ import pytest
 from tests.support.index_vaults import fresh_layers, index_layers, write_note
 
 import knowledge_harness.index.build as build_module
+import knowledge_harness.index.parsing as parsing_module
 import knowledge_harness.index.reading as reading_module
 from knowledge_harness.index.build import build_index, note_id
 from knowledge_harness.index.build_state import BuildMemory
@@ -26,7 +27,7 @@ REPO = Path(__file__).resolve().parents[2]
 
 @pytest.fixture(autouse=True)
 def parallel_for_small_vaults(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(reading_module, "PARALLEL_MIN_NOTES", 2)
+    monkeypatch.setattr(parsing_module, "PARALLEL_MIN_NOTES", 2)
 
 
 @pytest.fixture
@@ -192,7 +193,7 @@ def test_a_large_build_in_one_process_stages_its_files_and_keeps_each_record_onc
     v = Vault.open(vault)
     build_index(v, full=True, workers=1, memory=memory)
     assert _stagings(vault) == []
-    monkeypatch.setattr(reading_module, "PARALLEL_MIN_NOTES", 10_000)  # the copy: one process, nothing staged
+    monkeypatch.setattr(parsing_module, "PARALLEL_MIN_NOTES", 10_000)  # the copy: one process, nothing staged
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "small")
     cache = vault / ".harness/index/cache"
     assert sorted(p.name for p in cache.iterdir()) == ["r.jsonl"]

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_harness.trust.evidence import extract_main_text
 from knowledge_harness.trust.judges import get_judge, judge_names
 from knowledge_harness.trust.judges.lexical import LexicalJudge
+from knowledge_harness.trust.main_text import extract_main_text
 from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
 from tests.support.evidence_site import EN_FUJI, JA_FUJI
 from tests.support.gated_judge import gate_counts

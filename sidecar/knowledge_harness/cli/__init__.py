@@ -12,18 +12,6 @@ from __future__ import annotations
 import sys
 
 
-def configure_logging(verbose: int) -> None:
-    """Log lines go to stderr: warnings always, INFO with -v, DEBUG with -vv (per-module loggers).
-    The plain `kh index build` never calls it: no module it loads logs, and importing logging
-    costs that process ~12 ms."""
-    import logging
-
-    level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, format="kh: %(name)s: %(message)s", stream=sys.stderr, force=True)
-    if verbose < 2:  # the HTTP client's request lines are detail
-        logging.getLogger("httpx").setLevel(max(level, logging.WARNING))
-
-
 def _exit_now() -> None:
     """Ends the plain `kh index build` without the interpreter's teardown: freeing the build's
     objects one by one (the stamps and listings of 10,000 notes) costs ~10 ms that the operating

@@ -8,13 +8,25 @@ seconds to import.
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import Annotated, Any
 
 import typer
 import typer.main
 from typer.core import TyperGroup
 
-from . import configure_logging
+
+def configure_logging(verbose: int) -> None:
+    """Log lines go to stderr: warnings always, INFO with -v, DEBUG with -vv (per-module loggers).
+    The plain `kh index build` never calls it: no module it loads logs, and importing logging
+    costs that process ~12 ms."""
+    import logging
+
+    level = logging.WARNING if verbose <= 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, format="kh: %(name)s: %(message)s", stream=sys.stderr, force=True)
+    if verbose < 2:  # the HTTP client's request lines are detail
+        logging.getLogger("httpx").setLevel(max(level, logging.WARNING))
+
 
 # name -> (module of cli/ that registers it, the one-line help `kh --help` shows).
 # tests/cli/test_root.py checks both against the loaded commands.

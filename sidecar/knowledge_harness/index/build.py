@@ -50,7 +50,8 @@ from .build_state import (
 )
 from .categories import category_chains, excluded, folder_hubs, hubs_on, index_settings, is_index_note
 from .links import Resolver
-from .reading import Parsed, ParseJob, read_and_parse
+from .parsing import read_and_parse
+from .reading import Parsed, ParseJob
 from .record import heading_tree, note_id, parse_record, resolve_links
 from .serialize import (
     GITIGNORE,

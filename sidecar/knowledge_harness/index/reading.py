@@ -1,5 +1,5 @@
-"""Reading, hashing and parsing the notes a build needs, in this process or with forked helpers
-(index/parallel.py, imported only when a build has many notes to parse)."""
+"""Reading, hashing and parsing one note a build needs (in this process or in a forked helper:
+index/parsing.py decides, index/parallel.py runs the helpers)."""
 
 from __future__ import annotations
 
@@ -8,17 +8,16 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..vault.harness_files import new_index_staging, write_staged
+from ..vault.harness_files import write_staged
 from ..vault.note import MAX_NOTE_BYTES
-from ..vault.paths import NoteFile, Vault
-from .build_state import BuildState, IndexedNote, StagedLines, new_note
+from ..vault.paths import NoteFile
+from .build_state import IndexedNote, StagedLines, new_note
 from .links import Resolver
 from .record import TOO_LARGE, parse_record, resolve_links, unreadable_record
 from .serialize import note_layer_bytes
 
 # (file, bytes read, sha256, problem, the parsed note or None when its bytes are known)
 Parsed = tuple[NoteFile, int, str, str | None, IndexedNote | None]
-PARALLEL_MIN_NOTES = 1500
 
 
 class ParseJob:
@@ -86,39 +85,3 @@ def read_one(fs: NoteFile, known_sha: str | None, job: ParseJob) -> Parsed:
             write_staged(job.staging, rel, layer)
             note.staged = True
     return (fs, size, sha, None, note)
-
-
-def read_and_parse(
-    vault: Vault, to_read: list[NoteFile], state: BuildState, workers: int, job: ParseJob
-) -> list[Parsed]:
-    """Read, hash and parse notes; with forked helpers when there are many and workers allow.
-
-    Every process resolves links against the scan's paths and writes changed note layers into
-    `job.staging` (created here; build_index removes it if the build fails).
-    """
-    jobs = []
-    for fs in to_read:
-        old = state.notes.get(fs.path)
-        jobs.append((fs, old.sha256 if old is not None else None))
-    count = workers if workers > 0 else (os.cpu_count() or 1)
-    if len(to_read) >= PARALLEL_MIN_NOTES:
-        # many layers: each goes to the staging folder as it is made rather than waiting in
-        # memory for the commit (10,000 notes' layers held ~150 MB more in one process)
-        job.staging = new_index_staging(vault)
-        job.old_layers = state.layers
-        if count > 1:
-            from . import parallel  # multiprocessing and pickle: only for builds that use them
-
-            if parallel.available():
-                size = max(50, len(jobs) // (count * 16))  # small chunks: little idle time at the end
-                chunks = [jobs[i : i + size] for i in range(0, len(jobs), size)]
-                return parallel.parse_with_helpers(chunks, count - 1, job)
-    check = job.checkpoint
-    if check is None:
-        return [read_one(fs, known, job) for fs, known in jobs]
-    parsed: list[Parsed] = []
-    total = len(jobs)
-    for fs, known in jobs:
-        check(len(parsed), total, "parse")
-        parsed.append(read_one(fs, known, job))
-    return parsed

@@ -11,13 +11,24 @@ build_state.IndexedNote); a rebuild re-serializes only what changed.
 from __future__ import annotations
 
 import hashlib
-from typing import TYPE_CHECKING, Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 from ..core import jsoncodec
 from .record import ResolvedLink
 
-if TYPE_CHECKING:
-    from .build_state import IndexedNote
+
+class NoteFields(Protocol):
+    """What the tree and build.json read of a note's state (build_state.IndexedNote), named here
+    so that this module, which build_state imports, imports nothing of it."""
+
+    path: str
+    id: str
+    size: int
+    mtime_ns: int
+    title: str
+    heading_count: int
+
 
 INDEX_FORMAT = 1
 CACHE_FORMAT = 4  # a line of cache/*.jsonl: <header JSON>\t<record JSON>\t<manifest head>\t<mid>\t<tail>
@@ -128,7 +139,7 @@ def manifest_bytes(lines: list[bytes], settings: dict[str, list[str]]) -> bytes:
     return b"".join((MANIFEST_HEAD, b",\n".join(lines), MANIFEST_SETTINGS, encode(settings), b"}\n"))
 
 
-def tree_of(paths: list[str], notes: dict[str, IndexedNote]) -> dict[str, Any]:
+def tree_of(paths: list[str], notes: Mapping[str, NoteFields]) -> dict[str, Any]:
     root: dict[str, Any] = {"kind": "folder", "name": "", "path": "", "children": []}
     folders: dict[str, dict[str, Any]] = {"": root}
     for path in paths:
@@ -194,5 +205,5 @@ def build_json_head(
     ).encode()
 
 
-def file_entry(note: IndexedNote) -> str:
+def file_entry(note: NoteFields) -> str:
     return f"{encode(note.path).decode('utf-8')}:[{note.size},{note.mtime_ns}]"

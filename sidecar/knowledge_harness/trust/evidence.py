@@ -37,6 +37,7 @@ import httpx
 from .. import __version__
 from ..core.clock import now_utc_z
 from .extraction import ExtractionFailed, ExtractionPool, acquire_worker, extract_in_worker
+from .main_text import tidy
 from .policy import EvidencePolicy
 
 USER_AGENT = f"KnowledgeHarness/{__version__} (evidence fetcher; +local)"
@@ -44,7 +45,6 @@ ALLOWED_CONTENT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")
 RETRY_STATUSES = frozenset({429, 502, 503, 504})
 REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
 MAX_URL_CHARS = 2048
-MAX_TEXT_CHARS = 1_000_000
 MARKUP_HEAD_CHARS = 256 * 1024
 
 CGNAT = ipaddress.ip_network("100.64.0.0/10")
@@ -362,62 +362,6 @@ def looks_binary(body: bytes) -> bool:
     return controls / len(head) > 0.05
 
 
-# -- main text ----------------------------------------------------------------------------------
-
-_WS = re.compile(r"[ \t\u3000]+")
-_BLANKS = re.compile(r"\n{3,}")
-
-
-def _tidy(text: str) -> str:
-    lines = [_WS.sub(" ", line).strip() for line in text.replace("\r\n", "\n").replace("\r", "\n").split("\n")]
-    return _BLANKS.sub("\n\n", "\n".join(lines)).strip()[:MAX_TEXT_CHARS]
-
-
-def _fallback_html_text(html: str) -> tuple[str, str | None]:
-    import lxml.html  # type: ignore[import-untyped]
-
-    try:
-        root = lxml.html.document_fromstring(html)
-    except Exception:  # lxml raises several types on garbage
-        return "", None
-    for bad in root.xpath("//script|//style|//noscript|//template"):
-        bad.getparent().remove(bad)
-    title_el = root.find(".//title")
-    title = title_el.text_content().strip() if title_el is not None else None
-    body = root.find(".//body")
-    return _tidy((body if body is not None else root).text_content()), title or None
-
-
-def extract_main_text(html: str, url: str | None) -> tuple[str, str | None, str | None]:
-    """(text, title, published) of an HTML page: trafilatura, falling back to the whole body text."""
-    text = ""
-    title: str | None = None
-    published: str | None = None
-    try:
-        import trafilatura
-
-        doc = trafilatura.bare_extraction(
-            html,
-            url=url,
-            with_metadata=True,
-            favor_recall=True,
-            include_comments=False,
-            include_tables=True,
-            date_extraction_params={"extensive_search": False, "original_date": True},
-        )
-    except Exception:  # trafilatura raises assorted errors on hostile markup
-        doc = None
-    if doc is not None:
-        text = _tidy(getattr(doc, "text", None) or "")
-        title = getattr(doc, "title", None) or None
-        published = getattr(doc, "date", None) or None
-    if not text:
-        fb_text, fb_title = _fallback_html_text(html)
-        text = fb_text
-        title = title or fb_title
-    return text, title, published
-
-
 # -- fetching -----------------------------------------------------------------------------------
 
 
@@ -694,5 +638,5 @@ class Fetcher:
         if mime != "text/plain":
             page.markup_head = text[:MARKUP_HEAD_CHARS]
             return text  # extracted by _extract, in a worker process
-        self._set_text(page, _tidy(text), None, None)
+        self._set_text(page, tidy(text), None, None)
         return None

@@ -37,7 +37,7 @@ class ExtractionFailed(Exception):
 
 
 def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker process
-    from .evidence import extract_main_text
+    from .main_text import extract_main_text
 
     with contextlib.suppress(Exception):
         import trafilatura  # noqa: F401 - imported once here, before the first page's deadline starts

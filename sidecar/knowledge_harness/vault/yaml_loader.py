@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from .yamlsafe import CORE_RESOLVERS, YamlProblem, YamlRejected
+from .yaml_core import CORE_RESOLVERS, YamlProblem, YamlRejected
 
 _BaseLoader: type[yaml.SafeLoader] = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 

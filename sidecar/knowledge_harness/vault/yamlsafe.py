@@ -9,49 +9,14 @@ Dates stay dates, as ruamel reads them.
 from __future__ import annotations
 
 import re
-from typing import Any, NamedTuple
+from typing import Any
+
+from .yaml_core import CORE_RESOLVERS, YamlProblem, YamlRejected
 
 MAX_YAML_BYTES = 64 * 1024
 MAX_ALIASES = 16
 MAX_DEPTH = 32
-
-# The YAML 1.2 core schema's implicit resolvers: (tag, pattern, first characters). vault/yaml_loader.py
-# gives them to PyYAML's loader; the fast path below resolves with the same table, built as
-# PyYAML builds its own (first character -> [(tag, pattern)], in this order), without importing
-# PyYAML: a new process whose notes' frontmatter is all in the fast path's subset never pays for it.
-CORE_RESOLVERS: list[tuple[str, str, list[str]]] = [
-    ("tag:yaml.org,2002:bool", r"^(?:true|True|TRUE|false|False|FALSE)$", list("tTfF")),
-    ("tag:yaml.org,2002:int", r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$", list("-+0123456789")),
-    (
-        "tag:yaml.org,2002:float",
-        r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$",
-        list("-+0123456789."),
-    ),
-    ("tag:yaml.org,2002:null", r"^(?:~|null|Null|NULL|)$", ["~", "n", "N", ""]),
-    (
-        "tag:yaml.org,2002:timestamp",
-        r"^(?:[0-9]{4}-[0-9]{2}-[0-9]{2}"
-        r"|[0-9]{4}-[0-9]{1,2}-[0-9]{1,2}(?:[Tt]|[ \t]+)[0-9]{1,2}:[0-9]{2}:[0-9]{2}(?:\.[0-9]*)?"
-        r"(?:[ \t]*(?:Z|[-+][0-9]{1,2}(?::[0-9]{2})?))?)$",
-        list("0123456789"),
-    ),
-]
-
-
 _ANCHOR_OR_ALIAS = re.compile(r"(?:^|[\s\[{,:-])[&*][^\s\[\]{},]+", re.MULTILINE)
-
-
-class YamlProblem(NamedTuple):
-    message: str
-    line: int | None  # 0-based line inside the YAML text
-    column: int | None  # 0-based
-    first_line: int | None = None  # a duplicate key: 0-based line where the key was first set
-
-
-class YamlRejected(Exception):
-    def __init__(self, problem: YamlProblem) -> None:
-        super().__init__(problem.message)
-        self.problem = problem
 
 
 def load_mapping(text: str) -> dict[str, Any]:
@@ -303,3 +268,14 @@ def _fast_mapping(text: str) -> dict[str, Any] | None:
     if end != len(lines):
         return None
     return {str(k): v for k, v in data.items()}
+
+
+__all__ = [
+    "CORE_RESOLVERS",
+    "MAX_ALIASES",
+    "MAX_DEPTH",
+    "MAX_YAML_BYTES",
+    "YamlProblem",
+    "YamlRejected",
+    "load_mapping",
+]

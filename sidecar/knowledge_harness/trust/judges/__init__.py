@@ -11,15 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from .base import Judge, JudgeFailed, JudgeOutput
+from .base import Judge, JudgeFailed, JudgeOutput, UnknownJudge
 
 JudgeFactory = Callable[[dict[str, Any]], Judge]
 
 _REGISTRY: dict[str, JudgeFactory] = {}
-
-
-class UnknownJudge(LookupError):
-    pass
 
 
 def register_judge(name: str, factory: JudgeFactory) -> None:

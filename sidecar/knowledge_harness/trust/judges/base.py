@@ -32,3 +32,7 @@ class Judge(Protocol):
     def info(self) -> ValidatorInfo: ...
 
     def judge(self, claims: list[ClaimIn], evidence: list[EvidenceIn]) -> JudgeOutput: ...
+
+
+class UnknownJudge(LookupError):
+    """No judge of that name is registered (or its files are missing)."""

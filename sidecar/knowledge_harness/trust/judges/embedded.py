@@ -21,7 +21,7 @@ from importlib import resources
 from typing import Any
 
 from ..validation_models import ValidatorInfo
-from . import UnknownJudge
+from .base import UnknownJudge
 from .lexical import VERSION, LexicalJudge
 from .lexical_features import LogisticModel, normalize
 from .lexical_model import fitted_models, model_from_json
