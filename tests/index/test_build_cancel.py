@@ -10,10 +10,11 @@ from pathlib import Path
 import pytest
 from tests.support.index_vaults import fresh_layers, index_layers, write_note
 
-import knowledge_harness.index.reading as reading_module
+import knowledge_harness.index.parsing as parsing_module
 from knowledge_harness.core.jobs import Job
 from knowledge_harness.errors import Cancelled
 from knowledge_harness.index.build import build_index
+from knowledge_harness.index.build_state import BuildMemory
 from knowledge_harness.index.query import check_index, search
 from knowledge_harness.vault.paths import Vault
 
@@ -71,15 +72,16 @@ def _cancel_after(notes: int, seen: list[tuple[int, int, str]]) -> Job:
 def test_a_cancelled_rebuild_leaves_the_previous_index_and_the_next_build_is_whole(
     vault: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, workers: int, stage_from: int
 ) -> None:
-    monkeypatch.setattr(reading_module, "PARALLEL_MIN_NOTES", stage_from)
+    monkeypatch.setattr(parsing_module, "PARALLEL_MIN_NOTES", stage_from)
     v = Vault.open(vault)
-    notes = build_index(v, workers=workers).notes
+    memory = BuildMemory()  # the sidecar's: a cancel leaves the kept state as it was
+    notes = build_index(v, workers=workers, memory=memory).notes
     before = _index_files(vault)
     _edit(vault)
     seen: list[tuple[int, int, str]] = []
     job = _cancel_after(1 if workers == 1 else 0, seen)  # helpers may take every chunk after the first
     with pytest.raises(Cancelled):
-        build_index(v, full=True, workers=workers, checkpoint=job.report)
+        build_index(v, full=True, workers=workers, checkpoint=job.report, memory=memory)
     assert seen[0] == (0, 0, "scan")
     assert [s for _, _, s in seen[1:]] == ["parse"] * (len(seen) - 1)  # stopped while parsing
     assert seen[-1][1] == notes + 1 and seen[-1][0] < notes  # a full rebuild: every note to parse
@@ -88,7 +90,7 @@ def test_a_cancelled_rebuild_leaves_the_previous_index_and_the_next_build_is_who
     # the previous index still answers, and knows it is behind the vault
     assert not check_index(v).fresh
     assert [h.path for h in search(v, "zebra012").hits][:1] == ["gen/ノート012.md"]
-    report = build_index(v, workers=workers)
+    report = build_index(v, workers=workers, memory=memory)
     assert report.notes == notes + 1  # one note added
     assert index_layers(vault) == fresh_layers(vault, tmp_path, "fresh")
     assert check_index(v).fresh

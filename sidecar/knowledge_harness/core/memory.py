@@ -1,6 +1,6 @@
 """What a module keeps in memory: the shape of its cache object, and when to freeze long-lived objects.
 
-Every module cache is one object, the module's `MEMORY` (api/context.py's `Runtime` lists them).
+Every cache is an object someone owns (api/context.py's `Runtime` lists the sidecar's).
 
 The cyclic garbage collector's full collections walk every tracked object. A sidecar holds two
 large sets that live as long as the process: the objects its imports leave (FastAPI, pydantic,
@@ -21,7 +21,7 @@ from typing import Protocol
 
 
 class Memory(Protocol):
-    """A module's cache object (its `MEMORY`): it tells its sizes and can forget everything."""
+    """A cache object: it tells its sizes and can forget everything."""
 
     def sizes(self) -> dict[str, int]: ...
 
