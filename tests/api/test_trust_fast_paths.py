@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from knowledge_harness.api.app import create_app
 from knowledge_harness.api.context import AppContext
 from knowledge_harness.settings import Settings
-from knowledge_harness.trust.audit import current_policy, note_badge, run_audit
+from knowledge_harness.trust.audit import Auditor, current_policy, note_badge, run_audit
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
@@ -91,7 +91,8 @@ def test_audit_route_matches_run_audit_and_follows_edits(vault: Path) -> None:
 
 def test_run_audit_reuses_a_report_only_while_nothing_changed(vault: Path) -> None:
     catalog = NoteCatalog(Vault.open(vault))
-    policy = current_policy(vault)
+    auditor = Auditor(catalog)  # the sidecar's: it keeps the parsed policy
+    policy = current_policy(vault, auditor=auditor)
     day = dt.date(2026, 6, 1)
     report = run_audit(catalog, policy, today=day)
     assert run_audit(catalog, policy, today=day) is report
@@ -114,25 +115,27 @@ def test_run_audit_reuses_a_report_only_while_nothing_changed(vault: Path) -> No
 
     (vault / ".harness").mkdir()
     (vault / ".harness" / "policy.toml").write_text("threshold = 0.5\n", encoding="utf-8")
-    changed = current_policy(vault)
-    assert changed.threshold == 0.5 and changed is current_policy(vault)
+    changed = current_policy(vault, auditor=auditor)
+    assert changed.threshold == 0.5 and changed is current_policy(vault, auditor=auditor)
     assert run_audit(catalog, changed, today=day).threshold == 0.5
 
 
 def test_current_policy_follows_the_file(vault: Path) -> None:
-    default = current_policy(vault)
-    assert default == load_policy(vault) and current_policy(vault) is default
+    auditor = Auditor(NoteCatalog(Vault.open(vault)))
+    default = current_policy(vault, auditor=auditor)
+    assert default == load_policy(vault) and current_policy(vault, auditor=auditor) is default
     (vault / ".harness").mkdir()
     policy_file = vault / ".harness" / "policy.toml"
     policy_file.write_text("threshold = 0.25\n", encoding="utf-8")
-    assert current_policy(vault).threshold == 0.25
+    assert current_policy(vault, auditor=auditor).threshold == 0.25
     policy_file.write_text("threshold = 0.75\n", encoding="utf-8")  # same size, same mtime tick
-    assert current_policy(vault).threshold == 0.75
+    assert current_policy(vault, auditor=auditor).threshold == 0.75
     policy_file.write_text("nonsense = [\n", encoding="utf-8")
     with pytest.raises(Exception, match="not valid TOML"):
-        current_policy(vault)
+        current_policy(vault, auditor=auditor)
     policy_file.unlink()
-    assert current_policy(vault) == default
+    assert current_policy(vault, auditor=auditor) == default
+    assert current_policy(vault) == default and current_policy(vault) is not current_policy(vault)  # none kept
 
 
 def test_cors_and_body_handling_unchanged_in_process(vault: Path) -> None:
