@@ -7,8 +7,9 @@ a worker process; when the caller's deadline passes (the fetch timeout, see evid
 worker is killed with SIGKILL and the page fails with `extract_timeout`. The sidecar itself
 only waits on a pipe meanwhile.
 
-Workers are spawned (never forked: the sidecar runs threads) on first use, kept idle for the
-next page (at most `MAX_IDLE`) in the owner's ExtractionPool, and exit on their own when the
+Workers are started on first use (from the fork server, see `_context`; never forked from the
+sidecar, which runs threads), kept idle for the next page (at most `MAX_IDLE`) in the owner's
+ExtractionPool, and exit on their own when the
 sidecar goes away (their pipe closes). `extract_in_worker` is the one entry point.
 """
 
@@ -53,9 +54,22 @@ def _serve(conn: Connection) -> None:  # pragma: no cover - runs in the worker p
             conn.send(("error", f"{type(exc).__name__}: {str(exc)[:200]}"))
 
 
+def _context() -> Any:
+    """Workers fork from multiprocessing's fork server where there is one (Linux, macOS): a fresh,
+    single-threaded process started once that has imported the extractor already, so a new
+    worker is ready in milliseconds rather than the ~1 s an import of lxml and trafilatura takes
+    (each pool's first page, each test). Elsewhere they are spawned. Never forked from the
+    sidecar itself: it runs threads."""
+    if "forkserver" not in multiprocessing.get_all_start_methods():
+        return multiprocessing.get_context("spawn")
+    context = multiprocessing.get_context("forkserver")
+    context.set_forkserver_preload(["knowledge_harness.trust.main_text", "trafilatura"])
+    return context
+
+
 class _Worker:
     def __init__(self) -> None:
-        context = multiprocessing.get_context("spawn")
+        context = _context()
         self.conn, child = context.Pipe()
         self.process: BaseProcess = context.Process(target=_serve, args=(child,), daemon=True)
         self.process.start()
