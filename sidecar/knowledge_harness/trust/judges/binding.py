@@ -14,6 +14,11 @@ facts. A word found elsewhere on the page does not count; three narrow readings 
   where the sentence holding its role writes no other year.
 A negative comparative that restates a superlative ("no lake is deeper than Baikal" / "Baikal is the
 deepest lake"; 日本に富士山より高い山はない / 富士山は日本で最も高い山である) is no negation on one side only.
+A name of several capitalized words in a clause that says little besides it ("…, Best Show Album! Records and …")
+is stated only where each of its words is written (a family name the page's subject carries may be left unsaid).
+A claim whose text runs over several lines is not one claim and is never stated: a note's claims are its
+sentences (a paragraph's lines joined, a Japanese line break a boundary), so a line break in a claim is a
+heading or another sentence pasted into it.
 
 A claim is contradicted by the sentences when, in the sentence that holds the words around one of its
 facts, another value of the same kind fills that fact's place (the Nile where the claim says the
@@ -30,7 +35,7 @@ import difflib
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..english_forms import MONTH_NAMES, calendar_dates, ordinal_word
@@ -260,6 +265,7 @@ class _Fact:
     clause: str  # the part of the claim that gives it its role
     key: tuple[str, ...]  # number: (value, unit[, month of its date]); date: (month, day); name: its terms;
     # sibling: (class, group)
+    whole: frozenset[str] = frozenset()  # name: the terms of its whole name, where they must be written too
 
 
 _EN_CAPITALIZED = re.compile(r"(?<![\w'])[A-Z][\w'\-]*")
@@ -305,7 +311,7 @@ def _facts(claim: str, japanese: bool) -> list[_Fact]:
                 continue
             key = tuple(terms(normalize(bare)).content)
             if key:
-                facts.append(_Fact("name", bare, part, key))
+                facts.append(_Fact("name", bare, part, key, _whole_name(bare, part)))
     if not japanese:
         # a number the sub-claims leave out (one in brackets: "Leading with Intensity" (2019)) is the claim's too
         held = {f.key[:2] for f in facts if f.kind == "number"}
@@ -370,7 +376,7 @@ def _states(fact: _Fact, s: _Sentence) -> bool:
     if fact.kind == "date":
         return (int(fact.key[0]), int(fact.key[1])) in calendar_dates(s.text)
     if fact.kind == "name":
-        return all(k in s.content for k in fact.key)
+        return all(k in s.content for k in fact.key) and fact.whole <= s.content
     c, g = int(fact.key[0]), int(fact.key[1])
     return any(hc == c and hg == g for _, hc, hg, _ in _sibling_hits(s.normal))
 
@@ -385,6 +391,24 @@ def _labeled_only(value: str, text: str) -> bool:
     return bool(places) and all(
         re.search(rf"(?:^|[^\w]){_LABEL}$", bare[max(0, m.start() - 12) : m.start()], re.I) for m in places
     )
+
+
+_CAPITAL_RUN = re.compile(r"(?<![\w'])[A-Z][\w'\-!]*(?:[ \t]+[A-Z][\w'\-!]*)*")
+
+
+def _whole_name(word: str, clause: str) -> frozenset[str]:
+    """The terms of the name of several capitalized words that holds this word, where the clause says little
+    besides that name ("…, Best Show Album! Records and …"): the name's other words are then all that gives the
+    word its place, and a sentence that writes only some of them ("for Best Show Album") names something else.
+    Empty when the clause gives the word a place with words of its own."""
+    found: set[str] = set()
+    for m in _CAPITAL_RUN.finditer(clause):
+        run = m.group()
+        if " " in run and re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", run):
+            found |= _content(run)
+    if len(_content(clause) - found) >= MIN_CONTEXT_TERMS:
+        return frozenset()
+    return frozenset(found)
 
 
 MIN_CONTEXT_TERMS = 3  # a clause with fewer words around the fact is read with the whole claim's
@@ -742,6 +766,14 @@ def bind_claim(
     given = [s for s in sentences if s and s.strip()]
     if not given:
         return Binding(False, False, "No evidence sentence to bind the claim to.")
+    lines = [line for line in claim.splitlines() if line.strip()]
+    if len(lines) > 1:
+        return Binding(
+            False,
+            False,
+            f"The claim runs over {len(lines)} lines: a claim is one sentence (a note's claims never hold a line "
+            "break); give each line as a claim of its own, or join them.",
+        )
     japanese = lang == "ja" if lang else has_cjk(claim)
     if japanese:
         subject = dateline = ""
@@ -750,7 +782,8 @@ def bind_claim(
     rest = tuple(s for s in elsewhere if s and s.strip())
     claim_normal = normalize(claim)
     unstated: list[str] = []
-    facts = _facts(claim, japanese)
+    # a family name the page's subject carries may be left unsaid in the whole name (Lady Marina of the Windsors)
+    facts = [replace(f, whole=f.whole - names) if f.whole & names else f for f in _facts(claim, japanese)]
 
     rivalled: dict[tuple[int, str], bool] = {}
 
