@@ -205,8 +205,12 @@ EN_CLAUSE = re.compile(r"[,;:]\s+|(?<!\s)\s+(?:and|but|while|because|which|who)\
 # Each class holds groups of words that fill the same place and exclude one another; a word of one group
 # where the evidence has only a word of another group of the same class is a different value.
 JA_SIBLINGS: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (("男性", "男の人", "男の子", "男子", "少年", "男"), ("女性", "女の人", "女の子", "女子", "少女", "女")),
-    (("大人",), ("子供", "子ども", "こども")),
+    (
+        ("男性", "男の人", "男の子", "男子", "男児", "少年", "青年", "男"),
+        ("女性", "女の人", "女の子", "女子", "女児", "少女", "女"),
+    ),
+    # a boy or a girl is a child as well as male or female: these words are in both classes
+    (("大人",), ("子供", "子ども", "こども", "男の子", "女の子", "男児", "女児", "少年", "少女")),
     (("白",), ("黒",), ("赤",), ("青",), ("緑",), ("黄",), ("茶",), ("灰",), ("紫",), ("ピンク",), ("オレンジ",)),
     (("座っ", "座り", "座る", "座ら"), ("立っ", "立ち", "立つ", "立た"), ("寝", "横たわ", "横にな")),
     (("歩い", "歩き", "歩く"), ("走っ", "走り", "走る")),
@@ -216,7 +220,7 @@ JA_SIBLINGS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("内",), ("外",)),
     (("朝",), ("昼",), ("夜",)),
     (("大きな", "大きい"), ("小さな", "小さい")),
-    (("犬",), ("猫",)),
+    (("犬", "いぬ", "イヌ"), ("猫", "ねこ", "ネコ")),
     (("晴れ",), ("雨",), ("雪",)),
     (
         ("バス",),
@@ -224,7 +228,7 @@ JA_SIBLINGS: tuple[tuple[tuple[str, ...], ...], ...] = (
         ("トラック",),
         ("自転車",),
         ("バイク", "オートバイ", "単車"),
-        ("飛行機", "旅客機"),
+        ("飛行機", "旅客機", "ジェット機"),
     ),
 )
 
@@ -240,16 +244,27 @@ def _sibling_index() -> tuple[tuple[str, int, int], ...]:
 _UNMARKED = frozenset({"上"})
 
 
+def _inside_katakana(text: str, word: str, start: int) -> bool:
+    """A katakana sibling word that is part of a longer katakana word (バス in バスルーム, パスタ) is not that word."""
+    if not _KATAKANA.fullmatch(word):
+        return False
+    end = start + len(word)
+    return bool(
+        (start and _KATAKANA_CHAR.match(text[start - 1])) or (end < len(text) and _KATAKANA_CHAR.match(text[end]))
+    )
+
+
 def _sibling_hits(text: str) -> list[tuple[str, int, int, int]]:
     """The sibling words of a normalized Japanese text: (word, class, group, position), not overlapping."""
-    taken = [False] * len(text)
+    taken: dict[int, list[bool]] = {}  # per class: a word may be of two classes (少年: male, and a child)
     found: list[tuple[str, int, int, int]] = []
     for word, c, g in _sibling_index():
         start = text.find(word)
         while start != -1:
-            if not any(taken[start : start + len(word)]):
+            mask = taken.setdefault(c, [False] * len(text))
+            if not any(mask[start : start + len(word)]) and not _inside_katakana(text, word, start):
                 for i in range(start, start + len(word)):
-                    taken[i] = True
+                    mask[i] = True
                 found.append((word, c, g, start))
             start = text.find(word, start + 1)
     return sorted(found, key=lambda f: f[3])
@@ -270,6 +285,7 @@ class _Fact:
 
 _EN_CAPITALIZED = re.compile(r"(?<![\w'])[A-Z][\w'\-]*")
 _KATAKANA = re.compile(r"[\u30a1-\u30fa\u30fc]{2,}")
+_KATAKANA_CHAR = re.compile(r"[\u30a1-\u30fa\u30fc]")
 _LATIN_IN_JA = re.compile(r"[a-z][a-z0-9\-]+")
 
 
@@ -656,6 +672,25 @@ def page_dateline(sentences: Sequence[str]) -> str:
     return ""
 
 
+_DATED_LINE = re.compile(r"^(?:published|posted|updated|dated|last updated)\b", re.IGNORECASE)
+
+
+def quoted_dateline(quoted: Sequence[str]) -> str:
+    """A dateline the reader quoted: a quoted line that is a short date line ("25 Oct 2016", "November 20,
+    2013 at 6:35 PM") or opens with "Published", "Posted" or "Updated" and holds a date with its year. The
+    quote is found on the page, so the page says it; a page's chrome often pushes it below the lines where
+    `page_dateline` looks."""
+    for line in quoted:
+        text = line.strip()
+        if (
+            (len(text.split()) <= DATELINE_WORDS or _DATED_LINE.match(text))
+            and _YEAR.search(text)
+            and calendar_dates(text)
+        ):
+            return text
+    return ""
+
+
 def _dated(fact: _Fact, claim: str, dateline: str, s: _Sentence) -> bool:
     """A year or date of the claim that is the page's publication date, where the sentence holding its role
     writes no other year (an announcement dated May 20, 2019 says "announced on Monday")."""
@@ -736,6 +771,17 @@ def _holding(fact: _Fact, sentences: tuple[str, ...]) -> list[_Sentence]:
         return [_parsed(s) for s, folded in pairs if all(k in folded for k in stems)]
     needle = nfkc(fact.shown).lower()
     return [_parsed(s) for s, folded in pairs if needle in folded]
+
+
+_COUNTED = frozenset({"人", "個"})  # the units a Japanese counter of people or things folds to
+
+
+def _one_of_a_kind(fact: _Fact, sentences: Sequence[_Sentence]) -> bool:
+    """A count of one (一頭の馬, 1匹, 一人) where the sentences write no count of that kind: Japanese names one
+    thing without a count (黒い馬が…), so the count is the reader's to leave unsaid; another count is not."""
+    if fact.kind != "number" or fact.key[0] != "1" or fact.key[1] not in _COUNTED:
+        return False
+    return not any(u == fact.key[1] for s in sentences for _, u in s.numbers)
 
 
 def bind_claim(
@@ -837,6 +883,8 @@ def bind_claim(
         if any(_coreferent(fact, subject, s) and _share(context, s) >= floor for s in parsed):
             continue
         if reader and japanese and fact.kind == "name":
+            continue
+        if reader and japanese and _one_of_a_kind(fact, parsed):
             continue
         if _dated(fact, claim, dateline, parsed[i]):
             continue
