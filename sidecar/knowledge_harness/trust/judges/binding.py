@@ -805,10 +805,11 @@ def bind_claim(
     `dateline`: the page's publication date (`page_dateline`): a year or date of the claim that is this
     date counts where the sentence holding its role writes no other year. No other value of the claim
     counts from anywhere else on the page.
-    `reader`: the sentences are a reading judge's quotes. A Japanese common word of the claim (a katakana
-    word, a sibling word) that they leave unsaid is the reader's paraphrase (バイク for オートバイ, 雪山 for
-    雪の斜面) and is not refused for that; another value of its kind in its place still is. Numbers,
-    dates, English names and polarity bind as for the embedded judge."""
+    `reader`: the sentences are a reading judge's quotes. A Japanese katakana common word of the claim that
+    they leave unsaid is the reader's paraphrase (バイク for オートバイ), and so is a count of one (一頭の馬 for
+    黒い馬) where they write no count of its kind; another value of its kind in its place is still refused.
+    Numbers, dates, English names and polarity bind as for the embedded judge. (The quote gate passes as
+    `subject` what stands right around the quotes on the page too, and as `dateline` one the reader quoted.)"""
     given = [s for s in sentences if s and s.strip()]
     if not given:
         return Binding(False, False, "No evidence sentence to bind the claim to.")
