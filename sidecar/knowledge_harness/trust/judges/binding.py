@@ -412,17 +412,29 @@ def _labeled_only(value: str, text: str) -> bool:
 _CAPITAL_RUN = re.compile(r"(?<![\w'])[A-Z][\w'\-!]*(?:[ \t]+[A-Z][\w'\-!]*)*")
 
 
+@functools.lru_cache(maxsize=1024)
+def _name_runs(clause: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """The clause's runs of several capitalized words: (their words, their content terms)."""
+    return tuple(
+        (frozenset(_RUN_WORD.findall(run)), _content(run))
+        for run in (m.group() for m in _CAPITAL_RUN.finditer(clause))
+        if " " in run
+    )
+
+
+_RUN_WORD = re.compile(r"[\w'\-]+")
+
+
 def _whole_name(word: str, clause: str) -> frozenset[str]:
     """The terms of the name of several capitalized words that holds this word, where the clause says little
     besides that name ("…, Best Show Album! Records and …"): the name's other words are then all that gives the
     word its place, and a sentence that writes only some of them ("for Best Show Album") names something else.
     Empty when the clause gives the word a place with words of its own."""
     found: set[str] = set()
-    for m in _CAPITAL_RUN.finditer(clause):
-        run = m.group()
-        if " " in run and re.search(rf"(?<![\w']){re.escape(word)}(?![\w'])", run):
-            found |= _content(run)
-    if len(_content(clause) - found) >= MIN_CONTEXT_TERMS:
+    for words, content in _name_runs(clause):
+        if word in words:
+            found |= content
+    if not found or len(_content(clause) - found) >= MIN_CONTEXT_TERMS:
         return frozenset()
     return frozenset(found)
 
@@ -767,7 +779,7 @@ def _holding(fact: _Fact, sentences: tuple[str, ...]) -> list[_Sentence]:
         written = re.compile(rf"(?<![\d.]){re.escape(digits)}(?!\d)")
         return [_parsed(s) for s, folded in pairs if digits in folded and written.search(folded)]
     if fact.kind == "name":  # every stem of the name (a stem is inside each word it came from, but a final y)
-        stems = [k[:-1] if k.endswith("y") else k for k in fact.key]
+        stems = [k[:-1] if k.endswith("y") else k for k in (*fact.key, *sorted(fact.whole))]
         return [_parsed(s) for s, folded in pairs if all(k in folded for k in stems)]
     needle = nfkc(fact.shown).lower()
     return [_parsed(s) for s, folded in pairs if needle in folded]
