@@ -11,7 +11,6 @@ from typing import Any
 from ..vault.harness_files import discard_staging, write_staged
 from ..vault.paths import NoteFile
 from .build_state import IndexedNote, StagedLines
-from .parse import markdown_it_parsers
 from .reading import Parsed, ParseJob, read_one
 
 
@@ -141,8 +140,8 @@ def parse_with_helpers(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
     global _WORKER_JOB
     _WORKER_JOB = job
     try:
-        # markdown-it is made on first use (index/parse.py): once here, not once per helper
-        markdown_it_parsers()
+        # markdown-it is not made here for the helpers to inherit: the scanner decides most
+        # notes without it, and a process imports it (~30 ms) only if one of its notes needs it
         return _parse_in_parallel(chunks, helpers, job)
     finally:
         _WORKER_JOB = None
