@@ -111,3 +111,24 @@ def test_a_build_of_notes_that_need_no_markdown_it_does_not_import_it(tmp_path: 
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
     assert (vault / ".harness" / "index" / "manifest.json").is_file()
+
+
+def test_a_large_build_freezes_what_it_keeps_before_the_collector_runs_again(tmp_path: Path) -> None:
+    vault = tmp_path / "vault"
+    vault.mkdir()
+    for i in range(3):
+        (vault / f"n{i}.md").write_text(f"# Note {i}\n\nSee [[n{(i + 1) % 3}]].\n")
+    code = (
+        "import gc, sys\n"
+        "from pathlib import Path\n"
+        "from knowledge_harness.index import build\n"
+        "from knowledge_harness.vault.paths import Vault\n"
+        "build.FREEZE_AFTER_PARSED = 3\n"
+        "frozen = gc.get_freeze_count()\n"
+        "collections = []\n"
+        "gc.callbacks.append(lambda phase, info: collections.append(info['generation']) if phase == 'start' else None)\n"
+        f"outcome = build.build_index(Vault.open(Path({str(vault)!r})), full=True, workers=1)\n"
+        "print(outcome.reparsed, gc.get_freeze_count() > frozen, collections)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["3", "True", "[]"]
