@@ -103,7 +103,7 @@ from ..vault.trust_records import (
     write_run,
 )
 from ..vault.trust_splice import replace_trust_blocks
-from ..vault.writer import write_trust_blocks
+from ..vault.writer import see_note, splice_trust_blocks
 from .audit import AuditReport, NoteState, iter_states, run_audit
 from .evidence import MALFORMED_ANSWER_CODES
 from .extraction import ExtractionPool
@@ -880,12 +880,12 @@ def _approve_locked(
         if progress is not None:
             progress(done, len(plan["targets"]), path)
         try:
-            current = vault.resolve_note(path).read_bytes()
+            seen = see_note(vault, path)  # read and hashed once: the check below and the write use these bytes
         except HarnessError as exc:
             entry.update(result="REFUSED", reason=f"The note cannot be read any more: {exc.message}")
             _save(vault, record)
             continue
-        entry["sha256_found"] = sha256_hex(current)
+        entry["sha256_found"] = seen.sha256
         if entry["sha256_found"] != target["sha256_before"]:
             entry.update(
                 result="REFUSED",
@@ -897,9 +897,7 @@ def _approve_locked(
         _save(vault, record)
         verification, evidence = blocks_to_write(target["proposed"], target.get("key_order"))
         try:
-            receipt = write_trust_blocks(
-                vault, path, verification, evidence, str(target["sha256_before"]), run_id=run_id
-            )
+            receipt, written_bytes = splice_trust_blocks(vault, seen, verification, evidence, run_id=run_id)
         except Refused as exc:  # PreconditionFailed (changed just now), SpliceRefused
             entry.update(result="REFUSED", reason=exc.message)
             _save(vault, record)
@@ -911,7 +909,7 @@ def _approve_locked(
             _save(vault, record)
             break
         # the record behind the note's level (docs/audit.md, "Records"): the digest of the blocks as written
-        written = parse_note(path, replace_trust_blocks(current, verification, evidence, path=path))
+        written = parse_note(path, written_bytes)
         entry.update(
             result="APPLIED",
             sha256_after=receipt.sha256_after,
