@@ -15,9 +15,9 @@ from knowledge_harness.errors import InputError, PlanTampered, Refused
 from knowledge_harness.trust import batch
 from knowledge_harness.trust.approve import plan as plan_module
 from knowledge_harness.trust.policy import load_policy
+from knowledge_harness.trust.records import write_plan
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.trust_records import write_plan
 
 from ..support.batch_support import TODAY, tree_bytes
 from ..support.people import PERSON

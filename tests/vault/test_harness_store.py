@@ -26,6 +26,13 @@ def test_a_store_folder_writes_reads_lists_and_creates_once(tmp_path: Path) -> N
     folder.remove("b.json")
     folder.remove("b.json")  # gone already: nothing to do
     assert folder.names("*") == ["a.json", "urls"]
+    folder.sub("log").append("history.jsonl", b'{"n":1}\n')
+    folder.sub("log").append("history.jsonl", b'{"n":2}\n')
+    assert folder.all_files() == [
+        ("a.json", b"[1]\n"),
+        ("log/history.jsonl", b'{"n":1}\n{"n":2}\n'),
+        ("urls/c.json", "鮮度\n".encode()),
+    ]
 
 
 @pytest.mark.parametrize("name", ["../policy.toml", "a/b.json", ".tmp-x", "", "..", "a\\b", "a\0b"])

@@ -61,7 +61,6 @@ from __future__ import annotations
 from .approve.apply import (
     CHALLENGE_KEYWORD,
     PAUSE_ENV,
-    apply_plan,
     approve,
     check_challenge,
     expected_challenge,
@@ -123,7 +122,6 @@ __all__ = [
     "PlanPreview",
     "Reason",
     "agent_judge_calls_on",
-    "apply_plan",
     "approve",
     "blocks_to_write",
     "build_plan",

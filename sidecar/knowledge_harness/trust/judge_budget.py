@@ -26,9 +26,9 @@ from ..errors import HarnessError, Refused
 from ..machine_config import load_machine_config
 from ..vault.harness_files import pid_alive
 from ..vault.paths import Vault
-from ..vault.trust_records import list_plan_ids, read_plan
 from .judge_ledger import ledger_locked, read_ledger
 from .policy import load_policy
+from .records import list_plan_ids, read_plan
 from .validation_service import note_workload
 
 FREE_JUDGES = frozenset({"lexical", "lexical_embeddings", "agent"})

@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from ..errors import InputError
-from .atomic import atomic_write
+from .atomic import atomic_write, fsync_dir
 from .paths import Vault
 
 
@@ -42,6 +42,10 @@ class HarnessFolder:
         """The file's bytes; OSError (FileNotFoundError) as open() raises it."""
         return self.path(name).read_bytes()
 
+    def read_text(self, name: str) -> str:
+        """The file as UTF-8 text (universal newlines, as Path.read_text); OSError as open() raises it."""
+        return self.path(name).read_text(encoding="utf-8")
+
     def exists(self, name: str) -> bool:
         return self.path(name).exists()
 
@@ -64,12 +68,25 @@ class HarnessFolder:
             os.fsync(fd)
         finally:
             os.close(fd)
-        dir_fd = os.open(self.root, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
+        fsync_dir(self.root)
         return True
+
+    def append(self, name: str, data: bytes) -> None:
+        """Append `data` to the file (created when missing, with its folder) and flush it to disk."""
+        self.ensure()
+        with self.path(name).open("ab") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+
+    def all_files(self) -> list[tuple[str, bytes]]:
+        """Every file below the folder (relative POSIX path, bytes), sorted by path; the temp files of
+        writes in progress are left out."""
+        return [
+            (path.relative_to(self.root).as_posix(), path.read_bytes())
+            for path in sorted(self.root.rglob("*"))
+            if path.is_file() and not path.name.startswith(".tmp-")
+        ]
 
     def remove(self, name: str) -> None:
         with contextlib.suppress(FileNotFoundError):

@@ -36,10 +36,10 @@ from ...vault.scope import (
     snapshot,
     verify_scope,
 )
-from ...vault.trust_records import blocks_digest, check_id, claim_plan, plan_claimed_by
 from ...vault.writer import see_note, splice_trust_blocks
 from ..batch_models import BatchRun
 from ..policy import load_policy
+from ..records import blocks_digest, check_id, claim_plan, plan_claimed_by
 from .plan import DIGEST_SHOWN, blocks_to_write, load_plan, require_clock_dated
 from .record import FailureReason, finish, new_run, save, stored
 from .recover import recover_interrupted_runs
@@ -103,25 +103,12 @@ def approve(
     Only a person approves: `actor` comes from a door that proved the person credential or a
     terminal, and its name is recorded as `approved_by`. `progress(done, total, path)` is called
     before each target is checked and written (the CLI draws it)."""
-    return stored(apply_plan(vault, plan_id, challenge, actor=actor, now=now, progress=progress))
-
-
-def apply_plan(
-    vault: Vault,
-    plan_id: str,
-    challenge: str,
-    *,
-    actor: Actor,
-    now: dt.datetime | None = None,
-    progress: Callable[[int, int, str], None] | None = None,
-) -> BatchRun:
-    """`approve`, typed: the run record as the model."""
     if not actor.is_person:
         raise PersonRequired("Only a person may approve a batch: an agent prepares plans, a person applies them.")
     check_id("plan", plan_id)
     try:
         with vault_lock(vault, f"batch approve {plan_id}"):
-            return _apply_locked(vault, plan_id, challenge, now=now, actor=actor, progress=progress)
+            return stored(_apply_locked(vault, plan_id, challenge, now=now, actor=actor, progress=progress))
     except Busy as exc:
         _raise_if_busy_with(vault, plan_id, exc)
         raise

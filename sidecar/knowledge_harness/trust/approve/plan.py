@@ -31,14 +31,6 @@ from ...vault.catalog import NoteCatalog
 from ...vault.lock import ensure_writable, vault_lock
 from ...vault.note import parse_note
 from ...vault.paths import Vault, require_note_path
-from ...vault.trust_records import (
-    check_id,
-    list_run_ids,
-    plan_claimed_by,
-    read_plan,
-    read_run,
-    write_plan,
-)
 from ...vault.trust_splice import replace_trust_blocks
 from ...vault.writer import see_note
 from ..audit import AuditReport, NoteState, iter_states, run_audit
@@ -47,6 +39,14 @@ from ..extraction import ExtractionPool
 from ..freshness import is_validated
 from ..judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
 from ..policy import Policy, load_policy
+from ..records import (
+    check_id,
+    list_run_ids,
+    plan_claimed_by,
+    read_plan,
+    read_run,
+    write_plan,
+)
 from ..validation_service import (
     dry_run,
     note_workload,
@@ -436,80 +436,21 @@ async def build_plan(
         if progress is not None:
             progress(done, len(chosen), candidate.path)
         log.info("dry run %d/%d: %s", done + 1, len(chosen), candidate.path)
-        try:
-            seen = see_note(vault, candidate.path)
-            before = seen.raw
-            report = await dry_run(
-                vault,
-                candidate.path,
-                policy=policy,
-                judge_name=judge_name,
-                today=day,
-                backoff_seconds=backoff_seconds,
-                refetch=refetch,
-                workers=workers,
-            )
-        except NotWritable:
-            raise  # the vault, not this note
-        except HarnessError as exc:
-            log.info("skipped %s: %s", candidate.path, exc.message)
-            skipped.append({"path": candidate.path, "reason": exc.message})
-            continue
-        except OSError as exc:  # one unreadable note never fails the whole plan
-            skipped.append({"path": candidate.path, "reason": f"The note cannot be read: {exc.strerror or exc}."})
-            continue
-        if see_note(vault, candidate.path).sha256 != seen.sha256:
-            skipped.append({"path": candidate.path, "reason": "The note changed while it was being validated."})
-            continue
-        malformed = _malformed_evidence(report)
-        if malformed is not None:
-            skipped.append({"path": candidate.path, "reason": malformed})
-            continue
-        verification = _with_run_id(report["proposed"]["verification"], run_id)
-        proposed = {"verification": verification, "evidence": report["proposed"]["evidence"]}
-        order = key_order(proposed)
-        try:
-            new_v, new_e = blocks_to_write(proposed, order)
-            after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
-            # The hash must describe the body as it will be stored: a note without frontmatter
-            # but with a BOM gets its frontmatter after the BOM, so its body loses the BOM.
-            stored_body = parse_note(candidate.path, after).content_sha256
-            if stored_body != verification.get("content_sha256"):
-                verification = {**verification, "content_sha256": stored_body}
-                proposed = {"verification": verification, "evidence": proposed["evidence"]}
-                new_v, new_e = blocks_to_write(proposed, order)
-                after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
-        except (SpliceRefused, InputError) as exc:
-            skipped.append({"path": candidate.path, "reason": exc.message})
-            continue
-        provenance = _provenance_of(candidate.path, before)
-        result = report["result"]
-        targets.append(
-            {
-                "path": report["path"],
-                "reason": candidate.reason,
-                "triggers": list(candidate.triggers),
-                "days_left": candidate.days_left,
-                "sha256_before": seen.sha256,
-                "sha256_after": sha256_hex(after),
-                "proposed": jsonable(proposed),
-                "key_order": order,
-                "current": report["current"],
-                "provenance": provenance,
-                "verdict": result["verdict"],
-                "score": result["score"],
-                "confidence": result["confidence"],
-                "validator": result["validator"],
-                "findings": report["findings"],
-                "sources": [
-                    {
-                        k: s.get(k)
-                        for k in ("source_id", "url", "ok", "status", "snapshot_sha256", "fetched_at", "verdict")
-                    }
-                    for s in report["sources"]
-                ],
-            }
+        planned = await _plan_target(
+            vault,
+            candidate,
+            run_id,
+            policy=policy,
+            judge_name=judge_name,
+            today=day,
+            backoff_seconds=backoff_seconds,
+            refetch=refetch,
+            workers=workers,
         )
+        if isinstance(planned, str):
+            skipped.append({"path": candidate.path, "reason": planned})
+        else:
+            targets.append(planned)
     if not targets:
         raise Refused(
             "Nothing to plan: every selected note was skipped.",
@@ -546,6 +487,85 @@ async def build_plan(
     with vault_lock(vault, f"batch plan {plan_id}"):
         write_plan(vault, plan_id, plan)
     return plan
+
+
+async def _plan_target(
+    vault: Vault,
+    candidate: Candidate,
+    run_id: str,
+    *,
+    policy: Policy,
+    judge_name: str | None,
+    today: dt.date,
+    backoff_seconds: float,
+    refetch: bool,
+    workers: ExtractionPool,
+) -> dict[str, Any] | str:
+    """One note's planned target (dry run, proposed blocks, hashes before and after), or why it is skipped."""
+    try:
+        seen = see_note(vault, candidate.path)
+        before = seen.raw
+        report = await dry_run(
+            vault,
+            candidate.path,
+            policy=policy,
+            judge_name=judge_name,
+            today=today,
+            backoff_seconds=backoff_seconds,
+            refetch=refetch,
+            workers=workers,
+        )
+    except NotWritable:
+        raise  # the vault, not this note
+    except HarnessError as exc:
+        log.info("skipped %s: %s", candidate.path, exc.message)
+        return exc.message
+    except OSError as exc:  # one unreadable note never fails the whole plan
+        return f"The note cannot be read: {exc.strerror or exc}."
+    if see_note(vault, candidate.path).sha256 != seen.sha256:
+        return "The note changed while it was being validated."
+    malformed = _malformed_evidence(report)
+    if malformed is not None:
+        return malformed
+    verification = _with_run_id(report["proposed"]["verification"], run_id)
+    proposed = {"verification": verification, "evidence": report["proposed"]["evidence"]}
+    order = key_order(proposed)
+    try:
+        new_v, new_e = blocks_to_write(proposed, order)
+        after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
+        # The hash must describe the body as it will be stored: a note without frontmatter
+        # but with a BOM gets its frontmatter after the BOM, so its body loses the BOM.
+        stored_body = parse_note(candidate.path, after).content_sha256
+        if stored_body != verification.get("content_sha256"):
+            verification = {**verification, "content_sha256": stored_body}
+            proposed = {"verification": verification, "evidence": proposed["evidence"]}
+            new_v, new_e = blocks_to_write(proposed, order)
+            after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
+    except (SpliceRefused, InputError) as exc:
+        return exc.message
+    provenance = _provenance_of(candidate.path, before)
+    result = report["result"]
+    return {
+        "path": report["path"],
+        "reason": candidate.reason,
+        "triggers": list(candidate.triggers),
+        "days_left": candidate.days_left,
+        "sha256_before": seen.sha256,
+        "sha256_after": sha256_hex(after),
+        "proposed": jsonable(proposed),
+        "key_order": order,
+        "current": report["current"],
+        "provenance": provenance,
+        "verdict": result["verdict"],
+        "score": result["score"],
+        "confidence": result["confidence"],
+        "validator": result["validator"],
+        "findings": report["findings"],
+        "sources": [
+            {k: s.get(k) for k in ("source_id", "url", "ok", "status", "snapshot_sha256", "fetched_at", "verdict")}
+            for s in report["sources"]
+        ],
+    }
 
 
 def _provenance_of(path: str, raw: bytes) -> dict[str, Any] | None:

@@ -13,8 +13,8 @@ from typing import Any, Literal
 
 from ...core.clock import now_utc, utc_z
 from ...vault.paths import Vault
-from ...vault.trust_records import read_run, write_run
 from ..batch_models import BatchRun, RunFile
+from ..records import read_run, write_run
 from ..validation_service import stored_validator_label
 
 RUN_FORMAT = "kh-run/1"

@@ -9,9 +9,9 @@ from ...core.clock import now_utc, utc_z
 from ...errors import Busy, HarnessError, NotFound
 from ...vault.lock import vault_lock
 from ...vault.paths import Vault
-from ...vault.trust_records import check_id, list_run_ids, read_journal, read_run
 from ...vault.writer import see_note
 from ..batch_models import BatchRun
+from ..records import check_id, list_run_ids, read_journal, read_run
 from .record import finish, load_run, save
 
 
