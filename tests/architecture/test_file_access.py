@@ -55,7 +55,7 @@ ALLOWED: dict[str, str] = {
     "KH_SEARCH_CACHE)",
     "knowledge_harness.trust.audit": "reads .harness/policy.toml (cached by its bytes) and .harness/audits.jsonl",
     "knowledge_harness.pipeline.intake": "creates a run's folder under .harness/runs/ (files in it are written "
-    "through vault/run_store.py)",
+    "through pipeline/run_store.py)",
     "knowledge_harness.pipeline.proposals": "lists and reads .harness/proposals/ (writes go through vault/atomic.py)",
 }
 
