@@ -19,10 +19,10 @@ from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 from ...errors import BlogRepoError, HarnessError
-from ...vault.blog_repo import BlogRepo, pr_number, pr_repository
 from ..agents import Refusal
 from ..article_view import article_html, article_text, revision_diff
 from ..blog import blog_repo, run_branch
+from ..blog_repo import BlogRepo, pr_number, pr_repository
 from ..config import BlogSettings
 from ..contract import (
     DECISION_CHOICES,
