@@ -250,3 +250,53 @@ def test_a_last_edited_footer_is_no_dateline_of_the_page() -> None:
     assert not bind_claim(claim, lines[:1], dateline=page_dateline(lines)).states
     # the same date at the top of the page is its dateline
     assert page_dateline(["March 3, 2024", *lines[:3]]) == "March 3, 2024"
+
+
+LABEL_PAGE = [
+    "Verve Records is once again home to historic imprints including Verve Forecast, Impulse! and Decca Records.",
+    "Decca Broadway has won the most awards of any label for Best Show Album.",
+]
+
+
+def test_a_name_of_several_words_in_a_short_clause_is_stated_only_where_each_of_its_words_is() -> None:
+    true = (
+        "The label is home to historic imprints including Verve Forecast Records, Impulse! Records and Decca Records."
+    )
+    assert bind_claim(true, LABEL_PAGE[:1], elsewhere=LABEL_PAGE).states
+    # an award's name the page writes in another sentence is not an imprint: "Records" is not written there
+    for edited in (true.replace("Impulse!", "Best Show Album!"), true.replace("Impulse!", "Best Show Album")):
+        binding = bind_claim(edited, LABEL_PAGE[:1], elsewhere=LABEL_PAGE)
+        assert not binding.states
+        assert "Best" in binding.reason
+
+
+def test_a_family_name_the_pages_subject_carries_may_be_left_out_of_a_whole_name() -> None:
+    lines = ["Lady Amelia Windsor is a British model.", "Lady Amelia has two siblings, Edward, and Lady Marina."]
+    claim = "Lady Amelia is the sister of Edward and Lady Marina Windsor."
+    assert bind_claim(claim, lines[1:], subject=page_subject(lines)).states
+    assert not bind_claim(claim, lines[1:]).states  # the page names no Windsor family
+    assert not bind_claim(claim.replace("Marina", "Louise"), lines[1:], subject=page_subject(lines)).states
+
+
+def test_a_claim_running_over_several_lines_is_not_one_claim_and_is_never_stated() -> None:
+    page = [
+        "# Jackalopes hire Todd Watson as new Head Coach",
+        "May 20, 2019",
+        "The Odessa Jackalopes have hired Todd Watson to be the program's head coach.",
+    ]
+    one_line = "Todd Watson is the head coach of the Odessa Jackalopes."
+    assert bind_claim(one_line, page[2:], elsewhere=page).states
+    # a heading line pasted into a sentence: each word is on the page, the claim is not
+    pasted = "Todd Watson is the head coach of the Head Coach\nMay in the Odessa Jackalopes."
+    binding = bind_claim(pasted, page[2:], elsewhere=page)
+    assert binding == (False, False, binding.reason)
+    assert "2 lines" in binding.reason
+    # even a true sentence wrapped over two lines: the caller gives each line, or joins them
+    assert not bind_claim("Todd Watson is the head coach\nof the Odessa Jackalopes.", page[2:]).states
+    assert bind_claim("Todd Watson is the head coach of the Odessa Jackalopes.\n", page[2:]).states
+    finding = (
+        LexicalJudge()
+        .judge([ClaimIn(id="c", text=pasted)], [EvidenceIn(source_id="e", text="\n".join(page))])
+        .findings[0]
+    )
+    assert finding.verdict == "unsupported"

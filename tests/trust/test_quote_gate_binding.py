@@ -147,3 +147,109 @@ def test_the_fabricating_stand_in_never_quotes_the_pages_own_sentence() -> None:
         quote = answer("fabricating", {"id": "p", "claim": claim, "lang": "ja"}, page)["quotes"][0]
         assert (quote != claim) == on_page
         assert _gate(claim, page, quote) == "unsupported:quote_not_found"
+
+
+CHROME = "".join(f"Menu item {n}\n" for n in range(14))  # a site's navigation, before the article's own lines
+GAMES_PAGE = (
+    "(meta data) TITLE: Olympic news | Example Association\n"
+    + CHROME
+    + "The association chose its leaders for the coming Games this spring.\n"
+    "## Mark England appointed as Chef de Mission\n"
+    "25 Oct 2016\n"
+    "He was appointed to lead the team at the Rio Games by the board.\n"
+    "## Other news\n"
+    "She was appointed to lead the swimming team by the board.\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "expected"),
+    [
+        # "he" is who the section's heading, right above the quote, names
+        (
+            "Mark England was appointed to lead the team at the Rio Games.",
+            "He was appointed to lead the team at the Rio Games",
+            "supported",
+        ),
+        # the heading names nobody else: another person is not "he"
+        (
+            "Tom Hale was appointed to lead the team at the Rio Games.",
+            "He was appointed to lead the team at the Rio Games",
+            REFUSED,
+        ),
+        # a heading of another section, further up, is not the quote's: "she" is not Mark England
+        (
+            "Mark England was appointed to lead the swimming team.",
+            "She was appointed to lead the swimming team",
+            REFUSED,
+        ),
+        # a date line the reader quotes dates the sentence it quotes with it (the page's chrome hides it from the
+        # first lines, where the page's own dateline is looked for)
+        (
+            "In October 2016, Mark England was appointed to lead the team at the Rio Games.",
+            "25 Oct 2016 \u2026 He was appointed to lead the team at the Rio Games",
+            "supported",
+        ),
+        (
+            "In October 2016, Mark England was appointed to lead the team at the Rio Games.",
+            "He was appointed to lead the team at the Rio Games",
+            REFUSED,
+        ),
+        (
+            "In October 2015, Mark England was appointed to lead the team at the Rio Games.",
+            "25 Oct 2016 \u2026 He was appointed to lead the team at the Rio Games",
+            REFUSED,
+        ),
+    ],
+)
+def test_a_quote_carries_its_section_heading_and_a_date_line_it_quotes(claim: str, quote: str, expected: str) -> None:
+    assert _gate(claim, GAMES_PAGE, quote) == expected
+
+
+def test_the_sentence_right_before_a_quote_may_say_who_he_is_not_one_further_up() -> None:
+    page = (
+        "(meta data) TITLE: Band of brothers: the lives of war photographers\n"
+        "On the front lines, photographers take great risks every day.\n"
+        "Chris Hondros covered the war in Iraq for many years.\n"
+        "The two men met in Liberia.\n"
+        "Tim Hetherington had spent years in West Africa.\n"
+        "He was killed in Misrata in 2011 while covering the front lines.\n"
+    )
+    quote = "He was killed in Misrata in 2011 while covering the front lines."
+    assert _gate("Tim Hetherington was killed in Misrata in 2011.", page, quote) == "supported"
+    assert _gate("Chris Hondros was killed in Misrata in 2011.", page, quote) == REFUSED
+    # the name must be said right before: the same quote on a page without that sentence proves nothing of him
+    assert (
+        _gate("Tim Hetherington was killed in Misrata in 2011.", page.replace("Tim Hetherington had", "He had"), quote)
+        == REFUSED
+    )
+
+
+@pytest.mark.parametrize(
+    ("claim", "quote", "expected"),
+    [
+        # a count of one the quote leaves unsaid: Japanese names one horse without a count
+        (
+            "黒色の一頭の馬が草原で草を食べている。",
+            "黒い馬が黄色い花の生えた草原で草を食べているところです。",
+            "supported",
+        ),
+        ("黒色の二頭の馬が草原で草を食べている。", "黒い馬が黄色い花の生えた草原で草を食べているところです。", REFUSED),
+        ("黒色の一頭の馬が草原で草を食べている。", "黒い馬が二頭、草原で草を食べています。", REFUSED),
+        # a boy is a child (and male): 男児 states 子ども, not 大人 nor 女性
+        ("広場で凧を揚げている子どもがいます。", "帽子を被った男児が芝生の上で凧を揚げている。", "supported"),
+        ("広場で凧を揚げている大人がいます。", "帽子を被った男児が芝生の上で凧を揚げている。", REFUSED),
+        ("広場で凧を揚げている女性がいます。", "帽子を被った男児が芝生の上で凧を揚げている。", REFUSED),
+        # 二階建て is 2階建て
+        ("赤い2階建てバスが道路に停まっています。", "路肩に、赤い二階建てバスが停まっています。", "supported"),
+        ("赤い3階建てバスが道路に停まっています。", "路肩に、赤い二階建てバスが停まっています。", REFUSED),
+        # バス inside バスルーム is no bus; ねこ in kana is 猫
+        ("洗面所付きの茶色を基調としたバスルームです。", "浴室と洗面所の色が茶色で統一されています。", "supported"),
+        ("ノートパソコンの上に、ネコがのっています。", "ノートパソコンのうえにねこがのっています。", "supported"),
+        ("ノートパソコンの上に、イヌがのっています。", "ノートパソコンのうえにねこがのっています。", REFUSED),
+    ],
+)
+def test_japanese_counts_of_one_children_floors_and_kana_words_bind_as_they_mean(
+    claim: str, quote: str, expected: str
+) -> None:
+    assert _gate(claim, quote, quote) == expected

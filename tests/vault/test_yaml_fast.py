@@ -374,6 +374,9 @@ def test_unicode_spaces_are_read_in_the_fast_path_as_pyyaml_reads_them() -> None
         _check(f"k{space}ey: v\n")  # a key with one: the fast path may decline, never disagree
     for breaker in ("\u0085", "\u2028", "\u2029", "\ufeff"):
         assert _fast_mapping(f"title: a{breaker}b\n") is None
+        assert _fast_mapping(f"title: 同期\u3000a{breaker}b\n") is None  # beside U+3000 too
+    _check("title: 同期\u3000競合\u00a0と\u2003解決\n")  # U+3000 with other Zs spaces on one line
+    assert _fast_mapping("title: 同期\u3000競合\u00a0と\u2003解決\n") is not None
 
 
 def test_fast_path_answers_the_common_shapes() -> None:

@@ -25,7 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from ..core import jsoncodec
-from ..core.memory import paused_gc
+from ..core.memory import freeze_long_lived, paused_gc
 from ..vault.harness_files import (
     discard_staging,
     index_dir,
@@ -71,6 +71,7 @@ _index_settings = index_settings  # the name index/query.py imports
 # A process that keeps its state in memory rewrites the parse cache only after this many notes changed
 _CACHE_SLACK = 256
 PROGRESS_MIN_NOTES = 1000  # a build that parses fewer notes ends before a progress line would help
+FREEZE_AFTER_PARSED = 1000  # a build that parsed this many notes freezes what it keeps (see build_index)
 
 
 def _silent(done: int, total: int, step: str) -> None:
@@ -117,7 +118,7 @@ def build_index(
                     report = build_one_shot(vault)
                 if report is not None:
                     return report
-            return _build(
+            outcome = _build(
                 vault,
                 full=full,
                 workers=workers,
@@ -126,6 +127,13 @@ def build_index(
                 progress=progress,
                 checkpoint=checkpoint,
             )
+            if outcome.reparsed >= FREEZE_AFTER_PARSED:
+                # What the build keeps lives until the next build: out of the collector's walks
+                # (core/memory.py), before the pause ends. Otherwise the first allocation after
+                # it starts a young-generation collection that walks every object the build made
+                # (8 ms CPU for 1,666 notes, 76 ms for 10,000 at load 10), of which it frees none.
+                freeze_long_lived(collect_first=False)
+            return outcome
     finally:
         for staging in stagings:
             discard_staging(staging)

@@ -51,8 +51,17 @@ def mask_code(lines: list[str], code_ranges: Iterable[tuple[int, int]], first_li
                 masked[i - first_line] = ""
     text = "\n".join(masked)
     if "`" in text:
-        text = _CODE_SPAN.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+        text = _CODE_SPAN.sub(_blanked, text)
     return text
+
+
+def _blanked(m: re.Match[str]) -> str:
+    """A code span with every character but line breaks made a space (str methods: a regex
+    substitution per span was ~10 % of parsing a real vault's notes)."""
+    span = m.group(0)
+    if "\n" not in span:
+        return " " * len(span)
+    return "\n".join(" " * len(part) for part in span.split("\n"))
 
 
 class _LineMap:

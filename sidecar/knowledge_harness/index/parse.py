@@ -112,8 +112,75 @@ def inline_text(content: str) -> str:
     """A heading's inline markup reduced to its text (emphasis, code, links and escapes removed)."""
     if not _INLINE_SPECIAL.search(content):
         return content.strip()
+    text = _code_spans_only(content)
+    if text is not None:
+        return text
     tokens = _md().parseInline(content)
     return reduce_inline(tokens[0].children if tokens else None)
+
+
+_BACKTICK_RUN = re.compile(r"`+")
+_MARKUP = re.compile(r"[\\&*_\[\]!<]")  # _INLINE_SPECIAL without the backtick and the line break
+
+
+def _plain_outside_code(content: str, start: int, end: int) -> bool:
+    """Is `content[start:end]` (outside code spans) text to markdown-it's inline rules? Only
+    where no rule can fire: an "&" that starts no entity, a "_" between letters or digits (it
+    can neither open nor close emphasis), brackets when no "](" can make a link (inline_text
+    has no reference definitions)."""
+    for m in _MARKUP.finditer(content, start, end):
+        c, i = m.group(), m.start()
+        if c == "&":
+            after = content[i + 1 : i + 2]
+            if after == "#" or (after.isascii() and after.isalpha()):
+                return False
+        elif c == "_":
+            if not (i > 0 and content[i - 1].isalnum() and content[i + 1 : i + 2].isalnum()):
+                return False
+        elif c in "[]":
+            if "](" in content:
+                return False
+        else:
+            return False
+    return True
+
+
+def _code_spans_only(content: str) -> str | None:
+    """inline_text of a heading whose only markup is code spans (markdown-it's backtick rule:
+    a run of n backticks opens a span closed by the next run of exactly n; an unmatched run is
+    text), or None when markdown-it must decide. Headings with `code` are common in real
+    vaults, and markdown-it costs its import (~30 ms) to every process that needs it."""
+    if "\n" in content or "\r" in content or "\x00" in content:
+        return None  # a line break in a span becomes a space: left to markdown-it
+    runs = [(m.start(), m.end()) for m in _BACKTICK_RUN.finditer(content)]
+    following: dict[int, int] = {}  # run length -> index of the next run of that length
+    closer = [-1] * len(runs)
+    for k in range(len(runs) - 1, -1, -1):
+        length = runs[k][1] - runs[k][0]
+        closer[k] = following.get(length, -1)
+        following[length] = k
+    parts: list[str] = []
+    at = 0  # the text before `at` is decided
+    k = 0
+    while k < len(runs):
+        start, end = runs[k]
+        close = closer[k]
+        if close < 0:
+            k += 1  # an unmatched run is text
+            continue
+        if not _plain_outside_code(content, at, start):
+            return None
+        parts.append(content[at:start])
+        code = content[end : runs[close][0]]
+        if code.startswith(" ") and code.endswith(" ") and any(c != " " for c in code):
+            code = code[1:-1]
+        parts.append(code)
+        at = runs[close][1]
+        k = close + 1
+    if not _plain_outside_code(content, at, len(content)):
+        return None
+    parts.append(content[at:])
+    return "".join(parts).strip()
 
 
 # -- front matter, exactly as mdit_py_plugins.front_matter decides -------------------------
@@ -260,6 +327,49 @@ def _listish(text: str) -> bool:
     return bool(_BULLET.match(content) or _ORDERED.match(content))
 
 
+class _PlainHref(str):
+    """A definition's destination not yet normalized (markdown-it's normalizeLink): only a
+    heading's inline parse reads it (_scan normalizes it first), and most notes have none."""
+
+
+# a destination of these characters alone is one markdown-it reads as it stands: no escapes,
+# entities, parentheses, brackets or angle brackets (and its scheme is checked below)
+_PLAIN_DEST = re.compile(r"[^\x00-\x20\x7f\\&()<>\[\]]*")
+_UNSAFE_SCHEMES = ("vbscript:", "javascript:", "file:", "data:")
+
+
+def _plain_destination(string: str, pos: int, maximum: int) -> str | None:
+    """The destination at `pos` when markdown-it's parseLinkDestination, normalizeLink and
+    validateLink would accept it unchanged ("" when there is none); None when they decide."""
+    if pos < maximum and string[pos] == "<":
+        return None
+    m = _PLAIN_DEST.match(string, pos, maximum)
+    assert m is not None  # the pattern matches the empty string
+    end = m.end()
+    if end < maximum and string[end] not in " \n\t\r\x0b\x0c":
+        return None  # stopped at a character markdown-it reads differently (or a control character)
+    found = m.group()
+    if found.lower().startswith(_UNSAFE_SCHEMES):
+        return None
+    return found
+
+
+def _plain_title(string: str, pos: int, maximum: int) -> tuple[bool, str, int]:
+    """(ok, title, end) of a link title at `pos` as markdown-it's parseLinkTitle reads it, when
+    that is plain: none there, or quoted without escapes or entities and closed; end -1 otherwise."""
+    if pos >= maximum or string[pos] not in "\"'(":
+        return False, "", 0
+    if string[pos] == "(":
+        return False, "", -1
+    close = string.find(string[pos], pos + 1, maximum)
+    if close < 0:
+        return False, "", -1
+    title = string[pos + 1 : close]
+    if "\\" in title or "&" in title:
+        return False, "", -1
+    return True, title, close + 1
+
+
 def _definition(lines: list[str], first: int, newline_at_end: bool, open_end: bool) -> tuple[int, str, Any] | None:
     """(index of the line after it, label, reference) of a link reference definition at
     `lines[first]`, None when there is none. `lines`: a paragraph's lines from their first
@@ -319,29 +429,40 @@ def _definition(lines: list[str], first: int, newline_at_end: bool, open_end: bo
         return pos
 
     pos = skip_space(label_end + 2)
-    dest = _md().helpers.parseLinkDestination(string, pos, maximum)
-    if not dest.ok:
-        return None
-    href = _md().normalizeLink(dest.str)
-    if not _md().validateLink(href):
-        return None
-    pos = dest_end = dest.pos
+    plain = _plain_destination(string, pos, maximum)
+    href: str | _PlainHref
+    if plain is not None:  # decided without markdown-it (its import: ~30 ms per process)
+        if not plain:
+            return None
+        href = _PlainHref(plain)
+        pos = dest_end = pos + len(plain)
+    else:
+        dest = _md().helpers.parseLinkDestination(string, pos, maximum)
+        if not dest.ok:
+            return None
+        href = _md().normalizeLink(dest.str)
+        if not _md().validateLink(href):
+            return None
+        pos = dest_end = dest.pos
     dest_end_index = next_index
     start = pos
     pos = skip_space(pos)
-    title_res = _md().helpers.parseLinkTitle(string, pos, maximum, None)
-    while title_res.can_continue:
-        more = next_line(next_index)
-        if more is None:
-            break
-        string += more
-        pos = maximum
-        maximum = len(string)
-        next_index += 1
-        title_res = _md().helpers.parseLinkTitle(string, pos, maximum, title_res)
-    if pos < maximum and start != pos and title_res.ok:
-        title = title_res.str
-        pos = title_res.pos
+    title_ok, title_str, title_end = _plain_title(string, pos, maximum)
+    if title_end < 0:
+        title_res = _md().helpers.parseLinkTitle(string, pos, maximum, None)
+        while title_res.can_continue:
+            more = next_line(next_index)
+            if more is None:
+                break
+            string += more
+            pos = maximum
+            maximum = len(string)
+            next_index += 1
+            title_res = _md().helpers.parseLinkTitle(string, pos, maximum, title_res)
+        title_ok, title_str, title_end = title_res.ok, title_res.str, title_res.pos
+    if pos < maximum and start != pos and title_ok:
+        title = title_str
+        pos = title_end
     else:
         title = ""
         pos = dest_end
@@ -774,6 +895,9 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
     if para_ref:
         _settle_definitions(para_lines, para_lazy, leaf != 1 or final_newline, False, refs)
     if refs and raw_titles:
+        for ref in refs.values():
+            if isinstance(ref["href"], _PlainHref):
+                ref["href"] = _md().normalizeLink(str(ref["href"]))
         env = {"references": refs}
         for i, content in raw_titles:
             tokens = _md().parseInline(content, env)

@@ -32,7 +32,7 @@ def read_and_parse(
         job.staging = new_index_staging(vault)
         job.old_layers = state.layers
         if count > 1:
-            from . import parallel  # multiprocessing and pickle: only for builds that use them
+            from . import parallel  # pickle and the fork machinery: only for builds that use them
 
             if parallel.available():
                 size = max(50, len(jobs) // (count * 16))  # small chunks: little idle time at the end

@@ -23,7 +23,7 @@ from __future__ import annotations
 
 from .judges import JudgeFailed
 from .judges.base import Judge
-from .judges.binding import bind_claim, page_dateline, page_subject
+from .judges.binding import bind_claim, page_dateline, page_subject, quoted_dateline
 from .quotes import MAX_QUOTES, SourceText, pieces, too_short
 from .text import sentence_texts
 from .validation_models import (
@@ -38,6 +38,7 @@ from .validation_models import (
 
 # Judges that check a claim's numbers, dates and names themselves before they answer `supported`.
 EMBEDDED_JUDGES = frozenset({"lexical", "lexical_embeddings"})
+AROUND_CHARS = 2000  # how far before a quote its section heading and the sentence before it are looked for
 
 
 def verdict_of(findings: list[Finding]) -> str:
@@ -110,15 +111,38 @@ class QuoteGate:
             self._pages[source_id] = (page_subject(lines), page_dateline(lines))
         return self._pages[source_id]
 
+    def _around(self, spans: list[QuoteSpan]) -> str:
+        """What the page says right before the quotes: the heading of the section each quote sits in and
+        the sentence just before it. Their opening names are who a quote's "he" or "the company" may be."""
+        item = self.evidence.get(spans[0].source_id) if spans else None
+        if item is None or not item.text:
+            return ""
+        found: list[str] = []
+        for span in spans:
+            before = item.text[max(0, span.start - AROUND_CHARS) : span.start]
+            lines = [line.strip() for line in before.split("\n") if line.strip()]
+            if lines and not before.endswith("\n") and not before.rstrip().endswith((".", "!", "?", "\u3002")):
+                lines.pop()  # the quote starts inside this line: its start is the quote's sentence
+            headings = [line for line in lines if line.startswith("#")]
+            if headings:
+                found.append(headings[-1].lstrip("# "))
+            said = sentence_texts("\n".join(lines[-1:]))
+            if said:
+                found.append(said[-1])
+        return "\n".join(dict.fromkeys(found))
+
     def states(self, claim: ClaimIn, spans: list[QuoteSpan]) -> tuple[bool, str]:
         """The quotes state the claim. Only the quoted sentences bind it; the page's title and first
-        sentence may say who "he" or "the album" is, and its dateline which year "on Monday" is in."""
+        sentence, the quote's section heading and the sentence before it may say who "he" or "the album"
+        is, and the page's dateline (or one the reader quoted) which year "on Monday" is in."""
         subject, dateline = self._page(spans[0].source_id) if spans else ("", "")
+        quoted = sentence_texts("\n".join(s.text for s in spans))
+        around = self._around(spans)
         binding = bind_claim(
             claim.text,
-            sentence_texts("\n".join(s.text for s in spans)),
-            subject=subject,
-            dateline=dateline,
+            quoted,
+            subject="\n".join(t for t in (subject, around) if t),
+            dateline=quoted_dateline(quoted) or dateline,
             reader=True,
         )
         return binding.states and not binding.contradicts, binding.reason

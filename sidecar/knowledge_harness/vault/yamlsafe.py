@@ -239,6 +239,17 @@ UNICODE_SPACES = "\u00a0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u
 _SPACES_AS_SPACE = str.maketrans(UNICODE_SPACES, " " * len(UNICODE_SPACES))
 
 
+def _printable_but_spaces(content: str) -> bool:
+    """Is `content` printable once its Unicode spaces are " "? U+3000 (the commonest, in Japanese
+    values) goes first by str.replace: translate looks each character up, ~8 % of parsing a
+    vault of long Japanese aliases."""
+    if "\u3000" in content:
+        content = content.replace("\u3000", " ")
+        if content.isprintable():
+            return True
+    return content.translate(_SPACES_AS_SPACE).isprintable()
+
+
 def _fast_mapping(text: str) -> dict[str, Any] | None:
     """What the core-schema loader returns for simple block YAML, or None to let PyYAML decide."""
     if "\t" in text or "\r" in text or text.startswith("#") or " #" in text or "\n#" in text:
@@ -249,7 +260,7 @@ def _fast_mapping(text: str) -> dict[str, Any] | None:
         if not content:
             continue
         content = content.rstrip(" ")
-        if (not content.isprintable() and not content.translate(_SPACES_AS_SPACE).isprintable()) or content.startswith(
+        if (not content.isprintable() and not _printable_but_spaces(content)) or content.startswith(
             ("#", "---", "...", "%")
         ):
             return None

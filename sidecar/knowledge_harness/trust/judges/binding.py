@@ -14,6 +14,11 @@ facts. A word found elsewhere on the page does not count; three narrow readings 
   where the sentence holding its role writes no other year.
 A negative comparative that restates a superlative ("no lake is deeper than Baikal" / "Baikal is the
 deepest lake"; 日本に富士山より高い山はない / 富士山は日本で最も高い山である) is no negation on one side only.
+A name of several capitalized words in a clause that says little besides it ("…, Best Show Album! Records and …")
+is stated only where each of its words is written (a family name the page's subject carries may be left unsaid).
+A claim whose text runs over several lines is not one claim and is never stated: a note's claims are its
+sentences (a paragraph's lines joined, a Japanese line break a boundary), so a line break in a claim is a
+heading or another sentence pasted into it.
 
 A claim is contradicted by the sentences when, in the sentence that holds the words around one of its
 facts, another value of the same kind fills that fact's place (the Nile where the claim says the
@@ -30,7 +35,7 @@ import difflib
 import functools
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import NamedTuple
 
 from ..english_forms import MONTH_NAMES, calendar_dates, ordinal_word
@@ -200,8 +205,12 @@ EN_CLAUSE = re.compile(r"[,;:]\s+|(?<!\s)\s+(?:and|but|while|because|which|who)\
 # Each class holds groups of words that fill the same place and exclude one another; a word of one group
 # where the evidence has only a word of another group of the same class is a different value.
 JA_SIBLINGS: tuple[tuple[tuple[str, ...], ...], ...] = (
-    (("男性", "男の人", "男の子", "男子", "少年", "男"), ("女性", "女の人", "女の子", "女子", "少女", "女")),
-    (("大人",), ("子供", "子ども", "こども")),
+    (
+        ("男性", "男の人", "男の子", "男子", "男児", "少年", "青年", "男"),
+        ("女性", "女の人", "女の子", "女子", "女児", "少女", "女"),
+    ),
+    # a boy or a girl is a child as well as male or female: these words are in both classes
+    (("大人",), ("子供", "子ども", "こども", "男の子", "女の子", "男児", "女児", "少年", "少女")),
     (("白",), ("黒",), ("赤",), ("青",), ("緑",), ("黄",), ("茶",), ("灰",), ("紫",), ("ピンク",), ("オレンジ",)),
     (("座っ", "座り", "座る", "座ら"), ("立っ", "立ち", "立つ", "立た"), ("寝", "横たわ", "横にな")),
     (("歩い", "歩き", "歩く"), ("走っ", "走り", "走る")),
@@ -211,7 +220,7 @@ JA_SIBLINGS: tuple[tuple[tuple[str, ...], ...], ...] = (
     (("内",), ("外",)),
     (("朝",), ("昼",), ("夜",)),
     (("大きな", "大きい"), ("小さな", "小さい")),
-    (("犬",), ("猫",)),
+    (("犬", "いぬ", "イヌ"), ("猫", "ねこ", "ネコ")),
     (("晴れ",), ("雨",), ("雪",)),
     (
         ("バス",),
@@ -219,7 +228,7 @@ JA_SIBLINGS: tuple[tuple[tuple[str, ...], ...], ...] = (
         ("トラック",),
         ("自転車",),
         ("バイク", "オートバイ", "単車"),
-        ("飛行機", "旅客機"),
+        ("飛行機", "旅客機", "ジェット機"),
     ),
 )
 
@@ -235,16 +244,27 @@ def _sibling_index() -> tuple[tuple[str, int, int], ...]:
 _UNMARKED = frozenset({"上"})
 
 
+def _inside_katakana(text: str, word: str, start: int) -> bool:
+    """A katakana sibling word that is part of a longer katakana word (バス in バスルーム, パスタ) is not that word."""
+    if not _KATAKANA.fullmatch(word):
+        return False
+    end = start + len(word)
+    return bool(
+        (start and _KATAKANA_CHAR.match(text[start - 1])) or (end < len(text) and _KATAKANA_CHAR.match(text[end]))
+    )
+
+
 def _sibling_hits(text: str) -> list[tuple[str, int, int, int]]:
     """The sibling words of a normalized Japanese text: (word, class, group, position), not overlapping."""
-    taken = [False] * len(text)
+    taken: dict[int, list[bool]] = {}  # per class: a word may be of two classes (少年: male, and a child)
     found: list[tuple[str, int, int, int]] = []
     for word, c, g in _sibling_index():
         start = text.find(word)
         while start != -1:
-            if not any(taken[start : start + len(word)]):
+            mask = taken.setdefault(c, [False] * len(text))
+            if not any(mask[start : start + len(word)]) and not _inside_katakana(text, word, start):
                 for i in range(start, start + len(word)):
-                    taken[i] = True
+                    mask[i] = True
                 found.append((word, c, g, start))
             start = text.find(word, start + 1)
     return sorted(found, key=lambda f: f[3])
@@ -260,10 +280,12 @@ class _Fact:
     clause: str  # the part of the claim that gives it its role
     key: tuple[str, ...]  # number: (value, unit[, month of its date]); date: (month, day); name: its terms;
     # sibling: (class, group)
+    whole: frozenset[str] = frozenset()  # name: the terms of its whole name, where they must be written too
 
 
 _EN_CAPITALIZED = re.compile(r"(?<![\w'])[A-Z][\w'\-]*")
 _KATAKANA = re.compile(r"[\u30a1-\u30fa\u30fc]{2,}")
+_KATAKANA_CHAR = re.compile(r"[\u30a1-\u30fa\u30fc]")
 _LATIN_IN_JA = re.compile(r"[a-z][a-z0-9\-]+")
 
 
@@ -305,7 +327,7 @@ def _facts(claim: str, japanese: bool) -> list[_Fact]:
                 continue
             key = tuple(terms(normalize(bare)).content)
             if key:
-                facts.append(_Fact("name", bare, part, key))
+                facts.append(_Fact("name", bare, part, key, _whole_name(bare, part)))
     if not japanese:
         # a number the sub-claims leave out (one in brackets: "Leading with Intensity" (2019)) is the claim's too
         held = {f.key[:2] for f in facts if f.kind == "number"}
@@ -370,7 +392,7 @@ def _states(fact: _Fact, s: _Sentence) -> bool:
     if fact.kind == "date":
         return (int(fact.key[0]), int(fact.key[1])) in calendar_dates(s.text)
     if fact.kind == "name":
-        return all(k in s.content for k in fact.key)
+        return all(k in s.content for k in fact.key) and fact.whole <= s.content
     c, g = int(fact.key[0]), int(fact.key[1])
     return any(hc == c and hg == g for _, hc, hg, _ in _sibling_hits(s.normal))
 
@@ -385,6 +407,36 @@ def _labeled_only(value: str, text: str) -> bool:
     return bool(places) and all(
         re.search(rf"(?:^|[^\w]){_LABEL}$", bare[max(0, m.start() - 12) : m.start()], re.I) for m in places
     )
+
+
+_CAPITAL_RUN = re.compile(r"(?<![\w'])[A-Z][\w'\-!]*(?:[ \t]+[A-Z][\w'\-!]*)*")
+
+
+@functools.lru_cache(maxsize=1024)
+def _name_runs(clause: str) -> tuple[tuple[frozenset[str], frozenset[str]], ...]:
+    """The clause's runs of several capitalized words: (their words, their content terms)."""
+    return tuple(
+        (frozenset(_RUN_WORD.findall(run)), _content(run))
+        for run in (m.group() for m in _CAPITAL_RUN.finditer(clause))
+        if " " in run
+    )
+
+
+_RUN_WORD = re.compile(r"[\w'\-]+")
+
+
+def _whole_name(word: str, clause: str) -> frozenset[str]:
+    """The terms of the name of several capitalized words that holds this word, where the clause says little
+    besides that name ("…, Best Show Album! Records and …"): the name's other words are then all that gives the
+    word its place, and a sentence that writes only some of them ("for Best Show Album") names something else.
+    Empty when the clause gives the word a place with words of its own."""
+    found: set[str] = set()
+    for words, content in _name_runs(clause):
+        if word in words:
+            found |= content
+    if not found or len(_content(clause) - found) >= MIN_CONTEXT_TERMS:
+        return frozenset()
+    return frozenset(found)
 
 
 MIN_CONTEXT_TERMS = 3  # a clause with fewer words around the fact is read with the whole claim's
@@ -632,6 +684,25 @@ def page_dateline(sentences: Sequence[str]) -> str:
     return ""
 
 
+_DATED_LINE = re.compile(r"^(?:published|posted|updated|dated|last updated)\b", re.IGNORECASE)
+
+
+def quoted_dateline(quoted: Sequence[str]) -> str:
+    """A dateline the reader quoted: a quoted line that is a short date line ("25 Oct 2016", "November 20,
+    2013 at 6:35 PM") or opens with "Published", "Posted" or "Updated" and holds a date with its year. The
+    quote is found on the page, so the page says it; a page's chrome often pushes it below the lines where
+    `page_dateline` looks."""
+    for line in quoted:
+        text = line.strip()
+        if (
+            (len(text.split()) <= DATELINE_WORDS or _DATED_LINE.match(text))
+            and _YEAR.search(text)
+            and calendar_dates(text)
+        ):
+            return text
+    return ""
+
+
 def _dated(fact: _Fact, claim: str, dateline: str, s: _Sentence) -> bool:
     """A year or date of the claim that is the page's publication date, where the sentence holding its role
     writes no other year (an announcement dated May 20, 2019 says "announced on Monday")."""
@@ -708,10 +779,21 @@ def _holding(fact: _Fact, sentences: tuple[str, ...]) -> list[_Sentence]:
         written = re.compile(rf"(?<![\d.]){re.escape(digits)}(?!\d)")
         return [_parsed(s) for s, folded in pairs if digits in folded and written.search(folded)]
     if fact.kind == "name":  # every stem of the name (a stem is inside each word it came from, but a final y)
-        stems = [k[:-1] if k.endswith("y") else k for k in fact.key]
+        stems = [k[:-1] if k.endswith("y") else k for k in (*fact.key, *sorted(fact.whole))]
         return [_parsed(s) for s, folded in pairs if all(k in folded for k in stems)]
     needle = nfkc(fact.shown).lower()
     return [_parsed(s) for s, folded in pairs if needle in folded]
+
+
+_COUNTED = frozenset({"人", "個"})  # the units a Japanese counter of people or things folds to
+
+
+def _one_of_a_kind(fact: _Fact, sentences: Sequence[_Sentence]) -> bool:
+    """A count of one (一頭の馬, 1匹, 一人) where the sentences write no count of that kind: Japanese names one
+    thing without a count (黒い馬が…), so the count is the reader's to leave unsaid; another count is not."""
+    if fact.kind != "number" or fact.key[0] != "1" or fact.key[1] not in _COUNTED:
+        return False
+    return not any(u == fact.key[1] for s in sentences for _, u in s.numbers)
 
 
 def bind_claim(
@@ -735,13 +817,22 @@ def bind_claim(
     `dateline`: the page's publication date (`page_dateline`): a year or date of the claim that is this
     date counts where the sentence holding its role writes no other year. No other value of the claim
     counts from anywhere else on the page.
-    `reader`: the sentences are a reading judge's quotes. A Japanese common word of the claim (a katakana
-    word, a sibling word) that they leave unsaid is the reader's paraphrase (バイク for オートバイ, 雪山 for
-    雪の斜面) and is not refused for that; another value of its kind in its place still is. Numbers,
-    dates, English names and polarity bind as for the embedded judge."""
+    `reader`: the sentences are a reading judge's quotes. A Japanese katakana common word of the claim that
+    they leave unsaid is the reader's paraphrase (バイク for オートバイ), and so is a count of one (一頭の馬 for
+    黒い馬) where they write no count of its kind; another value of its kind in its place is still refused.
+    Numbers, dates, English names and polarity bind as for the embedded judge. (The quote gate passes as
+    `subject` what stands right around the quotes on the page too, and as `dateline` one the reader quoted.)"""
     given = [s for s in sentences if s and s.strip()]
     if not given:
         return Binding(False, False, "No evidence sentence to bind the claim to.")
+    lines = [line for line in claim.splitlines() if line.strip()]
+    if len(lines) > 1:
+        return Binding(
+            False,
+            False,
+            f"The claim runs over {len(lines)} lines: a claim is one sentence (a note's claims never hold a line "
+            "break); give each line as a claim of its own, or join them.",
+        )
     japanese = lang == "ja" if lang else has_cjk(claim)
     if japanese:
         subject = dateline = ""
@@ -750,7 +841,8 @@ def bind_claim(
     rest = tuple(s for s in elsewhere if s and s.strip())
     claim_normal = normalize(claim)
     unstated: list[str] = []
-    facts = _facts(claim, japanese)
+    # a family name the page's subject carries may be left unsaid in the whole name (Lady Marina of the Windsors)
+    facts = [replace(f, whole=f.whole - names) if f.whole & names else f for f in _facts(claim, japanese)]
 
     rivalled: dict[tuple[int, str], bool] = {}
 
@@ -804,6 +896,8 @@ def bind_claim(
         if any(_coreferent(fact, subject, s) and _share(context, s) >= floor for s in parsed):
             continue
         if reader and japanese and fact.kind == "name":
+            continue
+        if reader and japanese and _one_of_a_kind(fact, parsed):
             continue
         if _dated(fact, claim, dateline, parsed[i]):
             continue

@@ -86,6 +86,7 @@ _KATAKANA_NOUNS = (
 )
 _COUNTED = re.compile(rf"([一二三四五六七八九]|\d+)([{_COUNTER_CHARS}])")
 _PEOPLE = re.compile(r"([一二三四五六七八九]|\d+)[人名]")
+_FLOOR = re.compile(r"(?<![一二三四五六七八九十百千])([一二三四五六七八九])階")
 _PUNCT = re.compile(r"[\s、。，,．.「」『』（）()・!?！？:：;；\"'\-]")
 _CONTENT_CHAR = re.compile(r"[\u3400-\u9fff々\u30a0-\u30ffーa-z0-9]")
 _RUN = re.compile(r"[\u3400-\u9fff々]+|[\u30a0-\u30ffー]+|\d+|[a-z]{2,}")
@@ -122,6 +123,8 @@ def normalize(text: str) -> str:
             s = s.replace(kata, kanji)
         s = _COUNTED.sub(lambda m: _KANJI_DIGITS.get(m.group(1), m.group(1)) + "個", s)
         s = _PEOPLE.sub(lambda m: _KANJI_DIGITS.get(m.group(1), m.group(1)) + "人", s)
+        if "階" in s:
+            s = _FLOOR.sub(lambda m: _KANJI_DIGITS[m.group(1)] + "階", s)  # 二階建て = 2階建て
     return s
 
 
