@@ -26,9 +26,9 @@ from knowledge_harness.pipeline.rest_models import (
 from knowledge_harness.trust.batch import approve, build_plan, plan_view, show_plan, show_run
 from knowledge_harness.trust.batch_models import BatchRun, PlanView
 from knowledge_harness.trust.dry_run_models import DryRunReport
+from knowledge_harness.trust.records import read_run, write_run
 from knowledge_harness.trust.validation_service import dry_run
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.trust_records import read_run, write_run
 
 from ..conftest import KH, start_sidecar, stop_sidecar
 from ..support.batch_support import TODAY, fixture_now, git_vault

@@ -54,10 +54,8 @@ ALLOWED: dict[str, str] = {
     "knowledge_harness.index.search": "reads notes for the search layer and creates its folder (in the user cache, "
     "KH_SEARCH_CACHE)",
     "knowledge_harness.trust.audit": "reads .harness/policy.toml (cached by its bytes) and .harness/audits.jsonl",
-    "knowledge_harness.trust.batch": "re-reads target notes to compare their hashes with the plan's "
-    "(precondition and scope checks); writes go through vault/",
     "knowledge_harness.pipeline.intake": "creates a run's folder under .harness/runs/ (files in it are written "
-    "through vault/run_store.py)",
+    "through pipeline/run_store.py)",
     "knowledge_harness.pipeline.proposals": "lists and reads .harness/proposals/ (writes go through vault/atomic.py)",
 }
 

@@ -24,9 +24,9 @@ from knowledge_harness.pipeline import config as pipeline_config
 from knowledge_harness.pipeline import contract, engine, judging, registry, states
 from knowledge_harness.pipeline.ops import o07_plan
 from knowledge_harness.trust import audit, batch, batch_models, claims, freshness, policy, schema, validation_models
+from knowledge_harness.trust import records as trust_records
 from knowledge_harness.vault import note as vault_note
 from knowledge_harness.vault import paths as vault_paths
-from knowledge_harness.vault import trust_records
 
 DESIGN = Path(__file__).resolve().parents[2] / "docs" / "design"
 TICKED = re.compile(r"`([^`\n]+)`")

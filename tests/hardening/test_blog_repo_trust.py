@@ -13,10 +13,10 @@ from pathlib import Path
 import pytest
 
 from knowledge_harness.errors import BlogRepoError, InputError
+from knowledge_harness.pipeline import blog_repo
+from knowledge_harness.pipeline.blog_repo import BlogRepo
 from knowledge_harness.pipeline.config import load_config
 from knowledge_harness.pipeline.engine import Pipeline
-from knowledge_harness.vault import blog_repo
-from knowledge_harness.vault.blog_repo import BlogRepo
 from knowledge_harness.vault.paths import Vault
 from knowledge_harness.vault.safe_git import safe_config_env
 

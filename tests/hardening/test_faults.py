@@ -47,8 +47,8 @@ WRITER = textwrap.dedent(
     if sys.argv[2] == "inject":
         os.fsync = full
     elif sys.argv[2] == "inject-create":
-        import tempfile
-        tempfile.mkstemp = full
+        from knowledge_harness.vault import atomic
+        atomic._new_temp_file = full
     vault = Vault.open(sys.argv[1])
     raw = (vault.root / "note.md").read_bytes()
     try:
@@ -73,7 +73,7 @@ def _run_writer(vault: Path, mode: str, padding: int) -> tuple[int, dict[str, st
 
 
 def _leftovers(folder: Path) -> list[str]:
-    return sorted(p.name for p in folder.iterdir() if p.name.endswith(".kh-tmp"))
+    return sorted(p.name for p in folder.iterdir() if p.name.startswith(".tmp-") or p.name.endswith(".kh-tmp"))
 
 
 @pytest.mark.parametrize("where", ["inject", "inject-create"], ids=["at fsync", "creating the temp file"])

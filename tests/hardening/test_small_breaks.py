@@ -12,8 +12,8 @@ import pytest
 
 from knowledge_harness.errors import InputError
 from knowledge_harness.index.search import SearchLayer, layer_path
+from knowledge_harness.pipeline.blog_repo import BlogRepo
 from knowledge_harness.settings import require_loopback
-from knowledge_harness.vault.blog_repo import BlogRepo
 from knowledge_harness.vault.paths import Vault
 
 from ..support.part2_support import git, make_blog

@@ -6,9 +6,9 @@ import json
 import subprocess
 from pathlib import Path
 
+from knowledge_harness.pipeline.blog_repo import PastPost
 from knowledge_harness.pipeline.draft_checks import CheckInputs, check_draft, similarity
 from knowledge_harness.pipeline.drafts import autofix
-from knowledge_harness.vault.blog_repo import PastPost
 
 from ..conftest import KH
 from ..support.part2_support import GOOD, git, make_blog
@@ -85,7 +85,7 @@ def test_blog_repo_commits_once_and_stays_confined(tmp_path: Path) -> None:
     import pytest
 
     from knowledge_harness.errors import PathRejected
-    from knowledge_harness.vault.blog_repo import BlogRepo
+    from knowledge_harness.pipeline.blog_repo import BlogRepo
 
     blog = make_blog(tmp_path)
     repo = BlogRepo(blog, "docs/blog/posts", "main")

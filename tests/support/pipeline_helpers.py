@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
-from knowledge_harness.vault.run_store import RunStore
+from knowledge_harness.pipeline.run_store import RunStore
 
 Handler = Callable[[str, dict[str, list[str]], bytes], tuple[int, str, bytes]]
 

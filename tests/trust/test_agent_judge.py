@@ -134,7 +134,7 @@ def test_a_task_whose_agent_disconnected_is_open_for_another(vault: Vault) -> No
         time.sleep(0.05)
     # another process takes the task and exits without answering (a `kh mcp` whose client went away)
     gone = (
-        "import sys; from knowledge_harness.vault.judge_tasks import JudgeTaskStore;"
+        "import sys; from knowledge_harness.trust.judge_tasks import JudgeTaskStore;"
         "from knowledge_harness.vault.paths import Vault;"
         "print(JudgeTaskStore(Vault.open(sys.argv[1])).take({'name': 'agent:gone', 'client': 'gone'})['task_id'])"
     )

@@ -13,10 +13,11 @@ import pytest
 from knowledge_harness.core.clock import parse_utc_z, utc_z
 from knowledge_harness.errors import InputError, PlanTampered, Refused
 from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import plan as plan_module
 from knowledge_harness.trust.policy import load_policy
+from knowledge_harness.trust.records import write_plan
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.trust_records import write_plan
 
 from ..support.batch_support import TODAY, tree_bytes
 from ..support.people import PERSON
@@ -107,7 +108,7 @@ def test_an_agents_judge_budget_counts_the_calls_of_todays_plans(tmp_path: Path)
         return batch.PlanPreview("canary", ["a.md"], 1, calls, "openai_compat", calls)
 
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(batch, "now_utc", lambda: today)
+        patch.setattr(plan_module, "now_utc", lambda: today)
         assert batch.require_agent_judge_budget(vault, preview(3), 10) == 3
         with pytest.raises(Refused) as refused:
             batch.require_agent_judge_budget(vault, preview(4), 10)

@@ -21,9 +21,9 @@ from knowledge_harness.trust.extraction import (
     extract_in_worker,
 )
 from knowledge_harness.trust.policy import EvidencePolicy, Policy
+from knowledge_harness.trust.snapshots import EvidenceStore
 from knowledge_harness.trust.validation_service import collect_evidence
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.snapshots import EvidenceStore
 from tests.support.evidence_site import EvidenceSite
 
 # the fetch timeout: the slow pages outlast it, the normal ones (a new extraction worker included) must not,

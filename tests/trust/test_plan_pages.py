@@ -13,8 +13,8 @@ import anyio
 import pytest
 
 from knowledge_harness.trust import batch
+from knowledge_harness.trust.snapshots import EvidenceStore
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.snapshots import EvidenceStore
 
 from ..conftest import use_machine_config
 from ..support.evidence_site import EvidenceSite

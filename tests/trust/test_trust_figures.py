@@ -64,9 +64,15 @@ def test_breaking_a_notes_yaml_never_raises_coverage(
 
 
 def test_a_failed_run_that_wrote_nothing_still_consumed_its_plan() -> None:
-    from knowledge_harness.trust.batch import _finish
+    from knowledge_harness.trust.batch import finish
+    from knowledge_harness.trust.batch_models import BatchRun, RunFile
 
-    record = {"files": [{"path": "a.md", "result": "PENDING"}, {"path": "b.md", "result": "REFUSED"}]}
-    _finish(record, failed="write_error", failure={"message": "The disk is full."})
-    assert (record["run_status"], record["consumption"], record["result"]) == ("FAILED", "CONSUMED", "NOT_APPLIED")
-    assert [f["result"] for f in record["files"]] == ["NOT_APPLIED", "REFUSED"]
+    files = [
+        RunFile.model_construct(path="a.md", result="PENDING"),
+        RunFile.model_construct(path="b.md", result="REFUSED"),
+    ]
+    record = BatchRun.model_construct(files=files)
+    finish(record, failed="write_error", message="The disk is full.")
+    assert (record.run_status, record.consumption, record.result) == ("FAILED", "CONSUMED", "NOT_APPLIED")
+    assert (record.failure_reason, record.failure, record.files_written) == ("write_error", "The disk is full.", [])
+    assert [f.result for f in record.files] == ["NOT_APPLIED", "REFUSED"]

@@ -14,7 +14,7 @@ import pytest
 from knowledge_harness.errors import PreconditionFailed, SpliceRefused
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.writer import write_if_unchanged, write_trust_blocks
+from knowledge_harness.vault.writer import see_note, splice_trust_blocks, write_if_unchanged, write_trust_blocks
 
 
 def sha(data: bytes) -> str:
@@ -54,6 +54,27 @@ def test_changed_note_is_refused_by_name_and_left_untouched(vault: Vault) -> Non
     assert note.read_bytes() == old
     assert not (vault.root / ".harness").exists()
     assert [p.name for p in note.parent.iterdir()] == ["鮮度.md"]
+
+
+def test_a_note_edited_after_it_was_read_is_not_overwritten(vault: Vault) -> None:
+    note = vault.root / "Keywords" / "鮮度.md"
+    seen = see_note(vault, "Keywords/鮮度.md")
+    assert (seen.raw, seen.sha256) == (note.read_bytes(), sha(note.read_bytes()))
+    note.write_bytes(b"---\ntitle: edited by the person\n---\nbody\n")
+    with pytest.raises(PreconditionFailed) as info:
+        splice_trust_blocks(vault, seen, {"status": "verified", "level": 2}, None)
+    assert "while writing" in info.value.message
+    assert info.value.detail["actual_sha256"] == sha(note.read_bytes())
+    assert note.read_bytes() == b"---\ntitle: edited by the person\n---\nbody\n"
+    assert [p.name for p in note.parent.iterdir()] == ["鮮度.md"]  # the temp file went with the refusal
+    assert not (vault.root / ".harness").exists()
+
+
+def test_the_spliced_bytes_returned_are_the_bytes_written(vault: Vault) -> None:
+    note = vault.root / "Keywords" / "鮮度.md"
+    receipt, written = splice_trust_blocks(vault, see_note(vault, "Keywords/鮮度.md"), {"level": 2}, None)
+    assert written == note.read_bytes() and receipt.sha256_after == sha(written)
+    assert parse_note("n.md", written).properties["verification"] == {"level": 2}
 
 
 def test_journal_has_one_line_per_write(vault: Vault) -> None:

@@ -19,12 +19,12 @@ import typer
 from ..actors import agent
 from ..core.clock import now_utc_z
 from ..errors import InputError, NotFound, PersonRequired, SubmissionRefused
+from ..pipeline.blog_repo import PastPost, first_title
 from ..pipeline.config import PipelineConfig, load_config
 from ..pipeline.contract import DECISION_CHOICES, RunStatus, choice_code
 from ..pipeline.draft_checks import CheckInputs, blog_rules, check_draft
 from ..pipeline.engine import Pipeline
 from ..pipeline.proposals import Proposal, ProposalBook
-from ..vault.blog_repo import PastPost, first_title
 from ..vault.paths import Vault
 from ..vault.safe_git import run_git
 from .terminal import ask, confirm, person_at_terminal, person_if_at_terminal

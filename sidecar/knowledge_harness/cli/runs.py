@@ -12,8 +12,8 @@ from ..core.dates import parse_day
 from ..trust.batch import recover_interrupted_runs, show_run
 from ..trust.discovery import discover, render_text
 from ..trust.prov import export_prov
+from ..trust.records import list_run_ids, read_run
 from ..vault.paths import Vault
-from ..vault.trust_records import list_run_ids, read_run
 
 runs_app = typer.Typer(help="Records of batch runs (approvals).", no_args_is_help=True)
 prov_app = typer.Typer(help="W3C PROV of batch runs.", no_args_is_help=True)

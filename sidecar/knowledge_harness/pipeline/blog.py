@@ -1,4 +1,4 @@
-"""The configured blog repository, seen from the pipeline (reads through vault/blog_repo.py)."""
+"""The configured blog repository, seen from the pipeline (reads through pipeline/blog_repo.py)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import InputError
-from ..vault.blog_repo import BlogRepo, PastPost
+from .blog_repo import BlogRepo, PastPost
 from .config import PipelineConfig
 from .ops.base import OpContext
 

@@ -23,7 +23,7 @@ from ..actors import Actor
 from ..errors import Conflict, InputError, NotFound, PersonRequired
 from ..vault.atomic import atomic_write, pretty_json
 from ..vault.paths import Vault
-from ..vault.run_store import RunStore
+from .run_store import RunStore
 
 ProposalStatus = Literal["open", "accepted", "declined"]
 _ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,160}$")

@@ -18,13 +18,13 @@ from ..core.jsonutil import canonical_json
 from ..errors import Conflict, PersonRequired
 from ..vault.catalog import NoteCatalog
 from ..vault.paths import Vault
-from ..vault.run_store import RunStore
 from .config import PipelineConfig, load_config
 from .contract import HUMAN_BUDGET, OperationRecord, Question, ReasonCode, Result, Run, State
 from .fetching import EvidenceFetcher
 from .ops.base import OpContext, Operation, Outcome, Prepared, QuestionSpec
 from .proposals import ProposalBook
 from .registry import OPERATIONS
+from .run_store import RunStore
 from .states import check_transition
 
 

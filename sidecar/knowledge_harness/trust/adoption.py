@@ -3,7 +3,7 @@
 A vault that already carries `verification` / `evidence` blocks (a person's own history, the demo
 vault, blocks written before runs kept a digest) reads `unrecorded` until a record stands behind
 each note's blocks. Adoption writes that record: one file under `.harness/adoptions/` listing,
-per note, the digest of its blocks as they are now (vault/trust_records.blocks_digest) and who
+per note, the digest of its blocks as they are now (trust/records.blocks_digest) and who
 vouched for them (the OS account at the terminal). It changes no note byte. The notes then read
 `adopted` (counted at their written level) until their blocks change.
 
@@ -30,9 +30,9 @@ from ..errors import ChallengeRefused, InputError, PersonRequired
 from ..vault.catalog import NoteCatalog
 from ..vault.lock import ensure_writable, vault_lock
 from ..vault.paths import Vault
-from ..vault.trust_records import ADOPTION_FORMAT, write_adoption
 from .audit import iter_states
 from .policy import Policy
+from .records import ADOPTION_FORMAT, write_adoption
 
 ADOPT_KEYWORD = "ADOPT"
 DIGEST_SHOWN = 12

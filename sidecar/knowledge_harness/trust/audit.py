@@ -8,7 +8,7 @@ Definitions (docs/audit.md):
 - Evidence-capable: a Keyword note with at least one http(s) URL among its references.
 - Fresh L2: an evidence-capable Keyword note with level ≥ 2, status verified or reviewed, no
   metadata error in `verification`, no stale trigger, and whose blocks are recorded or adopted.
-- Records (vault/trust_records.py): a note counts at its written level only while a record
+- Records (trust/records.py): a note counts at its written level only while a record
   holds the digest of its `verification` and `evidence` blocks: the successful run named by
   `verification.run_id` (`recorded`) or a person's adoption (`adopted`). A hand-written, copied or
   later-edited block is `unrecorded` and counts as L0, with its reason.
@@ -48,7 +48,10 @@ from ..vault.lock import not_writable
 from ..vault.note import Note
 from ..vault.paths import NoteFile, ScanProblem
 from ..vault.references import is_evidence_url
-from ..vault.trust_records import (
+from ..vault.writer import append_jsonl
+from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
+from .policy import POLICY_FILE, Policy, load_policy, note_tags
+from .records import (
     RE_ESTABLISH,
     RecordKind,
     RecordState,
@@ -58,9 +61,6 @@ from ..vault.trust_records import (
     blocks_digest,
     runs_dir,
 )
-from ..vault.writer import append_jsonl
-from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
-from .policy import POLICY_FILE, Policy, load_policy, note_tags
 from .schema import LEVEL_NAMES, TrustMetadata, Verification, finding_line, read_trust
 
 AUDITS_FILE = "audits.jsonl"

@@ -15,7 +15,7 @@ decompression (so a gzip bomb stops at the cap), at most `max_redirects` redirec
 text/html, application/xhtml+xml, text/plain. Retries (policy `retries`, exponential backoff) on
 connection errors and HTTP 429/502/503/504 only. Concurrency: a global and a per-host limit.
 
-This module returns data; snapshots are written by `vault/snapshots.py`.
+This module returns data; snapshots are written by `trust/snapshots.py` (through `vault/harness_store.py`).
 """
 
 from __future__ import annotations

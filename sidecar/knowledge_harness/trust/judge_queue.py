@@ -19,8 +19,8 @@ from pydantic import ValidationError
 
 from ..actors import Actor
 from ..errors import Cancelled, InputError, SubmissionRefused
-from ..vault.judge_tasks import JudgeTaskStore
 from ..vault.paths import Vault
+from .judge_tasks import JudgeTaskStore
 from .judges.agent import (
     INSTRUCTIONS_EN,
     INSTRUCTIONS_JA,

@@ -27,7 +27,6 @@ from ..vault.lock import not_writable
 from ..vault.note import Note, read_note
 from ..vault.paths import Vault
 from ..vault.references import is_evidence_url
-from ..vault.snapshots import EvidenceStore
 from .claims import Claim, extract_claims
 from .evidence import FetchedPage, Fetcher, conditional_headers
 from .extraction import ExtractionPool
@@ -36,6 +35,7 @@ from .judges import JudgeFailed, UnknownJudge, get_judge
 from .judges.agent import TaskQueue
 from .judges.base import Judge
 from .policy import Policy, load_policy, proposed_blocks
+from .snapshots import EvidenceStore
 from .validation_models import (
     MAX_EVIDENCE,
     MAX_TOTAL_EVIDENCE_CHARS,

@@ -10,7 +10,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,8 +32,18 @@ Pieces = Sequence[bytes | memoryview]
 """A file's bytes as consecutive pieces, written one after the other (never joined in memory)."""
 
 
-def atomic_write(path: Path, data: bytes | Pieces, *, durable: bool = True, mode: int | None = None) -> None:
-    """Replace `path` with `data` atomically; `durable=False` skips the fsyncs (rebuildable caches)."""
+def atomic_write(
+    path: Path,
+    data: bytes | Pieces,
+    *,
+    durable: bool = True,
+    mode: int | None = None,
+    before_replace: Callable[[], object] | None = None,
+) -> None:
+    """Replace `path` with `data` atomically; `durable=False` skips the fsyncs (rebuildable caches).
+
+    `before_replace` runs after the temp file is written and before the rename: it may raise to
+    leave `path` as it is (the note writer re-checks the note's hash there); the temp file goes."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = _new_temp_file(path.parent)
     try:
@@ -47,6 +57,8 @@ def atomic_write(path: Path, data: bytes | Pieces, *, durable: bool = True, mode
                 os.fsync(handle.fileno())
         if mode is not None:
             tmp.chmod(mode)
+        if before_replace is not None:
+            before_replace()
         tmp.replace(path)
     except BaseException:
         tmp.unlink(missing_ok=True)

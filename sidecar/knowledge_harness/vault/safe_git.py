@@ -13,9 +13,13 @@ another repository or add settings are dropped.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import shutil
 import subprocess
+import tempfile
+from collections.abc import Iterator
 from pathlib import Path
 
 GIT_TIMEOUT = 60
@@ -119,3 +123,17 @@ def run_git(
     """`git -c <safe settings> -C root args…`; the exit code is the caller's to judge. Raises OSError
     (no git) and subprocess.TimeoutExpired as they come."""
     return _bare_run(root, args, timeout, overrides=_filter_overrides(root, timeout), data=data, env=env)
+
+
+def find_program(name: str) -> str | None:
+    """The program on PATH (git, gh) or None: the pipeline's blog repository asks here, in the file layer,
+    because shutil is imported only below pipeline/ (pyproject's import contract)."""
+    return shutil.which(name)
+
+
+@contextlib.contextmanager
+def scratch_git_index() -> Iterator[dict[str, str]]:
+    """A private, temporary git index for building a tree without a work tree (`read-tree`, `update-index`,
+    `write-tree`): the environment that points git at it; the folder is removed afterwards."""
+    with tempfile.TemporaryDirectory(prefix="kh-blog-index-") as tmp:
+        yield {"GIT_INDEX_FILE": str(Path(tmp) / "index")}

@@ -19,11 +19,10 @@ from typing import Any, NamedTuple
 from zoneinfo import ZoneInfo
 
 from ...errors import BlogRepoError, HarnessError
-from ...vault.blog_repo import BlogRepo, pr_number, pr_repository
-from ...vault.run_store import RunStore
 from ..agents import Refusal
 from ..article_view import article_html, article_text, revision_diff
 from ..blog import blog_repo, run_branch
+from ..blog_repo import BlogRepo, pr_number, pr_repository
 from ..config import BlogSettings
 from ..contract import (
     DECISION_CHOICES,
@@ -39,6 +38,7 @@ from ..draft_checks import normalize_title
 from ..drafts import replace_front, replace_note, sha256_text
 from ..language import is_japanese
 from ..packets import packet_items, uncertainty_ids
+from ..run_store import RunStore
 from .base import AgentStep, OpContext, Outcome, Prepared, QuestionSpec, Wait, moves
 
 OPERATION = "O-10"

@@ -29,8 +29,8 @@ from typing import Any
 
 from ...core.clock import parse_utc_z, utc_z
 from ...errors import BlogRepoError, Conflict, DecisionRefused, HarnessError
-from ...vault.blog_repo import BlogRepo, MergeFact, PullRequest, pr_number
 from ..blog import blog_repo
+from ..blog_repo import BlogRepo, MergeFact, PullRequest, pr_number
 from ..contract import (
     DECISION_CHOICES,
     HUMAN_DECISION,

@@ -23,9 +23,9 @@ from typing import Any
 
 from ...core.urls import normalize_url
 from ...errors import HarnessError
-from ...vault.blog_repo import pr_number, pr_repository
 from ..agents import Refusal
 from ..blog import blog_repo
+from ..blog_repo import pr_number, pr_repository
 from ..contract import MAX_AI_REVISIONS, Producer, ReasonCode, Result, State
 from ..draft_checks import CheckInputs, check_draft
 from ..drafts import block_problems, layout, refresh_manifest, replace_blocks, sha256_text

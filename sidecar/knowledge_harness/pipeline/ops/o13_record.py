@@ -17,11 +17,11 @@ from collections import Counter
 from typing import Any
 
 from ...errors import HarnessError
-from ...vault.run_store import RunStore
 from ..blog import blog_repo
 from ..config import EvidenceSettings
 from ..contract import BUDGET_EXCEPTIONS, REASONS, TERMINAL, OperationRecord, ReasonCode, Result, State, Uncertainty
 from ..proposals import ProposalSpec
+from ..run_store import RunStore
 from .base import OpContext, Outcome, Prepared, ProgramStep, Wait, moves
 from .o11_decide import RESUME_CONFLICT, RESUME_POLICY, RESUME_PR, RESUME_REJECT, RESUME_TIMEOUT
 from .o12_feedback import RESUME_REFERENCES

@@ -8,15 +8,15 @@ Layout of one run (`.harness/runs/pipeline/<run_id>/`):
 - `history.jsonl`         append-only event log
 - `HANDOFF.md`            the hand-off note of the run (O-13)
 
-Plus `.harness/DECISIONS.md` (append-only proposals). Every path is confined to `.harness/`;
-JSON is written with sorted keys so it diffs cleanly in git.
+Plus `.harness/DECISIONS.md` (append-only proposals). Every path is confined to `.harness/`, and
+every file is read and written through vault/harness_store.py; JSON is written with sorted keys so
+it diffs cleanly in git.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
-import os
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -25,12 +25,14 @@ from typing import Any
 from ..core.hashing import sha256_hex
 from ..core.jsonutil import canonical_json
 from ..errors import NotFound, PathRejected
-from .atomic import atomic_write, pretty_json
-from .lock import vault_lock
-from .paths import Vault
+from ..vault.atomic import pretty_json
+from ..vault.harness_store import HarnessFolder
+from ..vault.lock import vault_lock
+from ..vault.paths import Vault
 
 RUNS_SUBDIR = ("runs", "pipeline")
 _RUN_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_-]{2,80}$")
+_DECISIONS = "DECISIONS.md"
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9._-]{0,160}$")
 
 
@@ -40,7 +42,8 @@ class RunStore:
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
         self.harness = vault.harness_dir
-        self.root = self.harness.joinpath(*RUNS_SUBDIR)
+        self.runs = HarnessFolder(vault, *RUNS_SUBDIR)
+        self.root = self.runs.root
 
     # -- paths -------------------------------------------------------------------------------
     def run_dir(self, run_id: str) -> Path:
@@ -48,19 +51,24 @@ class RunStore:
             raise PathRejected(f"Not a valid run id: {run_id!r}.")
         return self.root / run_id
 
-    def _inside(self, run_id: str, *parts: str) -> Path:
-        for part in parts:
-            if not _NAME.match(part):
-                raise PathRejected(f"Not a valid file name in a run: {part!r}.")
-        return self.run_dir(run_id).joinpath(*parts)
+    def _folder(self, run_id: str, *folders: str) -> HarnessFolder:
+        self.run_dir(run_id)  # checks the id
+        folder = self.runs.sub(run_id)
+        for name in folders:
+            folder = folder.sub(name)
+        return folder
+
+    @staticmethod
+    def _name(name: str) -> str:
+        if not _NAME.match(name):
+            raise PathRejected(f"Not a valid file name in a run: {name!r}.")
+        return name
 
     def exists(self, run_id: str) -> bool:
         return (self.run_dir(run_id) / "run.json").is_file()
 
     def run_ids(self) -> list[str]:
-        if not self.root.is_dir():
-            return []
-        return sorted(p.name for p in self.root.iterdir() if _RUN_ID.match(p.name) and (p / "run.json").is_file())
+        return sorted(e.name for e in self.runs.entries() if _RUN_ID.match(e.name) and self.exists(e.name))
 
     # -- locking -----------------------------------------------------------------------------
     @contextlib.contextmanager
@@ -72,21 +80,19 @@ class RunStore:
 
     # -- the head ------------------------------------------------------------------------------
     def read_head(self, run_id: str) -> dict[str, Any]:
-        path = self.run_dir(run_id) / "run.json"
         try:
-            data: dict[str, Any] = json.loads(path.read_bytes())
+            data: dict[str, Any] = json.loads(self._folder(run_id).read_bytes("run.json"))
         except FileNotFoundError as exc:
             raise NotFound(f"No pipeline run {run_id}.") from exc
         return data
 
     def write_head(self, run_id: str, head: dict[str, Any]) -> bool:
         """Replace run.json; returns False (and writes nothing) when the bytes are unchanged."""
-        path = self.run_dir(run_id) / "run.json"
-        data = pretty_json(head)
+        folder, data = self._folder(run_id), pretty_json(head)
         with contextlib.suppress(FileNotFoundError):
-            if path.read_bytes() == data:
+            if folder.read_bytes("run.json") == data:
                 return False
-        atomic_write(path, data)
+        folder.write("run.json", data)
         return True
 
     # -- records -------------------------------------------------------------------------------
@@ -94,104 +100,86 @@ class RunStore:
         """Store one record in its own file (never rewritten); returns the file name."""
         data = pretty_json(record)
         name = f"{seq:04d}-{operation}-{sha256_hex(data)[:12]}.json"
-        path = self._inside(run_id, "records", name)
-        if not path.exists():
-            atomic_write(path, data)
+        records = self._folder(run_id, "records")
+        if not records.exists(self._name(name)):
+            records.write(name, data)
         return name
 
     def read_records(self, run_id: str) -> list[dict[str, Any]]:
-        folder = self.run_dir(run_id) / "records"
-        if not folder.is_dir():
-            return []
-        return [json.loads(p.read_bytes()) for p in sorted(folder.glob("*.json"))]
+        records = self._folder(run_id, "records")
+        return [json.loads(records.read_bytes(name)) for name in records.names("*.json")]
 
     # -- artifacts -----------------------------------------------------------------------------
     def put_artifact(self, run_id: str, value: Any) -> tuple[str, bool]:
         """Store a JSON artifact by content; returns (sha256, written). Same content → no write."""
         data = pretty_json(value)
         digest = sha256_hex(data)
-        path = self._inside(run_id, "artifacts", f"{digest}.json")
-        if path.exists():
+        artifacts = self._folder(run_id, "artifacts")
+        if artifacts.exists(f"{digest}.json"):
             return digest, False
-        atomic_write(path, data)
+        artifacts.write(f"{digest}.json", data)
         return digest, True
 
     def get_artifact(self, run_id: str, digest: str) -> Any:
         if not re.fullmatch(r"[0-9a-f]{64}", digest):
             raise PathRejected(f"Not an artifact digest: {digest!r}.")
-        path = self._inside(run_id, "artifacts", f"{digest}.json")
         try:
-            return json.loads(path.read_bytes())
+            return json.loads(self._folder(run_id, "artifacts").read_bytes(f"{digest}.json"))
         except FileNotFoundError as exc:
             raise NotFound(f"No artifact {digest} in run {run_id}.") from exc
 
     def list_files(self, run_id: str) -> dict[str, str]:
         """Every file of a run with its SHA-256 (for audits and tests)."""
-        base = self.run_dir(run_id)
-        out: dict[str, str] = {}
-        for path in sorted(base.rglob("*")):
-            if path.is_file() and not path.name.startswith(".tmp-"):
-                out[path.relative_to(base).as_posix()] = sha256_hex(path.read_bytes())
-        return out
+        folder = self._folder(run_id)
+        return {rel: sha256_hex(data) for rel, data in folder.all_files()}
 
     # -- history -------------------------------------------------------------------------------
     def append_history(self, run_id: str, event: dict[str, Any]) -> None:
-        path = self.run_dir(run_id) / "history.jsonl"
-        path.parent.mkdir(parents=True, exist_ok=True)
-        line = canonical_json(event) + b"\n"
-        with path.open("ab") as handle:
-            handle.write(line)
-            handle.flush()
-            os.fsync(handle.fileno())
+        self._folder(run_id).append("history.jsonl", canonical_json(event) + b"\n")
 
     def read_history(self, run_id: str) -> list[dict[str, Any]]:
-        path = self.run_dir(run_id) / "history.jsonl"
-        if not path.exists():
+        folder = self._folder(run_id)
+        if not folder.exists("history.jsonl"):
             return []
-        return [json.loads(line) for line in path.read_bytes().splitlines() if line.strip()]
+        return [json.loads(line) for line in folder.read_bytes("history.jsonl").splitlines() if line.strip()]
 
     # -- text files ------------------------------------------------------------------------------
     def write_text(self, run_id: str, name: str, text: str) -> bool:
         """Write a text file of the run (e.g. HANDOFF.md); unchanged bytes → no write."""
-        path = self._inside(run_id, name)
-        data = text.encode("utf-8")
+        folder, data = self._folder(run_id), text.encode("utf-8")
         with contextlib.suppress(FileNotFoundError):
-            if path.read_bytes() == data:
+            if folder.read_bytes(self._name(name)) == data:
                 return False
-        atomic_write(path, data)
+        folder.write(name, data)
         return True
 
     def read_text(self, run_id: str, name: str) -> str:
-        return self._inside(run_id, name).read_text(encoding="utf-8")
+        return self._folder(run_id).read_text(self._name(name))
 
     def read_bytes(self, run_id: str, name: str) -> bytes:
-        return self._inside(run_id, name).read_bytes()
+        return self._folder(run_id).read_bytes(self._name(name))
 
     # -- DECISIONS.md --------------------------------------------------------------------------
     @property
     def decisions_path(self) -> Path:
-        return self.harness / "DECISIONS.md"
+        return self.harness / _DECISIONS
 
     def append_decision(self, proposal_id: str, text: str) -> bool:
         """Append a proposal block once (keyed by proposal_id); never edits earlier content."""
         if not _NAME.match(proposal_id):
             raise PathRejected(f"Not a valid proposal id: {proposal_id!r}.")
-        path = self.decisions_path
+        harness = HarnessFolder(self.vault)
         marker = f"<!-- proposal:{proposal_id} -->"
-        existing = path.read_text(encoding="utf-8") if path.exists() else ""
+        existing = harness.read_text(_DECISIONS) if harness.exists(_DECISIONS) else ""
         if marker in existing:
             return False
-        path.parent.mkdir(parents=True, exist_ok=True)
         header = (
             "" if existing else "# DECISIONS\n\nProposals from the harness pipeline. Never adopted automatically.\n"
         )
         block = f"{header}\n{marker}\n{text.rstrip()}\n"
-        with path.open("a", encoding="utf-8") as handle:
-            handle.write(block)
-            handle.flush()
-            os.fsync(handle.fileno())
+        harness.append(_DECISIONS, block.encode("utf-8"))
         return True
 
     def read_decisions(self) -> str:
-        path = self.decisions_path
-        return path.read_text(encoding="utf-8") if path.exists() else ""
+        harness = HarnessFolder(self.vault)
+        return harness.read_text(_DECISIONS) if harness.exists(_DECISIONS) else ""

@@ -28,14 +28,14 @@ import json
 import os
 import time
 from collections.abc import Iterator, Mapping
-from pathlib import Path
 from typing import Any
 
 from ..core.clock import now_utc_z
 from ..errors import NotFound, SubmissionRefused
-from .atomic import atomic_write, pretty_json
-from .harness_files import flocked, pid_alive
-from .paths import Vault
+from ..vault.atomic import pretty_json
+from ..vault.harness_files import flocked, pid_alive
+from ..vault.harness_store import HarnessFolder
+from ..vault.paths import Vault
 
 FOLDER = "judge-tasks"
 KEEP_SECONDS = 24 * 3600  # finished tasks are deleted a day after their deadline
@@ -46,25 +46,25 @@ _AGENTS = "agents.json"
 class JudgeTaskStore:
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
-        self.root = vault.harness_dir / FOLDER
+        self.folder = HarnessFolder(vault, FOLDER)
 
     @contextlib.contextmanager
     def _locked(self) -> Iterator[None]:
-        self.root.mkdir(parents=True, exist_ok=True)
-        with flocked(self.root / "lock", fcntl.LOCK_EX):
+        self.folder.ensure()
+        with flocked(self.folder.path("lock"), fcntl.LOCK_EX):
             yield
 
-    def _path(self, task_id: str) -> Path:
+    def _name(self, task_id: str, suffix: str = ".json") -> str:
         if not task_id.startswith("jt-") or not task_id[3:].replace("-", "").isalnum():
             raise NotFound(f"No judge task {task_id!r}.", detail={"task_id": task_id})
-        return self.root / f"{task_id}.json"
+        return f"{task_id}{suffix}"
 
     def _write(self, task: Mapping[str, Any]) -> None:
-        atomic_write(self._path(str(task["task_id"])), pretty_json(dict(task)), durable=False)
+        self.folder.write(self._name(str(task["task_id"])), pretty_json(dict(task)), durable=False)
 
     def read(self, task_id: str) -> dict[str, Any]:
         try:
-            data: dict[str, Any] = json.loads(self._path(task_id).read_bytes())
+            data: dict[str, Any] = json.loads(self.folder.read_bytes(self._name(task_id)))
         except FileNotFoundError:
             raise NotFound(f"No judge task {task_id!r}.", detail={"task_id": task_id}) from None
         return data
@@ -72,7 +72,7 @@ class JudgeTaskStore:
     def evidence(self, task_id: str) -> dict[str, str]:
         """The task's evidence texts by source id (the caller has read the task: `held_by`)."""
         try:
-            texts: dict[str, str] = json.loads(self._path(task_id).with_name(f"{task_id}.evidence.json").read_bytes())
+            texts: dict[str, str] = json.loads(self.folder.read_bytes(self._name(task_id, ".evidence.json")))
         except FileNotFoundError:
             raise NotFound(f"The judge task {task_id!r} has no evidence.", detail={"task_id": task_id}) from None
         return texts
@@ -85,17 +85,17 @@ class JudgeTaskStore:
         task.setdefault("waiter_pid", os.getpid())
         with self._locked():
             self._prune(now)
-            atomic_write(self.root / f"{task_id}.evidence.json", pretty_json(dict(texts)), durable=False)
+            self.folder.write(f"{task_id}.evidence.json", pretty_json(dict(texts)), durable=False)
             self._write(task)
         return task_id
 
     def _tasks(self) -> list[dict[str, Any]]:
         tasks = []
-        for entry in sorted(self.root.glob("jt-*.json")):
-            if entry.name.endswith(".evidence.json"):
+        for name in self.folder.names("jt-*.json"):
+            if name.endswith(".evidence.json"):
                 continue
             with contextlib.suppress(OSError, ValueError):
-                tasks.append(json.loads(entry.read_bytes()))
+                tasks.append(json.loads(self.folder.read_bytes(name)))
         return sorted(tasks, key=lambda t: (float(t.get("created", 0)), str(t.get("task_id"))))
 
     def _refresh(self, task: dict[str, Any], now: float) -> dict[str, Any]:
@@ -214,20 +214,19 @@ class JudgeTaskStore:
             return self._refresh(self.read(task_id), time.time())
 
     def _seen(self, agent: Mapping[str, Any], now: float) -> None:
-        path = self.root / _AGENTS
         try:
-            seen: dict[str, Any] = json.loads(path.read_bytes())
+            seen: dict[str, Any] = json.loads(self.folder.read_bytes(_AGENTS))
         except (OSError, ValueError):
             seen = {}
         key = f"{agent.get('name')} {agent.get('client_version') or ''}".strip()
         seen[key] = {**agent, "pid": os.getpid(), "last_seen": now, "last_seen_at": now_utc_z()}
         seen = dict(sorted(seen.items(), key=lambda kv: -float(kv[1].get("last_seen", 0)))[:20])
-        atomic_write(path, pretty_json(seen), durable=False)
+        self.folder.write(_AGENTS, pretty_json(seen), durable=False)
 
     def agents_seen(self, within_seconds: float) -> list[dict[str, Any]]:
         """Agents that asked for judge tasks lately, the most recent first."""
         try:
-            seen: dict[str, Any] = json.loads((self.root / _AGENTS).read_bytes())
+            seen: dict[str, Any] = json.loads(self.folder.read_bytes(_AGENTS))
         except (OSError, ValueError):
             return []
         now = time.time()
@@ -239,4 +238,4 @@ class JudgeTaskStore:
             if now - float(task.get("deadline", now)) > KEEP_SECONDS:
                 for name in (f"{task['task_id']}.json", f"{task['task_id']}.evidence.json"):
                     with contextlib.suppress(OSError):
-                        (self.root / name).unlink()
+                        self.folder.remove(name)

@@ -14,10 +14,11 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from .atomic import atomic_write, pretty_json
-from .harness_files import flocked
-from .lock import not_writable
-from .paths import Vault
+from ..vault.atomic import pretty_json
+from ..vault.harness_files import flocked
+from ..vault.harness_store import HarnessFolder
+from ..vault.lock import not_writable
+from ..vault.paths import Vault
 
 LEDGER = "agent-judge-calls.json"
 _LOCK = "agent-judge-calls.lock"
@@ -26,7 +27,7 @@ _LOCK = "agent-judge-calls.lock"
 def read_ledger(vault: Vault) -> dict[str, Any]:
     """The ledger as stored (`{"spent": {day: calls}, "pending": {id: {...}}}`); empty when missing or unreadable."""
     try:
-        data = json.loads((vault.harness_dir / LEDGER).read_bytes())
+        data = json.loads(HarnessFolder(vault).read_bytes(LEDGER))
     except (OSError, ValueError):
         return {"spent": {}, "pending": {}}
     if not isinstance(data, dict):
@@ -39,10 +40,11 @@ def read_ledger(vault: Vault) -> dict[str, Any]:
 @contextlib.contextmanager
 def ledger_locked(vault: Vault) -> Iterator[dict[str, Any]]:
     """The ledger under the exclusive lock; what the caller leaves in the dict is written back."""
-    lock = vault.harness_dir / _LOCK
+    folder = HarnessFolder(vault)
+    lock = folder.path(_LOCK)
     with contextlib.ExitStack() as stack:
         try:  # a read-only vault: one clear sentence (507), nothing judged
-            vault.harness_dir.mkdir(parents=True, exist_ok=True)
+            folder.ensure()
             stack.enter_context(flocked(lock, fcntl.LOCK_EX))
         except OSError as exc:
             raise not_writable(vault, lock, exc, "agent judge budget") from None
@@ -51,6 +53,6 @@ def ledger_locked(vault: Vault) -> Iterator[dict[str, Any]]:
         yield ledger
         if json.dumps(ledger, sort_keys=True) != before:
             try:
-                atomic_write(vault.harness_dir / LEDGER, pretty_json(ledger))
+                folder.write(LEDGER, pretty_json(ledger))
             except OSError as exc:
                 raise not_writable(vault, vault.harness_dir / LEDGER, exc, "agent judge budget") from None

@@ -8,7 +8,7 @@ Layout (content-addressed by the SHA-256 of the extracted text, JSON with sorted
   .harness/evidence/urls/<sha256(url)>.json the latest successful record for that URL, so a
                                             re-validation can reuse a snapshot younger than the
                                             policy's snapshot_max_age_minutes
-Writes are atomic (temp file + fsync + rename).
+Writes are atomic (temp file + fsync + rename), through vault/harness_store.py.
 """
 
 from __future__ import annotations
@@ -21,8 +21,8 @@ from pathlib import Path
 from typing import Any
 
 from ..core.clock import parse_utc_z
-from .atomic import atomic_write
-from .paths import Vault
+from ..vault.harness_store import HarnessFolder
+from ..vault.paths import Vault
 
 EVIDENCE_DIR = "evidence"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")
@@ -38,7 +38,9 @@ def url_key(url: str) -> str:
 
 class EvidenceStore:
     def __init__(self, vault: Vault) -> None:
-        self.root = vault.harness_dir / EVIDENCE_DIR
+        self.folder = HarnessFolder(vault, EVIDENCE_DIR)
+        self.urls = self.folder.sub("urls")
+        self.root = self.folder.root
 
     def rel(self, path: Path) -> str:
         return path.relative_to(self.root.parent.parent).as_posix()
@@ -48,17 +50,11 @@ class EvidenceStore:
         data = text.encode("utf-8")
         sha = hashlib.sha256(data).hexdigest()
         record = {**record, "sha256": sha}
-        text_path = self.root / f"{sha}.txt"
         written: list[Path] = []
-        if not text_path.exists():
-            atomic_write(text_path, data)
-            written.append(text_path)
-        record_path = self.root / f"{sha}.json"
-        atomic_write(record_path, _json_bytes(record))
-        written.append(record_path)
-        url_path = self.root / "urls" / f"{url_key(str(record.get('url', '')))}.json"
-        atomic_write(url_path, _json_bytes(record))
-        written.append(url_path)
+        if not self.folder.exists(f"{sha}.txt"):
+            written.append(self.folder.write(f"{sha}.txt", data))
+        written.append(self.folder.write(f"{sha}.json", _json_bytes(record)))
+        written.append(self.urls.write(f"{url_key(str(record.get('url', '')))}.json", _json_bytes(record)))
         return written
 
     def lookup(
@@ -67,9 +63,8 @@ class EvidenceStore:
         """The latest snapshot of a URL when younger than max_age and intact, else None."""
         if max_age <= dt.timedelta(0):
             return None
-        url_path = self.root / "urls" / f"{url_key(url)}.json"
         try:
-            record = json.loads(url_path.read_text(encoding="utf-8"))
+            record = json.loads(self.urls.read_bytes(f"{url_key(url)}.json").decode("utf-8"))
             sha = str(record["sha256"])
             fetched = parse_utc_z(str(record["fetched_at"]))
         except (OSError, ValueError, KeyError, TypeError):
@@ -82,7 +77,7 @@ class EvidenceStore:
         if current - fetched > max_age:
             return None
         try:
-            data = (self.root / f"{sha}.txt").read_bytes()
+            data = self.folder.read_bytes(f"{sha}.txt")
         except OSError:
             return None
         if hashlib.sha256(data).hexdigest() != sha:

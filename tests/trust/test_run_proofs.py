@@ -1,4 +1,4 @@
-"""The proof a badge shows (vault/trust_records.RunProofs): a run record's findings for the note it
+"""The proof a badge shows (trust/records.RunProofs): a run record's findings for the note it
 wrote, with the source URLs of the plan the run carried out; nothing when there is no record."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+from knowledge_harness.trust.records import MAX_PROOF_CHARS, RunProofs
 from knowledge_harness.vault.paths import Vault
-from knowledge_harness.vault.trust_records import MAX_PROOF_CHARS, RunProofs
 
 RUN = "run-20261202T101500Z-0a1b2c3d"
 PLAN = "plan-20261202T101000Z-0a1b2c3d"

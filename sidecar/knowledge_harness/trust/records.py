@@ -9,14 +9,13 @@
                                        the trust blocks the person vouched for; written once
 
 Ids are checked against one pattern so a caller's id can never name another file. JSON is
-written with sorted keys (pretty for people, diff-friendly in git).
+written with sorted keys (pretty for people, diff-friendly in git). Every file is read and written
+through vault/harness_store.py (atomic writes, the exclusive create of the "approved once" marker).
 """
 
 from __future__ import annotations
 
-import contextlib
 import json
-import os
 import re
 import unicodedata
 from collections.abc import Callable, Mapping
@@ -27,8 +26,9 @@ from typing import Any, Generic, Literal, TypeVar
 from ..core.hashing import sha256_hex
 from ..core.jsonutil import canonical_json, jsonable
 from ..errors import NotFound, PathRejected
-from .atomic import atomic_write, pretty_json
-from .paths import Vault
+from ..vault.atomic import pretty_json
+from ..vault.harness_store import HarnessFolder
+from ..vault.paths import Vault
 
 PLANS_DIR = "plans"
 RUNS_DIR = "runs"
@@ -45,69 +45,51 @@ def check_id(kind: str, value: str) -> str:
     return value
 
 
-def plans_dir(vault: Vault) -> Path:
-    return vault.harness_dir / PLANS_DIR
-
-
 def runs_dir(vault: Vault) -> Path:
     return vault.harness_dir / RUNS_DIR
 
 
-def _read_json(path: Path, what: str) -> dict[str, Any]:
+def _plans(vault: Vault) -> HarnessFolder:
+    return HarnessFolder(vault, PLANS_DIR)
+
+
+def _runs(vault: Vault) -> HarnessFolder:
+    return HarnessFolder(vault, RUNS_DIR)
+
+
+def _read_json(folder: HarnessFolder, name: str, what: str) -> dict[str, Any]:
     try:
-        data = json.loads(path.read_bytes())
+        data = json.loads(folder.read_bytes(name))
     except FileNotFoundError as exc:
         raise NotFound(f"No {what}.") from exc
     if not isinstance(data, dict):
-        raise NotFound(f"The {what} file is not a JSON object: {path.name}.")
+        raise NotFound(f"The {what} file is not a JSON object: {name}.")
     return data
 
 
 # -- plans ------------------------------------------------------------------------------------
 def write_plan(vault: Vault, plan_id: str, plan: dict[str, Any]) -> Path:
-    path = plans_dir(vault) / f"{check_id('plan', plan_id)}.json"
-    atomic_write(path, pretty_json(plan))
-    return path
+    return _plans(vault).write(f"{check_id('plan', plan_id)}.json", pretty_json(plan))
 
 
 def read_plan(vault: Vault, plan_id: str) -> dict[str, Any]:
-    return _read_json(plans_dir(vault) / f"{check_id('plan', plan_id)}.json", f"plan {plan_id}")
+    return _read_json(_plans(vault), f"{check_id('plan', plan_id)}.json", f"plan {plan_id}")
 
 
 def list_plan_ids(vault: Vault) -> list[str]:
-    folder = plans_dir(vault)
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem for p in folder.glob("plan-*.json") if _ID.match(p.stem))
+    return [name[:-5] for name in _plans(vault).names("plan-*.json") if _ID.match(name[:-5])]
 
 
 def claim_plan(vault: Vault, plan_id: str, run_id: str) -> bool:
     """Atomically mark a plan consumed by `run_id`; False when it already was (by anyone)."""
-    path = plans_dir(vault) / f"{check_id('plan', plan_id)}.consumed"
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return False
-    try:
-        os.write(fd, (json.dumps({"run_id": run_id}) + "\n").encode("utf-8"))
-        os.fsync(fd)
-    finally:
-        os.close(fd)
-    with contextlib.suppress(OSError):
-        dir_fd = os.open(path.parent, os.O_RDONLY)
-        try:
-            os.fsync(dir_fd)
-        finally:
-            os.close(dir_fd)
-    return True
+    marker = f"{check_id('plan', plan_id)}.consumed"
+    return _plans(vault).create_new(marker, (json.dumps({"run_id": run_id}) + "\n").encode("utf-8"))
 
 
 def plan_claimed_by(vault: Vault, plan_id: str) -> str | None:
     """The run id that consumed the plan, or None when it was never approved."""
-    path = plans_dir(vault) / f"{check_id('plan', plan_id)}.consumed"
     try:
-        raw = path.read_text(encoding="utf-8")
+        raw = _plans(vault).read_text(f"{check_id('plan', plan_id)}.consumed")
     except FileNotFoundError:
         return None
     try:
@@ -119,28 +101,22 @@ def plan_claimed_by(vault: Vault, plan_id: str) -> str | None:
 
 # -- run records ------------------------------------------------------------------------------
 def write_run(vault: Vault, run_id: str, record: dict[str, Any]) -> Path:
-    path = runs_dir(vault) / f"{check_id('run', run_id)}.json"
-    atomic_write(path, pretty_json(record))
-    return path
+    return _runs(vault).write(f"{check_id('run', run_id)}.json", pretty_json(record))
 
 
 def read_run(vault: Vault, run_id: str) -> dict[str, Any]:
-    return _read_json(runs_dir(vault) / f"{check_id('run', run_id)}.json", f"run {run_id}")
+    return _read_json(_runs(vault), f"{check_id('run', run_id)}.json", f"run {run_id}")
 
 
 def list_run_ids(vault: Vault) -> list[str]:
-    folder = runs_dir(vault)
-    if not folder.is_dir():
-        return []
-    return sorted(p.stem for p in folder.glob("run-*.json") if _ID.match(p.stem))
+    return [name[:-5] for name in _runs(vault).names("run-*.json") if _ID.match(name[:-5])]
 
 
 def read_journal(vault: Vault, run_id: str) -> list[dict[str, Any]]:
     """Lines of `.harness/runs/journal.jsonl` (vault/writer.py) that belong to `run_id`."""
-    path = runs_dir(vault) / "journal.jsonl"
     entries: list[dict[str, Any]] = []
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
+        lines = _runs(vault).read_text("journal.jsonl").splitlines()
     except FileNotFoundError:
         return entries
     for line in lines:
@@ -160,22 +136,18 @@ POLICY_FILE = "policy.toml"
 def read_policy_text(vault: Vault) -> str | None:
     """The vault policy's text, or None when there is none."""
     try:
-        return (vault.harness_dir / POLICY_FILE).read_text(encoding="utf-8")
+        return HarnessFolder(vault).read_text(POLICY_FILE)
     except FileNotFoundError:
         return None
 
 
 def write_policy_text(vault: Vault, text: str) -> Path:
     """Replace .harness/policy.toml atomically (only `kh init --write` does, when the person asks)."""
-    path = vault.harness_dir / POLICY_FILE
-    atomic_write(path, text.encode("utf-8"))
-    return path
+    return HarnessFolder(vault).write(POLICY_FILE, text.encode("utf-8"))
 
 
 def write_discovery(vault: Vault, report: dict[str, Any]) -> Path:
-    path = vault.harness_dir / DISCOVERY_FILE
-    atomic_write(path, pretty_json(report))
-    return path
+    return HarnessFolder(vault).write(DISCOVERY_FILE, pretty_json(report))
 
 
 # -- adoptions ---------------------------------------------------------------------------------
@@ -184,11 +156,10 @@ def adoptions_dir(vault: Vault) -> Path:
 
 
 def write_adoption(vault: Vault, adoption_id: str, record: dict[str, Any]) -> Path:
-    path = adoptions_dir(vault) / f"{check_id('adopt', adoption_id)}.json"
-    if path.exists():
+    folder, name = HarnessFolder(vault, ADOPTIONS_DIR), f"{check_id('adopt', adoption_id)}.json"
+    if folder.exists(name):
         raise PathRejected(f"The adoption {adoption_id} exists already; an adoption is written once.")
-    atomic_write(path, pretty_json(record))
-    return path
+    return folder.write(name, pretty_json(record))
 
 
 # -- the record behind a note's trust blocks ----------------------------------------------------
@@ -251,28 +222,29 @@ _T = TypeVar("_T")
 
 
 class _JsonFileCache(Generic[_T]):
-    """What `derive` makes of a JSON file, kept while the file's (mtime, size) stays the same.
-    A file that is missing or not JSON gives None and is not remembered."""
+    """What `derive` makes of a JSON file of one folder, kept while the file's (mtime, size) stays the
+    same. A file that is missing or not JSON gives None and is not remembered."""
 
-    def __init__(self, derive: Callable[[Any], _T]) -> None:
+    def __init__(self, folder: HarnessFolder, derive: Callable[[Any], _T]) -> None:
+        self._folder = folder
         self._derive = derive
-        self._values: dict[Path, tuple[tuple[int, int], _T]] = {}
+        self._values: dict[str, tuple[tuple[int, int], _T]] = {}
 
-    def get(self, path: Path) -> _T | None:
+    def get(self, name: str) -> _T | None:
         try:
-            st = path.stat()
+            st = self._folder.path(name).stat()
         except OSError:
             return None
         key = (st.st_mtime_ns, st.st_size)
-        cached = self._values.get(path)
+        cached = self._values.get(name)
         if cached is not None and cached[0] == key:
             return cached[1]
         try:
-            data = json.loads(path.read_bytes())
+            data = json.loads(self._folder.read_bytes(name))
         except (OSError, ValueError):
             return None
         value = self._derive(data)
-        self._values[path] = (key, value)
+        self._values[name] = (key, value)
         return value
 
 
@@ -294,23 +266,23 @@ class TrustRecords:
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
         self._runs: _JsonFileCache[_RunFacts] = _JsonFileCache(
-            lambda record: _run_facts(vault, record) if isinstance(record, dict) else _NO_RUN
+            _runs(vault), lambda record: _run_facts(vault, record) if isinstance(record, dict) else _NO_RUN
         )
         self._adoptions: tuple[tuple[tuple[str, int, int], ...], dict[str, dict[str, str]]] | None = None
 
     # runs
     def _run(self, run_id: str) -> _RunFacts | None:
-        return self._runs.get(runs_dir(self.vault) / f"{run_id}.json")
+        return self._runs.get(f"{run_id}.json")
 
     # adoptions
     def _adopted(self) -> dict[str, dict[str, str]]:
         """NFC path -> {blocks digest: who adopted it}, the latest adoption winning."""
-        folder = adoptions_dir(self.vault)
+        folder = HarnessFolder(self.vault, ADOPTIONS_DIR)
         try:
-            with os.scandir(folder) as listing:
-                entries = sorted(
-                    (e for e in listing if e.name.endswith(".json") and _ID.match(e.name[:-5])), key=lambda e: e.name
-                )
+            entries = sorted(
+                (e for e in folder.entries() if e.name.endswith(".json") and _ID.match(e.name[:-5])),
+                key=lambda e: e.name,
+            )
             # each file's own stat, not the folder's: a file edited in place leaves the folder's mtime as it was
             stamp = tuple((e.name, e.stat().st_mtime_ns, e.stat().st_size) for e in entries)
         except OSError:
@@ -320,7 +292,7 @@ class TrustRecords:
         table: dict[str, dict[str, str]] = {}
         for entry in entries:
             try:
-                record = json.loads(Path(entry.path).read_bytes())
+                record = json.loads(folder.read_bytes(entry.name))
             except (OSError, ValueError):
                 continue
             if not isinstance(record, dict) or record.get("format") != ADOPTION_FORMAT:
@@ -448,8 +420,8 @@ class RunProofs:
 
     def __init__(self, vault: Vault) -> None:
         self.vault = vault
-        self._runs: _JsonFileCache[dict[str, list[dict[str, Any]]]] = _JsonFileCache(self._by_path)
-        self._plans: _JsonFileCache[dict[str, dict[str, str]]] = _JsonFileCache(_plan_urls)
+        self._runs: _JsonFileCache[dict[str, list[dict[str, Any]]]] = _JsonFileCache(_runs(vault), self._by_path)
+        self._plans: _JsonFileCache[dict[str, dict[str, str]]] = _JsonFileCache(_plans(vault), _plan_urls)
 
     def of(self, run_id: str | None, path: str) -> list[dict[str, Any]]:
         if not _is_run_id(run_id):
@@ -458,7 +430,7 @@ class RunProofs:
         return [dict(p) for p in by_path.get(_nfc(path), [])]
 
     def _run(self, run_id: str) -> dict[str, list[dict[str, Any]]]:
-        return self._runs.get(runs_dir(self.vault) / f"{run_id}.json") or {}
+        return self._runs.get(f"{run_id}.json") or {}
 
     def _by_path(self, record: Any) -> dict[str, list[dict[str, Any]]]:
         by_path: dict[str, list[dict[str, Any]]] = {}
@@ -494,7 +466,7 @@ class RunProofs:
         """path → source id → URL, from the plan the run carried out."""
         if _ID.match(plan_id) is None or not plan_id.startswith("plan-"):
             return {}
-        return self._plans.get(plans_dir(self.vault) / f"{plan_id}.json") or {}
+        return self._plans.get(f"{plan_id}.json") or {}
 
 
 def _plan_urls(plan: Any) -> dict[str, dict[str, str]]:

@@ -32,15 +32,13 @@ import json
 import os
 import posixpath
 import re
-import shutil
 import subprocess
-import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
 from ..errors import BlogRepoError, InputError, PathRejected
-from .paths import nfc
-from .safe_git import GIT_TIMEOUT, command_settings, run_git, safe_config_env
+from ..vault.paths import nfc
+from ..vault.safe_git import GIT_TIMEOUT, command_settings, find_program, run_git, safe_config_env, scratch_git_index
 
 ZERO = "0" * 40
 _DATED = re.compile(r"^(\d{4}-\d{2}-\d{2})-(.+)\.(rst|md)$")
@@ -129,7 +127,7 @@ class BlogRepo:
         self.remote = remote
         if not (self.root / ".git").exists():
             raise InputError(f"The blog repository {self.root} is not a git repository (no .git).")
-        if shutil.which("git") is None:
+        if find_program("git") is None:
             raise BlogRepoError("git is not installed.")
         self.check_branch_name(base_branch)
         if remote is not None and (remote.startswith("-") or "/" in remote or not remote.strip()):
@@ -320,8 +318,7 @@ class BlogRepo:
             same = current.returncode == 0 and current.stdout.decode().strip() == blob
             if same and not any(self.exists(r, head) for r in drops):
                 return CommitResult(branch, head, base, created_branch=False, created_commit=False)
-        with tempfile.TemporaryDirectory(prefix="kh-blog-index-") as tmp:
-            env = {"GIT_INDEX_FILE": str(Path(tmp) / "index")}
+        with scratch_git_index() as env:
             self._git("read-tree", parent, env=env)
             self._git("update-index", "--add", "--cacheinfo", f"100644,{blob},{rel}", env=env)
             for r in drops:
@@ -355,7 +352,7 @@ class BlogRepo:
 
     # -- optional GitHub pull request (the `gh` CLI) ------------------------------------------------------
     def _gh(self, *args: str) -> subprocess.CompletedProcess[str]:
-        gh = shutil.which("gh")
+        gh = find_program("gh")
         if gh is None:
             raise BlogRepoError("The gh CLI is not installed.")
         try:
