@@ -11,7 +11,9 @@ import datetime as dt
 from collections.abc import Callable
 
 from .errors import HarnessError
-from .index.schema import TrustSummary
+from .index.query import search
+from .index.schema import SearchQuery, SearchResult, TrustSummary
+from .index.vault_index import VaultIndex
 from .trust.audit import Auditor, current_policy, note_state
 from .vault.catalog import NoteCatalog
 
@@ -48,3 +50,22 @@ def live_trust(catalog: NoteCatalog, today: dt.date | None = None, *, auditor: A
         )
 
     return trust_of
+
+
+def trusted_search(
+    catalog: NoteCatalog, asked: SearchQuery, *, auditor: Auditor | None = None, index: VaultIndex | None = None
+) -> SearchResult:
+    """The search every door serves: the index's ranking, each hit's trust as the audit sees it now."""
+    return search(
+        catalog.vault,
+        asked.q,
+        type=asked.type,
+        status=asked.status,
+        tag=asked.tag,
+        category=asked.category,
+        trust=asked.trust,
+        folder=asked.folder,
+        limit=asked.limit,
+        trust_of=live_trust(catalog, auditor=auditor),
+        index=index,
+    )

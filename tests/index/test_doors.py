@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -92,3 +95,22 @@ def test_mcp_tools_follow_the_reading_order_and_explain_it(sidecar: Sidecar) -> 
     )
     assert heads["path"] == path and heads["source"] == "index"
     assert section["line"] == 1 and section["end_line"] <= 3
+
+
+def test_every_door_asks_search_the_same_bounded_question(sidecar: Sidecar) -> None:
+    build_index(Vault.open(sidecar.vault))
+    too_long = "x" * 21  # a trust filter is at most 20 characters at every door
+    with sidecar.client() as client:
+        assert client.get("/v1/index/search", params={"q": "CI", "trust": too_long}).status_code == 422
+        rest = client.get("/v1/index/search", params={"q": "CI", "type": "moc", "limit": 1}).json()
+    _, (mcp_hits,), _ = anyio.run(_mcp_session, sidecar, [("index_search", {"query": "CI", "type": "moc", "limit": 1})])
+    assert [h["path"] for h in mcp_hits["hits"]] == [h["path"] for h in rest["hits"]] == ["MOC/CI.md"]
+    assert mcp_hits["hits"][0]["trust"] == rest["hits"][0]["trust"]
+    kh = Path(sys.executable).with_name("kh")
+    cli = subprocess.run(
+        [str(kh), "index", "search", str(sidecar.vault), "CI", "--trust", too_long],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert cli.returncode == 2 and cli.stderr.startswith("kh: Search trust:"), cli.stderr

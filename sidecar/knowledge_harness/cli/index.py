@@ -22,14 +22,6 @@ index_app = typer.Typer(help="The reasoning index: build, check, tree, search, h
 VaultArg = Annotated[Path, typer.Argument(help="The vault folder.")]
 
 
-def _live_trust(handle: Vault) -> Any:
-    # Imported here: the trust layer costs `kh index build` start-up time it never uses.
-    from ..trust_view import live_trust
-    from ..vault.catalog import NoteCatalog
-
-    return live_trust(NoteCatalog(handle))
-
-
 def _print(data: object) -> None:
     typer.echo(json.dumps(data, ensure_ascii=False, indent=2, sort_keys=True))
 
@@ -135,21 +127,14 @@ def search_cmd(
     as_json: Annotated[bool, typer.Option("--json", help="Print the HTTP answer as JSON.")] = False,
 ) -> None:
     """Ranked notes with their best sections (a table; --json for the JSON answer)."""
-    from ..index.query import search
+    from ..index.schema import SearchQuery
+    from ..trust_view import trusted_search
+    from ..vault.catalog import NoteCatalog
 
-    handle = Vault.open(vault)
-    result = search(
-        handle,
-        query,
-        type=type_,
-        status=status,
-        tag=tag,
-        category=category,
-        trust=trust,
-        folder=folder,
-        limit=limit,
-        trust_of=_live_trust(handle),
+    asked = SearchQuery.asked(
+        q=query, type=type_, status=status, tag=tag, category=category, trust=trust, folder=folder, limit=limit
     )
+    result = trusted_search(NoteCatalog(Vault.open(vault)), asked)
     if as_json:
         _print(result.model_dump())
         return

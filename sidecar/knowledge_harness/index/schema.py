@@ -4,8 +4,9 @@ from __future__ import annotations
 
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from ..errors import InputError
 from .answer import DEFAULT_HEADINGS, MAX_HEADINGS
 
 __all__ = [
@@ -15,6 +16,7 @@ __all__ = [
     "CheckReport",
     "HeadingsResult",
     "SearchHit",
+    "SearchQuery",
     "SearchResult",
     "SearchSection",
     "SectionResult",
@@ -102,6 +104,31 @@ class SearchHit(_Answer):
         "(parsed live); a section whose heading is gone is left out",
     )
     sections: list[SearchSection] = Field(default=[], description="The note's best sections for the query, best first")
+
+
+# what every door asks search (REST's query parameters, MCP's index_search, `kh index search`);
+# no docstring: it would become a description in the OpenAPI document
+class SearchQuery(BaseModel):
+    q: str = Field(default="", max_length=10_000, description="Words to look for; searched up to 1,000 characters")
+    type: str | None = Field(default=None, max_length=100)
+    status: str | None = Field(default=None, max_length=100)
+    tag: str | None = Field(default=None, max_length=200)
+    category: str | None = Field(default=None, max_length=1024)
+    trust: str | None = Field(default=None, max_length=20)
+    folder: str | None = Field(
+        default=None, max_length=1024, description="Only notes in this folder (vault-relative, subfolders too)"
+    )
+    limit: int = Field(default=20, ge=1, le=500)
+
+    @classmethod
+    def asked(cls, **fields: object) -> SearchQuery:
+        """The query a door was given; a value out of bounds is an input error, as at REST."""
+        try:
+            return cls.model_validate(fields)
+        except ValidationError as exc:
+            first = exc.errors(include_url=False, include_input=False)[0]
+            where = ".".join(str(part) for part in first["loc"])
+            raise InputError(f"Search {where}: {first['msg']}") from exc
 
 
 class SearchResult(Staleness):

@@ -16,10 +16,9 @@ from ...index.query import (
     get_tree,
     note_headings,
     read_section,
-    search,
 )
-from ...index.schema import DEFAULT_HEADINGS, MAX_HEADINGS
-from ...trust_view import live_trust
+from ...index.schema import DEFAULT_HEADINGS, MAX_HEADINGS, SearchQuery
+from ...trust_view import trusted_search
 from ..context import AppContext
 
 READING_ORDER = """How to use the Knowledge Harness reasoning index:
@@ -67,19 +66,10 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
         folder: str | None = None,
         limit: int = 10,
     ) -> dict[str, Any]:
-        return search(
-            ctx.vault,
-            query,
-            type=type,
-            status=status,
-            tag=tag,
-            category=category,
-            trust=trust,
-            folder=folder,
-            limit=limit,
-            trust_of=live_trust(ctx.catalog, auditor=ctx.auditor),
-            index=ctx.index,
-        ).model_dump()
+        asked = SearchQuery.asked(
+            q=query, type=type, status=status, tag=tag, category=category, trust=trust, folder=folder, limit=limit
+        )
+        return trusted_search(ctx.catalog, asked, auditor=ctx.auditor, index=ctx.index).model_dump()
 
     @mcp.tool(
         description=(
