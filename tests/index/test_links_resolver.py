@@ -80,3 +80,9 @@ def test_a_bare_embed_resolves_beside_its_note_whichever_note_asks_first() -> No
     assert resolver.resolve("y/c.md", "embed", "a") == ("resolved", "y/a.md", [])
     assert resolver.resolve("x/b.md", "embed", "a") == ("resolved", "x/a.md", [])
     assert resolver.resolve("x/b.md", "wikilink", "a") == ("ambiguous", None, ["x/a.md", "y/a.md"])
+
+
+def test_a_name_differing_only_in_case_finds_its_own_note_whichever_is_asked_first() -> None:
+    resolver = Resolver(["A.md", "a.md", "x.md"])
+    assert resolver.resolve("x.md", "wikilink", "a") == ("resolved", "a.md", [])
+    assert resolver.resolve("x.md", "wikilink", "A") == ("resolved", "A.md", [])

@@ -229,7 +229,8 @@ class Resolver:
             # the common case, a bare note name: the same answer from every folder (not so for an
             # embed, which is also looked up beside its note: a cache shared by every folder gave
             # an answer that depended on which note asked first)
-            key = target.lower()
+            # keyed as written: "A" finds A.md before a.md, so the case of the name decides
+            key = target
             hit = self._simple.get(key)
             if hit is None:
                 hit = self._resolve(source, kind, target)
