@@ -227,6 +227,7 @@ def _percentile(values: list[float], q: float) -> float:
 def evaluate_vault(root: Path) -> dict[str, Any]:
     from knowledge_harness.index.build import build_index
     from knowledge_harness.index.query import search
+    from knowledge_harness.index.schema import SearchQuery
     from knowledge_harness.index.vault_index import VaultIndex
     from knowledge_harness.vault.paths import Vault
 
@@ -252,7 +253,7 @@ def evaluate_vault(root: Path) -> dict[str, Any]:
             base = _baselines({p: (work / p).read_text(encoding="utf-8") for p in notes})
             for q in fold:
                 t0 = time.perf_counter()
-                result = search(vault, q["text"], limit=20, index=index)
+                result = search(vault, SearchQuery(q=q["text"], limit=20), index=index)
                 times.append((time.perf_counter() - t0) * 1000)
                 ranked = [h.path for h in result.hits]
                 h1, h5, rr = _score(ranked, q["target"])
@@ -305,6 +306,7 @@ def _name_lookups(root: Path, notes: dict[str, str]) -> dict[str, Any]:
     """hit@1 of titles and aliases, reworded (lower case, reordered, dashed), on the whole vault."""
     from knowledge_harness.index.build import build_index, parse_record
     from knowledge_harness.index.query import search
+    from knowledge_harness.index.schema import SearchQuery
     from knowledge_harness.index.vault_index import VaultIndex
     from knowledge_harness.vault.paths import Vault
 
@@ -328,7 +330,7 @@ def _name_lookups(root: Path, notes: dict[str, str]) -> dict[str, Any]:
             if len(set(paths)) != 1:
                 continue  # two notes of one name: no single right answer
             for query in _reworded(name, rng):
-                result = search(vault, query, limit=5, index=index)
+                result = search(vault, SearchQuery(q=query, limit=5), index=index)
                 asked += 1
                 if result.hits and result.hits[0].path == paths[0]:
                     found += 1

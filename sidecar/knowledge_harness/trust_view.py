@@ -56,16 +56,4 @@ def trusted_search(
     catalog: NoteCatalog, asked: SearchQuery, *, auditor: Auditor | None = None, index: VaultIndex | None = None
 ) -> SearchResult:
     """The search every door serves: the index's ranking, each hit's trust as the audit sees it now."""
-    return search(
-        catalog.vault,
-        asked.q,
-        type=asked.type,
-        status=asked.status,
-        tag=asked.tag,
-        category=asked.category,
-        trust=asked.trust,
-        folder=asked.folder,
-        limit=asked.limit,
-        trust_of=live_trust(catalog, auditor=auditor),
-        index=index,
-    )
+    return search(catalog.vault, asked, trust_of=live_trust(catalog, auditor=auditor), index=index)

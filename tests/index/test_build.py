@@ -20,6 +20,7 @@ from tests.support.index_vaults import index_layers, write_note, write_small_vau
 from knowledge_harness.index.build import build_index, note_id
 from knowledge_harness.index.build_state import BuildMemory
 from knowledge_harness.index.query import check_index, note_headings, read_section, search
+from knowledge_harness.index.schema import SearchQuery
 from knowledge_harness.vault.paths import Vault
 
 REPO = Path(__file__).resolve().parents[2]
@@ -146,13 +147,13 @@ def test_search_ranks_titles_and_filters_by_type_tag_category_and_trust(small_va
     build_index(vault)
     res = search(vault, "アルファ")
     assert res.hits[0].path == "Note A.md"
-    assert [h.path for h in search(vault, "", tag="github").hits] == ["Note A.md"]
-    assert [h.path for h in search(vault, "", type="moc").hits] == ["MOC/GitHub CI.md", "MOC/技術.md"]
-    assert "Deep/Note B.md" in [h.path for h in search(vault, "", category="GitHub CI").hits]
+    assert [h.path for h in search(vault, SearchQuery(q="", tag="github")).hits] == ["Note A.md"]
+    assert [h.path for h in search(vault, SearchQuery(q="", type="moc")).hits] == ["MOC/GitHub CI.md", "MOC/技術.md"]
+    assert "Deep/Note B.md" in [h.path for h in search(vault, SearchQuery(q="", category="GitHub CI")).hits]
     # no content hash stored: no baseline, so not fresh L2
-    trusted = search(vault, "", trust="l2")
+    trusted = search(vault, SearchQuery(q="", trust="l2"))
     assert [h.path for h in trusted.hits] == ["Keywords/Verified.md"]
-    assert search(vault, "", trust="fresh-l2").hits == []
+    assert search(vault, SearchQuery(q="", trust="fresh-l2")).hits == []
     assert res.stale is False
 
 

@@ -16,6 +16,7 @@ from tests.support.index_vaults import write_note
 from knowledge_harness.errors import InputError, NotFound
 from knowledge_harness.index import query
 from knowledge_harness.index.build import build_index
+from knowledge_harness.index.schema import SearchQuery
 from knowledge_harness.vault.paths import Vault
 
 KH = Path(sys.executable).with_name("kh")
@@ -63,9 +64,11 @@ def test_search_keeps_to_a_folder(tmp_path: Path) -> None:
         "en/Keyboard.md",
         "it/Keyboard.md",
     }
-    assert [h.path for h in query.search(handle, "quillwort", folder="en").hits] == ["en/Keyboard.md"]
-    assert [h.path for h in query.search(handle, "quillwort", folder="/ja/").hits] == ["ja/使い方/キーボード.md"]
-    assert query.search(handle, "quillwort", folder="e").hits == []  # a folder, not a name prefix
+    assert [h.path for h in query.search(handle, SearchQuery(q="quillwort", folder="en")).hits] == ["en/Keyboard.md"]
+    assert [h.path for h in query.search(handle, SearchQuery(q="quillwort", folder="/ja/")).hits] == [
+        "ja/使い方/キーボード.md"
+    ]
+    assert query.search(handle, SearchQuery(q="quillwort", folder="e")).hits == []  # a folder, not a name prefix
     listed = json.loads(
         subprocess.run(
             [str(KH), "index", "search", str(tmp_path), "quillwort", "--folder", "it", "--json"],

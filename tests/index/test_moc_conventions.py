@@ -15,6 +15,7 @@ from knowledge_harness.index import query
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.build_state import BuildMemory
 from knowledge_harness.index.categories import named_index_note
+from knowledge_harness.index.schema import SearchQuery
 from knowledge_harness.vault.paths import Vault
 
 KH = Path(sys.executable).with_name("kh")
@@ -104,21 +105,23 @@ def test_a_note_linking_to_most_notes_of_its_folder_is_an_index_note(tmp_path: P
     _links_hub_vault(tmp_path)
     handle = Vault.open(tmp_path)
     build_index(handle, memory=memory)
-    cats = {h.path: h.categories for h in query.search(handle, "quillwort", limit=50).hits}
+    cats = {h.path: h.categories for h in query.search(handle, SearchQuery(q="quillwort", limit=50)).hits}
     # the chains run from the hub, not up the breadcrumbs; Topic E is not listed by the hub
     assert cats == {
         **{f"Topics/Topic {c}.md": [["Topics/Overview.md"]] for c in "ABCD"},
         "Topics/Topic E.md": [],
         "Pairs/Left.md": [],
     }
-    assert [h.path for h in query.search(handle, "overview", type=None, limit=50).hits][:1] == ["Topics/Overview.md"]
+    assert [h.path for h in query.search(handle, SearchQuery(q="overview", type=None, limit=50)).hits][:1] == [
+        "Topics/Overview.md"
+    ]
     # the hub drops links: no longer an index note (the one-edit path hands over to a full derive)
     write_note(tmp_path, "Topics/Overview.md", "# Overview\n- [[Topic A]]\n")
     build_index(handle, workers=0, resident=False, memory=memory)
-    assert all(not h.categories for h in query.search(handle, "quillwort", limit=50).hits)
+    assert all(not h.categories for h in query.search(handle, SearchQuery(q="quillwort", limit=50)).hits)
     write_note(tmp_path, "Topics/Overview.md", f"# Overview\n{''.join(f'- [[Topic {c}]]' + chr(10) for c in 'ABCE')}")
     build_index(handle, workers=0, resident=False, memory=memory)
-    again = {h.path: h.categories for h in query.search(handle, "quillwort", limit=50).hits}
+    again = {h.path: h.categories for h in query.search(handle, SearchQuery(q="quillwort", limit=50)).hits}
     assert again["Topics/Topic E.md"] == [["Topics/Overview.md"]] and again["Topics/Topic D.md"] == []
 
 
@@ -138,5 +141,5 @@ def test_hubs_by_links_can_be_turned_off_and_kh_init_reports_them(tmp_path: Path
     write_note(tmp_path, ".harness/index.toml", "[index]\nmoc_links = false\n")
     handle = Vault.open(tmp_path)
     build_index(handle, memory=memory)
-    assert all(not h.categories for h in query.search(handle, "quillwort", limit=50).hits)
+    assert all(not h.categories for h in query.search(handle, SearchQuery(q="quillwort", limit=50)).hits)
     assert "by links: off (moc_links = false" in CliRunner().invoke(app, ["init", str(tmp_path)]).output

@@ -11,6 +11,7 @@ from knowledge_harness.index import query
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.build_state import BuildMemory
 from knowledge_harness.index.record import parse_record
+from knowledge_harness.index.schema import SearchQuery
 from knowledge_harness.vault.paths import Vault
 
 
@@ -27,10 +28,10 @@ def test_filters_match_any_item_of_a_list(tmp_path: Path) -> None:
     write_note(tmp_path, "Guide.md", "---\ntype: guide\nstatus: done\n---\n# Guide\nquillwort\n")
     handle = Vault.open(tmp_path)
     build_index(handle)
-    assert [h.path for h in query.search(handle, "quillwort", type="UI").hits] == ["UI.md"]
-    assert [h.path for h in query.search(handle, "quillwort", status="review").hits] == ["UI.md"]
-    assert [h.path for h in query.search(handle, "quillwort", type="guide").hits] == ["Guide.md"]
-    hit = query.search(handle, "quillwort", type="ui").hits[0]
+    assert [h.path for h in query.search(handle, SearchQuery(q="quillwort", type="UI")).hits] == ["UI.md"]
+    assert [h.path for h in query.search(handle, SearchQuery(q="quillwort", status="review")).hits] == ["UI.md"]
+    assert [h.path for h in query.search(handle, SearchQuery(q="quillwort", type="guide")).hits] == ["Guide.md"]
+    hit = query.search(handle, SearchQuery(q="quillwort", type="ui")).hits[0]
     assert hit.type == ["[[UI]]"] and hit.status == ["draft", "review"]
 
 
@@ -131,7 +132,7 @@ def test_a_type_written_as_a_link_makes_an_index_note_as_the_filter_reads_it(tmp
     write_note(tmp_path, "B.md", "# B\nquillwort\n")
     handle = Vault.open(tmp_path)
     build_index(handle)
-    assert [h.path for h in query.search(handle, "hub", type="moc").hits] == ["Hub.md"]
+    assert [h.path for h in query.search(handle, SearchQuery(q="hub", type="moc")).hits] == ["Hub.md"]
     cats = {h.path: h.categories for h in query.search(handle, "quillwort").hits}
     assert cats == {"A.md": [["Hub.md"]], "B.md": [["Lists.md"]]}
 

@@ -17,6 +17,7 @@ from knowledge_harness.errors import InputError
 from knowledge_harness.index import search as search_module
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.query import read_section, search
+from knowledge_harness.index.schema import SearchQuery
 from knowledge_harness.index.search import (
     NOTE_WEIGHTS,
     SECTION_COLUMNS,
@@ -156,7 +157,7 @@ def test_bad_queries_get_a_sentence_and_never_an_error(vault: Path) -> None:
     for empty in ("", "   \n\t"):
         with pytest.raises(InputError, match="empty"):
             search(handle, empty)
-    assert search(handle, " ", tag="howto").hits[0].path == "Guides/Setup.md"  # filters alone list notes
+    assert search(handle, SearchQuery(q=" ", tag="howto")).hits[0].path == "Guides/Setup.md"  # filters alone list notes
     for special in ('"', "*", "^", "(", ")", ":", "NEAR", "AND OR NOT", "-", 'install* "steps ^(NEAR) :- NOT'):
         result = search(handle, special)
         assert result.total >= 0

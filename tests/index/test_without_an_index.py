@@ -16,6 +16,7 @@ from tests.support.mcp_clients import over_http
 
 from knowledge_harness.errors import IndexMissing
 from knowledge_harness.index import query
+from knowledge_harness.index.schema import SearchQuery
 from knowledge_harness.vault.paths import Vault
 
 NOTE = "---\ntitle: Sync\n---\n# Sync\n\nIntro.\n\n## Conflicts\n\nquillwort conflicts.\n"
@@ -62,12 +63,12 @@ def test_plain_search_without_an_index_finds_every_word_at_the_current_line(tmp_
     ]
     sync = result.hits[1]  # its section: the first line with both words, not the heading above it
     assert [(s.line, s.end_line, s.snippet) for s in sync.sections] == [(10, 10, "quillwort conflicts.")]
-    assert query.search(handle, "quillwort", folder="Notes").total == 2
+    assert query.search(handle, SearchQuery(q="quillwort", folder="Notes")).total == 2
     assert query.search(handle, "quillwort absentword").hits == []
     with pytest.raises(IndexMissing):  # filters that need the index still say how to build it
-        query.search(handle, "quillwort", type="guide")
+        query.search(handle, SearchQuery(q="quillwort", type="guide"))
     with pytest.raises(IndexMissing):
-        query.search(handle, "", folder="Notes")
+        query.search(handle, SearchQuery(q="", folder="Notes"))
     assert not (tmp_path / ".harness" / "index").exists()  # searching built nothing
 
 

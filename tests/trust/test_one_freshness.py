@@ -15,6 +15,7 @@ from hypothesis import strategies as st
 
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.query import search
+from knowledge_harness.index.schema import SearchQuery
 from knowledge_harness.trust.audit import iter_states, run_audit
 from knowledge_harness.trust.policy import Policy
 from knowledge_harness.trust_view import live_trust
@@ -28,7 +29,9 @@ TODAY = dt.date(2026, 12, 2)
 
 
 def _fresh_by_search(vault: Vault, day: dt.date) -> set[str]:
-    found = search(vault, "", trust="fresh-l2", limit=500, today=day, trust_of=live_trust(NoteCatalog(vault), day))
+    found = search(
+        vault, SearchQuery(q="", trust="fresh-l2", limit=500), today=day, trust_of=live_trust(NoteCatalog(vault), day)
+    )
     return {hit.path for hit in found.hits}
 
 

@@ -44,6 +44,7 @@ from .schema import (
     CheckReport,
     HeadingsResult,
     SearchHit,
+    SearchQuery,
     SearchResult,
     SearchSection,
     SectionResult,
@@ -429,15 +430,8 @@ STOPWORDS_ONLY = (
 
 def _search(
     ix: VaultIndex,
-    q: str = "",
+    asked: SearchQuery,
     *,
-    type: str | None = None,
-    status: str | None = None,
-    tag: str | None = None,
-    category: str | None = None,
-    trust: str | None = None,
-    folder: str | None = None,
-    limit: int = 20,
     today: dt.date | None = None,
     trust_of: Callable[[str], TrustSummary | None] | None = None,
 ) -> SearchResult:
@@ -447,7 +441,9 @@ def _search(
     input error. `trust_of` evaluates a note's trust as the audit does (the doors pass
     trust_view.live_trust); without it, trust is summarized from what the build stored."""
     vault = ix.vault
-    query = " ".join(q.split())
+    type, status, tag, category, trust = asked.type, asked.status, asked.tag, asked.category, asked.trust
+    folder, limit = asked.folder, asked.limit
+    query = " ".join(asked.q.split())
     truncated = len(query) > MAX_QUERY_CHARS
     query = query[:MAX_QUERY_CHARS]
     filtered = any(f is not None and str(f).strip() for f in (type, status, tag, category, trust, folder))
@@ -1032,34 +1028,17 @@ def check_index(vault: Vault, *, index: VaultIndex | None = None) -> CheckReport
 
 def search(
     vault: Vault,
-    q: str = "",
+    asked: SearchQuery | str,
     *,
-    type: str | None = None,
-    status: str | None = None,
-    tag: str | None = None,
-    category: str | None = None,
-    trust: str | None = None,
-    folder: str | None = None,
-    limit: int = 20,
     today: dt.date | None = None,
     trust_of: Callable[[str], TrustSummary | None] | None = None,
     index: VaultIndex | None = None,
 ) -> SearchResult:
-    """Rank notes by their whole text (see _search)."""
+    """Rank notes by their whole text (see _search); a plain string asks for its words, unfiltered."""
+    if isinstance(asked, str):
+        asked = SearchQuery.model_construct(q=asked)
     with index_of(vault, index) as ix:
-        return _search(
-            ix,
-            q,
-            type=type,
-            status=status,
-            tag=tag,
-            category=category,
-            trust=trust,
-            folder=folder,
-            limit=limit,
-            today=today,
-            trust_of=trust_of,
-        )
+        return _search(ix, asked, today=today, trust_of=trust_of)
 
 
 def warm_search(vault: Vault, *, after_a_build: bool = False, index: VaultIndex | None = None) -> None:
