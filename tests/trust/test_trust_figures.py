@@ -64,8 +64,8 @@ def test_breaking_a_notes_yaml_never_raises_coverage(
 
 
 def test_a_failed_run_that_wrote_nothing_still_consumed_its_plan() -> None:
+    from knowledge_harness.trust.approve.models import BatchRun, RunFile
     from knowledge_harness.trust.batch import finish
-    from knowledge_harness.trust.batch_models import BatchRun, RunFile
 
     files = [
         RunFile.model_construct(path="a.md", result="PENDING"),

@@ -10,8 +10,8 @@ from ...errors import Busy, HarnessError, NotFound
 from ...vault.lock import vault_lock
 from ...vault.paths import Vault
 from ...vault.writer import see_note
-from ..batch_models import BatchRun
 from ..records import check_id, list_run_ids, read_journal, read_run
+from .models import BatchRun
 from .record import finish, load_run, save
 
 
