@@ -12,7 +12,7 @@ from collections.abc import Callable
 
 from .errors import HarnessError
 from .index.schema import TrustSummary
-from .trust.audit import Auditor, current_policy, note_state
+from .trust.audit.audit import Auditor, current_policy, note_state
 from .vault.catalog import NoteCatalog
 
 TrustOf = Callable[[str], TrustSummary | None]

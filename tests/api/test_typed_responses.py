@@ -23,11 +23,11 @@ from knowledge_harness.pipeline.rest_models import (
     record_with_reasons,
     status_with_reasons,
 )
+from knowledge_harness.trust.approve.batch import approve, build_plan, plan_view, show_plan, show_run
 from knowledge_harness.trust.approve.models import BatchRun, PlanView, StoredPlan
-from knowledge_harness.trust.batch import approve, build_plan, plan_view, show_plan, show_run
-from knowledge_harness.trust.dry_run_models import DryRunReport
 from knowledge_harness.trust.records import read_run, write_run
-from knowledge_harness.trust.validation_service import dry_run
+from knowledge_harness.trust.validate.dry_run_models import DryRunReport
+from knowledge_harness.trust.validate.validation_service import dry_run
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import KH, start_sidecar, stop_sidecar

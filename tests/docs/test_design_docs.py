@@ -23,9 +23,12 @@ from knowledge_harness.index.schema import CheckReport
 from knowledge_harness.pipeline import config as pipeline_config
 from knowledge_harness.pipeline import contract, engine, judging, registry, states
 from knowledge_harness.pipeline.ops import o07_plan
-from knowledge_harness.trust import audit, batch, claims, freshness, policy, schema, validation_models
+from knowledge_harness.trust import policy, schema
 from knowledge_harness.trust import records as trust_records
+from knowledge_harness.trust.approve import batch
 from knowledge_harness.trust.approve import models as approve_models
+from knowledge_harness.trust.audit import audit, freshness
+from knowledge_harness.trust.validate import claims, validation_models
 from knowledge_harness.vault import note as vault_note
 from knowledge_harness.vault import paths as vault_paths
 

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from knowledge_harness.errors import ChallengeRefused, PlanExpired
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault
 

@@ -13,7 +13,7 @@ import pytest
 
 from knowledge_harness.core.clock import parse_utc_z, utc_z
 from knowledge_harness.errors import InputError, PlanTampered, Refused
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
 from knowledge_harness.trust.approve import plan as plan_module
 from knowledge_harness.trust.approve.models import PlanReason, StoredPlan
 from knowledge_harness.trust.policy import load_policy

@@ -19,7 +19,7 @@ import anyio
 import pytest
 
 from knowledge_harness.core import clock
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
 from knowledge_harness.vault.paths import Vault
 
 from ..support.batch_support import fixture_now

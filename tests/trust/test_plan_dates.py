@@ -11,7 +11,7 @@ import anyio
 import pytest
 
 from knowledge_harness.errors import Refused
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
 from knowledge_harness.trust.approve.models import StoredPlan
 from knowledge_harness.vault.paths import Vault
 

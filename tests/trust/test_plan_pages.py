@@ -11,9 +11,9 @@ from pathlib import Path
 import anyio
 import pytest
 
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
 from knowledge_harness.trust.approve.models import StoredPlan
-from knowledge_harness.trust.snapshots import EvidenceStore
+from knowledge_harness.trust.validate.snapshots import EvidenceStore
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import use_machine_config

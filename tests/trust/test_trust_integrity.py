@@ -13,12 +13,12 @@ import anyio
 import pytest
 
 from knowledge_harness.errors import Refused
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
+from knowledge_harness.trust.approve.batch import progressive_size
 from knowledge_harness.trust.approve.models import StoredPlan
-from knowledge_harness.trust.audit import iter_states, note_badge, run_audit
-from knowledge_harness.trust.batch import progressive_size
+from knowledge_harness.trust.audit.audit import iter_states, note_badge, run_audit
 from knowledge_harness.trust.policy import load_policy
-from knowledge_harness.trust.validation_service import dry_run
+from knowledge_harness.trust.validate.validation_service import dry_run
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 

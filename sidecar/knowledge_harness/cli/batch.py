@@ -13,8 +13,7 @@ import typer
 
 from ..core.dates import parse_day
 from ..errors import PersonRequired, Refused
-from ..trust.approve.models import PlanTarget, PlanView, StoredPlan
-from ..trust.batch import (
+from ..trust.approve.batch import (
     CHALLENGE_KEYWORD,
     approve,
     build_plan,
@@ -23,7 +22,8 @@ from ..trust.batch import (
     recover_interrupted_runs,
     show_plan,
 )
-from ..trust.validation_service import validator_label
+from ..trust.approve.models import PlanTarget, PlanView, StoredPlan
+from ..trust.validate.validation_service import validator_label
 from ..vault.paths import Vault
 from .progress import progress_reporter
 from .terminal import ask, confirm, person_at_terminal

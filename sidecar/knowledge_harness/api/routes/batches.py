@@ -1,5 +1,5 @@
 """The approval gate over HTTP: POST /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/approve,
-GET /v1/runs/{id}. Same services as `kh batch` / `kh runs` (trust/batch.py, docs/approval.md).
+GET /v1/runs/{id}. Same services as `kh batch` / `kh runs` (trust/approve/batch.py, docs/approval.md).
 The answers are the services' models (trust/approve/models.py); a run record goes out as its stored dict.
 
 An approval answers 200 with the run record whenever the run took place (its `run_status`,
@@ -21,8 +21,7 @@ from ... import actors
 from ...actors import Actor
 from ...core.jobs import Job
 from ...machine_config import load_machine_config
-from ...trust.approve.models import BatchRun, PlanView, Rollout
-from ...trust.batch import (
+from ...trust.approve.batch import (
     approve,
     build_plan,
     plan_view,
@@ -33,7 +32,8 @@ from ...trust.batch import (
     show_plan,
     show_run,
 )
-from ...trust.judge_budget import Reservation, reserve_plan_calls, settle_plan_calls
+from ...trust.approve.models import BatchRun, PlanView, Rollout
+from ...trust.validate.judge_budget import Reservation, reserve_plan_calls, settle_plan_calls
 from ..context import AppContext
 from ..deps import AnyActor, Ctx, PersonActor
 from .jobs import RequestJob, running

@@ -45,7 +45,7 @@ from .record import FailureReason, finish, new_run, save, stored
 from .recover import recover_interrupted_runs
 
 CHALLENGE_KEYWORD = "APPROVE_PRODUCTION"
-PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see trust/batch.py
+PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see trust/approve/batch.py
 
 
 def expected_challenge(plan: StoredPlan) -> str:
@@ -98,7 +98,7 @@ def approve(
     now: dt.datetime | None = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
-    """Apply a plan after the exact typed challenge; returns the run record as stored (trust/batch.py).
+    """Apply a plan after the exact typed challenge; returns the run record as stored (trust/approve/batch.py).
 
     Only a person approves: `actor` comes from a door that proved the person credential or a
     terminal, and its name is recorded as `approved_by`. `progress(done, total, path)` is called

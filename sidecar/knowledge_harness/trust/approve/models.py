@@ -18,9 +18,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field
 
 from ...vault.scope import ScopeReport
-from ..dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
-from ..freshness import Trigger
-from ..validation_models import FindingVerdict, GateCode, ResultVerdict, ValidatorInfo
+from ..audit.freshness import Trigger
+from ..validate.dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
+from ..validate.validation_models import FindingVerdict, GateCode, ResultVerdict, ValidatorInfo
 
 Stage = Literal["canary", "pilot", "progressive"]
 PlanReason = Literal["next_batch", "stale", "provisional", "unrecorded", "never_validated", "requested"]

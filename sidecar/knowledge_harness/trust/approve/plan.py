@@ -1,6 +1,6 @@
 """Batch plans: candidates, the rollout's stage order, the dry runs and the stored plan (docs/approval.md).
 
-See trust/batch.py for the whole gate. The service works on `StoredPlan` (approve/models.py); a plan
+See trust/approve/batch.py for the whole gate. The service works on `StoredPlan` (approve/models.py); a plan
 is a dict only in its file (`.harness/plans/<plan_id>.json`), whose digest covers its canonical
 JSON, so it is verified as read, before anything is typed.
 """
@@ -36,12 +36,8 @@ from ...vault.note import parse_note
 from ...vault.paths import Vault, require_note_path
 from ...vault.trust_splice import replace_trust_blocks
 from ...vault.writer import see_note
-from ..audit import AuditReport, NoteState, iter_states, run_audit
-from ..dry_run_models import TrustBlocks
-from ..evidence import MALFORMED_ANSWER_CODES
-from ..extraction import ExtractionPool
-from ..freshness import is_validated
-from ..judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
+from ..audit.audit import AuditReport, NoteState, iter_states, run_audit
+from ..audit.freshness import is_validated
 from ..policy import Policy, load_policy
 from ..records import (
     check_id,
@@ -51,7 +47,11 @@ from ..records import (
     read_run,
     write_plan,
 )
-from ..validation_service import (
+from ..validate.dry_run_models import TrustBlocks
+from ..validate.evidence import MALFORMED_ANSWER_CODES
+from ..validate.extraction import ExtractionPool
+from ..validate.judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
+from ..validate.validation_service import (
     dry_run,
     note_workload,
     snapshot_ages,

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 from ...core.clock import now_utc, utc_z
 from ...vault.paths import Vault
 from ..records import read_run, write_run
-from ..validation_service import validator_label
+from ..validate.validation_service import validator_label
 from .models import BatchRun, RunFile, StoredPlan, StoredTarget
 
 RUN_FORMAT = "kh-run/1"

@@ -27,10 +27,10 @@ from typing import Any, Literal
 
 from prov.model import PROV, ProvDocument, ProvEntity
 
-from ..errors import InputError
-from ..vault.paths import Vault
+from ...errors import InputError
+from ...vault.paths import Vault
+from ..validate.validation_service import stored_validator_label
 from .batch import load_plan, show_run
-from .validation_service import stored_validator_label
 
 Format = Literal["json", "turtle"]
 KH_NS = "https://knowledge-harness.invalid/ns#"
