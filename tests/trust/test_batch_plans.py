@@ -6,7 +6,7 @@ import datetime as dt
 import hashlib
 import json
 from pathlib import Path
-from typing import get_args
+from typing import Any, get_args
 
 import anyio
 import pytest
@@ -122,3 +122,24 @@ def test_an_agents_judge_budget_counts_the_calls_of_todays_plans(tmp_path: Path)
 def test_every_reason_a_candidate_can_have_is_one_a_plan_target_can_have() -> None:
     """POST /v1/batches answers with PlanTarget: a plan with an `unrecorded` note must not fail its answer."""
     assert set(get_args(plan_module.Reason)) == set(get_args(PlanReason))
+
+
+@pytest.mark.usefixtures("evidence_site")
+def test_a_note_deleted_while_it_is_validated_is_skipped_not_the_whole_plan(
+    example_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = Vault.open(example_vault)
+    gone, kept = "Keywords/RAG.md", "Keywords/Embedding.md"
+    real_dry_run = plan_module.dry_run
+
+    async def deleting(handle: Vault, path: str, **options: Any) -> dict[str, Any]:
+        report = await real_dry_run(handle, path, **options)
+        if path == gone:
+            (example_vault / gone).unlink()  # the person deletes it while its pages are judged
+        return report
+
+    monkeypatch.setattr(plan_module, "dry_run", deleting)
+    plan = anyio.run(lambda: batch.build_plan(vault, stage="pilot", notes=[gone, kept], today=DAY, out_of_order=True))
+    assert [t.path for t in plan.targets] == [kept]
+    assert [s.path for s in plan.skipped] == [gone]
+    assert "deleted" in plan.skipped[0].reason

@@ -542,7 +542,11 @@ async def _plan_target(
         return exc.message
     except OSError as exc:  # one unreadable note never fails the whole plan
         return f"The note cannot be read: {exc.strerror or exc}."
-    if see_note(vault, candidate.path).sha256 != seen.sha256:
+    try:
+        after_validation = see_note(vault, candidate.path).sha256
+    except (HarnessError, OSError):  # deleted or made unreadable meanwhile: this note, not the plan
+        return "The note was deleted or became unreadable while it was being validated."
+    if after_validation != seen.sha256:
         return "The note changed while it was being validated."
     malformed = _malformed_evidence(report)
     if malformed is not None:
