@@ -14,7 +14,7 @@ import time
 from pathlib import Path
 from typing import Any
 
-from knowledge_harness.trust.audit import run_audit
+from knowledge_harness.trust.audit.audit import run_audit
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault

@@ -28,7 +28,7 @@ from knowledge_harness.api.app import create_app
 from knowledge_harness.api.context import AppContext
 from knowledge_harness.core.memory import freeze_long_lived
 from knowledge_harness.settings import Settings
-from knowledge_harness.trust.audit import current_policy, run_audit
+from knowledge_harness.trust.audit.audit import current_policy, run_audit
 
 def full_gc_ms():
     cpu = []

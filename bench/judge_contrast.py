@@ -18,8 +18,8 @@ from collections.abc import Callable
 from typing import Any
 
 from bench import judge_train
-from knowledge_harness.trust.judges import get_judge
-from knowledge_harness.trust.judges.base import Judge
+from knowledge_harness.trust.validate.judges import get_judge
+from knowledge_harness.trust.validate.judges.base import Judge
 
 CONTRAST = "contrast-dev.jsonl"
 KINDS = ("en-number", "en-entity", "en-negation", "ja-negation", "ja-swap")

@@ -22,11 +22,11 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from knowledge_harness.trust.judges import get_judge
-from knowledge_harness.trust.judges.lexical import LexicalJudge, prepare
-from knowledge_harness.trust.judges.related_words import RELATED_WORDS
-from knowledge_harness.trust.text import forget_cached_terms
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
+from knowledge_harness.trust.validate.judges import get_judge
+from knowledge_harness.trust.validate.judges.lexical import LexicalJudge, prepare
+from knowledge_harness.trust.validate.judges.related_words import RELATED_WORDS
+from knowledge_harness.trust.validate.text import forget_cached_terms
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn
 
 DATA = Path(__file__).resolve().parent / "data" / "judge_dev.jsonl"
 

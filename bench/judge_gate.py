@@ -43,13 +43,13 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from mcp_types import Implementation, TextContent
 
 from bench.judge_train import data_dir
-from knowledge_harness.trust.judge_queue import VaultTaskQueue
-from knowledge_harness.trust.judges import get_judge
-from knowledge_harness.trust.judges.agent import AgentJudge
-from knowledge_harness.trust.judges.openai_compat import OpenAICompatJudge
-from knowledge_harness.trust.quotes import MAX_QUOTES, SourceText
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate.judge_queue import VaultTaskQueue
+from knowledge_harness.trust.validate.judges import get_judge
+from knowledge_harness.trust.validate.judges.agent import AgentJudge
+from knowledge_harness.trust.validate.judges.openai_compat import OpenAICompatJudge
+from knowledge_harness.trust.validate.quotes import MAX_QUOTES, SourceText
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn, ValidationRequest
+from knowledge_harness.trust.validate.validator import validate
 from knowledge_harness.vault.paths import Vault
 
 REPO = Path(__file__).resolve().parent.parent

@@ -37,22 +37,22 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from knowledge_harness.trust.judges.base import Judge
-from knowledge_harness.trust.judges.lexical import LexicalJudge, RelatedWords, prepare
-from knowledge_harness.trust.judges.lexical_features import (
+from knowledge_harness.trust.validate.judges.base import Judge
+from knowledge_harness.trust.validate.judges.lexical import LexicalJudge, RelatedWords, prepare
+from knowledge_harness.trust.validate.judges.lexical_features import (
     FEATURE_NAMES,
     LANGUAGE_FEATURES,
     Gate,
     GateMeasures,
     LogisticModel,
 )
-from knowledge_harness.trust.judges.lexical_model import columns_of
-from knowledge_harness.trust.judges.related_words import RELATED_WORDS, RelatedTable
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate.judges.lexical_model import columns_of
+from knowledge_harness.trust.validate.judges.related_words import RELATED_WORDS, RelatedTable
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn, ValidationRequest
+from knowledge_harness.trust.validate.validator import validate
 
 REPO = Path(__file__).resolve().parents[1]
-MODEL_PATH = REPO / "sidecar" / "knowledge_harness" / "trust" / "judges" / "lexical_model.json"
+MODEL_PATH = REPO / "sidecar" / "knowledge_harness" / "trust" / "validate" / "judges" / "lexical_model.json"
 EMBEDDINGS_MODEL_PATH = MODEL_PATH.with_name("lexical_embeddings_model.json")
 DATASETS = {"ja": "jnli-v1.3-valid.jsonl", "en": "wice-claim-dev.jsonl"}
 # What may be chosen, by cross-validation inside the fitting rows only (`choose`): the share of the
@@ -137,7 +137,7 @@ def readings_of(rows: list[Row], embeddings: bool) -> list[Reading]:
     """The default reading, and with `embeddings` also words read through their WordLlama neighbours."""
     readings = [Reading("lexical", lexical_judge, probe(rows))]
     if embeddings:
-        from knowledge_harness.trust.judges.embedded import embeddings_judge  # the optional extra
+        from knowledge_harness.trust.validate.judges.embedded import embeddings_judge  # the optional extra
 
         for name, cosine in READING_COSINES.items():
             if cosine is not None:

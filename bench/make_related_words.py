@@ -1,4 +1,4 @@
-"""Writes the lexical judge's table of related English words (trust/judges/related_words.txt.gz).
+"""Writes the lexical judge's table of related English words (trust/validate/judges/related_words.txt.gz).
 
 The words are SCOWL's American English list (Debian package `wamerican`, /usr/share/dict/american-english):
 lower-case alphabetic words of three letters or more that the judge reads as one content term (no
@@ -26,10 +26,10 @@ import gzip
 import re
 from pathlib import Path
 
-from knowledge_harness.trust.judges.related_words import TABLE_FILE, term_of
+from knowledge_harness.trust.validate.judges.related_words import TABLE_FILE, term_of
 
 REPO = Path(__file__).resolve().parents[1]
-TABLE_PATH = REPO / "sidecar" / "knowledge_harness" / "trust" / "judges" / TABLE_FILE
+TABLE_PATH = REPO / "sidecar" / "knowledge_harness" / "trust" / "validate" / "judges" / TABLE_FILE
 WORD_LIST = Path("/usr/share/dict/american-english")
 BLOCK = 1024  # rows of the similarity matrix computed at once
 
@@ -44,7 +44,7 @@ def embedding_pairs(words: list[str], cosine: float) -> dict[str, list[str]]:
     """Each word's related words: cosine ≥ `cosine` between word vectors, and another term."""
     import numpy as np
 
-    from knowledge_harness.trust.judges.embedded import _model
+    from knowledge_harness.trust.validate.judges.embedded import _model
 
     tokenizer, matrix = _model()
     rows = [e.ids or [0] for e in tokenizer.encode_batch(words, add_special_tokens=False)]

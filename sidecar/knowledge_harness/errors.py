@@ -44,8 +44,8 @@ branch on them, so a code string or status never changes.
 
 Not in the tree, on purpose: exceptions that never leave their module or service, because the
 failure becomes data there (a finding, an evidence record, a note problem) or picks another path:
-`ChatError` (trust/llm_client.py), `JudgeFailed` and `UnknownJudge` (trust/judges/),
-`FetchFailure` (trust/evidence.py), `ExtractionFailed` (trust/extraction.py), `ProviderError`
+`ChatError` (trust/validate/llm_client.py), `JudgeFailed` and `UnknownJudge` (trust/validate/judges/),
+`FetchFailure` (trust/validate/evidence.py), `ExtractionFailed` (trust/validate/extraction.py), `ProviderError`
 (pipeline/search.py), `YamlRejected` (vault/yamlsafe.py) and `DuplicateKey` (vault/yaml_loader.py), `LayerOutOfOrder`
 (index/layer_stream.py), `NotOneShot` (index/one_shot.py: the build takes the full path), and private
 control flow such as index/parse.py's `_GiveUp` and vault/yamlsafe.py's `_NotSimple`. One that escaped would reach a door as `internal_error`.

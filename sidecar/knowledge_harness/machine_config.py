@@ -215,7 +215,7 @@ class MachineConfigMemory:
     Key: the path. An entry is valid while the file's (mtime_ns, size) is unchanged (one stat per
     call), so an edit is seen on the next request. Bound: 8 paths, cleared whole when full (a
     process normally reads one). `load_machine_config` hands out the same object while the entry
-    is valid: callers (trust/audit.py's policy cache) rely on that identity.
+    is valid: callers (trust/audit/audit.py's policy cache) rely on that identity.
     """
 
     configs: dict[Path, tuple[tuple[int, int], MachineConfig]] = field(default_factory=dict)

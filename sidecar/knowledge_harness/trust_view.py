@@ -14,7 +14,7 @@ from .errors import HarnessError
 from .index.query import search
 from .index.schema import SearchQuery, SearchResult, TrustSummary
 from .index.vault_index import VaultIndex
-from .trust.audit import Auditor, current_policy, note_state
+from .trust.audit.audit import Auditor, current_policy, note_state
 from .vault.catalog import NoteCatalog
 
 TrustOf = Callable[[str], TrustSummary | None]

@@ -17,7 +17,7 @@ from fastapi.testclient import TestClient
 from knowledge_harness.api.app import create_app
 from knowledge_harness.api.context import AppContext
 from knowledge_harness.settings import Settings
-from knowledge_harness.trust.audit import Auditor, current_policy, note_badge, run_audit
+from knowledge_harness.trust.audit.audit import Auditor, current_policy, note_badge, run_audit
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault

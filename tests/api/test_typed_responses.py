@@ -23,11 +23,11 @@ from knowledge_harness.pipeline.rest_models import (
     record_with_reasons,
     status_with_reasons,
 )
-from knowledge_harness.trust.batch import approve, build_plan, plan_view, show_plan, show_run
-from knowledge_harness.trust.batch_models import BatchRun, PlanView
-from knowledge_harness.trust.dry_run_models import DryRunReport
+from knowledge_harness.trust.approve.batch import approve, build_plan, plan_view, show_plan, show_run
+from knowledge_harness.trust.approve.models import BatchRun, PlanView, StoredPlan
 from knowledge_harness.trust.records import read_run, write_run
-from knowledge_harness.trust.validation_service import dry_run
+from knowledge_harness.trust.validate.dry_run_models import DryRunReport
+from knowledge_harness.trust.validate.validation_service import dry_run
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import KH, start_sidecar, stop_sidecar
@@ -50,8 +50,8 @@ def same_json(body: bytes, data: Any) -> None:
     assert dumps(json.loads(body)) == dumps(data)
 
 
-def plan_in_process(vault: Vault) -> dict[str, Any]:
-    async def make() -> dict[str, Any]:
+def plan_in_process(vault: Vault) -> StoredPlan:
+    async def make() -> StoredPlan:
         return await build_plan(vault, stage="canary", now=fixture_now())
 
     return anyio.run(make)
@@ -74,10 +74,8 @@ def test_dry_run_and_the_approval_gate_keep_their_json(tmp_path: Path) -> None:
     assert_describes(PlanView, cli_plan)
     # POST /v1/batches and …/approve answer with these dicts: the models keep them byte for byte
     made = plan_in_process(handle)
-    assert_describes(PlanView, plan_view(handle, made))
-    record = approve(
-        handle, made["plan_id"], f"APPROVE_PRODUCTION {made['digest'][:12]}", actor=PERSON, now=fixture_now()
-    )
+    assert_describes(PlanView, plan_view(handle, made).model_dump(mode="json", exclude_unset=True))
+    record = approve(handle, made.plan_id, f"APPROVE_PRODUCTION {made.digest[:12]}", actor=PERSON, now=fixture_now())
     assert record["run_status"] == "SUCCEEDED"
     assert_describes(BatchRun, record)
     sidecar = start_sidecar(vault)
@@ -90,7 +88,7 @@ def test_dry_run_and_the_approval_gate_keep_their_json(tmp_path: Path) -> None:
             planned = client.post("/v1/batches", json={"stage": "pilot", "out_of_order": True})
             assert planned.status_code == 200, planned.text
             plan = planned.json()
-            assert plan == show_plan(handle, plan["plan_id"])
+            assert plan == show_plan(handle, plan["plan_id"]).model_dump(mode="json", exclude_unset=True)
             # GET reads the stored plan (sorted keys): same values; typed keys in the model's order
             shown = client.get(f"/v1/batches/{plan['plan_id']}")
             assert shown.json() == plan and list(shown.json()) == list(plan)

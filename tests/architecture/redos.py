@@ -650,10 +650,10 @@ KNOWN_POLYNOMIAL: dict[str, str] = {
     "f309bb73d994": "knowledge_harness.pipeline.safety._OWN_THING_JA",
     "9ee9b922a767": "knowledge_harness.pipeline.safety._CONTEXT",
     "e5aee236c346": "knowledge_harness.pipeline.safety._CONTEXT",
-    "b668dda80e4b": "knowledge_harness.trust.claims._HEADING",
-    "22d231464f42": "knowledge_harness.trust.claims._LIST_ITEM",
-    "1d9fa3b48c77": "knowledge_harness.trust.claims._FOOTNOTE_DEF",
-    "7070a8a33180": "knowledge_harness.trust.claims._CODE",
+    "b668dda80e4b": "knowledge_harness.trust.validate.claims._HEADING",
+    "22d231464f42": "knowledge_harness.trust.validate.claims._LIST_ITEM",
+    "1d9fa3b48c77": "knowledge_harness.trust.validate.claims._FOOTNOTE_DEF",
+    "7070a8a33180": "knowledge_harness.trust.validate.claims._CODE",
     "83792ff9c066": "knowledge_harness.vault.references._HEADING",
 }
 

@@ -36,11 +36,11 @@ ALLOWED: dict[str, str] = {
     "knowledge_harness.core.tomlfile": "reads one TOML settings file its caller names (.harness/policy.toml, "
     ".harness/pipeline.toml, the machine configuration)",
     # package data shipped inside the wheel
-    "knowledge_harness.trust.judges.lexical_model": "the lexical judge's fitted weights (package data)",
-    "knowledge_harness.trust.judges.related_words": "the lexical judge's table of related English words (package "
+    "knowledge_harness.trust.validate.judges.lexical_model": "the lexical judge's fitted weights (package data)",
+    "knowledge_harness.trust.validate.judges.related_words": "the lexical judge's table of related English words (package "
     "data; bench/make_related_words.py may name another table)",
-    "knowledge_harness.trust.judges.embedded": "the optional judge's fitted weights, WordLlama's embeddings and tokenizer (package data)",
-    "knowledge_harness.trust.judges.openai_compat": "the judge prompt (package data)",
+    "knowledge_harness.trust.validate.judges.embedded": "the optional judge's fitted weights, WordLlama's embeddings and tokenizer (package data)",
+    "knowledge_harness.trust.validate.judges.openai_compat": "the judge prompt (package data)",
     # hot read paths that read vault or .harness/ files directly, for speed (docs/architecture.md)
     "knowledge_harness.index.reading": "reads every note's bytes on the build's fast path (one unbuffered read per "
     "note)",
@@ -53,7 +53,7 @@ ALLOWED: dict[str, str] = {
     "knowledge_harness.index.graph": "reads a note's bytes to list the links it has now (index_changes)",
     "knowledge_harness.index.search": "reads notes for the search layer and creates its folder (in the user cache, "
     "KH_SEARCH_CACHE)",
-    "knowledge_harness.trust.audit": "reads .harness/policy.toml (cached by its bytes) and .harness/audits.jsonl",
+    "knowledge_harness.trust.audit.audit": "reads .harness/policy.toml (cached by its bytes) and .harness/audits.jsonl",
     "knowledge_harness.pipeline.intake": "creates a run's folder under .harness/runs/ (files in it are written "
     "through pipeline/run_store.py)",
     "knowledge_harness.pipeline.proposals": "lists and reads .harness/proposals/ (writes go through vault/atomic.py)",
@@ -123,5 +123,7 @@ def test_the_scan_tells_file_calls_from_look_alikes(source: str, expected: list[
 
 
 def test_a_planted_write_outside_vault_is_caught() -> None:
-    planted = file_calls("from pathlib import Path\n\nPath('x.md').write_text('y')\n", "knowledge_harness.trust.claims")
-    assert unlisted_file_access(planted) == ["knowledge_harness.trust.claims:3 calls Path.write_text"]
+    planted = file_calls(
+        "from pathlib import Path\n\nPath('x.md').write_text('y')\n", "knowledge_harness.trust.validate.claims"
+    )
+    assert unlisted_file_access(planted) == ["knowledge_harness.trust.validate.claims:3 calls Path.write_text"]

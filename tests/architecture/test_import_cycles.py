@@ -2,7 +2,7 @@
 
 Every import counts: at the top, inside a function (a lazy import) and under TYPE_CHECKING. A
 circle makes the import order matter and hides which module is the lower one; what both sides
-need goes to a third module both import (vault/yaml_core.py, trust/main_text.py, index/parsing.py,
+need goes to a third module both import (vault/yaml_core.py, trust/validate/main_text.py, index/parsing.py,
 index/vault_index.py are such modules). grimp, import-linter's graph, finds the imports.
 """
 

@@ -37,15 +37,15 @@ PACKAGE = REPO / "sidecar" / "knowledge_harness"
 
 ALLOWED: dict[str, str] = {
     # memos of pure functions of their argument: what they hold depends on nothing else
-    "knowledge_harness.trust.text._WORD_TERMS": "a word's stem, memoized (bounded by _TERMS_CACHE_MAX)",
-    "knowledge_harness.trust.text._NUMBER_TERMS": "a number and unit's term, memoized (bounded)",
-    "knowledge_harness.trust.judges.binding._parsed": "functools.lru_cache of a sentence's parse",
-    "knowledge_harness.trust.judges.related_words.RELATED_WORDS": "package data, read on first use",
+    "knowledge_harness.trust.validate.text._WORD_TERMS": "a word's stem, memoized (bounded by _TERMS_CACHE_MAX)",
+    "knowledge_harness.trust.validate.text._NUMBER_TERMS": "a number and unit's term, memoized (bounded)",
+    "knowledge_harness.trust.validate.judges.binding._parsed": "functools.lru_cache of a sentence's parse",
+    "knowledge_harness.trust.validate.judges.related_words.RELATED_WORDS": "package data, read on first use",
     "knowledge_harness.core.text._STEMMER": "the Snowball stemmer: a pure function object",
     "knowledge_harness.core.text._STEMS": "a word's stem, memoized (cleared past _MAX_STEMS)",
     # tables filled at import, then only read
     "knowledge_harness.vault.yamlsafe._RESOLVERS": "CORE_RESOLVERS by first character, built at import",
-    "knowledge_harness.trust.judges._REGISTRY": "the judge registry: the built-in judges register at import",
+    "knowledge_harness.trust.validate.judges._REGISTRY": "the judge registry: the built-in judges register at import",
     # read-only tables that PyYAML builds as objects
     "knowledge_harness.vault.trust_splice._RESOLVER_11": "PyYAML's YAML 1.1 resolver, only asked",
     "knowledge_harness.vault.yaml_loader._SC": "PyYAML's SafeConstructor, used for its pure helpers",

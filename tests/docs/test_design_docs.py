@@ -23,8 +23,12 @@ from knowledge_harness.index.schema import CheckReport
 from knowledge_harness.pipeline import config as pipeline_config
 from knowledge_harness.pipeline import contract, engine, judging, registry, states
 from knowledge_harness.pipeline.ops import o07_plan
-from knowledge_harness.trust import audit, batch, batch_models, claims, freshness, policy, schema, validation_models
+from knowledge_harness.trust import policy, schema
 from knowledge_harness.trust import records as trust_records
+from knowledge_harness.trust.approve import batch
+from knowledge_harness.trust.approve import models as approve_models
+from knowledge_harness.trust.audit import audit, freshness
+from knowledge_harness.trust.validate import claims, validation_models
 from knowledge_harness.vault import note as vault_note
 from knowledge_harness.vault import paths as vault_paths
 
@@ -161,8 +165,8 @@ TRUST_VALUES = (
     | set(batch.STAGES)
     | _literals(batch.Reason)
     | _literals(validation_models.FindingVerdict)
-    | _literals(batch_models.FileResult)
-    | _literals(batch_models.RunResult)
+    | _literals(approve_models.FileResult)
+    | _literals(approve_models.RunResult)
     | _literals(trust_records.RecordKind)
 )
 TRUST_RECORDS = (
@@ -171,9 +175,9 @@ TRUST_RECORDS = (
     schema.Evidence,
     schema.EvidenceSource,
     policy.Policy,
-    batch_models.PlanView,
-    batch_models.RunFile,
-    batch_models.BatchRun,
+    approve_models.PlanView,
+    approve_models.RunFile,
+    approve_models.BatchRun,
 )
 
 
@@ -181,7 +185,7 @@ def test_the_trust_design_names_every_status_level_trigger_window_stage_and_resu
     text = _doc("trust.md")
     ticked = _ticked(text)
     assert sorted(TRUST_VALUES - ticked) == []
-    run_fields = batch_models.BatchRun.model_fields
+    run_fields = approve_models.BatchRun.model_fields
     for name in ("run_status", "consumption", "failure_reason"):
         for value in _literals(run_fields[name].annotation):
             assert f"`{value}`" in text, value
@@ -194,7 +198,7 @@ def test_every_name_in_the_trust_design_exists_in_the_code() -> None:
     names = TRUST_VALUES | _model_names(*TRUST_RECORDS)
     words = {t for t in ticked if WORD.match(t)}
     caps = {t for t in ticked if CAPS.match(t)}
-    constants = _constants(policy, freshness, audit, batch, schema, claims, validation_models, batch_models)
+    constants = _constants(policy, freshness, audit, batch, schema, claims, validation_models, approve_models)
     functions = {n for m in (policy, freshness, audit, batch) for n, v in vars(m).items() if callable(v)}
     error_codes = {str(getattr(v, "code", "")) for v in vars(errors).values() if isinstance(v, type)}
     assert sorted(words - names - functions - error_codes) == []

@@ -10,8 +10,8 @@ from pathlib import Path
 import anyio
 import pytest
 
-from knowledge_harness.trust.evidence import Fetcher
 from knowledge_harness.trust.policy import load_policy
+from knowledge_harness.trust.validate.evidence import Fetcher
 
 from ..conftest import use_machine_config
 from ..support.evidence_site import EvidenceSite

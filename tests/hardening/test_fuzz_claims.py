@@ -1,4 +1,4 @@
-"""Fuzzing the claim splitter (trust/claims.py, trust/text.py).
+"""Fuzzing the claim splitter (trust/validate/claims.py, trust/validate/text.py).
 
 Properties for any body: it never raises; every claim's lines lie within the note (counted in the
 original file); ids are stable (the same body gives the same ids) and unique within the note;
@@ -12,8 +12,8 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from knowledge_harness.trust.claims import MAX_CLAIMS, extract_claims, extract_claims_from_body
-from knowledge_harness.trust.text import split_sentences
+from knowledge_harness.trust.validate.claims import MAX_CLAIMS, extract_claims, extract_claims_from_body
+from knowledge_harness.trust.validate.text import split_sentences
 from knowledge_harness.vault.note import markdown_lines, parse_note
 
 pytestmark = pytest.mark.fuzz

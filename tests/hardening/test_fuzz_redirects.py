@@ -20,9 +20,9 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
-from knowledge_harness.trust import evidence
-from knowledge_harness.trust.evidence import Fetcher, FetchFailure, redirect_target
 from knowledge_harness.trust.policy import EvidencePolicy
+from knowledge_harness.trust.validate import evidence
+from knowledge_harness.trust.validate.evidence import Fetcher, FetchFailure, redirect_target
 from tests.support.examples import examples
 
 pytestmark = pytest.mark.fuzz

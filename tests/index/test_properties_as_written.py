@@ -96,7 +96,7 @@ def test_the_audit_skips_templates_and_excluded_notes_as_the_index_does(tmp_path
     """`kh audit` reported every template's `{{date}}` as "Malformed YAML: … unhashable key"."""
     import datetime as dt
 
-    from knowledge_harness.trust.audit import run_audit, stale_report
+    from knowledge_harness.trust.audit.audit import run_audit, stale_report
     from knowledge_harness.trust.policy import Policy
     from knowledge_harness.vault.catalog import NoteCatalog
 

@@ -72,8 +72,8 @@ def test_wheel_and_sdist_carry_every_file_of_the_package(dist: Path) -> None:
     data = {name for name in tracked if not name.endswith(".py")}
     # the models and the word table the judge loads at run time are among them
     assert {
-        "knowledge_harness/trust/judges/lexical_model.json",
-        "knowledge_harness/trust/judges/related_words.txt.gz",
+        "knowledge_harness/trust/validate/judges/lexical_model.json",
+        "knowledge_harness/trust/validate/judges/related_words.txt.gz",
     } <= data
     with zipfile.ZipFile(next(dist.glob("*.whl"))) as wheel:
         in_wheel = set(wheel.namelist())
@@ -122,8 +122,8 @@ def test_wheel_in_a_fresh_environment_runs_kh_audit_on_the_example_vault(dist: P
     # the package and its data come from the wheel's install, not from this checkout
     probe = (
         "import json, knowledge_harness as kh\n"
-        "from knowledge_harness.trust.judges.lexical_model import fitted_models\n"
-        "from knowledge_harness.trust.judges.related_words import RelatedTable\n"
+        "from knowledge_harness.trust.validate.judges.lexical_model import fitted_models\n"
+        "from knowledge_harness.trust.validate.judges.related_words import RelatedTable\n"
         "print(json.dumps({'file': kh.__file__, 'version': kh.__version__,"
         " 'models': sorted(fitted_models()), 'related': RelatedTable().related('film')}))"
     )

@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from knowledge_harness import actors
-from knowledge_harness.trust.adoption import ADOPT_KEYWORD, adopt, preview_adoption
+from knowledge_harness.trust.approve.adoption import ADOPT_KEYWORD, adopt, preview_adoption
 from knowledge_harness.vault.paths import Vault
 from knowledge_harness.vault.references import references_sha256
 

@@ -84,6 +84,11 @@ def plan_json(vault: Path, *extra: str) -> dict[str, Any]:
     return data
 
 
+def challenge_of(view: dict[str, Any]) -> str:
+    """The challenge a person types for a plan as `kh batch plan --json` printed it."""
+    return f"APPROVE_PRODUCTION {view['digest']}"
+
+
 def wait_for(predicate: Any, timeout: float = 60.0, what: str = "condition") -> None:
     deadline = time.monotonic() + timeout
     while time.monotonic() < deadline:

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import math
 
-from knowledge_harness.trust.judges.lexical import LexicalJudge, RelatedWords, prepare
-from knowledge_harness.trust.judges.lexical_features import LANGUAGE_FEATURES, LogisticModel
-from knowledge_harness.trust.judges.lexical_model import columns_of, fitted_models
-from knowledge_harness.trust.validation_models import EvidenceIn
+from knowledge_harness.trust.validate.judges.lexical import LexicalJudge, RelatedWords, prepare
+from knowledge_harness.trust.validate.judges.lexical_features import LANGUAGE_FEATURES, LogisticModel
+from knowledge_harness.trust.validate.judges.lexical_model import columns_of, fitted_models
+from knowledge_harness.trust.validate.validation_models import EvidenceIn
 
 
 def gate_counts(claim: str, evidence: str, related: RelatedWords | None) -> tuple[int, int]:

@@ -19,12 +19,12 @@ import pytest
 
 from knowledge_harness import actors
 from knowledge_harness.errors import SubmissionRefused
-from knowledge_harness.trust import judge_queue
-from knowledge_harness.trust.judge_queue import VaultTaskQueue
-from knowledge_harness.trust.judges.agent import AgentJudge
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest, ValidationResult
-from knowledge_harness.trust.validation_service import validator_label
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate import judge_queue
+from knowledge_harness.trust.validate.judge_queue import VaultTaskQueue
+from knowledge_harness.trust.validate.judges.agent import AgentJudge
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn, ValidationRequest, ValidationResult
+from knowledge_harness.trust.validate.validation_service import validator_label
+from knowledge_harness.trust.validate.validator import validate
 from knowledge_harness.vault.paths import Vault
 
 PAGE = "Mount Fuji is 3,776 metres high. It is the highest mountain in Japan."
@@ -134,7 +134,7 @@ def test_a_task_whose_agent_disconnected_is_open_for_another(vault: Vault) -> No
         time.sleep(0.05)
     # another process takes the task and exits without answering (a `kh mcp` whose client went away)
     gone = (
-        "import sys; from knowledge_harness.trust.judge_tasks import JudgeTaskStore;"
+        "import sys; from knowledge_harness.trust.validate.judge_tasks import JudgeTaskStore;"
         "from knowledge_harness.vault.paths import Vault;"
         "print(JudgeTaskStore(Vault.open(sys.argv[1])).take({'name': 'agent:gone', 'client': 'gone'})['task_id'])"
     )

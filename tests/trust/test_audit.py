@@ -13,7 +13,7 @@ import httpx2
 from mcp.client.session import ClientSession
 from mcp.client.streamable_http import streamable_http_client
 
-from knowledge_harness.trust.audit import badge_of, run_audit, threshold_count, threshold_label
+from knowledge_harness.trust.audit.audit import badge_of, run_audit, threshold_count, threshold_label
 from knowledge_harness.trust.policy import Policy, load_policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
@@ -145,7 +145,7 @@ def test_mcp_audit_and_badge_tools_on_a_real_sidecar(tmp_path: Path) -> None:
 
 
 def test_recorded_audits_form_the_trend_and_bad_lines_are_skipped(tmp_path: Path) -> None:
-    from knowledge_harness.trust.audit import audit_trend, record_audit
+    from knowledge_harness.trust.audit.audit import audit_trend, record_audit
 
     (tmp_path / "a.md").write_text("---\nprovenance: {origin: human}\nreferences: [https://x.example/]\n---\nx\n")
     catalog = NoteCatalog(Vault.open(tmp_path))

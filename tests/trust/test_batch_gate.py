@@ -10,6 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import json
+import logging
 import re
 import signal
 import subprocess
@@ -17,10 +18,12 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 from knowledge_harness.errors import ChallengeRefused, PlanExpired
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
+from knowledge_harness.trust.records import read_run, write_run
 from knowledge_harness.vault.note import parse_note
 from knowledge_harness.vault.paths import Vault
 
@@ -332,3 +335,21 @@ def test_scope_check_handles_japanese_nfd_and_nfc_names_in_git(tmp_path: Path) -
     record2 = json.loads(out)
     assert record2["run_status"] == "FAILED"
     assert record2["scope"]["git_unexpected"] == ["日記/新しいメモ.md"]
+
+
+@pytest.mark.usefixtures("evidence_site")
+def test_a_broken_run_record_is_reported_and_the_other_interrupted_runs_are_still_closed(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    vault = Vault.open(git_vault(tmp_path))
+    made = anyio.run(lambda: batch.build_plan(vault, stage="canary", now=fixture_now()))
+    record = batch.approve(vault, made.plan_id, batch.expected_challenge(made), actor=PERSON, now=fixture_now())
+    write_run(vault, made.run_id, {**record, "run_status": "IN_PROGRESS", "finished_at": None})  # a crash, say
+    _, broken = batch.new_ids(fixture_now() - dt.timedelta(days=1))
+    write_run(vault, broken, {"run_id": broken, "run_status": "IN_PROGRESS"})  # half a record: not a BatchRun
+
+    with caplog.at_level(logging.WARNING, logger="knowledge_harness.trust.batch"):
+        assert batch.recover_interrupted_runs(vault) == [made.run_id]
+    assert batch.show_run(vault, made.run_id)["failure_reason"] == "interrupted"
+    assert any(broken in message for message in caplog.messages)
+    assert read_run(vault, broken) == {"run_id": broken, "run_status": "IN_PROGRESS"}  # left as it is

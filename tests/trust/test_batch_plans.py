@@ -6,14 +6,16 @@ import datetime as dt
 import hashlib
 import json
 from pathlib import Path
+from typing import Any, get_args
 
 import anyio
 import pytest
 
 from knowledge_harness.core.clock import parse_utc_z, utc_z
 from knowledge_harness.errors import InputError, PlanTampered, Refused
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
 from knowledge_harness.trust.approve import plan as plan_module
+from knowledge_harness.trust.approve.models import PlanReason, StoredPlan
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.trust.records import write_plan
 from knowledge_harness.vault.catalog import NoteCatalog
@@ -50,15 +52,15 @@ def test_candidates_come_in_the_documented_order(example_vault: Path) -> None:
 def test_the_digest_is_the_sha256_of_the_plans_canonical_json(example_vault: Path) -> None:
     vault = Vault.open(example_vault)
     plan = anyio.run(lambda: batch.build_plan(vault, stage="pilot", today=DAY, out_of_order=True))
-    assert len(plan["targets"]) == 8  # 1 next_batch + 5 stale + 2 never validated: pilot's 8
-    stored = json.loads((example_vault / ".harness" / "plans" / f"{plan['plan_id']}.json").read_bytes())
+    assert len(plan.targets) == 8  # 1 next_batch + 5 stale + 2 never validated: pilot's 8
+    stored = json.loads((example_vault / ".harness" / "plans" / f"{plan.plan_id}.json").read_bytes())
     body = {k: v for k, v in stored.items() if k != "digest"}
     canonical = json.dumps(body, sort_keys=True, ensure_ascii=False, separators=(",", ":")).encode()
     assert stored["digest"] == hashlib.sha256(canonical).hexdigest()
-    view = batch.plan_view(vault, stored)
-    assert view["digest"] == stored["digest"][:12]
-    created = parse_utc_z(view["created_at"])
-    assert parse_utc_z(view["expires_at"]) - created == dt.timedelta(hours=24)
+    view = batch.plan_view(vault, StoredPlan.model_validate(stored))
+    assert view.digest == stored["digest"][:12]
+    created = parse_utc_z(view.created_at)
+    assert parse_utc_z(view.expires_at) - created == dt.timedelta(hours=24)
     for target in stored["targets"]:
         assert target["sha256_before"] == hashlib.sha256((example_vault / target["path"]).read_bytes()).hexdigest()
         assert set(target["proposed"]) == {"verification", "evidence"}
@@ -73,11 +75,11 @@ def test_the_digest_is_the_sha256_of_the_plans_canonical_json(example_vault: Pat
 
     # a plan edited after it was made is refused, nothing written
     stored["targets"][0]["proposed"]["verification"]["level"] = 3
-    path = example_vault / ".harness" / "plans" / f"{plan['plan_id']}.json"
+    path = example_vault / ".harness" / "plans" / f"{plan.plan_id}.json"
     path.write_text(json.dumps(stored), encoding="utf-8")
     before = tree_bytes(example_vault)
     with pytest.raises(PlanTampered):
-        batch.approve(vault, plan["plan_id"], batch.expected_challenge(plan), actor=PERSON)
+        batch.approve(vault, plan.plan_id, batch.expected_challenge(plan), actor=PERSON)
     assert tree_bytes(example_vault) == before
 
 
@@ -115,3 +117,29 @@ def test_an_agents_judge_budget_counts_the_calls_of_todays_plans(tmp_path: Path)
     assert refused.value.detail == {"judge": "openai_compat", "judge_calls": 4, "budget": 10, "used_today": 7}
     free = batch.PlanPreview("canary", ["a.md"], 1, 9, "lexical", 9)
     assert batch.require_agent_judge_budget(vault, free, 0) == 0
+
+
+def test_every_reason_a_candidate_can_have_is_one_a_plan_target_can_have() -> None:
+    """POST /v1/batches answers with PlanTarget: a plan with an `unrecorded` note must not fail its answer."""
+    assert set(get_args(plan_module.Reason)) == set(get_args(PlanReason))
+
+
+@pytest.mark.usefixtures("evidence_site")
+def test_a_note_deleted_while_it_is_validated_is_skipped_not_the_whole_plan(
+    example_vault: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vault = Vault.open(example_vault)
+    gone, kept = "Keywords/RAG.md", "Keywords/Embedding.md"
+    real_dry_run = plan_module.dry_run
+
+    async def deleting(handle: Vault, path: str, **options: Any) -> dict[str, Any]:
+        report = await real_dry_run(handle, path, **options)
+        if path == gone:
+            (example_vault / gone).unlink()  # the person deletes it while its pages are judged
+        return report
+
+    monkeypatch.setattr(plan_module, "dry_run", deleting)
+    plan = anyio.run(lambda: batch.build_plan(vault, stage="pilot", notes=[gone, kept], today=DAY, out_of_order=True))
+    assert [t.path for t in plan.targets] == [kept]
+    assert [s.path for s in plan.skipped] == [gone]
+    assert "deleted" in plan.skipped[0].reason

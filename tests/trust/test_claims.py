@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from knowledge_harness.trust.claims import extract_claims
-from knowledge_harness.trust.text import split_sentences
+from knowledge_harness.trust.validate.claims import extract_claims
+from knowledge_harness.trust.validate.text import split_sentences
 from knowledge_harness.vault.note import parse_note
 
 NOTE = """---
@@ -119,7 +119,7 @@ def test_setext_headings_html_and_wikilinks() -> None:
 
 
 def test_claim_lines_follow_the_files_lines_not_unicode_line_separators() -> None:
-    from knowledge_harness.trust.claims import extract_claims
+    from knowledge_harness.trust.validate.claims import extract_claims
     from knowledge_harness.vault.note import parse_note
 
     # U+2028 and form feed are not line ends in Markdown; the second sentence is on file line 2

@@ -5,7 +5,7 @@ from __future__ import annotations
 import shlex
 from pathlib import Path
 
-from knowledge_harness.trust.discovery import discover
+from knowledge_harness.trust.approve.discovery import discover
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import copy_example_vault

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_harness.trust.english_forms import calendar_dates
-from knowledge_harness.trust.text import search_forms, terms
+from knowledge_harness.trust.validate.english_forms import calendar_dates
+from knowledge_harness.trust.validate.text import search_forms, terms
 
 
 def _words(text: str) -> set[str]:

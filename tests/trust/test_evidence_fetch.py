@@ -12,17 +12,17 @@ from pathlib import Path
 import anyio
 import pytest
 
-from knowledge_harness.trust.evidence import FetchedPage, Fetcher, blocked_reason, decode_body, host_allowed
-from knowledge_harness.trust.extraction import (
+from knowledge_harness.trust.policy import EvidencePolicy, Policy
+from knowledge_harness.trust.validate.evidence import FetchedPage, Fetcher, blocked_reason, decode_body, host_allowed
+from knowledge_harness.trust.validate.extraction import (
     MAX_IDLE,
     ExtractionFailed,
     ExtractionPool,
     acquire_worker,
     extract_in_worker,
 )
-from knowledge_harness.trust.policy import EvidencePolicy, Policy
-from knowledge_harness.trust.snapshots import EvidenceStore
-from knowledge_harness.trust.validation_service import collect_evidence
+from knowledge_harness.trust.validate.snapshots import EvidenceStore
+from knowledge_harness.trust.validate.validation_service import collect_evidence
 from knowledge_harness.vault.paths import Vault
 from tests.support.evidence_site import EvidenceSite
 

@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from knowledge_harness.trust.judges.binding import (
+from knowledge_harness.trust.validate.judges.binding import (
     QUOTED,
     Binding,
     bind_claim,
@@ -17,9 +17,9 @@ from knowledge_harness.trust.judges.binding import (
     page_subject,
     superlative_restated,
 )
-from knowledge_harness.trust.judges.lexical import LexicalJudge
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate.judges.lexical import LexicalJudge
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn, ValidationRequest
+from knowledge_harness.trust.validate.validator import validate
 
 RIVERS_JA = "世界で最も長い川はナイル川です。ミシシッピ川は北アメリカを流れています。"
 RIVERS_EN = "The longest river in the world is the Nile. The Mississippi flows through North America."
@@ -41,7 +41,7 @@ CONTRADICTED = [
 
 
 def _sentences(text: str) -> list[str]:
-    from knowledge_harness.trust.text import sentence_texts
+    from knowledge_harness.trust.validate.text import sentence_texts
 
     return sentence_texts(text)
 

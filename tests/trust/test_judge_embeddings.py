@@ -13,14 +13,20 @@ import pytest
 
 pytest.importorskip("wordllama")
 
-from knowledge_harness.trust.judges import get_judge
-from knowledge_harness.trust.judges.embedded import PROFILE, EmbeddingNeighbours, _model, _shipped, embeddings_judge
-from knowledge_harness.trust.judges.lexical import LexicalJudge
-from knowledge_harness.trust.judges.lexical_features import normalize
-from knowledge_harness.trust.judges.lexical_model import fitted_models
-from knowledge_harness.trust.text import terms
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate.judges import get_judge
+from knowledge_harness.trust.validate.judges.embedded import (
+    PROFILE,
+    EmbeddingNeighbours,
+    _model,
+    _shipped,
+    embeddings_judge,
+)
+from knowledge_harness.trust.validate.judges.lexical import LexicalJudge
+from knowledge_harness.trust.validate.judges.lexical_features import normalize
+from knowledge_harness.trust.validate.judges.lexical_model import fitted_models
+from knowledge_harness.trust.validate.text import terms
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn, ValidationRequest
+from knowledge_harness.trust.validate.validator import validate
 
 
 def _absent(claim: str, text: str) -> set[str]:

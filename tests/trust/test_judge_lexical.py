@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_harness.trust.judges import get_judge, judge_names
-from knowledge_harness.trust.judges.lexical import LexicalJudge
-from knowledge_harness.trust.main_text import extract_main_text
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn
+from knowledge_harness.trust.validate.judges import get_judge, judge_names
+from knowledge_harness.trust.validate.judges.lexical import LexicalJudge
+from knowledge_harness.trust.validate.main_text import extract_main_text
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn
 from tests.support.evidence_site import EN_FUJI, JA_FUJI
 from tests.support.gated_judge import gate_counts
 
@@ -116,8 +116,8 @@ def test_japanese_caption_pairs_and_predicate_negation(claim: str, evidence: str
 
 
 def test_the_shipped_model_matches_the_features_it_is_fed() -> None:
-    from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES, LANGUAGE_FEATURES
-    from knowledge_harness.trust.judges.lexical_model import fitted_models
+    from knowledge_harness.trust.validate.judges.lexical_features import FEATURE_NAMES, LANGUAGE_FEATURES
+    from knowledge_harness.trust.validate.judges.lexical_model import fitted_models
 
     models = fitted_models()
     assert set(models) == {"ja", "en"}
@@ -128,7 +128,7 @@ def test_the_shipped_model_matches_the_features_it_is_fed() -> None:
 
 
 def test_a_model_file_naming_unknown_features_is_refused() -> None:
-    from knowledge_harness.trust.judges.lexical_model import model_from_json
+    from knowledge_harness.trust.validate.judges.lexical_model import model_from_json
 
     with pytest.raises(RuntimeError, match="unknown features"):
         model_from_json({"features": ["coverage", "gut_feeling"], "mean": [0, 0], "scale": [1, 1], "weights": [1, 1]})
@@ -137,8 +137,8 @@ def test_a_model_file_naming_unknown_features_is_refused() -> None:
 
 
 def test_a_note_with_the_negated_claim_fails_even_beside_supported_claims() -> None:
-    from knowledge_harness.trust.validation_models import ValidationRequest
-    from knowledge_harness.trust.validator import validate
+    from knowledge_harness.trust.validate.validation_models import ValidationRequest
+    from knowledge_harness.trust.validate.validator import validate
 
     evidence = "このモデルは最新の情報を学習していないため、検索結果を回答に反映できません。回答は日本語で返されます。"
     request = ValidationRequest(
@@ -177,8 +177,8 @@ def test_an_english_number_stated_elsewhere_on_the_page_is_not_contradicted_nor_
 
 
 def test_a_gated_model_never_supports_a_claim_outside_its_gate() -> None:
-    from knowledge_harness.trust.judges.lexical_features import FEATURE_NAMES, Gate, GateMeasures
-    from knowledge_harness.trust.judges.lexical_model import fitted_models
+    from knowledge_harness.trust.validate.judges.lexical_features import FEATURE_NAMES, Gate, GateMeasures
+    from knowledge_harness.trust.validate.judges.lexical_model import fitted_models
 
     english = fitted_models()["en"]
     assert english.gate is not None  # the English model is always gated (docs/validator.md)

@@ -6,10 +6,10 @@ from collections.abc import Iterator
 
 import pytest
 
-from knowledge_harness.trust.judges import JudgeFailed, get_judge
-from knowledge_harness.trust.judges.openai_compat import OpenAICompatJudge, load_prompt
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate.judges import JudgeFailed, get_judge
+from knowledge_harness.trust.validate.judges.openai_compat import OpenAICompatJudge, load_prompt
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn, ValidationRequest
+from knowledge_harness.trust.validate.validator import validate
 from tests.support.llm_standin import LLMStandIn
 
 EVIDENCE = "Mount Fuji is 3,776 metres high. It is the highest mountain in Japan."

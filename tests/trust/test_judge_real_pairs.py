@@ -10,9 +10,9 @@ from typing import Any
 
 import pytest
 
-from knowledge_harness.trust.judges.lexical import LexicalJudge
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, ValidationRequest
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate.judges.lexical import LexicalJudge
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn, ValidationRequest
+from knowledge_harness.trust.validate.validator import validate
 
 FIXTURE = json.loads((Path(__file__).parent / "data" / "judge_real_pairs.json").read_text(encoding="utf-8"))
 PAIRS: list[dict[str, Any]] = FIXTURE["pairs"]

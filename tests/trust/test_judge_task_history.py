@@ -6,7 +6,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
-from knowledge_harness.trust.judge_tasks import JudgeTaskStore
+from knowledge_harness.trust.validate.judge_tasks import JudgeTaskStore
 from knowledge_harness.vault.paths import Vault
 
 

@@ -7,10 +7,10 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_harness.trust.judges.binding import unit_of
-from knowledge_harness.trust.judges.lexical import prepare
-from knowledge_harness.trust.text import sentence_terms, sentence_texts, split_sentences, terms
-from knowledge_harness.trust.validation_models import EvidenceIn
+from knowledge_harness.trust.validate.judges.binding import unit_of
+from knowledge_harness.trust.validate.judges.lexical import prepare
+from knowledge_harness.trust.validate.text import sentence_terms, sentence_texts, split_sentences, terms
+from knowledge_harness.trust.validate.validation_models import EvidenceIn
 from tests.support.examples import examples
 
 # pieces that exercise the tokenizer's corners: stems (studies/study), irregular verbs (began/begin), light words, hyphens, units after numbers, grouped

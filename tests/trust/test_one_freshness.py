@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from knowledge_harness.index.build import build_index
 from knowledge_harness.index.query import search
 from knowledge_harness.index.schema import SearchQuery
-from knowledge_harness.trust.audit import iter_states, run_audit
+from knowledge_harness.trust.audit.audit import iter_states, run_audit
 from knowledge_harness.trust.policy import Policy
 from knowledge_harness.trust_view import live_trust
 from knowledge_harness.vault.catalog import NoteCatalog

@@ -13,7 +13,7 @@ from urllib.parse import quote
 
 import pytest
 
-from knowledge_harness.trust.audit import below_share, claims_phrase, render_text, run_audit
+from knowledge_harness.trust.audit.audit import below_share, claims_phrase, render_text, run_audit
 from knowledge_harness.trust.policy import Policy, load_policy
 from knowledge_harness.trust.schema import read_trust
 from knowledge_harness.vault.catalog import NoteCatalog

@@ -6,13 +6,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 
 from knowledge_harness.errors import Refused
-from knowledge_harness.trust import batch
+from knowledge_harness.trust.approve import batch
+from knowledge_harness.trust.approve.models import StoredPlan
 from knowledge_harness.vault.paths import Vault
 
 from ..support.batch_support import TODAY, fixture_now, kh
@@ -37,10 +37,10 @@ def _note(vault: Vault) -> bytes:
 
 def test_a_plan_dated_by_anything_but_the_clock_is_a_rehearsal_that_is_never_approved(fuji: Vault) -> None:
     before = _note(fuji)
-    rehearsal: dict[str, Any] = anyio.run(lambda: batch.build_plan(fuji, today=dt.date(2099, 1, 1)))
-    assert batch.plan_view(fuji, rehearsal)["rehearsal"] is True
+    rehearsal: StoredPlan = anyio.run(lambda: batch.build_plan(fuji, today=dt.date(2099, 1, 1)))
+    assert batch.plan_view(fuji, rehearsal).rehearsal is True
     with pytest.raises(Refused, match=r"rehearsal dated 2099-01-01.*nothing was written"):
-        batch.approve(fuji, rehearsal["plan_id"], batch.expected_challenge(rehearsal), actor=PERSON)
+        batch.approve(fuji, rehearsal.plan_id, batch.expected_challenge(rehearsal), actor=PERSON)
     assert _note(fuji) == before
     shown = kh("batch", "plan", str(fuji.root), "--today", "2099-01-01")
     assert shown.returncode == 0, shown.stderr
@@ -49,13 +49,13 @@ def test_a_plan_dated_by_anything_but_the_clock_is_a_rehearsal_that_is_never_app
 
 def test_approval_takes_the_machines_date_within_the_plans_window(fuji: Vault) -> None:
     before = _note(fuji)
-    made: dict[str, Any] = anyio.run(lambda: batch.build_plan(fuji, now=fixture_now()))
-    assert made["today"] == TODAY and not batch.plan_view(fuji, made, now=fixture_now())["rehearsal"]
+    made: StoredPlan = anyio.run(lambda: batch.build_plan(fuji, now=fixture_now()))
+    assert made.today == TODAY and not batch.plan_view(fuji, made, now=fixture_now()).rehearsal
     typed = batch.expected_challenge(made)
     for wrong in (fixture_now() - dt.timedelta(days=1), fixture_now() - dt.timedelta(hours=1)):
         with pytest.raises(Refused, match="outside the window"):  # a clock set back: the plan is from its future
-            batch.approve(fuji, made["plan_id"], typed, actor=PERSON, now=wrong)
+            batch.approve(fuji, made.plan_id, typed, actor=PERSON, now=wrong)
     assert _note(fuji) == before
-    record = batch.approve(fuji, made["plan_id"], typed, actor=PERSON, now=fixture_now() + dt.timedelta(hours=2))
+    record = batch.approve(fuji, made.plan_id, typed, actor=PERSON, now=fixture_now() + dt.timedelta(hours=2))
     assert record["run_status"] == "SUCCEEDED"
     assert f"last_validated: {TODAY}" in _note(fuji).decode()

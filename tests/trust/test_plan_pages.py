@@ -7,13 +7,13 @@ from __future__ import annotations
 import datetime as dt
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import anyio
 import pytest
 
-from knowledge_harness.trust import batch
-from knowledge_harness.trust.snapshots import EvidenceStore
+from knowledge_harness.trust.approve import batch
+from knowledge_harness.trust.approve.models import StoredPlan
+from knowledge_harness.trust.validate.snapshots import EvidenceStore
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import use_machine_config
@@ -46,11 +46,11 @@ def test_a_plan_made_right_after_its_page_changed_judges_the_new_text(tmp_path: 
     vault = _vault(tmp_path / "vault", url)
     site.changing_text = FUJI
 
-    def plan() -> dict[str, Any]:
-        made: dict[str, Any] = anyio.run(lambda: batch.build_plan(vault, stage="canary"))
+    def plan() -> StoredPlan:
+        made: StoredPlan = anyio.run(lambda: batch.build_plan(vault, stage="canary"))
         return made
 
-    assert plan()["targets"][0]["verdict"] == "pass"
+    assert plan().targets[0].verdict == "pass"
     record, _ = EvidenceStore(vault).lookup(url, max_age=dt.timedelta(days=1)) or ({}, "")
     assert str(record.get("etag", "")).startswith('"')  # the validator is kept with the snapshot
 
@@ -58,10 +58,10 @@ def test_a_plan_made_right_after_its_page_changed_judges_the_new_text(tmp_path: 
     assert "fetch 1 cited page(s) (1 of them only if changed since their snapshot" in told
 
     site.changing_text = FUJI_CHANGED  # the page changes a moment later, well inside the snapshot window
-    assert plan()["targets"][0]["verdict"] != "pass"  # the new text was judged, without --refetch
+    assert plan().targets[0].verdict != "pass"  # the new text was judged, without --refetch
     assert site.not_modified == 0
 
     unchanged = plan()  # nothing changed since: the server says 304 and the snapshot is reused
     assert site.not_modified == 1
-    assert unchanged["targets"][0]["verdict"] != "pass"
+    assert unchanged.targets[0].verdict != "pass"
     assert site.hits["/changing"] == 3

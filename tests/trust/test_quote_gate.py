@@ -12,9 +12,9 @@ from dataclasses import dataclass
 
 import pytest
 
-from knowledge_harness.trust.judges.base import JudgeOutput
-from knowledge_harness.trust.quotes import SourceText
-from knowledge_harness.trust.validation_models import (
+from knowledge_harness.trust.validate.judges.base import JudgeOutput
+from knowledge_harness.trust.validate.quotes import SourceText
+from knowledge_harness.trust.validate.validation_models import (
     ClaimIn,
     EvidenceIn,
     Finding,
@@ -22,7 +22,7 @@ from knowledge_harness.trust.validation_models import (
     ValidationResult,
     ValidatorInfo,
 )
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate.validator import validate
 
 PAGE_EN = (
     "History.\n"

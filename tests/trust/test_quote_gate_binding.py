@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, Finding, ValidationRequest
-from knowledge_harness.trust.validator import validate
+from knowledge_harness.trust.validate.validation_models import ClaimIn, EvidenceIn, Finding, ValidationRequest
+from knowledge_harness.trust.validate.validator import validate
 
 from .test_quote_gate import PAGE_EN, ScriptedJudge, _run
 

@@ -14,8 +14,8 @@ import pytest
 import yaml
 
 from knowledge_harness import actors
-from knowledge_harness.trust import batch
-from knowledge_harness.trust.audit import badge_of, run_audit
+from knowledge_harness.trust.approve import batch
+from knowledge_harness.trust.audit.audit import badge_of, run_audit
 from knowledge_harness.trust.policy import Policy
 from knowledge_harness.trust_view import live_trust
 from knowledge_harness.vault.catalog import NoteCatalog

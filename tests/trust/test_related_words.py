@@ -1,5 +1,5 @@
 """The default judge's table of related English words (WordNet 3.0 synonyms and derivationally related
-forms, trust/judges/related_words.txt.gz): read in plain Python from the package, only for the page."""
+forms, trust/validate/judges/related_words.txt.gz): read in plain Python from the package, only for the page."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_harness.trust.judges.lexical_features import normalize
-from knowledge_harness.trust.judges.related_words import RELATED_WORDS, RelatedTable
-from knowledge_harness.trust.text import terms
+from knowledge_harness.trust.validate.judges.lexical_features import normalize
+from knowledge_harness.trust.validate.judges.related_words import RELATED_WORDS, RelatedTable
+from knowledge_harness.trust.validate.text import terms
 from tests.support.gated_judge import gate_counts
 
 REPO = Path(__file__).resolve().parents[2]
@@ -36,8 +36,8 @@ def refuse(*a, **k):
     raise OSError("network")
 socket.socket.connect = refuse
 socket.create_connection = refuse
-from knowledge_harness.trust.judges import get_judge
-from knowledge_harness.trust.judges.related_words import RELATED_WORDS
+from knowledge_harness.trust.validate.judges import get_judge
+from knowledge_harness.trust.validate.judges.related_words import RELATED_WORDS
 judge = get_judge("lexical")
 page = "The doctor opened a small clinic in Leeds in 1901. It moved to York in 1950."
 judge.judge_pair("富士山は日本で最も高い山である。", "富士山は日本で最も高い山である。")

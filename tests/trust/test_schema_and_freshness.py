@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from knowledge_harness.trust.freshness import deadline, stale_triggers, window_for
+from knowledge_harness.trust.audit.freshness import deadline, stale_triggers, window_for
 from knowledge_harness.trust.policy import Policy
 from knowledge_harness.trust.schema import Verification, read_trust
 from knowledge_harness.vault.note import parse_note

@@ -7,9 +7,9 @@ import pytest
 
 from knowledge_harness.errors import InputError
 from knowledge_harness.trust.policy import parse_policy
-from knowledge_harness.trust.validation_models import Finding, ValidationResult, ValidatorInfo
-from knowledge_harness.trust.validation_service import is_self_judged, validator_label
-from knowledge_harness.trust.validator import mark_self_judged
+from knowledge_harness.trust.validate.validation_models import Finding, ValidationResult, ValidatorInfo
+from knowledge_harness.trust.validate.validation_service import is_self_judged, validator_label
+from knowledge_harness.trust.validate.validator import mark_self_judged
 
 CLAUDE_CODE = ValidatorInfo(name="agent", version="1", client="claude-code", client_version="2.1.0")
 CODEX = ValidatorInfo(name="agent", version="1", client="codex-mcp-client", client_version="0.9")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from knowledge_harness.trust.audit import run_audit
+from knowledge_harness.trust.audit.audit import run_audit
 from knowledge_harness.trust.policy import Policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
@@ -64,8 +64,8 @@ def test_breaking_a_notes_yaml_never_raises_coverage(
 
 
 def test_a_failed_run_that_wrote_nothing_still_consumed_its_plan() -> None:
-    from knowledge_harness.trust.batch import finish
-    from knowledge_harness.trust.batch_models import BatchRun, RunFile
+    from knowledge_harness.trust.approve.batch import finish
+    from knowledge_harness.trust.approve.models import BatchRun, RunFile
 
     files = [
         RunFile.model_construct(path="a.md", result="PENDING"),

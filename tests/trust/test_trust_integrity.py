@@ -13,17 +13,19 @@ import anyio
 import pytest
 
 from knowledge_harness.errors import Refused
-from knowledge_harness.trust import batch
-from knowledge_harness.trust.audit import iter_states, note_badge, run_audit
-from knowledge_harness.trust.batch import progressive_size
+from knowledge_harness.trust.approve import batch
+from knowledge_harness.trust.approve.batch import progressive_size
+from knowledge_harness.trust.approve.models import StoredPlan
+from knowledge_harness.trust.audit.audit import iter_states, note_badge, run_audit
 from knowledge_harness.trust.policy import load_policy
-from knowledge_harness.trust.validation_service import dry_run
+from knowledge_harness.trust.validate.validation_service import dry_run
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
 from ..conftest import use_machine_config
 from ..support.batch_support import (
     TODAY,
+    challenge_of,
     fixture_now,
     git_vault,
     kh,
@@ -63,11 +65,11 @@ def _vault(root: Path, url: str, policy: str = "") -> Vault:
 
 
 def _plan_and_approve(vault: Vault, stage: str = "canary", **options: Any) -> dict[str, Any]:
-    async def plan() -> dict[str, Any]:
+    async def plan() -> StoredPlan:
         return await batch.build_plan(vault, stage=stage, now=fixture_now(), **options)
 
     made = anyio.run(plan)
-    return batch.approve(vault, made["plan_id"], batch.expected_challenge(made), actor=PERSON, now=fixture_now())
+    return batch.approve(vault, made.plan_id, batch.expected_challenge(made), actor=PERSON, now=fixture_now())
 
 
 def _wait_for_the_first_write(vault: Path, plan: dict[str, Any]) -> None:
@@ -169,9 +171,7 @@ def test_stages_go_in_order_unless_overridden_and_the_override_is_recorded(tmp_p
         anyio.run(lambda: batch.build_plan(Vault.open(vault), stage="pilot", today=dt.date.fromisoformat(TODAY)))
     plan = plan_json(vault, "--stage", "pilot", "--out-of-order")
     assert plan["out_of_order"] is True
-    record = batch.approve(
-        Vault.open(vault), plan["plan_id"], batch.expected_challenge(plan), actor=PERSON, now=fixture_now()
-    )
+    record = batch.approve(Vault.open(vault), plan["plan_id"], challenge_of(plan), actor=PERSON, now=fixture_now())
     assert record["out_of_order"] is True and record["stage"] == "pilot"
 
 
@@ -190,9 +190,7 @@ def test_notes_written_by_a_failed_run_are_provisional_until_a_run_succeeds(tmp_
     before = json.loads(kh("audit", str(vault), "--json", "--today", TODAY, check=True).stdout)
     plan = plan_json(vault)
     target = plan["targets"][0]["path"]
-    proc = spawn_approval(
-        vault, plan["plan_id"], batch.expected_challenge(plan), env={"KH_TEST_PAUSE_AFTER_WRITE": "3"}
-    )
+    proc = spawn_approval(vault, plan["plan_id"], challenge_of(plan), env={"KH_TEST_PAUSE_AFTER_WRITE": "3"})
     _wait_for_the_first_write(vault, plan)
     home = vault / "ホーム.md"
     home.write_bytes(home.read_bytes() + "\n別のプロセスによる編集\n".encode())
@@ -210,9 +208,7 @@ def test_notes_written_by_a_failed_run_are_provisional_until_a_run_succeeds(tmp_
 
     # a later successful run re-verifies the note
     again = plan_json(vault, "--notes", target)
-    record = batch.approve(
-        Vault.open(vault), again["plan_id"], batch.expected_challenge(again), actor=PERSON, now=fixture_now()
-    )
+    record = batch.approve(Vault.open(vault), again["plan_id"], challenge_of(again), actor=PERSON, now=fixture_now())
     assert record["run_status"] == "SUCCEEDED"
     after = json.loads(kh("audit", str(vault), "--json", "--today", TODAY, check=True).stdout)
     assert after["provisional"] == []
@@ -225,9 +221,7 @@ def test_an_approval_survives_obsidian_rewriting_its_workspace_but_not_a_note(tm
     workspace = vault / ".obsidian" / "workspace.json"
     workspace.write_text('{"main": {}}', encoding="utf-8")
     plan = plan_json(vault)
-    proc = spawn_approval(
-        vault, plan["plan_id"], batch.expected_challenge(plan), env={"KH_TEST_PAUSE_AFTER_WRITE": "3"}
-    )
+    proc = spawn_approval(vault, plan["plan_id"], challenge_of(plan), env={"KH_TEST_PAUSE_AFTER_WRITE": "3"})
     _wait_for_the_first_write(vault, plan)
     workspace.write_text('{"main": {"active": "Keywords/RAG.md"}}', encoding="utf-8")  # Obsidian, by itself
     run = proc.wait()
@@ -272,11 +266,11 @@ def test_a_written_note_is_fresh_whatever_its_bom_line_endings_and_frontmatter(
     (root / "Keywords" / "note.md").write_bytes(data.encode("utf-8"))
     vault = Vault.open(root)
 
-    async def plan() -> dict[str, Any]:
+    async def plan() -> StoredPlan:
         return await batch.build_plan(vault, notes=["Keywords/note.md"], now=fixture_now())
 
     made = anyio.run(plan)
-    record = batch.approve(vault, made["plan_id"], batch.expected_challenge(made), actor=PERSON, now=fixture_now())
+    record = batch.approve(vault, made.plan_id, batch.expected_challenge(made), actor=PERSON, now=fixture_now())
     assert record["run_status"] == "SUCCEEDED"
     state = next(s for s in iter_states(NoteCatalog(vault), load_policy(root), dt.date.fromisoformat(TODAY)))
     assert "content_changed" not in state.triggers and "references_changed" not in state.triggers
@@ -287,9 +281,7 @@ def test_a_canary_that_proved_nothing_does_not_unlock_the_pilot(tmp_path: Path) 
     plan = plan_json(vault)  # canary: one note
     note = vault / plan["targets"][0]["path"]
     note.write_bytes(note.read_bytes() + b"\nedited after the plan\n")  # the person edits it meanwhile
-    record = batch.approve(
-        Vault.open(vault), plan["plan_id"], batch.expected_challenge(plan), actor=PERSON, now=fixture_now()
-    )
+    record = batch.approve(Vault.open(vault), plan["plan_id"], challenge_of(plan), actor=PERSON, now=fixture_now())
     assert record["run_status"] == "SUCCEEDED" and [f["result"] for f in record["files"]] == ["REFUSED"]
     assert not batch.proves_something(record)
     refused = kh("batch", "plan", str(vault), "--stage", "pilot", "--today", TODAY)
@@ -307,13 +299,13 @@ def test_a_plan_says_which_snapshots_it_reuses_and_refetch_judges_the_page_as_it
     vault = _vault(tmp_path / "vault", server.url("/fuji"))
     day = dt.date.fromisoformat(TODAY)
 
-    def plan(**options: Any) -> dict[str, Any]:
+    def plan(**options: Any) -> StoredPlan:
         return anyio.run(lambda: batch.build_plan(vault, stage="canary", today=day, **options))
 
     assert "fetch 1 cited page(s) and judge" in batch.preview_plan(vault, today=day).describe()
-    assert plan()["targets"][0]["verdict"] == "pass"
+    assert plan().targets[0].verdict == "pass"
     page["text"] = FUJI_CHANGED  # the page changes right after
     told = batch.preview_plan(vault, today=day).describe()
     assert "fetch 0 cited page(s), reuse 1 snapshot(s) fetched" in told and "--refetch" in told
     assert "fetch 1 cited page(s) and judge" in batch.preview_plan(vault, today=day, refetch=True).describe()
-    assert plan(refetch=True)["targets"][0]["verdict"] != "pass"  # the new text is judged
+    assert plan(refetch=True).targets[0].verdict != "pass"  # the new text is judged

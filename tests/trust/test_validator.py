@@ -8,13 +8,19 @@ from pathlib import Path
 import pytest
 from pydantic import ValidationError
 
-import knowledge_harness.trust.judges as judges_pkg
-import knowledge_harness.trust.validator as validator_mod
-from knowledge_harness.trust.judges import JudgeFailed
-from knowledge_harness.trust.judges.base import JudgeOutput
-from knowledge_harness.trust.judges.lexical import LexicalJudge
-from knowledge_harness.trust.validation_models import ClaimIn, EvidenceIn, Finding, ValidationRequest, ValidatorInfo
-from knowledge_harness.trust.validator import validate
+import knowledge_harness.trust.validate.judges as judges_pkg
+import knowledge_harness.trust.validate.validator as validator_mod
+from knowledge_harness.trust.validate.judges import JudgeFailed
+from knowledge_harness.trust.validate.judges.base import JudgeOutput
+from knowledge_harness.trust.validate.judges.lexical import LexicalJudge
+from knowledge_harness.trust.validate.validation_models import (
+    ClaimIn,
+    EvidenceIn,
+    Finding,
+    ValidationRequest,
+    ValidatorInfo,
+)
+from knowledge_harness.trust.validate.validator import validate
 
 EV = "Mount Fuji is 3,776 metres high. It is the highest mountain in Japan. The last eruption was in 1707."
 

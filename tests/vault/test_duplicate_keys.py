@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from knowledge_harness.errors import SpliceRefused
-from knowledge_harness.trust.audit import badge_of, run_audit
+from knowledge_harness.trust.audit.audit import badge_of, run_audit
 from knowledge_harness.trust.policy import Policy
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.note import parse_note

@@ -74,7 +74,7 @@ def test_a_batch_plan_skips_such_a_link_and_writes_nothing(vault: Path) -> None:
     import anyio
 
     from knowledge_harness.errors import Refused
-    from knowledge_harness.trust.batch import build_plan
+    from knowledge_harness.trust.approve.batch import build_plan
 
     async def plan() -> None:
         notes = ["link-git.md", "dir-obsidian/inside.md"]

@@ -2248,7 +2248,7 @@ export interface components {
              * Reason
              * @enum {string}
              */
-            reason: "next_batch" | "stale" | "provisional" | "never_validated" | "requested";
+            reason: "next_batch" | "stale" | "provisional" | "unrecorded" | "never_validated" | "requested";
             /** Triggers */
             triggers: ("content_changed" | "references_changed" | "age_expired" | "no_baseline" | "evidence_unreachable" | "evidence_missing" | "future_dated")[];
             /**
@@ -2738,7 +2738,10 @@ export interface components {
             review_packet_sha256: string;
             review_packet: components["schemas"]["ReviewPacket"];
         };
-        /** Rollout */
+        /**
+         * Rollout
+         * @description Where the rollout stands (GET /v1/batches/next).
+         */
         Rollout: {
             /**
              * Next Stage

@@ -20,7 +20,7 @@ from ..core.memory import freeze_long_lived
 from ..errors import HarnessError, HttpError, InternalError, InvalidRequest, MethodNotAllowed, NotFound
 from ..index.query import warm_search_in_background
 from ..settings import Settings
-from ..trust.judge_queue import release_session
+from ..trust.validate.judge_queue import release_session
 from .context import AppContext
 from .mcp import build_mcp
 from .mcp_sessions import SessionLimiter

@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from ..core.memory import Memory
 from ..index.vault_index import VaultIndex
 from ..settings import Settings
-from ..trust.audit import Auditor
-from ..trust.extraction import ExtractionPool
+from ..trust.audit.audit import Auditor
+from ..trust.validate.extraction import ExtractionPool
 from ..vault.catalog import NoteCatalog
 from ..vault.paths import Vault
 
@@ -47,7 +47,7 @@ class Runtime:
     the REST audit runs on. Each memory's class docstring says what it holds, the key and the
     bound. When each entry of `memories()` stops being used:
 
-    - `audit` (trust/audit.py's Auditor): per note, the facts of the catalog's Note object — until the
+    - `audit` (trust/audit/audit.py's Auditor): per note, the facts of the catalog's Note object — until the
       file's size or mtime changes; the last audit report — until the policy, day, threshold,
       `.harness/runs/` or any note changes; the parsed policy per vault — until policy.toml's
       bytes or the machine configuration change; the last report's JSON — until another report.

@@ -10,7 +10,7 @@ import typer
 
 from ..core.dates import parse_day
 from ..errors import InputError
-from ..trust.audit import audit_json, record_audit, render_text, run_audit, stale_report
+from ..trust.audit.audit import audit_json, record_audit, render_text, run_audit, stale_report
 from ..trust.policy import load_policy
 from ..vault.catalog import NoteCatalog
 from ..vault.paths import Vault

@@ -6,14 +6,14 @@ import json
 import shlex
 from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio
 import typer
 
 from ..core.dates import parse_day
 from ..errors import PersonRequired, Refused
-from ..trust.batch import (
+from ..trust.approve.batch import (
     CHALLENGE_KEYWORD,
     approve,
     build_plan,
@@ -22,7 +22,8 @@ from ..trust.batch import (
     recover_interrupted_runs,
     show_plan,
 )
-from ..trust.validation_service import stored_validator_label
+from ..trust.approve.models import PlanTarget, PlanView, StoredPlan
+from ..trust.validate.validation_service import validator_label
 from ..vault.paths import Vault
 from .progress import progress_reporter
 from .terminal import ask, confirm, person_at_terminal
@@ -36,60 +37,70 @@ def _short(text: str, n: int = 110) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def _self_judged(target: dict[str, Any]) -> bool:
-    return any(f.get("self_judged") for f in target.get("findings", []))
-
-
-def render_plan(view: dict[str, Any], vault: Path) -> str:
+def render_plan(view: PlanView, vault: Path) -> str:
     out = [
-        f"Plan {view['plan_id']}  stage {view['stage']} (limit {view['limit']}), "
-        f"{len(view['targets'])} target(s) of {view['candidates_total']} candidate(s)",
-        f"Created {view['created_at']}, expires {view['expires_at']}; status {view['status']}",
+        f"Plan {view.plan_id}  stage {view.stage} (limit {view.limit}), "
+        f"{len(view.targets)} target(s) of {view.candidates_total} candidate(s)",
+        f"Created {view.created_at}, expires {view.expires_at}; status {view.status}",
         "",
     ]
-    for i, t in enumerate(view["targets"], 1):
-        v = t["proposed"]["verification"]
-        e = t["proposed"]["evidence"]
-        cur = t["current"].get("verification") or {}
-        why = t["reason"] + (f" ({', '.join(t['triggers'])})" if t["triggers"] else "")
-        if t.get("days_left") is not None:
-            why += f", due in {t['days_left']} days"
-        out.append(f"{i}. {t['path']}  [{why}]")
-        out.append(f"   sha256 now {t['sha256_before'][:12]} → after {t['sha256_after'][:12]}")
-        out.append(
-            f"   verdict {t['verdict']}: verification {cur.get('status', '—')}/L{cur.get('level', 0)} → "
-            f"{v.get('status')}/L{v.get('level')}, revalidate_after {v.get('revalidate_after')}; "
-            f"evidence {e.get('status')} ({e.get('source_count')} source(s))"
-        )
-        urls = {str(src.get("source_id")): str(src.get("url")) for src in t.get("sources", [])}
-        judge = stored_validator_label(t.get("validator") or {})
-        out.append(f"   judged by {judge}" + ("  (the note's own generator: self_judged)" if _self_judged(t) else ""))
-        for f in t["findings"]:
-            out.append(f"     [{f['verdict']}] {_short(f.get('text') or f.get('claim_id', ''))}")
-            out.extend(quote_lines(f, "         ", urls))
-            if f.get("reason_code"):
-                out.append(f"         {f['reason_code']}: {_short(f.get('reason', ''))}")
-    for s in view["skipped"]:
-        out.append(f"skipped {s['path']}: {s['reason']}")
-    for warning in view.get("warnings", []):
+    for i, t in enumerate(view.targets, 1):
+        out += _target_lines(i, t)
+    for s in view.skipped:
+        out.append(f"skipped {s.path}: {s.reason}")
+    for warning in view.warnings:
         out.append(f"warning: {warning}")
-    if view.get("rehearsal"):
+    if view.rehearsal:
         return "\n".join([*out, "", *_rehearsal_lines(view)]) + "\n"
     out += [
         "",
         "Only the verification and evidence blocks of these notes will change.",
-        f"Digest: {view['digest']}",
-        f"To apply, read the plan, then run at a terminal: kh batch approve {shlex.quote(str(vault))} {view['plan_id']}",
+        f"Digest: {view.digest}",
+        f"To apply, read the plan, then run at a terminal: kh batch approve {shlex.quote(str(vault))} {view.plan_id}",
         f"and type {CHALLENGE_KEYWORD} <digest> when asked.",
     ]
     return "\n".join(out) + "\n"
 
 
-def _rehearsal_lines(view: dict[str, Any]) -> list[str]:
+def _target_lines(i: int, t: PlanTarget) -> list[str]:
+    v = t.proposed.verification or {}
+    e = t.proposed.evidence or {}
+    cur = t.current.verification or {}
+    why = t.reason + (f" ({', '.join(t.triggers)})" if t.triggers else "")
+    if t.days_left is not None:
+        why += f", due in {t.days_left} days"
+    out = [
+        f"{i}. {t.path}  [{why}]",
+        f"   sha256 now {t.sha256_before[:12]} → after {t.sha256_after[:12]}",
+        f"   verdict {t.verdict}: verification {cur.get('status', '—')}/L{cur.get('level', 0)} → "
+        f"{v.get('status')}/L{v.get('level')}, revalidate_after {v.get('revalidate_after')}; "
+        f"evidence {e.get('status')} ({e.get('source_count')} source(s))",
+    ]
+    urls = {src.source_id: src.url for src in t.sources}
+    self_judged = any(f.self_judged for f in t.findings)
+    out.append(
+        f"   judged by {validator_label(t.validator)}"
+        + ("  (the note's own generator: self_judged)" if self_judged else "")
+    )
+    for f in t.findings:
+        out.append(f"     [{f.verdict}] {_short(f.text or f.claim_id)}")
+        out.extend(quote_lines(f.model_dump(), "         ", urls))
+        if f.reason_code:
+            out.append(f"         {f.reason_code}: {_short(f.reason)}")
+    return out
+
+
+def _rehearsal_lines(view: PlanView) -> list[str]:
     return [
-        f"REHEARSAL as of {view['today']} (--today): this plan cannot be approved. The dates a run writes come",
+        f"REHEARSAL as of {view.today} (--today): this plan cannot be approved. The dates a run writes come",
         "from this machine's clock: plan again without --today to get a plan you can approve.",
     ]
+
+
+def _plan_text(view: PlanView, vault: Path, *, as_json: bool) -> str:
+    if as_json:
+        return json.dumps(view.model_dump(mode="json", exclude_unset=True), ensure_ascii=False, indent=2)
+    return render_plan(view, vault)
 
 
 @batch_app.command("plan")
@@ -139,7 +150,7 @@ def plan_cmd(
     if preview.paid and not yes and not _confirmed("Go ahead?"):
         raise Refused("Not planned: the paid judge was not confirmed; nothing was fetched or judged.")
 
-    async def run(progress: Callable[[int, int, str], None]) -> dict[str, Any]:
+    async def run(progress: Callable[[int, int, str], None]) -> StoredPlan:
         return await build_plan(
             handle,
             stage=stage,
@@ -153,7 +164,7 @@ def plan_cmd(
 
     with progress_reporter("Validating") as progress:
         view = plan_view(handle, anyio.run(run, progress))
-    typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view, vault), nl=as_json)
+    typer.echo(_plan_text(view, vault, as_json=as_json), nl=as_json)
 
 
 def _confirmed(question: str) -> bool:
@@ -171,7 +182,7 @@ def show_cmd(
 ) -> None:
     """Show a plan, its digest and whether it is open, expired or consumed."""
     view = show_plan(Vault.open(vault), plan_id)
-    typer.echo(json.dumps(view, ensure_ascii=False, indent=2) if as_json else render_plan(view, vault), nl=as_json)
+    typer.echo(_plan_text(view, vault, as_json=as_json), nl=as_json)
 
 
 @batch_app.command("approve")

@@ -10,7 +10,7 @@ from typing import Annotated, Any
 import typer
 
 from ..index.categories import index_notes_report
-from ..trust.onboarding import InitReport, inspect_vault, write_proposal
+from ..trust.audit.onboarding import InitReport, inspect_vault, write_proposal
 from ..vault.paths import Vault
 from .terminal import person_at_terminal
 

@@ -9,9 +9,9 @@ from typing import Annotated
 import typer
 
 from ..core.dates import parse_day
-from ..trust.batch import recover_interrupted_runs, show_run
-from ..trust.discovery import discover, render_text
-from ..trust.prov import export_prov
+from ..trust.approve.batch import recover_interrupted_runs, show_run
+from ..trust.approve.discovery import discover, render_text
+from ..trust.approve.prov import export_prov
 from ..trust.records import list_run_ids, read_run
 from ..vault.paths import Vault
 

@@ -155,7 +155,7 @@ def serve(
     from ..api.app import create_app
     from ..api.connections import KEEP_ALIVE_SECONDS, MAX_HEAD_BYTES, bounded_protocol, default_limits
     from ..api.context import AppContext
-    from ..trust.batch import recover_quietly
+    from ..trust.approve.batch import recover_quietly
 
     configure_package_logging(log_level)
     bind = require_loopback(host)
@@ -175,7 +175,7 @@ def serve(
         agent_token_source=agent_token_source(agent_token_file, vault),
     )
     ctx = AppContext.create(settings)
-    recover_quietly(ctx.vault)  # close batch runs a crash left IN_PROGRESS as FAILED (trust/batch.py)
+    recover_quietly(ctx.vault)  # close batch runs a crash left IN_PROGRESS as FAILED (trust/approve/batch.py)
     app = create_app(settings, ctx)
 
     def on_started(server: uvicorn.Server) -> None:

@@ -8,7 +8,7 @@ from typing import Annotated
 
 import typer
 
-from ..trust.adoption import ADOPT_KEYWORD, AdoptionPreview, adopt, preview_adoption
+from ..trust.approve.adoption import ADOPT_KEYWORD, AdoptionPreview, adopt, preview_adoption
 from ..vault.paths import Vault
 from .terminal import ask, person_at_terminal
 

@@ -11,7 +11,7 @@ import typer
 import yaml
 
 from ..errors import InputError
-from ..trust.validation_service import dry_run
+from ..trust.validate.validation_service import dry_run
 from ..vault.paths import Vault
 
 

@@ -23,7 +23,7 @@ from typing import Any, Protocol
 from jsonschema import Draft202012Validator  # type: ignore[import-untyped]  # a runtime dependency of mcp
 from pydantic import BaseModel
 
-from ..trust.llm_client import ChatClient, ChatError
+from ..trust.validate.llm_client import ChatClient, ChatError
 from .config import PipelineConfig
 from .contract import ReasonCode
 from .safety import (
@@ -192,7 +192,7 @@ def task_prompt(task: AgentTask) -> list[dict[str, str]]:
 
 class OpenAICompatBackend:
     """An agent step answered by an OpenAI-compatible chat model, through the validator's client
-    (trust/llm_client.py): JSON mode, the message content parsed as the step's output."""
+    (trust/validate/llm_client.py): JSON mode, the message content parsed as the step's output."""
 
     name = "openai_compat"
 

@@ -2,7 +2,7 @@
 
 `EvidenceFetcher.fetch(url)` fetches ONE attempt; O-04 owns the retry budget (two extra tries
 per URL by default). `default_fetcher(vault_root)` adapts the shared trust fetcher
-(trust/evidence.py: the SSRF guard on every address and redirect, charset, main text), configured
+(trust/validate/evidence.py: the SSRF guard on every address and redirect, charset, main text), configured
 by the vault policy's `[evidence]` section and the machine configuration's allow_private_hosts.
 """
 
@@ -45,13 +45,13 @@ TRANSIENT_CODES = frozenset({"connect_error", "timeout", "read_error", "http_429
 
 
 class TrustFetcher:
-    """Adapter onto the shared evidence fetcher (trust/evidence.py): SSRF guard, charset, main text.
+    """Adapter onto the shared evidence fetcher (trust/validate/evidence.py): SSRF guard, charset, main text.
 
     One attempt per call (the policy's own retries set to 0): O-04 owns the retry budget.
     """
 
     def __init__(self, policy: EvidencePolicy) -> None:
-        from ..trust.extraction import ExtractionPool
+        from ..trust.validate.extraction import ExtractionPool
 
         self.policy = policy.model_copy(update={"retries": 0})
         self.workers = ExtractionPool()  # warm extraction workers for this fetcher's next pages
@@ -59,7 +59,7 @@ class TrustFetcher:
     def fetch(self, url: str) -> Fetched:
         import anyio
 
-        from ..trust.evidence import Fetcher
+        from ..trust.validate.evidence import Fetcher
 
         page = anyio.run(Fetcher(self.policy, backoff_seconds=0, workers=self.workers).fetch, url)
         if page.ok and page.text:

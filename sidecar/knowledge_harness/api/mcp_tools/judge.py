@@ -16,7 +16,7 @@ from mcp.server.mcpserver import MCPServer
 from mcp.server.mcpserver.context import Context
 
 from ...errors import InputError, SubmissionRefused
-from ...trust import judge_queue
+from ...trust.validate import judge_queue
 from ..context import AppContext
 from .pipeline import mcp_actor, refusal
 

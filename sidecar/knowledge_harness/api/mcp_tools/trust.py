@@ -7,7 +7,7 @@ from typing import Any
 from mcp.server.mcpserver import MCPServer
 
 from ...core.dates import parse_day
-from ...trust.audit import current_policy, note_badge, run_audit, stale_report
+from ...trust.audit.audit import current_policy, note_badge, run_audit, stale_report
 from ..context import AppContext
 
 

@@ -9,9 +9,9 @@ from typing import Any
 import anyio
 from mcp.server.mcpserver import MCPServer
 
-from ...trust.judge_budget import spend_for_note_dry_run, spend_for_validation
-from ...trust.validation_models import ClaimIn, EvidenceIn, ValidationOptions, ValidationRequest
-from ...trust.validation_service import dry_run, validate_request
+from ...trust.validate.judge_budget import spend_for_note_dry_run, spend_for_validation
+from ...trust.validate.validation_models import ClaimIn, EvidenceIn, ValidationOptions, ValidationRequest
+from ...trust.validate.validation_service import dry_run, validate_request
 from ..context import AppContext
 
 

@@ -1,6 +1,6 @@
 """The approval gate over HTTP: POST /v1/batches, GET /v1/batches/{id}, POST /v1/batches/{id}/approve,
-GET /v1/runs/{id}. Same services as `kh batch` / `kh runs` (trust/batch.py, docs/approval.md).
-The answers are the services' dicts, described by trust/batch_models.py (same keys, same order).
+GET /v1/runs/{id}. Same services as `kh batch` / `kh runs` (trust/approve/batch.py, docs/approval.md).
+The answers are the services' models (trust/approve/models.py); a run record goes out as its stored dict.
 
 An approval answers 200 with the run record whenever the run took place (its `run_status`,
 `consumption` and `result` say how it went, FAILED included); refusals before anything is
@@ -21,7 +21,7 @@ from ... import actors
 from ...actors import Actor
 from ...core.jobs import Job
 from ...machine_config import load_machine_config
-from ...trust.batch import (
+from ...trust.approve.batch import (
     approve,
     build_plan,
     plan_view,
@@ -32,8 +32,8 @@ from ...trust.batch import (
     show_plan,
     show_run,
 )
-from ...trust.batch_models import BatchRun, PlanView
-from ...trust.judge_budget import Reservation, reserve_plan_calls, settle_plan_calls
+from ...trust.approve.models import BatchRun, PlanView, Rollout
+from ...trust.validate.judge_budget import Reservation, reserve_plan_calls, settle_plan_calls
 from ..context import AppContext
 from ..deps import AnyActor, Ctx, PersonActor
 from .jobs import RequestJob, running
@@ -71,7 +71,7 @@ class ApproveRequest(BaseModel):
 @router.post("/v1/batches", response_model=PlanView, response_model_exclude_unset=True)
 async def post_batch(
     ctx: Ctx, actor: AnyActor, request: Annotated[PlanRequest, Body()], http: Request, job: RequestJob
-) -> dict[str, Any]:
+) -> PlanView:
     """Build a plan (dry-run validation of each target); writes no note. With the agent token, a plan that
     would call a paid judge needs the machine configuration's `[agents] judge_calls_per_day`. With an
     `X-KH-Job` header, GET /v1/jobs/{id} shows which note of how many, and a cancel stops it."""
@@ -79,7 +79,7 @@ async def post_batch(
         return await _plan(ctx, actor, request, job)
 
 
-async def _plan(ctx: AppContext, actor: Actor, request: PlanRequest, job: Job | None) -> dict[str, Any]:
+async def _plan(ctx: AppContext, actor: Actor, request: PlanRequest, job: Job | None) -> PlanView:
     await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
     agent_calls = 0
     reservation: Reservation | None = None
@@ -118,29 +118,15 @@ async def _plan(ctx: AppContext, actor: Actor, request: PlanRequest, job: Job | 
     return plan_view(ctx.vault, plan)
 
 
-class StageLimits(BaseModel):
-    canary: int
-    pilot: int
-    progressive: int
-
-
-class Rollout(BaseModel):
-    next_stage: Literal["canary", "pilot", "progressive"] = Field(
-        description="The stage a batch can be planned at now without overriding the rollout order."
-    )
-    succeeded: list[Literal["canary", "pilot", "progressive"]]
-    limits: StageLimits = Field(description="Each stage's note limit (the vault's policy).")
-
-
 @router.get("/v1/batches/next", response_model=Rollout)
-async def get_next_stage(ctx: Ctx) -> dict[str, Any]:
+async def get_next_stage(ctx: Ctx) -> Rollout:
     """The stage the plugin's main button plans: canary first, then pilot, then progressive."""
     await anyio.to_thread.run_sync(recover_interrupted_runs, ctx.vault)
     return await anyio.to_thread.run_sync(rollout, ctx.vault)
 
 
 @router.get("/v1/batches/{plan_id}", response_model=PlanView, response_model_exclude_unset=True)
-async def get_batch(ctx: Ctx, plan_id: str) -> dict[str, Any]:
+async def get_batch(ctx: Ctx, plan_id: str) -> PlanView:
     """A plan with its digest and status (open, expired, consumed)."""
     return await anyio.to_thread.run_sync(show_plan, ctx.vault, plan_id)
 

@@ -1,5 +1,5 @@
 """What the person is told to do next: the first look at a vault (`kh init`) and the candidates of
-the next batch (what `kh discover` lists). Thin doors over trust/onboarding.py and trust/discovery.py.
+the next batch (what `kh discover` lists). Thin doors over trust/audit/onboarding.py and trust/approve/discovery.py.
 
 GET /v1/trust/init and GET /v1/trust/candidates are read-only; POST /v1/trust/init/write writes
 `.harness/policy.toml` and only for the person token (an agent gets 403 `person_required`).
@@ -14,9 +14,9 @@ from fastapi import APIRouter, Body, Query
 from pydantic import BaseModel, ConfigDict, Field
 from starlette.concurrency import run_in_threadpool
 
-from ...trust.audit import current_policy
-from ...trust.discovery import CandidateList, candidate_list
-from ...trust.onboarding import InitApplied, InitReport, apply_proposal, inspect_vault
+from ...trust.approve.discovery import CandidateList, candidate_list
+from ...trust.audit.audit import current_policy
+from ...trust.audit.onboarding import InitApplied, InitReport, apply_proposal, inspect_vault
 from ..deps import Ctx, PersonActor
 
 router = APIRouter(prefix="/v1/trust", tags=["onboarding"])

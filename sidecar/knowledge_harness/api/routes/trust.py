@@ -20,7 +20,7 @@ from pydantic import BaseModel, Field
 from starlette.concurrency import run_in_threadpool
 
 from ...errors import HarnessError
-from ...trust.audit import (
+from ...trust.audit.audit import (
     AuditReport,
     AuditTrend,
     Badge,

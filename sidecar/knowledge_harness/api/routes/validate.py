@@ -17,10 +17,10 @@ from fastapi.exceptions import RequestValidationError
 from pydantic import ValidationError
 
 from ...errors import InputError
-from ...trust.dry_run_models import DryRunReport
-from ...trust.judge_budget import spend_for_note_dry_run, spend_for_validation
-from ...trust.validation_models import ValidationRequest, ValidationResult
-from ...trust.validation_service import dry_run, validate_request
+from ...trust.validate.dry_run_models import DryRunReport
+from ...trust.validate.judge_budget import spend_for_note_dry_run, spend_for_validation
+from ...trust.validate.validation_models import ValidationRequest, ValidationResult
+from ...trust.validate.validation_service import dry_run, validate_request
 from ..deps import AnyActor, Ctx
 from .jobs import RequestJob, running
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import datetime as dt
 import os
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 from ...actors import Actor
@@ -37,22 +37,22 @@ from ...vault.scope import (
     verify_scope,
 )
 from ...vault.writer import see_note, splice_trust_blocks
-from ..batch_models import BatchRun
 from ..policy import load_policy
 from ..records import blocks_digest, check_id, claim_plan, plan_claimed_by
+from .models import BatchRun, StoredPlan
 from .plan import DIGEST_SHOWN, blocks_to_write, load_plan, require_clock_dated
 from .record import FailureReason, finish, new_run, save, stored
 from .recover import recover_interrupted_runs
 
 CHALLENGE_KEYWORD = "APPROVE_PRODUCTION"
-PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see trust/batch.py
+PAUSE_ENV = "KH_TEST_PAUSE_AFTER_WRITE"  # test-only, see trust/approve/batch.py
 
 
-def expected_challenge(plan: Mapping[str, Any]) -> str:
-    return f"{CHALLENGE_KEYWORD} {str(plan['digest'])[:DIGEST_SHOWN]}"
+def expected_challenge(plan: StoredPlan) -> str:
+    return f"{CHALLENGE_KEYWORD} {plan.digest[:DIGEST_SHOWN]}"
 
 
-def check_challenge(plan: Mapping[str, Any], challenge: str) -> None:
+def check_challenge(plan: StoredPlan, challenge: str) -> None:
     """Exactly `APPROVE_PRODUCTION <digest12>`; the refusal never reveals the expected digest."""
     if challenge == expected_challenge(plan):
         return
@@ -65,8 +65,8 @@ def check_challenge(plan: Mapping[str, Any], challenge: str) -> None:
         why = "the digest does not match this plan's digest"
     raise ChallengeRefused(
         f"Approval refused: the challenge {typed!r} is not exactly "
-        f"'{CHALLENGE_KEYWORD} <the 12-digit digest of plan {plan['plan_id']}>' ({why}); nothing was written.",
-        detail={"plan_id": plan["plan_id"], "reason": why},
+        f"'{CHALLENGE_KEYWORD} <the 12-digit digest of plan {plan.plan_id}>' ({why}); nothing was written.",
+        detail={"plan_id": plan.plan_id, "reason": why},
     )
 
 
@@ -98,7 +98,7 @@ def approve(
     now: dt.datetime | None = None,
     progress: Callable[[int, int, str], None] | None = None,
 ) -> dict[str, Any]:
-    """Apply a plan after the exact typed challenge; returns the run record as stored (trust/batch.py).
+    """Apply a plan after the exact typed challenge; returns the run record as stored (trust/approve/batch.py).
 
     Only a person approves: `actor` comes from a door that proved the person credential or a
     terminal, and its name is recorded as `approved_by`. `progress(done, total, path)` is called
@@ -132,14 +132,14 @@ def _apply_locked(
             detail={"plan_id": plan_id, "run_id": claimed},
         )
     moment = now or now_utc()
-    if moment >= parse_utc_z(str(plan["expires_at"])):
+    if moment >= parse_utc_z(plan.expires_at):
         raise PlanExpired(
-            f"The plan {plan_id} expired at {plan['expires_at']}; nothing was written. Make a new plan.",
-            detail={"plan_id": plan_id, "expires_at": plan["expires_at"]},
+            f"The plan {plan_id} expired at {plan.expires_at}; nothing was written. Make a new plan.",
+            detail={"plan_id": plan_id, "expires_at": plan.expires_at},
         )
     require_clock_dated(plan, moment)
     check_challenge(plan, challenge)
-    run_id = str(plan["run_id"])
+    run_id = plan.run_id
     if not claim_plan(vault, plan_id, run_id):
         raise Conflict(f"The plan {plan_id} was already approved; a plan is approved once.")
 
@@ -149,9 +149,9 @@ def _apply_locked(
     save(vault, record)
 
     failure: tuple[FailureReason, str] | None = None
-    targets = plan["targets"]
+    targets = plan.targets
     for done, (target, entry) in enumerate(zip(targets, record.files, strict=True)):
-        path = str(target["path"])
+        path = target.path
         if progress is not None:
             progress(done, len(targets), path)
         try:
@@ -161,14 +161,14 @@ def _apply_locked(
             save(vault, record)
             continue
         entry.sha256_found = seen.sha256
-        if seen.sha256 != target["sha256_before"]:
+        if seen.sha256 != target.sha256_before:
             entry.result = "REFUSED"
             entry.reason = "The note changed since the plan was made (its SHA-256 differs); it was left as it is."
             save(vault, record)
             continue
         entry.result = "WRITING"
         save(vault, record)
-        verification, evidence = blocks_to_write(target["proposed"], target.get("key_order"))
+        verification, evidence = blocks_to_write(target.proposed, target.key_order)
         try:
             receipt, new_bytes = splice_trust_blocks(vault, seen, verification, evidence, run_id=run_id)
         except Refused as exc:  # PreconditionFailed (changed just now), SpliceRefused

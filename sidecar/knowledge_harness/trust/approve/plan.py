@@ -1,7 +1,8 @@
 """Batch plans: candidates, the rollout's stage order, the dry runs and the stored plan (docs/approval.md).
 
-See trust/batch.py for the whole gate; a plan is stored as a dict (`.harness/plans/<plan_id>.json`)
-whose digest covers its canonical JSON, so it is verified as read, before anything is typed.
+See trust/approve/batch.py for the whole gate. The service works on `StoredPlan` (approve/models.py); a plan
+is a dict only in its file (`.harness/plans/<plan_id>.json`), whose digest covers its canonical
+JSON, so it is verified as read, before anything is typed.
 """
 
 from __future__ import annotations
@@ -15,6 +16,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal
+
+from pydantic import ValidationError
 
 from ...core.clock import compact_utc_z, now_utc, parse_utc_z, utc_z
 from ...core.hashing import sha256_hex
@@ -33,11 +36,8 @@ from ...vault.note import parse_note
 from ...vault.paths import Vault, require_note_path
 from ...vault.trust_splice import replace_trust_blocks
 from ...vault.writer import see_note
-from ..audit import AuditReport, NoteState, iter_states, run_audit
-from ..evidence import MALFORMED_ANSWER_CODES
-from ..extraction import ExtractionPool
-from ..freshness import is_validated
-from ..judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
+from ..audit.audit import AuditReport, NoteState, iter_states, run_audit
+from ..audit.freshness import is_validated
 from ..policy import Policy, load_policy
 from ..records import (
     check_id,
@@ -47,10 +47,27 @@ from ..records import (
     read_run,
     write_plan,
 )
-from ..validation_service import (
+from ..validate.dry_run_models import TrustBlocks
+from ..validate.evidence import MALFORMED_ANSWER_CODES
+from ..validate.extraction import ExtractionPool
+from ..validate.judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
+from ..validate.validation_service import (
     dry_run,
     note_workload,
     snapshot_ages,
+)
+from .models import (
+    KeyOrder,
+    PlanPolicy,
+    PlanSkip,
+    PlanStatus,
+    PlanTarget,
+    PlanView,
+    Rollout,
+    Stage,
+    StageLimits,
+    StoredPlan,
+    StoredTarget,
 )
 
 PLAN_FORMAT = "kh-plan/1"
@@ -126,14 +143,15 @@ def find_candidates(catalog: NoteCatalog, policy: Policy, today: dt.date) -> lis
 
 
 # -- plans -------------------------------------------------------------------------------------
-def key_order(proposed: Mapping[str, Any]) -> dict[str, Any]:
+def key_order(proposed: TrustBlocks) -> KeyOrder:
     """The key order of the proposed blocks (stored in the plan: JSON files sort their keys)."""
-    sources = proposed["evidence"].get("sources")
-    return {
-        "verification": list(proposed["verification"]),
-        "evidence": list(proposed["evidence"]),
-        "sources": [list(s) for s in sources] if isinstance(sources, list) else [],
-    }
+    evidence = proposed.evidence or {}
+    sources = evidence.get("sources")
+    return KeyOrder(
+        verification=list(proposed.verification or {}),
+        evidence=list(evidence),
+        sources=[list(s) for s in sources] if isinstance(sources, list) else [],
+    )
 
 
 def _ordered(mapping: Mapping[str, Any], order: Sequence[str]) -> dict[str, Any]:
@@ -142,20 +160,18 @@ def _ordered(mapping: Mapping[str, Any], order: Sequence[str]) -> dict[str, Any]
     return out
 
 
-def blocks_to_write(
-    proposed: Mapping[str, Any], order: Mapping[str, Any] | None = None
-) -> tuple[dict[str, Any], dict[str, Any]]:
+def blocks_to_write(proposed: TrustBlocks, order: KeyOrder | None = None) -> tuple[dict[str, Any], dict[str, Any]]:
     """The proposed blocks as the writer takes them: keys in the planned order, ISO dates as dates."""
     order = order or key_order(proposed)
-    verification = _ordered(proposed["verification"], order["verification"])
+    verification = _ordered(proposed.verification or {}, order.verification)
     for key in ("last_validated", "revalidate_after"):
         value = verification.get(key)
         if isinstance(value, str) and _DATE.match(value):
             verification[key] = dt.date.fromisoformat(value)
-    evidence = _ordered(proposed["evidence"], order["evidence"])
+    evidence = _ordered(proposed.evidence or {}, order.evidence)
     sources = evidence.get("sources")
     if isinstance(sources, list):
-        orders = order.get("sources") or []
+        orders = order.sources
         evidence["sources"] = [
             _ordered(item, orders[i]) if isinstance(item, Mapping) and i < len(orders) else item
             for i, item in enumerate(sources)
@@ -190,12 +206,14 @@ def _with_run_id(verification: Mapping[str, Any], run_id: str) -> dict[str, Any]
     return out
 
 
-def plan_digest(plan: Mapping[str, Any]) -> str:
-    body = {k: v for k, v in plan.items() if k != "digest"}
+def plan_digest(plan: Mapping[str, Any] | StoredPlan) -> str:
+    """The SHA-256 of the plan's canonical JSON, its `digest` left out (of a stored file or a new plan)."""
+    stored = plan.stored() if isinstance(plan, StoredPlan) else plan
+    body = {k: v for k, v in stored.items() if k != "digest"}
     return sha256_hex(canonical_json(body))
 
 
-STAGES = ("canary", "pilot", "progressive")
+STAGES: tuple[Stage, ...] = ("canary", "pilot", "progressive")
 WATCH_DAYS = 30  # beyond the last Stage F window: a requested note this far from its deadline gets a warning
 COVERAGE_STEPS = (Decimal("0.25"), Decimal("0.50"), Decimal("0.80"))
 
@@ -229,24 +247,29 @@ def succeeded_stages(vault: Vault) -> set[str]:
     return done
 
 
-def rollout(vault: Vault) -> dict[str, Any]:
+def rollout(vault: Vault) -> Rollout:
     """Where the rollout stands: the stage a batch can be planned at now without overriding the order
     (the first stage without a successful run; progressive once canary and pilot succeeded, again
     and again), the stages that succeeded, and each stage's note limit from the policy."""
     done = succeeded_stages(vault)
     limits = load_policy(vault.root).stages
-    return {
-        "next_stage": next((stage for stage in STAGES if stage not in done), STAGES[-1]),
-        "succeeded": [stage for stage in STAGES if stage in done],
-        "limits": {stage: limits.limit(stage) for stage in STAGES},
-    }
+    return Rollout(
+        next_stage=next((stage for stage in STAGES if stage not in done), STAGES[-1]),
+        succeeded=[stage for stage in STAGES if stage in done],
+        limits=StageLimits(**{stage: limits.limit(stage) for stage in STAGES}),
+    )
+
+
+def require_stage(stage: str) -> Stage:
+    for known in STAGES:
+        if stage == known:
+            return known
+    raise InputError(f"Unknown stage {stage!r}; use canary, pilot or progressive.")
 
 
 def require_stage_order(vault: Vault, stage: str, *, out_of_order: bool) -> None:
     """canary must have SUCCEEDED before a pilot is planned, and a pilot before progressive."""
-    if stage not in STAGES:
-        raise InputError(f"Unknown stage {stage!r}; use canary, pilot or progressive.")
-    index = STAGES.index(stage)
+    index = STAGES.index(require_stage(stage))
     if index == 0 or out_of_order:
         return
     done = succeeded_stages(vault)
@@ -411,7 +434,7 @@ async def build_plan(
     agent_judge_calls: int = 0,
     refetch: bool = False,
     progress: Callable[[int, int, str], None] | None = None,
-) -> dict[str, Any]:
+) -> StoredPlan:
     """Select the targets, dry-run each, store the plan; returns the stored plan (with its digest).
 
     Stages go in order (canary, pilot, progressive) unless `out_of_order`, which the plan records.
@@ -429,8 +452,8 @@ async def build_plan(
         )
     ensure_writable(vault, "batch plan")  # a read-only vault fails here, before any fetch
     plan_id, run_id = new_ids(moment)
-    targets: list[dict[str, Any]] = []
-    skipped: list[dict[str, Any]] = []
+    targets: list[StoredTarget] = []
+    skipped: list[PlanSkip] = []
     workers = ExtractionPool()  # the plan's notes share warm extraction workers (killed with the pool)
     for done, candidate in enumerate(chosen):
         if progress is not None:
@@ -448,44 +471,41 @@ async def build_plan(
             workers=workers,
         )
         if isinstance(planned, str):
-            skipped.append({"path": candidate.path, "reason": planned})
+            skipped.append(PlanSkip(path=candidate.path, reason=planned))
         else:
             targets.append(planned)
     if not targets:
         raise Refused(
             "Nothing to plan: every selected note was skipped.",
-            detail={"skipped": skipped},
+            detail={"skipped": [skip.model_dump() for skip in skipped]},
         )
     warnings = [
-        f"{t['path']} is due in {t['days_left']} days (more than {WATCH_DAYS}): it does not need revalidation yet."
+        f"{t.path} is due in {t.days_left} days (more than {WATCH_DAYS}): it does not need revalidation yet."
         for t in targets
-        if t["reason"] == "requested"
-        and t["days_left"] is not None
-        and t["days_left"] > WATCH_DAYS
-        and not t["triggers"]
+        if t.reason == "requested" and t.days_left is not None and t.days_left > WATCH_DAYS and not t.triggers
     ]
     expires = moment + dt.timedelta(hours=policy.plan_ttl_hours)
-    plan: dict[str, Any] = {
-        "format": PLAN_FORMAT,
-        "plan_id": plan_id,
-        "run_id": run_id,
-        "stage": stage,
-        "limit": policy.stages.limit(stage),
-        "out_of_order": out_of_order,
-        "agent_judge_calls": agent_judge_calls,
-        "selection": "notes" if notes else "candidates",
-        "candidates_total": total,
-        "created_at": utc_z(moment),
-        "expires_at": utc_z(expires),
-        "today": day.isoformat(),
-        "policy": {"ttl_days": policy.ttl_days, "plan_ttl_hours": policy.plan_ttl_hours, "judge": policy.judge.backend},
-        "targets": targets,
-        "skipped": skipped,
-        "warnings": warnings,
-    }
-    plan["digest"] = plan_digest(plan)
+    plan = StoredPlan(
+        format=PLAN_FORMAT,
+        plan_id=plan_id,
+        run_id=run_id,
+        stage=require_stage(stage),
+        limit=policy.stages.limit(stage),
+        out_of_order=out_of_order,
+        agent_judge_calls=agent_judge_calls,
+        selection="notes" if notes else "candidates",
+        candidates_total=total,
+        created_at=utc_z(moment),
+        expires_at=utc_z(expires),
+        today=day.isoformat(),
+        policy=PlanPolicy(ttl_days=policy.ttl_days, plan_ttl_hours=policy.plan_ttl_hours, judge=policy.judge.backend),
+        targets=targets,
+        skipped=skipped,
+        warnings=warnings,
+    )
+    plan.digest = plan_digest(plan)
     with vault_lock(vault, f"batch plan {plan_id}"):
-        write_plan(vault, plan_id, plan)
+        write_plan(vault, plan_id, plan.stored())
     return plan
 
 
@@ -500,7 +520,7 @@ async def _plan_target(
     backoff_seconds: float,
     refetch: bool,
     workers: ExtractionPool,
-) -> dict[str, Any] | str:
+) -> StoredTarget | str:
     """One note's planned target (dry run, proposed blocks, hashes before and after), or why it is skipped."""
     try:
         seen = see_note(vault, candidate.path)
@@ -522,13 +542,17 @@ async def _plan_target(
         return exc.message
     except OSError as exc:  # one unreadable note never fails the whole plan
         return f"The note cannot be read: {exc.strerror or exc}."
-    if see_note(vault, candidate.path).sha256 != seen.sha256:
+    try:
+        after_validation = see_note(vault, candidate.path).sha256
+    except (HarnessError, OSError):  # deleted or made unreadable meanwhile: this note, not the plan
+        return "The note was deleted or became unreadable while it was being validated."
+    if after_validation != seen.sha256:
         return "The note changed while it was being validated."
     malformed = _malformed_evidence(report)
     if malformed is not None:
         return malformed
     verification = _with_run_id(report["proposed"]["verification"], run_id)
-    proposed = {"verification": verification, "evidence": report["proposed"]["evidence"]}
+    proposed = TrustBlocks(verification=verification, evidence=report["proposed"]["evidence"])
     order = key_order(proposed)
     try:
         new_v, new_e = blocks_to_write(proposed, order)
@@ -538,34 +562,35 @@ async def _plan_target(
         stored_body = parse_note(candidate.path, after).content_sha256
         if stored_body != verification.get("content_sha256"):
             verification = {**verification, "content_sha256": stored_body}
-            proposed = {"verification": verification, "evidence": proposed["evidence"]}
+            proposed = TrustBlocks(verification=verification, evidence=proposed.evidence)
             new_v, new_e = blocks_to_write(proposed, order)
             after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
     except (SpliceRefused, InputError) as exc:
         return exc.message
-    provenance = _provenance_of(candidate.path, before)
     result = report["result"]
-    return {
-        "path": report["path"],
-        "reason": candidate.reason,
-        "triggers": list(candidate.triggers),
-        "days_left": candidate.days_left,
-        "sha256_before": seen.sha256,
-        "sha256_after": sha256_hex(after),
-        "proposed": jsonable(proposed),
-        "key_order": order,
-        "current": report["current"],
-        "provenance": provenance,
-        "verdict": result["verdict"],
-        "score": result["score"],
-        "confidence": result["confidence"],
-        "validator": result["validator"],
-        "findings": report["findings"],
-        "sources": [
-            {k: s.get(k) for k in ("source_id", "url", "ok", "status", "snapshot_sha256", "fetched_at", "verdict")}
-            for s in report["sources"]
-        ],
-    }
+    return StoredTarget.model_validate(
+        {
+            "path": report["path"],
+            "reason": candidate.reason,
+            "triggers": list(candidate.triggers),
+            "days_left": candidate.days_left,
+            "sha256_before": seen.sha256,
+            "sha256_after": sha256_hex(after),
+            "proposed": jsonable(proposed.model_dump()),
+            "key_order": order,
+            "current": report["current"],
+            "provenance": _provenance_of(candidate.path, before),
+            "verdict": result["verdict"],
+            "score": result["score"],
+            "confidence": result["confidence"],
+            "validator": result["validator"],
+            "findings": report["findings"],
+            "sources": [
+                {k: s.get(k) for k in ("source_id", "url", "ok", "status", "snapshot_sha256", "fetched_at", "verdict")}
+                for s in report["sources"]
+            ],
+        }
+    )
 
 
 def _provenance_of(path: str, raw: bytes) -> dict[str, Any] | None:
@@ -573,67 +598,69 @@ def _provenance_of(path: str, raw: bytes) -> dict[str, Any] | None:
     return jsonable(dict(value)) if isinstance(value, Mapping) else None
 
 
-def plan_status(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None = None) -> dict[str, Any]:
-    consumed_by = plan_claimed_by(vault, str(plan["plan_id"]))
-    expired = (now or now_utc()) >= parse_utc_z(str(plan["expires_at"]))
-    status = "consumed" if consumed_by else ("expired" if expired else "open")
-    return {"status": status, "consumed_by_run": consumed_by, "expired": expired}
+def plan_status(vault: Vault, plan: StoredPlan, *, now: dt.datetime | None = None) -> PlanStatus:
+    consumed_by = plan_claimed_by(vault, plan.plan_id)
+    expired = (now or now_utc()) >= parse_utc_z(plan.expires_at)
+    status: Literal["open", "expired", "consumed"] = "consumed" if consumed_by else ("expired" if expired else "open")
+    return PlanStatus(status=status, consumed_by_run=consumed_by, expired=expired)
 
 
-def plan_view(vault: Vault, plan: Mapping[str, Any], *, now: dt.datetime | None = None) -> dict[str, Any]:
-    """The public plan JSON of docs/approval.md (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
-    full = str(plan["digest"])
-    return {
-        "plan_id": plan["plan_id"],
-        "digest": full[:DIGEST_SHOWN],
-        "digest_sha256": full,
-        "run_id": plan["run_id"],
-        "stage": plan["stage"],
-        "limit": plan["limit"],
-        "out_of_order": bool(plan.get("out_of_order", False)),
-        "selection": plan["selection"],
-        "candidates_total": plan["candidates_total"],
-        "created_at": plan["created_at"],
-        "expires_at": plan["expires_at"],
-        "today": plan["today"],
-        **plan_status(vault, plan, now=now),
-        "targets": [
-            {
-                "path": t["path"],
-                "reason": t["reason"],
-                "triggers": t["triggers"],
-                "days_left": t.get("days_left"),
-                "sha256_before": t["sha256_before"],
-                "sha256_after": t["sha256_after"],
-                "proposed": t["proposed"],
-                "current": t["current"],
-                "verdict": t["verdict"],
-                "validator": t["validator"],
-                "findings": t["findings"],
-                "sources": t["sources"],
-            }
-            for t in plan["targets"]
+def plan_view(vault: Vault, plan: StoredPlan, *, now: dt.datetime | None = None) -> PlanView:
+    """The public plan of docs/approval.md (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
+    status = plan_status(vault, plan, now=now)
+    return PlanView(
+        plan_id=plan.plan_id,
+        digest=plan.digest[:DIGEST_SHOWN],
+        digest_sha256=plan.digest,
+        run_id=plan.run_id,
+        stage=plan.stage,
+        limit=plan.limit,
+        out_of_order=plan.out_of_order,
+        selection=plan.selection,
+        candidates_total=plan.candidates_total,
+        created_at=plan.created_at,
+        expires_at=plan.expires_at,
+        today=str(plan.today),
+        status=status.status,
+        consumed_by_run=status.consumed_by_run,
+        expired=status.expired,
+        targets=[
+            PlanTarget(
+                path=t.path,
+                reason=t.reason,
+                triggers=t.triggers,
+                days_left=t.days_left,
+                sha256_before=t.sha256_before,
+                sha256_after=t.sha256_after,
+                proposed=t.proposed,
+                current=t.current,
+                verdict=t.verdict,
+                validator=t.validator,
+                findings=t.findings,
+                sources=t.sources,
+            )
+            for t in plan.targets
         ],
-        "skipped": plan["skipped"],
-        "warnings": list(plan.get("warnings", [])),
-        "rehearsal": is_rehearsal(plan),
-    }
+        skipped=plan.skipped,
+        warnings=list(plan.warnings),
+        rehearsal=is_rehearsal(plan),
+    )
 
 
-def is_rehearsal(plan: Mapping[str, Any]) -> bool:
+def is_rehearsal(plan: StoredPlan) -> bool:
     """A plan dated by anything but this machine's clock on the day it was made (`kh batch plan --today`)."""
-    return str(plan.get("today")) != parse_utc_z(str(plan["created_at"])).date().isoformat()
+    return str(plan.today) != parse_utc_z(plan.created_at).date().isoformat()
 
 
-def require_clock_dated(plan: Mapping[str, Any], moment: dt.datetime) -> None:
+def require_clock_dated(plan: StoredPlan, moment: dt.datetime) -> None:
     """Approval takes only a plan dated by the clock, approved on a day inside its expiry window: the dates
     a run writes (`last_validated`, `revalidate_after`) are then the machine's, whoever asked for the plan."""
-    made = parse_utc_z(str(plan["created_at"]))
-    expires = parse_utc_z(str(plan["expires_at"]))
-    detail = {"plan_id": plan["plan_id"], "today": plan.get("today"), "created_at": plan["created_at"]}
+    made = parse_utc_z(plan.created_at)
+    expires = parse_utc_z(plan.expires_at)
+    detail = {"plan_id": plan.plan_id, "today": plan.today, "created_at": plan.created_at}
     if is_rehearsal(plan):
         raise Refused(
-            f"The plan {plan['plan_id']} is a rehearsal dated {plan.get('today')} (kh batch plan --today), not by "
+            f"The plan {plan.plan_id} is a rehearsal dated {plan.today} (kh batch plan --today), not by "
             f"this machine's clock ({made.date().isoformat()}); a rehearsal cannot be approved and nothing was "
             "written. Make a new plan without --today.",
             detail=detail,
@@ -641,13 +668,14 @@ def require_clock_dated(plan: Mapping[str, Any], moment: dt.datetime) -> None:
     if not made.date() <= moment.date() <= expires.date() or moment < made - CLOCK_SKEW:
         raise Refused(
             f"This machine's date ({moment.date().isoformat()}) is outside the window of the plan "
-            f"{plan['plan_id']} ({made.date().isoformat()} to {expires.date().isoformat()}); nothing was written. "
+            f"{plan.plan_id} ({made.date().isoformat()} to {expires.date().isoformat()}); nothing was written. "
             "Check the clock, then make a new plan.",
             detail={**detail, "now": utc_z(moment)},
         )
 
 
-def load_plan(vault: Vault, plan_id: str) -> dict[str, Any]:
+def load_plan(vault: Vault, plan_id: str) -> StoredPlan:
+    """The stored plan, its digest checked on the file's own JSON before it is typed."""
     plan = read_plan(vault, check_id("plan", plan_id))
     if plan.get("format") != PLAN_FORMAT or plan.get("plan_id") != plan_id:
         raise PlanTampered(f"The plan file {plan_id} is not a plan this sidecar wrote; nothing was written.")
@@ -656,10 +684,16 @@ def load_plan(vault: Vault, plan_id: str) -> dict[str, Any]:
             f"The plan {plan_id} was modified after it was made (its digest no longer matches); "
             "nothing was written. Make a new plan."
         )
-    return plan
+    try:
+        return StoredPlan.model_validate(plan)
+    except ValidationError as exc:
+        raise PlanTampered(
+            f"The plan file {plan_id} is not a plan this sidecar can read ({exc.error_count()} problem(s)); "
+            "nothing was written. Make a new plan."
+        ) from exc
 
 
-def show_plan(vault: Vault, plan_id: str) -> dict[str, Any]:
+def show_plan(vault: Vault, plan_id: str) -> PlanView:
     from .recover import recover_interrupted_runs  # recovery closes runs; a plan never needs it to be made
 
     recover_interrupted_runs(vault)

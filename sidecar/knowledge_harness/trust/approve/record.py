@@ -1,4 +1,4 @@
-"""A batch run record as the approval works on it: `BatchRun` (trust/batch_models.py), typed from
+"""A batch run record as the approval works on it: `BatchRun` (approve/models.py), typed from
 the moment a run starts or a stored record is read; a dict only on its way to the disk or a door.
 
 A stored record keeps exactly the keys it had: dumping leaves out what was never set (a file's
@@ -8,33 +8,34 @@ A stored record keeps exactly the keys it had: dumping leaves out what was never
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
 from typing import Any, Literal
+
+from pydantic import BaseModel
 
 from ...core.clock import now_utc, utc_z
 from ...vault.paths import Vault
-from ..batch_models import BatchRun, RunFile
 from ..records import read_run, write_run
-from ..validation_service import stored_validator_label
+from ..validate.validation_service import validator_label
+from .models import BatchRun, RunFile, StoredPlan, StoredTarget
 
 RUN_FORMAT = "kh-run/1"
 FailureReason = Literal["scope_verification_failed", "interrupted", "write_error"]
 
 
 def new_run(
-    plan: Mapping[str, Any], challenge: str, *, approved_by: str, approved_via: str | None, approved_at: str
+    plan: StoredPlan, challenge: str, *, approved_by: str, approved_via: str | None, approved_at: str
 ) -> BatchRun:
     """The IN_PROGRESS record of the run that applies `plan` (its one approval already claimed)."""
     started = utc_z(now_utc())
     return BatchRun.model_validate(
         {
             "format": RUN_FORMAT,
-            "run_id": str(plan["run_id"]),
-            "plan_id": plan["plan_id"],
-            "plan_digest": plan["digest"],
-            "digest": str(plan["digest"])[:12],
-            "stage": plan["stage"],
-            "out_of_order": bool(plan.get("out_of_order", False)),
+            "run_id": plan.run_id,
+            "plan_id": plan.plan_id,
+            "plan_digest": plan.digest,
+            "digest": plan.digest[:12],
+            "stage": plan.stage,
+            "out_of_order": plan.out_of_order,
             "challenge": challenge,
             "approved_by": approved_by,
             "approved_via": approved_via,
@@ -45,30 +46,35 @@ def new_run(
             "run_status": "IN_PROGRESS",
             "consumption": "CONSUMED",  # the plan's one approval is spent the moment the run starts
             "result": None,
-            "files": [_file_entry(t) for t in plan["targets"]],
+            "files": [_file_entry(t) for t in plan.targets],
             "files_written": [],
             "scope": None,
             "failure": None,
             "failure_reason": None,
-            "validators": sorted({stored_validator_label(t["validator"]) for t in plan["targets"]}),
+            "validators": sorted({validator_label(t.validator) for t in plan.targets}),
             "writer": {"pid": os.getpid(), "program": "kh"},
         }
     )
 
 
-def _file_entry(target: Mapping[str, Any]) -> dict[str, Any]:
+def _dumped(model: BaseModel) -> dict[str, Any]:
+    """A plan's piece as its file holds it: the record copies it (the keys it has, nothing added)."""
+    return model.model_dump(mode="json", exclude_unset=True)
+
+
+def _file_entry(target: StoredTarget) -> dict[str, Any]:
     return {
-        "path": target["path"],
+        "path": target.path,
         "result": "PENDING",
         "reason": None,
-        "sha256_before": target["sha256_before"],
-        "sha256_planned_after": target["sha256_after"],
+        "sha256_before": target.sha256_before,
+        "sha256_planned_after": target.sha256_after,
         "sha256_found": None,
         "sha256_after": None,
         "written_at": None,
-        "verdict": target["verdict"],
-        "validator": target["validator"],
-        "findings": target["findings"],
+        "verdict": target.verdict,
+        "validator": _dumped(target.validator),
+        "findings": [_dumped(finding) for finding in target.findings],
         "blocks_sha256": None,
     }
 

@@ -3,6 +3,7 @@ reconciled from the journal and the disk (docs/approval.md, "Run records")."""
 
 from __future__ import annotations
 
+import logging
 from typing import Any
 
 from ...core.clock import now_utc, utc_z
@@ -10,9 +11,12 @@ from ...errors import Busy, HarnessError, NotFound
 from ...vault.lock import vault_lock
 from ...vault.paths import Vault
 from ...vault.writer import see_note
-from ..batch_models import BatchRun
 from ..records import check_id, list_run_ids, read_journal, read_run
+from .models import BatchRun
 from .record import finish, load_run, save
+
+# the name `kh` prints the approval gate's messages under (as plan.py's)
+log = logging.getLogger("knowledge_harness.trust.batch")
 
 
 def _reconcile_interrupted(vault: Vault, record: BatchRun) -> BatchRun:
@@ -56,7 +60,8 @@ def recover_interrupted_runs(vault: Vault) -> list[str]:
     """Close every IN_PROGRESS run whose writer is gone as FAILED; returns the run ids closed.
 
     Needs the vault lock (an approval holds it for its whole run, so holding it proves no run
-    is active); when another process holds it, nothing is recovered now.
+    is active); when another process holds it, nothing is recovered now. A record that cannot be
+    read as a run is reported (a warning) and left as it is; the other runs are still closed.
     """
     ids = list_run_ids(vault)
     if not ids:
@@ -74,7 +79,11 @@ def recover_interrupted_runs(vault: Vault) -> list[str]:
     try:
         with vault_lock(vault, "recover interrupted runs", wait_seconds=0):
             for run_id in pending:
-                record = load_run(vault, run_id)
+                try:
+                    record = load_run(vault, run_id)
+                except (HarnessError, ValueError) as exc:  # one broken record never keeps the others open
+                    log.warning("run %s is IN_PROGRESS but its record cannot be read (%s); left as it is", run_id, exc)
+                    continue
                 if record.run_status != "IN_PROGRESS":
                     continue
                 save(vault, _reconcile_interrupted(vault, record))

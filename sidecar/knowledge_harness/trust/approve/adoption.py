@@ -22,17 +22,17 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..actors import Actor
-from ..core.clock import compact_utc_z, now_utc, utc_z
-from ..core.hashing import sha256_hex
-from ..core.jsonutil import canonical_json
-from ..errors import ChallengeRefused, InputError, PersonRequired
-from ..vault.catalog import NoteCatalog
-from ..vault.lock import ensure_writable, vault_lock
-from ..vault.paths import Vault
-from .audit import iter_states
-from .policy import Policy
-from .records import ADOPTION_FORMAT, write_adoption
+from ...actors import Actor
+from ...core.clock import compact_utc_z, now_utc, utc_z
+from ...core.hashing import sha256_hex
+from ...core.jsonutil import canonical_json
+from ...errors import ChallengeRefused, InputError, PersonRequired
+from ...vault.catalog import NoteCatalog
+from ...vault.lock import ensure_writable, vault_lock
+from ...vault.paths import Vault
+from ..audit.audit import iter_states
+from ..policy import Policy
+from ..records import ADOPTION_FORMAT, write_adoption
 
 ADOPT_KEYWORD = "ADOPT"
 DIGEST_SHOWN = 12

@@ -1,28 +1,29 @@
-"""Response models of the approval gate (POST /v1/batches, GET /v1/batches/{id},
-POST /v1/batches/{id}/approve, GET /v1/runs/{id}).
+"""The approval wing's models: the stored plan the service works on (`StoredPlan`), its public view
+(`PlanView`: POST /v1/batches, GET /v1/batches/{id}) and the run record (`BatchRun`: POST
+/v1/batches/{id}/approve, GET /v1/runs/{id}).
 
-They describe the dicts of `batch.plan_view` (of a new plan) and the run records of
-`batch.approve`, key for key and in their order, so the JSON of POST /v1/batches and of the
-approval is unchanged and the plugin gets generated types. The GETs read stored files, whose
-keys are sorted: they now send the same keys in the same order as the POSTs (the values are
-unchanged). A run record copies each target's findings and validator from the stored plan, so
-those come with sorted keys (RecordedFinding, RecordedValidator). Keys a record has only sometimes (`recovered_at`, a file's `disk`) have defaults: the
-routes serialize with `exclude_unset`, so a record without them stays without them. The CLI
-(`kh batch plan --json`, `kh runs show`) prints the dicts themselves.
+A plan or a run is a dict only on its way to or from the disk (`StoredPlan.stored`, record.stored)
+or to a door's JSON; dumps leave out what was never set, so a stored file keeps exactly the keys
+it had. Files sort their keys; the doors send the models' order (the GETs the same as the POSTs).
+A run record copies each target's findings and validator from the stored plan, so those come
+with sorted keys (RecordedFinding, RecordedValidator). Keys a record has only sometimes
+(`recovered_at`, a file's `disk`) have defaults: the routes serialize with `exclude_unset`, so a
+record without them stays without them.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from ..vault.scope import ScopeReport
-from .dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
-from .freshness import Trigger
-from .validation_models import FindingVerdict, GateCode, ResultVerdict, ValidatorInfo
+from ...vault.scope import ScopeReport
+from ..audit.freshness import Trigger
+from ..validate.dry_run_models import NoteFinding, SourceVerdict, TrustBlocks
+from ..validate.validation_models import FindingVerdict, GateCode, ResultVerdict, ValidatorInfo
 
-PlanReason = Literal["next_batch", "stale", "provisional", "never_validated", "requested"]
+Stage = Literal["canary", "pilot", "progressive"]
+PlanReason = Literal["next_batch", "stale", "provisional", "unrecorded", "never_validated", "requested"]
 FileResult = Literal["PENDING", "WRITING", "APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED", "ERROR"]
 RunResult = Literal["APPLIED", "PARTIALLY_APPLIED", "REFUSED", "PROVISIONAL_RETAIN", "NOT_APPLIED"]
 
@@ -61,6 +62,91 @@ class PlanSkip(_Model):
     reason: str
 
 
+class KeyOrder(_Model):
+    """The key order of the proposed blocks, kept in the plan because its file sorts its keys."""
+
+    verification: list[str]
+    evidence: list[str]
+    sources: list[list[str]]
+
+
+class StoredTarget(_Model):
+    """One planned note as `.harness/plans/<plan_id>.json` holds it."""
+
+    path: str
+    reason: PlanReason
+    triggers: list[Trigger]
+    days_left: int | None = None
+    sha256_before: str
+    sha256_after: str
+    proposed: TrustBlocks
+    key_order: KeyOrder | None = None
+    current: TrustBlocks
+    provenance: dict[str, Any] | None = None
+    verdict: ResultVerdict
+    score: float
+    confidence: float
+    validator: ValidatorInfo
+    findings: list[NoteFinding]
+    sources: list[PlanSource]
+
+
+class PlanPolicy(_Model):
+    """The policy a plan was made under."""
+
+    ttl_days: int
+    plan_ttl_hours: int
+    judge: str
+
+
+class StoredPlan(_Model):
+    """A batch plan as the approval works on it; `digest` covers the canonical JSON of the rest."""
+
+    format: Literal["kh-plan/1"]
+    plan_id: str
+    run_id: str
+    stage: Stage
+    limit: int
+    out_of_order: bool = False
+    agent_judge_calls: int = 0
+    selection: Literal["notes", "candidates"]
+    candidates_total: int
+    created_at: str
+    expires_at: str
+    today: str | None = None
+    policy: PlanPolicy
+    targets: list[StoredTarget]
+    skipped: list[PlanSkip]
+    warnings: list[str] = Field(default_factory=list)
+    digest: str = ""
+
+    def stored(self) -> dict[str, Any]:
+        """The plan as its file holds it: the keys it has (the digest's input is this without `digest`)."""
+        return self.model_dump(mode="json", exclude_unset=True)
+
+
+class PlanStatus(_Model):
+    status: Literal["open", "expired", "consumed"]
+    consumed_by_run: str | None
+    expired: bool
+
+
+class StageLimits(BaseModel):
+    canary: int
+    pilot: int
+    progressive: int
+
+
+class Rollout(BaseModel):
+    """Where the rollout stands (GET /v1/batches/next)."""
+
+    next_stage: Stage = Field(
+        description="The stage a batch can be planned at now without overriding the rollout order."
+    )
+    succeeded: list[Stage]
+    limits: StageLimits = Field(description="Each stage's note limit (the vault's policy).")
+
+
 class PlanView(_Model):
     """A batch plan: the public keys of docs/approval.md (plan_id, digest, targets[path, sha256_before, proposed], expires_at) and more."""
 
@@ -68,7 +154,7 @@ class PlanView(_Model):
     digest: str = Field(description="The first 12 hex digits of digest_sha256: type `APPROVE_PRODUCTION <digest>`.")
     digest_sha256: str
     run_id: str
-    stage: Literal["canary", "pilot", "progressive"]
+    stage: Stage
     limit: int
     out_of_order: bool = Field(default=False, description="Planned before the previous stage succeeded, by override.")
     selection: Literal["notes", "candidates"]
@@ -160,7 +246,7 @@ class BatchRun(_Model):
     plan_id: str
     plan_digest: str
     digest: str
-    stage: Literal["canary", "pilot", "progressive"]
+    stage: Stage
     out_of_order: bool = False
     challenge: str
     approved_by: str = Field(

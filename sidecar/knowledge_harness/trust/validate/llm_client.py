@@ -13,7 +13,7 @@ from typing import Any
 
 import httpx
 
-from ..machine_config import RESERVED_KEY_VARIABLES
+from ...machine_config import RESERVED_KEY_VARIABLES
 
 
 class ChatError(Exception):

@@ -38,20 +38,19 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..core.clock import now_utc_z
-from ..core.memory import freeze_long_lived
-from ..errors import InputError
-from ..machine_config import MachineConfig, MachineConfigMemory, load_machine_config
-from ..vault.catalog import NoteCatalog
-from ..vault.harness_files import excluded_notes, is_excluded_note
-from ..vault.lock import not_writable
-from ..vault.note import Note
-from ..vault.paths import NoteFile, ScanProblem
-from ..vault.references import is_evidence_url
-from ..vault.writer import append_jsonl
-from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
-from .policy import POLICY_FILE, Policy, load_policy, note_tags
-from .records import (
+from ...core.clock import now_utc_z
+from ...core.memory import freeze_long_lived
+from ...errors import InputError
+from ...machine_config import MachineConfig, MachineConfigMemory, load_machine_config
+from ...vault.catalog import NoteCatalog
+from ...vault.harness_files import excluded_notes, is_excluded_note
+from ...vault.lock import not_writable
+from ...vault.note import Note
+from ...vault.paths import NoteFile, ScanProblem
+from ...vault.references import is_evidence_url
+from ...vault.writer import append_jsonl
+from ..policy import POLICY_FILE, Policy, load_policy, note_tags
+from ..records import (
     RE_ESTABLISH,
     RecordKind,
     RecordState,
@@ -61,7 +60,8 @@ from .records import (
     blocks_digest,
     runs_dir,
 )
-from .schema import LEVEL_NAMES, TrustMetadata, Verification, finding_line, read_trust
+from ..schema import LEVEL_NAMES, TrustMetadata, Verification, finding_line, read_trust
+from .freshness import Trigger, Window, deadline, is_validated, stale_triggers, window_for
 
 AUDITS_FILE = "audits.jsonl"
 

@@ -1,7 +1,7 @@
 """The `agent` judge: the MCP agent the person already runs (Claude Code, Codex) reads the claims.
 
 `judge()` hands one task — the claims with their ids, the evidence by source id — to a
-`TaskQueue` and waits for an answer. The queue (trust/judge_queue.py) keeps the task where an
+`TaskQueue` and waits for an answer. The queue (trust/validate/judge_queue.py) keeps the task where an
 agent connected over `kh mcp VAULT` or `/mcp` takes it with `judge_next_task`, reads long pages
 in bounded pages with `judge_evidence` and answers with `judge_submit`, in the shape of
 `AgentAnswer` (its JSON Schema is part of the task). The validator's quote gate then decides each

@@ -20,13 +20,14 @@ from typing import Any
 import anyio
 from pydantic import ValidationError
 
-from ..core.clock import parse_utc_z
-from ..core.jsonutil import jsonable
-from ..errors import EvidenceTooLarge, InputError, InvalidNote
-from ..vault.lock import not_writable
-from ..vault.note import Note, read_note
-from ..vault.paths import Vault
-from ..vault.references import is_evidence_url
+from ...core.clock import parse_utc_z
+from ...core.jsonutil import jsonable
+from ...errors import EvidenceTooLarge, InputError, InvalidNote
+from ...vault.lock import not_writable
+from ...vault.note import Note, read_note
+from ...vault.paths import Vault
+from ...vault.references import is_evidence_url
+from ..policy import Policy, load_policy, proposed_blocks
 from .claims import Claim, extract_claims
 from .evidence import FetchedPage, Fetcher, conditional_headers
 from .extraction import ExtractionPool
@@ -34,7 +35,6 @@ from .judge_queue import Progress, VaultTaskQueue
 from .judges import JudgeFailed, UnknownJudge, get_judge
 from .judges.agent import TaskQueue
 from .judges.base import Judge
-from .policy import Policy, load_policy, proposed_blocks
 from .snapshots import EvidenceStore
 from .validation_models import (
     MAX_EVIDENCE,

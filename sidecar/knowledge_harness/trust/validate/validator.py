@@ -6,7 +6,7 @@ test check this). Rules:
 - a claim whose cited sources have no text → `no_evidence`;
 - the judge answers for the other claims; a judge failure → `unverifiable`, never `pass`;
 - the quote gate: a `supported` or `contradicted` finding stands only when it names a source the
-  claim may use and every piece of its quote is found in that source's text (trust/quotes.py);
+  claim may use and every piece of its quote is found in that source's text (trust/validate/quotes.py);
   otherwise it becomes `unsupported` with `reason_code` `quote_not_found`. For a model's
   `supported` the found quotes must also state the claim's specifics (every number, date and
   name in the same role, polarity agreeing: judges/binding.py), else `quote_does_not_state_claim`.

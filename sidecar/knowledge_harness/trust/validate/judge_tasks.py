@@ -30,12 +30,12 @@ import time
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from ..core.clock import now_utc_z
-from ..errors import NotFound, SubmissionRefused
-from ..vault.atomic import pretty_json
-from ..vault.harness_files import flocked, pid_alive
-from ..vault.harness_store import HarnessFolder
-from ..vault.paths import Vault
+from ...core.clock import now_utc_z
+from ...errors import NotFound, SubmissionRefused
+from ...vault.atomic import pretty_json
+from ...vault.harness_files import flocked, pid_alive
+from ...vault.harness_store import HarnessFolder
+from ...vault.paths import Vault
 
 FOLDER = "judge-tasks"
 KEEP_SECONDS = 24 * 3600  # finished tasks are deleted a day after their deadline

@@ -24,7 +24,7 @@ regularization are chosen by cross-validation inside the fitting rows (bench/jud
 English number stated elsewhere on the page is no longer contradicted by the window's number.
 Version 5 (against 4): English irregular past forms are read as their verb (also for antonyms), adverbs
 and connectives that state no fact are not content words, and a missing name is never a close match.
-Version 6 (against 5): one English fact written several ways is read as one (trust/english_forms.py:
+Version 6 (against 5): one English fact written several ways is read as one (trust/validate/english_forms.py:
 abbreviated months, nationalities as their country, British spellings, ordinals in digits and words,
 short year ranges, a doubled consonant before -ing/-ed, nouns made of a verb, a few terms that say the
 same); "not only" and words a claim quotes do not make it negative.

@@ -1,7 +1,7 @@
 """The main text of an HTML page (trafilatura, else the whole body's text), tidied and capped.
 
-Run in the extraction worker processes (trust/extraction.py), which import only this module and
-what it needs; trust/evidence.py uses `tidy` for plain-text pages.
+Run in the extraction worker processes (trust/validate/extraction.py), which import only this module and
+what it needs; trust/validate/evidence.py uses `tidy` for plain-text pages.
 """
 
 from __future__ import annotations

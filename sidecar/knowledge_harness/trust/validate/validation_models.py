@@ -64,7 +64,7 @@ class ValidationRequest(_Model):
         return self
 
 
-# Why the quote gate turned a judge's `supported` / `contradicted` into `unsupported` (trust/validator.py).
+# Why the quote gate turned a judge's `supported` / `contradicted` into `unsupported` (trust/validate/validator.py).
 GateCode = Literal["quote_not_found", "quote_does_not_state_claim", "self_judged"]
 
 

@@ -63,7 +63,7 @@ def _context() -> Any:
     if "forkserver" not in multiprocessing.get_all_start_methods():
         return multiprocessing.get_context("spawn")
     context = multiprocessing.get_context("forkserver")
-    context.set_forkserver_preload(["knowledge_harness.trust.main_text", "trafilatura"])
+    context.set_forkserver_preload(["knowledge_harness.trust.validate.main_text", "trafilatura"])
     return context
 
 

@@ -15,7 +15,7 @@ decompression (so a gzip bomb stops at the cap), at most `max_redirects` redirec
 text/html, application/xhtml+xml, text/plain. Retries (policy `retries`, exponential backoff) on
 connection errors and HTTP 429/502/503/504 only. Concurrency: a global and a per-host limit.
 
-This module returns data; snapshots are written by `trust/snapshots.py` (through `vault/harness_store.py`).
+This module returns data; snapshots are written by `trust/validate/snapshots.py` (through `vault/harness_store.py`).
 """
 
 from __future__ import annotations
@@ -34,11 +34,11 @@ from urllib.parse import urljoin
 import anyio
 import httpx
 
-from .. import __version__
-from ..core.clock import now_utc_z
+from ... import __version__
+from ...core.clock import now_utc_z
+from ..policy import EvidencePolicy
 from .extraction import ExtractionFailed, ExtractionPool, acquire_worker, extract_in_worker
 from .main_text import tidy
-from .policy import EvidencePolicy
 
 USER_AGENT = f"KnowledgeHarness/{__version__} (evidence fetcher; +local)"
 ALLOWED_CONTENT_TYPES = ("text/html", "application/xhtml+xml", "text/plain")

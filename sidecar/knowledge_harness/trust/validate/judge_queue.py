@@ -17,9 +17,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from ..actors import Actor
-from ..errors import Cancelled, InputError, SubmissionRefused
-from ..vault.paths import Vault
+from ...actors import Actor
+from ...errors import Cancelled, InputError, SubmissionRefused
+from ...vault.paths import Vault
 from .judge_tasks import JudgeTaskStore
 from .judges.agent import (
     INSTRUCTIONS_EN,

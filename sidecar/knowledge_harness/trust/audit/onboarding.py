@@ -18,14 +18,14 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..errors import PreconditionFailed, Refused
-from ..machine_config import load_machine_config
-from ..vault.catalog import NoteCatalog
-from ..vault.paths import Vault
-from ..vault.references import URL_PATTERN, is_evidence_url
+from ...errors import PreconditionFailed, Refused
+from ...machine_config import load_machine_config
+from ...vault.catalog import NoteCatalog
+from ...vault.paths import Vault
+from ...vault.references import URL_PATTERN, is_evidence_url
+from ..policy import KeywordRule, Policy, load_policy, note_tags, with_machine
+from ..records import read_policy_text, write_policy_text
 from .audit import run_audit
-from .policy import KeywordRule, Policy, load_policy, note_tags, with_machine
-from .records import read_policy_text, write_policy_text
 
 EXAMPLES = 5
 _KEYWORDS_TABLE = re.compile(r"^\[keywords\][^\n]*\n(?:(?!\[)[^\n]*\n?)*", re.MULTILINE)

@@ -27,10 +27,10 @@ from typing import Any, Literal
 
 from prov.model import PROV, ProvDocument, ProvEntity
 
-from ..errors import InputError
-from ..vault.paths import Vault
+from ...errors import InputError
+from ...vault.paths import Vault
+from ..validate.validation_service import stored_validator_label
 from .batch import load_plan, show_run
-from .validation_service import stored_validator_label
 
 Format = Literal["json", "turtle"]
 KH_NS = "https://knowledge-harness.invalid/ns#"
@@ -204,7 +204,7 @@ def export_prov(vault: Vault, run_id: str, fmt: str = "json") -> str:
         raise InputError(f"Unknown format {fmt!r}; use json or turtle.")
     run = show_run(vault, run_id)
     plan = load_plan(vault, str(run["plan_id"]))
-    doc = build_document(run, plan)
+    doc = build_document(run, plan.stored())  # the export reads the plan as its file holds it
     if fmt == "json":
         return str(doc.serialize(format="json", indent=2))
     return str(doc.serialize(format="rdf", rdf_format="turtle"))

@@ -14,13 +14,13 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from ..core.clock import now_utc, utc_z
-from ..vault.catalog import NoteCatalog
-from ..vault.paths import Vault
-from .audit import run_audit, stale_report
+from ...core.clock import now_utc, utc_z
+from ...vault.catalog import NoteCatalog
+from ...vault.paths import Vault
+from ..audit.audit import run_audit, stale_report
+from ..policy import Policy, load_policy
+from ..records import write_discovery
 from .batch import find_candidates
-from .policy import Policy, load_policy
-from .records import write_discovery
 
 DISCOVERY_FORMAT = "kh-discovery/1"
 

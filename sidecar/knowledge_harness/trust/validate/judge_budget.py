@@ -5,7 +5,7 @@ which spends the agent's own quota) may cost money, so only a person decides to 
 agent token every door that would call one — a batch plan, a note's dry-run validation, the
 read-only validator, over REST and MCP — must fit the day's budget, or it is refused (409) before
 anything is fetched or judged. Checking and reserving are one step under the ledger's lock
-(trust/judge_ledger.py): two plans at once cannot both pass a check only one of them fits.
+(trust/validate/judge_ledger.py): two plans at once cannot both pass a check only one of them fits.
 
 One validation of one note is one call (as a plan's preview counts it); a plan's calls are
 reserved while it is built and counted from its stored plan afterwards; a plan that fails after
@@ -21,14 +21,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from ..core.clock import now_utc, utc_z
-from ..errors import HarnessError, Refused
-from ..machine_config import load_machine_config
-from ..vault.harness_files import pid_alive
-from ..vault.paths import Vault
+from ...core.clock import now_utc, utc_z
+from ...errors import HarnessError, Refused
+from ...machine_config import load_machine_config
+from ...vault.harness_files import pid_alive
+from ...vault.paths import Vault
+from ..policy import load_policy
+from ..records import list_plan_ids, read_plan
 from .judge_ledger import ledger_locked, read_ledger
-from .policy import load_policy
-from .records import list_plan_ids, read_plan
 from .validation_service import note_workload
 
 FREE_JUDGES = frozenset({"lexical", "lexical_embeddings", "agent"})

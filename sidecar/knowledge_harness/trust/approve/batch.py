@@ -58,14 +58,15 @@ recorded, so tests can kill the process (or edit a file) between writes. Never s
 
 from __future__ import annotations
 
-from .approve.apply import (
+from ..validate.judge_budget import agent_judge_calls_on
+from .apply import (
     CHALLENGE_KEYWORD,
     PAUSE_ENV,
     approve,
     check_challenge,
     expected_challenge,
 )
-from .approve.plan import (
+from .plan import (
     CLOCK_SKEW,
     COVERAGE_STEPS,
     DIGEST_SHOWN,
@@ -96,16 +97,15 @@ from .approve.plan import (
     show_plan,
     succeeded_stages,
 )
-from .approve.record import (
+from .record import (
     RUN_FORMAT,
     finish,
 )
-from .approve.recover import (
+from .recover import (
     recover_interrupted_runs,
     recover_quietly,
     show_run,
 )
-from .judge_budget import agent_judge_calls_on
 
 __all__ = [
     "CHALLENGE_KEYWORD",

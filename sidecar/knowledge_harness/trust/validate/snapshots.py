@@ -20,9 +20,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from ..core.clock import parse_utc_z
-from ..vault.harness_store import HarnessFolder
-from ..vault.paths import Vault
+from ...core.clock import parse_utc_z
+from ...vault.harness_store import HarnessFolder
+from ...vault.paths import Vault
 
 EVIDENCE_DIR = "evidence"
 _HEX64 = re.compile(r"^[0-9a-f]{64}$")

@@ -26,9 +26,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Literal, get_args
 
-from ..vault.note import Note
-from .policy import Policy
-from .schema import Evidence, Verification
+from ...vault.note import Note
+from ..policy import Policy
+from ..schema import Evidence, Verification
 
 Trigger = Literal[
     "content_changed",

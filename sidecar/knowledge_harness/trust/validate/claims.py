@@ -23,8 +23,8 @@ import hashlib
 import re
 from dataclasses import dataclass, field
 
-from ..vault.note import Note, markdown_lines
-from ..vault.references import REFERENCE_HEADINGS, URL_PATTERN, clean_url
+from ...vault.note import Note, markdown_lines
+from ...vault.references import REFERENCE_HEADINGS, URL_PATTERN, clean_url
 from .text import has_cjk, is_cjk, nfkc, split_sentences
 
 MAX_CLAIMS = 500
