@@ -26,19 +26,11 @@ from typing import Any
 
 from ..core import jsoncodec
 from ..core.memory import freeze_long_lived, paused_gc
-from ..vault.harness_files import (
-    discard_staging,
-    index_dir,
-    list_index_files,
-    write_index_files,
-    write_staged_lines,
-)
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
 from .answer import BuildOutcome
 from .build_state import (
     LEGACY_CACHE,
     REST_PART,
-    WALK_FILE,
     BuildMemory,
     BuildRows,
     BuildState,
@@ -62,6 +54,14 @@ from .serialize import (
     manifest_line,
     note_layer_bytes,
     tree_of,
+)
+from .store import (
+    WALK_FILE,
+    discard_staging,
+    index_dir,
+    list_index_files,
+    write_index_files,
+    write_staged_lines,
 )
 
 __all__ = ["build_index", "heading_tree", "index_settings", "note_id", "parse_record"]

@@ -12,17 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from ..core import jsoncodec
-from ..vault.harness_files import index_dir, list_index_files, read_index_file
 from ..vault.paths import NoteFile, Vault, WalkMemory
 from .links import Resolver
 from .record import ResolvedLink, note_id
 from .serialize import CACHE_FORMAT, INDEX_FORMAT, encode, manifest_parts, note_layer_bytes
+from .store import WALK_FILE, index_dir, list_index_files, read_index_file
 
 # cache/ holds one part per chunk of a parallel build (c00000.jsonl, …), written by whichever
 # process parsed the chunk, and REST_PART with every other line; parts are read in name order
 # and a later line for a path wins.
 REST_PART = "cache/r.jsonl"
-WALK_FILE = "cache/walk.json"  # the folders' listings, for the next process's walk (WalkMemory.saved)
 LEGACY_CACHE = "cache.json"  # the single-file cache of earlier versions: removed when the cache is written
 
 

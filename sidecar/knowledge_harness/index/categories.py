@@ -6,9 +6,10 @@ import unicodedata
 from collections import deque
 from typing import TYPE_CHECKING
 
-from ..vault.harness_files import excluded_notes, index_read_lock, is_excluded_note, read_harness_toml, read_index_file
+from ..vault.exclusions import excluded_notes, is_excluded_note, read_harness_toml
 from ..vault.paths import Vault
 from .record import keyword_values
+from .store import index_read_lock, read_index_file
 
 if TYPE_CHECKING:
     from .build_state import IndexedNote

@@ -14,10 +14,9 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from ..core import jsoncodec
 from ..core.hashing import sha256_hex_of_pieces
 from ..vault.atomic import Pieces
-from ..vault.harness_files import list_index_files, read_index_file, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, scan_against_stamps
 from .answer import BuildOutcome
-from .build_state import WALK_FILE, new_note, paths_fingerprint
+from .build_state import new_note, paths_fingerprint
 from .categories import excluded, hubs_on, index_settings, is_folder_hub, is_index_note
 from .links import Resolver
 from .reading import read_note_bytes
@@ -35,6 +34,7 @@ from .serialize import (
     encode,
     manifest_line,
 )
+from .store import WALK_FILE, list_index_files, read_index_file, write_index_files
 
 #
 # A new process that finds a few notes changed reads build.json (every note's stat and layer

@@ -14,10 +14,10 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
-from ..vault.harness_files import discard_staging, write_staged
 from ..vault.paths import NoteFile
 from .build_state import IndexedNote, StagedLines
 from .reading import Parsed, ParseJob, read_one
+from .store import discard_staging, write_staged
 
 
 def available() -> bool:

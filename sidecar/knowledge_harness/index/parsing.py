@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from ..vault.harness_files import new_index_staging
 from ..vault.paths import NoteFile, Vault
 from .build_state import BuildState
 from .reading import Parsed, ParseJob, read_one
+from .store import new_index_staging
 
 PARALLEL_MIN_NOTES = 1500
 

@@ -29,9 +29,7 @@ from ..core.memory import freeze_long_lived, paused_gc
 from ..core.text import has_words
 from ..core.text import tokenize as text_tokenize
 from ..errors import IndexMissing, InputError, NotFound
-from ..vault.harness_files import index_read_lock, open_index_file, read_index_file
 from ..vault.paths import Vault, require_note_path, scan_against_stamps
-from .build_state import WALK_FILE
 from .categories import excluded
 from .categories import index_settings as _index_settings
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
@@ -53,6 +51,7 @@ from .schema import (
 )
 from .search import MAX_QUERY_CHARS, remember_link_keys, vault_layer
 from .serialize import MANIFEST_HEAD, MANIFEST_SETTINGS
+from .store import WALK_FILE, index_read_lock, open_index_file, read_index_file
 from .vault_index import BuildRecord, StaleAnswer, VaultIndex, index_of, remember
 
 MAX_SECTION_CHARS = 200_000

@@ -8,13 +8,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..vault.harness_files import write_staged
 from ..vault.note import MAX_NOTE_BYTES
 from ..vault.paths import NoteFile
 from .build_state import IndexedNote, StagedLines, new_note
 from .links import Resolver
 from .record import TOO_LARGE, parse_record, resolve_links, unreadable_record
 from .serialize import note_layer_bytes
+from .store import write_staged
 
 # (file, bytes read, sha256, problem, the parsed note or None when its bytes are known)
 Parsed = tuple[NoteFile, int, str, str | None, IndexedNote | None]

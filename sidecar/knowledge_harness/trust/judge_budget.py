@@ -24,7 +24,7 @@ from typing import Any
 from ..core.clock import now_utc, utc_z
 from ..errors import HarnessError, Refused
 from ..machine_config import load_machine_config
-from ..vault.harness_files import pid_alive
+from ..vault.lock import pid_alive
 from ..vault.paths import Vault
 from .judge_ledger import ledger_locked, read_ledger
 from .policy import load_policy
