@@ -199,7 +199,7 @@ def test_a_large_build_in_one_process_stages_its_files_and_keeps_each_record_onc
     assert sorted(p.name for p in cache.iterdir()) == ["r.jsonl"]
     assert (cache / "r.jsonl").read_bytes() == (tmp_path / "small/.harness/index/cache/r.jsonl").read_bytes()
     state = memory.get(str(v.root))
-    assert state is not None and all(note.rec_json is None for note in state.notes.values())
+    assert state is not None and all(note.parsed.record_json is None for note in state.notes.values())
     # a warm rebuild that needs the records (a renamed note re-resolves every link) unpacks them
     (vault / "gen/ノート05.md").rename(vault / "gen/ノート05b.md")
     build_index(v, workers=1, memory=memory)

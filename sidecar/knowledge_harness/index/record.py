@@ -7,8 +7,9 @@ import hashlib
 import posixpath
 import re
 import unicodedata
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..core import jsoncodec
 from ..vault.note import MAX_NOTE_BYTES, Note, markdown_lines, parse_note
 from ..vault.references import note_references, references_sha256
 from .links import RawLink, Resolver, alias_list, extract, mask_code, property_links, property_list
@@ -16,6 +17,78 @@ from .parse import decode_text, parse_structure
 
 MAX_TOP_HEADINGS = 20
 TOO_LARGE = f"The note is larger than {MAX_NOTE_BYTES} bytes; not indexed."
+
+
+# path, id, size, mtime_ns, sha256, then `ParsedNote.lite`'s six: a ParsedNote's fields but its record and links
+NoteFacts = tuple[str, str, int, int, str, str, str | list[str] | None, list[str], int, dict[str, Any] | None, str]
+
+
+class ParsedNote(NamedTuple):
+    """One note as parsed (frozen: a named tuple; dataclasses would cost `kh index build` its
+    import): its stat, the SHA-256 of its bytes, the facts every build reads of its
+    record, and the record itself (canonical JSON) with the note's raw links (as the record's
+    "links"). A pure function of the file; nothing a build derives from other notes is here.
+
+    `record_json` and `links` are None while they are kept only in the note's cache line (a note
+    loaded from the cache or parsed by a helper process, to hold each record once): the build's
+    entry (build_state.IndexedNote) unpacks them into a complete copy (`with_record`) on first use.
+    """
+
+    path: str
+    id: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    title: str
+    type: str | list[str] | None
+    tags: list[str]
+    heading_count: int
+    error: dict[str, Any] | None
+    parser: str
+    record_json: bytes | None = None
+    links: list[list[Any]] | None = None
+
+    def record(self) -> dict[str, Any]:
+        assert self.record_json is not None, "unpacked from the cache line first (IndexedNote)"
+        rec: dict[str, Any] = jsoncodec.loads(self.record_json)
+        return rec
+
+    def with_record(self, record_json: bytes, links: list[list[Any]]) -> ParsedNote:
+        return ParsedNote(*self.facts(), record_json, links)
+
+    def without_record(self) -> ParsedNote:
+        return ParsedNote(*self.facts())
+
+    def restamped(self, size: int, mtime_ns: int) -> ParsedNote:
+        """The same bytes under a new stat (a touched file)."""
+        return ParsedNote(self.path, self.id, size, mtime_ns, self.sha256, *self.lite(), self.record_json, self.links)
+
+    def lite(self) -> tuple[str, str | list[str] | None, list[str], int, dict[str, Any] | None, str]:
+        """title, type, tags, heading_count, error, parser."""
+        return self.title, self.type, self.tags, self.heading_count, self.error, self.parser
+
+    def facts(self) -> NoteFacts:
+        """Every field but the record and the links, in order (`ParsedNote(*facts)` is the light copy)."""
+        return (self.path, self.id, self.size, self.mtime_ns, self.sha256, *self.lite())
+
+
+def parsed_note(path: str, size: int, mtime_ns: int, sha256: str, rec: dict[str, Any]) -> ParsedNote:
+    """A note's ParsedNote from its record (parse_record's or unreadable_record's)."""
+    return ParsedNote(
+        path,
+        note_id(path),
+        size,
+        mtime_ns,
+        sha256,
+        rec["title"],
+        rec["type"],
+        rec["tags"],
+        rec["heading_count"],
+        rec["error"],
+        rec["parser"],
+        jsoncodec.dumps(rec, sort_keys=True),  # serialize.encode (which imports this module)
+        rec["links"],
+    )
 
 
 def note_id(path: str) -> str:

@@ -22,12 +22,18 @@ class NoteFields(Protocol):
     """What the tree and build.json read of a note's state (build_state.IndexedNote), named here
     so that this module, which build_state imports, imports nothing of it."""
 
-    path: str
-    id: str
-    size: int
-    mtime_ns: int
-    title: str
-    heading_count: int
+    @property
+    def path(self) -> str: ...
+    @property
+    def id(self) -> str: ...
+    @property
+    def size(self) -> int: ...
+    @property
+    def mtime_ns(self) -> int: ...
+    @property
+    def title(self) -> str: ...
+    @property
+    def heading_count(self) -> int: ...
 
 
 INDEX_FORMAT = 1
