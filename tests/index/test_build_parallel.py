@@ -146,9 +146,9 @@ def test_a_parallel_build_that_fails_leaves_the_previous_index_and_no_staging(
     v = Vault.open(vault)
     build_index(v, workers=1, memory=memory)
     before = index_layers(vault)
-    real_parse = reading_module.parse_record
+    real_parse = reading_module.parse_record_and_sections
 
-    def crashing_parse(path: str, raw: bytes) -> dict[str, object]:
+    def crashing_parse(path: str, raw: bytes) -> tuple[dict[str, object], object]:
         if path == "gen/ノート20.md":
             raise RuntimeError("parser bug")
         return real_parse(path, raw)
@@ -157,7 +157,7 @@ def test_a_parallel_build_that_fails_leaves_the_previous_index_and_no_staging(
         raise RuntimeError("parser bug")
 
     if stage == "parsing in a worker":
-        monkeypatch.setattr(reading_module, "parse_record", crashing_parse)
+        monkeypatch.setattr(reading_module, "parse_record_and_sections", crashing_parse)
     else:
         monkeypatch.setattr(build_module, "category_chains", crashing_categories)
     memory = BuildMemory()

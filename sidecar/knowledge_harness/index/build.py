@@ -526,6 +526,7 @@ class _Run:
             note.staged = note.c_staged = False  # "in this build's staging folder"
         if self.staged_lines is not None:
             self.staged_lines.folder = index_dir(self.vault)
+        sectioned = self._hand_sections_over()
         return BuildState(
             notes=self.notes,
             layers=new_layers,
@@ -547,4 +548,15 @@ class _Run:
             files=self.scan_files if self.paths_key is self.scanned else None,
             links_out=self.links_out,
             total_links=self.total_links,
+            sectioned=sectioned,
         )
+
+    def _hand_sections_over(self) -> list[str]:
+        """The notes parsed by this build that keep their sections for the search layer; the
+        previous build's others drop theirs (they are the search layer's by now, or stale)."""
+        touched = set(self.touched)
+        for p in self.state.sectioned:
+            note = self.notes.get(p)
+            if note is not None and p not in touched and note.parsed.sections is not None:
+                note.parsed = note.parsed.without_sections()
+        return [p for p in self.touched if self.notes[p].parsed.sections is not None]

@@ -14,7 +14,7 @@ from typing import Any
 from ..core import jsoncodec
 from ..vault.paths import NoteFile, Vault, WalkMemory
 from .links import Resolver
-from .record import ParsedNote, ResolvedLink, note_id, parsed_note
+from .record import NoteSections, ParsedNote, ResolvedLink, note_id, parsed_note
 from .serialize import CACHE_FORMAT, INDEX_FORMAT, encode, manifest_parts, note_layer_bytes
 from .store import WALK_FILE, index_dir, list_index_files, read_index_file
 
@@ -250,8 +250,10 @@ class IndexedNote:
         return note
 
 
-def new_note(path: str, size: int, mtime_ns: int, sha: str, rec: dict[str, Any]) -> IndexedNote:
-    parsed = parsed_note(path, size, mtime_ns, sha, rec)
+def new_note(
+    path: str, size: int, mtime_ns: int, sha: str, rec: dict[str, Any], sections: NoteSections | None = None
+) -> IndexedNote:
+    parsed = parsed_note(path, size, mtime_ns, sha, rec, sections)
     return IndexedNote(parsed, manifest_parts(path, parsed.id, sha, size, rec))
 
 
@@ -281,6 +283,7 @@ class BuildState:
         files: list[NoteFile] | None = None,
         links_out: dict[str, list[str]] | None = None,
         total_links: int = 0,
+        sectioned: list[str] | None = None,
     ) -> None:
         self.notes: dict[str, IndexedNote] = {} if notes is None else notes
         # index-relative path -> sha256 of its bytes on disk
@@ -304,6 +307,8 @@ class BuildState:
         self.files = files  # the scan that gave `paths_key`, in its order
         self.links_out = links_out  # every note's links_out, in path order
         self.total_links = total_links
+        # the notes whose ParsedNote keeps its sections for the search layer: this build's parses
+        self.sectioned: list[str] = [] if sectioned is None else sectioned
 
 
 class BuildRows:

@@ -51,7 +51,7 @@ _LIGHT = (
     "staged",
     "res_fp",
 )
-_FACTS = len(ParsedNote._fields) - 2  # ParsedNote.facts: every field but record_json and links
+_FACTS = ParsedNote._fields.index("record_json")  # the fields of ParsedNote.facts
 
 
 def _parse_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: ParseJob) -> list[tuple[Any, ...]]:

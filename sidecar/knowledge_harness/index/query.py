@@ -507,7 +507,7 @@ def _search(
             else "The query has no words to search for (only punctuation or symbols)."
         )
     else:
-        layer = vault_layer(ix.search, vault, manifest, key)
+        layer = vault_layer(ix.search, vault, manifest, key, ix.built_sections)
         # a sidecar's layer after a build by another process: warmed again, once this query is answered
         rewarm = layer.keep_warm and layer.needs_warm
         if rewarm:
@@ -592,7 +592,7 @@ def _warm_search(ix: VaultIndex, *, after_a_build: bool = False) -> None:
     try:
         manifest = _load_manifest(ix)
         key = _manifest_key(vault)
-        layer = vault_layer(ix.search, vault, manifest, key)
+        layer = vault_layer(ix.search, vault, manifest, key, ix.built_sections)
     except (NotFound, OSError):
         return
     layer.keep_warm, layer.needs_warm = True, False
