@@ -100,51 +100,6 @@ class IndexedNote:
         self.c_ref: tuple[StagedLines, str, int] | None = None  # where a helper's note has its line
         self.c_staged = False  # its current cache line is in a staged chunk part
 
-    # the parse's facts, as the build and the serializers read them
-    @property
-    def path(self) -> str:
-        return self.parsed.path
-
-    @property
-    def id(self) -> str:
-        return self.parsed.id
-
-    @property
-    def size(self) -> int:
-        return self.parsed.size
-
-    @property
-    def mtime_ns(self) -> int:
-        return self.parsed.mtime_ns
-
-    @property
-    def sha256(self) -> str:
-        return self.parsed.sha256
-
-    @property
-    def title(self) -> str:
-        return self.parsed.title
-
-    @property
-    def type(self) -> str | list[str] | None:
-        return self.parsed.type
-
-    @property
-    def tags(self) -> list[str]:
-        return self.parsed.tags
-
-    @property
-    def heading_count(self) -> int:
-        return self.parsed.heading_count
-
-    @property
-    def error(self) -> dict[str, Any] | None:
-        return self.parsed.error
-
-    @property
-    def parser(self) -> str:
-        return self.parsed.parser
-
     def _materialize(self) -> ParsedNote:
         """A note a helper parsed or the cache held arrives light; unpack the rest from its cache
         line on first use. Returns the complete ParsedNote."""
@@ -396,9 +351,10 @@ def load_state(vault: Vault) -> BuildState:
             for line in (read_index_file(vault, part) or b"").split(b"\n"):
                 if line.startswith(b"["):
                     note = IndexedNote.from_cache_line(line)
-                    if note.path in files:  # the cache may be older than build.json (see _CACHE_SLACK)
+                    path = note.parsed.path
+                    if path in files:  # the cache may be older than build.json (see _CACHE_SLACK)
                         note.res_key = state.paths_key if note.res_fp == fp else None
-                        state.notes[note.path] = note
+                        state.notes[path] = note
         state.paths_fp = fp
         state.layers = dict(build.get("layers", {}))
         state.generation = str(build.get("generation", ""))

@@ -24,7 +24,7 @@ def read_and_parse(
     jobs = []
     for fs in to_read:
         old = state.notes.get(fs.path)
-        jobs.append((fs, old.sha256 if old is not None else None))
+        jobs.append((fs, old.parsed.sha256 if old is not None else None))
     count = workers if workers > 0 else (os.cpu_count() or 1)
     if len(to_read) >= PARALLEL_MIN_NOTES:
         # many layers: each goes to the staging folder as it is made rather than waiting in

@@ -76,12 +76,12 @@ def read_one(fs: NoteFile, known_sha: str | None, job: ParseJob) -> Parsed:
     note.res_key = job.paths_key
     note.res_fp = job.paths_fp
     note.resolved, note.link_count, note.links_out = resolved, len(resolved), links_out
-    layer = note_layer_bytes(fs.path, note.id, sha, record, resolved)
+    layer = note_layer_bytes(fs.path, note.parsed.id, sha, record, resolved)
     note.digest = hashlib.sha256(layer).hexdigest()
     if job.staging is None:
         note.layer = layer
     else:
-        rel = f"notes/{note.id}.json"
+        rel = f"notes/{note.parsed.id}.json"
         if job.old_layers.get(rel) != note.digest:
             write_staged(job.staging, rel, layer)
             note.staged = True
