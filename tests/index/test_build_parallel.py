@@ -146,9 +146,9 @@ def test_a_parallel_build_that_fails_leaves_the_previous_index_and_no_staging(
     v = Vault.open(vault)
     build_index(v, workers=1, memory=memory)
     before = index_layers(vault)
-    real_parse = reading_module.parse_record
+    real_parse = reading_module.parse_record_and_sections
 
-    def crashing_parse(path: str, raw: bytes) -> dict[str, object]:
+    def crashing_parse(path: str, raw: bytes) -> tuple[dict[str, object], object]:
         if path == "gen/ノート20.md":
             raise RuntimeError("parser bug")
         return real_parse(path, raw)
@@ -157,7 +157,7 @@ def test_a_parallel_build_that_fails_leaves_the_previous_index_and_no_staging(
         raise RuntimeError("parser bug")
 
     if stage == "parsing in a worker":
-        monkeypatch.setattr(reading_module, "parse_record", crashing_parse)
+        monkeypatch.setattr(reading_module, "parse_record_and_sections", crashing_parse)
     else:
         monkeypatch.setattr(build_module, "category_chains", crashing_categories)
     memory = BuildMemory()
@@ -199,7 +199,7 @@ def test_a_large_build_in_one_process_stages_its_files_and_keeps_each_record_onc
     assert sorted(p.name for p in cache.iterdir()) == ["r.jsonl"]
     assert (cache / "r.jsonl").read_bytes() == (tmp_path / "small/.harness/index/cache/r.jsonl").read_bytes()
     state = memory.get(str(v.root))
-    assert state is not None and all(note.rec_json is None for note in state.notes.values())
+    assert state is not None and all(note.parsed.record_json is None for note in state.notes.values())
     # a warm rebuild that needs the records (a renamed note re-resolves every link) unpacks them
     (vault / "gen/ノート05.md").rename(vault / "gen/ノート05b.md")
     build_index(v, workers=1, memory=memory)

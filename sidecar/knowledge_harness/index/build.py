@@ -26,19 +26,11 @@ from typing import Any
 
 from ..core import jsoncodec
 from ..core.memory import freeze_long_lived, paused_gc
-from ..vault.harness_files import (
-    discard_staging,
-    index_dir,
-    list_index_files,
-    write_index_files,
-    write_staged_lines,
-)
 from ..vault.paths import NoteFile, ScanProblem, Vault, list_note_files
 from .answer import BuildOutcome
 from .build_state import (
     LEGACY_CACHE,
     REST_PART,
-    WALK_FILE,
     BuildMemory,
     BuildRows,
     BuildState,
@@ -62,6 +54,14 @@ from .serialize import (
     manifest_line,
     note_layer_bytes,
     tree_of,
+)
+from .store import (
+    WALK_FILE,
+    discard_staging,
+    index_dir,
+    list_index_files,
+    write_index_files,
+    write_staged_lines,
 )
 
 __all__ = ["build_index", "heading_tree", "index_settings", "note_id", "parse_record"]
@@ -244,7 +244,7 @@ class _Run:
         old_notes = self.state.notes
         for fs in files:
             old = old_notes.get(fs.path)
-            if old is not None and old.size == fs.size and old.mtime_ns == fs.mtime_ns:
+            if old is not None and old.parsed.size == fs.size and old.parsed.mtime_ns == fs.mtime_ns:
                 self.notes[fs.path] = old
             else:
                 to_read.append(fs)
@@ -291,7 +291,7 @@ class _Run:
                 continue
             if parsed is None:
                 old = state.notes.get(fs.path)
-                assert old is not None and old.sha256 == sha
+                assert old is not None and old.parsed.sha256 == sha
                 self.notes[fs.path] = old.restamp(fs.size, fs.mtime_ns)
             else:
                 self.reparsed += 1
@@ -347,8 +347,8 @@ class _Run:
         same = state.in_memory and self.paths_key is state.paths_key and settings == state.settings
         for p in self.touched if same else ():
             old = state.notes[p]
-            if notes[p].links_out != old.links_out or is_index_note(p, notes[p], settings) != is_index_note(
-                p, old, settings
+            if notes[p].links_out != old.links_out or is_index_note(p, notes[p].parsed, settings) != is_index_note(
+                p, old.parsed, settings
             ):
                 same = False
                 break
@@ -361,7 +361,7 @@ class _Run:
             for t in self.links_out[p]:
                 self.links_in[t].append(p)
         hubs = folder_hubs(self.paths, self.links_out) if hubs_on(settings) else set()
-        self.index_notes = [p for p in self.paths if p in hubs or is_index_note(p, notes[p], settings)]
+        self.index_notes = [p for p in self.paths if p in hubs or is_index_note(p, notes[p].parsed, settings)]
         self.categories = category_chains(self.index_notes, self.links_out)
 
     def lay_out_rows(self) -> tuple[BuildRows, dict[str, str], bool]:
@@ -374,15 +374,16 @@ class _Run:
             for p in self.paths:
                 note = notes[p]
                 line, entry = self._lay_out(p, note, p in index_set)
+                parsed = note.parsed
                 rows.manifest_lines.append(line)
                 rows.layer_entries.append(entry)
-                rows.file_entries.append(file_entry(note))
-                rows.headings += note.heading_count
-                rows.fallback += note.parser == "markdown-it"
-                if note.error is not None:
-                    rows.errors.append((p, note.error))
+                rows.file_entries.append(file_entry(parsed))
+                rows.headings += parsed.heading_count
+                rows.fallback += parsed.parser == "markdown-it"
+                if parsed.error is not None:
+                    rows.errors.append((p, parsed.error))
             self._report_errors(rows)
-            return rows, {f"notes/{notes[p].id}.json": notes[p].digest for p in self.paths}, True
+            return rows, {f"notes/{notes[p].parsed.id}.json": notes[p].digest for p in self.paths}, True
         rows = BuildRows(
             old_rows.position,
             list(old_rows.manifest_lines),
@@ -393,21 +394,22 @@ class _Run:
             [],
         )
         for p in self.touched:
-            i, note, old = rows.position[p], notes[p], old_notes[p]
-            rows.manifest_lines[i], rows.layer_entries[i] = self._lay_out(p, note, p in index_set)
-            rows.file_entries[i] = file_entry(note)
-            rows.headings += note.heading_count - old.heading_count
-            rows.fallback += (note.parser == "markdown-it") - (old.parser == "markdown-it")
+            i, parsed, old = rows.position[p], notes[p].parsed, old_notes[p].parsed
+            rows.manifest_lines[i], rows.layer_entries[i] = self._lay_out(p, notes[p], p in index_set)
+            rows.file_entries[i] = file_entry(parsed)
+            rows.headings += parsed.heading_count - old.heading_count
+            rows.fallback += (parsed.parser == "markdown-it") - (old.parser == "markdown-it")
         touched_set = set(self.touched)
         rows.errors = [(p, e) for p, e in old_rows.errors if p not in touched_set]
-        rows.errors += [(p, notes[p].error) for p in self.touched if notes[p].error is not None]  # type: ignore[misc]
+        rows.errors += [(p, e) for p in self.touched if (e := notes[p].parsed.error) is not None]
         rows.errors.sort(key=lambda pe: pe[0])
         self._report_errors(rows)
         new_layers = dict(self.state.layers)
         for p in self.touched:
-            new_layers[f"notes/{notes[p].id}.json"] = notes[p].digest
+            new_layers[f"notes/{notes[p].parsed.id}.json"] = notes[p].digest
         tree_changed = any(
-            (notes[p].title, notes[p].heading_count) != (old_notes[p].title, old_notes[p].heading_count)
+            (notes[p].parsed.title, notes[p].parsed.heading_count)
+            != (old_notes[p].parsed.title, old_notes[p].parsed.heading_count)
             for p in self.touched
         )
         return rows, new_layers, tree_changed
@@ -417,13 +419,14 @@ class _Run:
 
     def _lay_out(self, p: str, note: IndexedNote, is_index: bool) -> tuple[bytes, str]:
         """The note's manifest line and build.json layers entry; its layer goes out if it changed."""
-        rel = f"notes/{note.id}.json"
+        rel = f"notes/{note.parsed.id}.json"
         if self.state.layers.get(rel) != note.digest:
             if note.staged:
                 self.staged.append(rel)
             else:
                 if note.layer is None:
-                    note.layer = note_layer_bytes(p, note.id, note.sha256, note.record(), note.resolved)
+                    parsed = note.parsed
+                    note.layer = note_layer_bytes(p, parsed.id, parsed.sha256, note.record(), note.resolved)
                 self.out_files[rel] = note.layer
         chains = self.categories.get(p, [])
         links_in = self.links_in[p]
@@ -455,7 +458,7 @@ class _Run:
         if state.tree is not None and self.paths_key is state.paths_key and not tree_changed:
             tree, tree_digest = state.tree
         else:
-            tree = jsoncodec.dumps(tree_of(self.paths, self.notes), sort_keys=True, newline=True)
+            tree = jsoncodec.dumps(tree_of([self.notes[p].parsed for p in self.paths]), sort_keys=True, newline=True)
             tree_digest = hashlib.sha256(tree).hexdigest()
         for rel, data, digest in (("tree.json", tree, tree_digest), (".gitignore", GITIGNORE, GITIGNORE_DIGEST)):
             new_layers[rel] = digest
@@ -526,6 +529,7 @@ class _Run:
             note.staged = note.c_staged = False  # "in this build's staging folder"
         if self.staged_lines is not None:
             self.staged_lines.folder = index_dir(self.vault)
+        sectioned = self._hand_sections_over()
         return BuildState(
             notes=self.notes,
             layers=new_layers,
@@ -547,4 +551,15 @@ class _Run:
             files=self.scan_files if self.paths_key is self.scanned else None,
             links_out=self.links_out,
             total_links=self.total_links,
+            sectioned=sectioned,
         )
+
+    def _hand_sections_over(self) -> list[str]:
+        """The notes parsed by this build that keep their sections for the search layer; the
+        previous build's others drop theirs (they are the search layer's by now, or stale)."""
+        touched = set(self.touched)
+        for p in self.state.sectioned:
+            note = self.notes.get(p)
+            if note is not None and p not in touched and note.parsed.sections is not None:
+                note.parsed = note.parsed.without_sections()
+        return [p for p in self.touched if self.notes[p].parsed.sections is not None]

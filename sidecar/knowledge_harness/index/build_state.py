@@ -12,17 +12,16 @@ from pathlib import Path
 from typing import Any
 
 from ..core import jsoncodec
-from ..vault.harness_files import index_dir, list_index_files, read_index_file
 from ..vault.paths import NoteFile, Vault, WalkMemory
 from .links import Resolver
-from .record import ResolvedLink, note_id
+from .record import NoteSections, ParsedNote, ResolvedLink, note_id, parsed_note
 from .serialize import CACHE_FORMAT, INDEX_FORMAT, encode, manifest_parts, note_layer_bytes
+from .store import WALK_FILE, index_dir, list_index_files, read_index_file
 
 # cache/ holds one part per chunk of a parallel build (c00000.jsonl, …), written by whichever
 # process parsed the chunk, and REST_PART with every other line; parts are read in name order
 # and a later line for a path wins.
 REST_PART = "cache/r.jsonl"
-WALK_FILE = "cache/walk.json"  # the folders' listings, for the next process's walk (WalkMemory.saved)
 LEGACY_CACHE = "cache.json"  # the single-file cache of earlier versions: removed when the cache is written
 
 
@@ -45,11 +44,13 @@ class StagedLines:
 
 
 class IndexedNote:
-    """One indexed note between builds: its stat and hash, the few record fields a build needs, and
-    its three serialized forms, each kept so that a rebuild re-serializes only what changed:
+    """One note between builds: its parse (`parsed`, a frozen ParsedNote) and what the build derives
+    from it and serializes, each kept so that a rebuild re-serializes only what changed:
 
+    0. its links resolved against a set of paths (`res_key`, its fingerprint `res_fp`, `resolved`,
+       `link_count`, `links_out`);
     1. the note layer, `notes/<id>.json`: `layer` (its bytes until written) and `digest`, made by
-       `set_resolution` from the record and the links resolved against the vault's paths;
+       `set_resolution` from the record and the resolved links;
     2. the manifest line: `m_head`, `m_mid`, `m_tail` hold what depends on this note alone
        (serialize.manifest_parts); `m_line` frames the values other notes give it (categories,
        index note, links in and out), and `m_key` is those values, to tell when to remake it;
@@ -58,21 +59,8 @@ class IndexedNote:
     """
 
     __slots__ = (  # noqa: RUF023 - grouped by what they serve, as the docstring tells
-        # the file and its parse
-        "path",
-        "id",
-        "size",
-        "mtime_ns",
-        "sha256",
-        "title",
-        "type",
-        "tags",
-        "heading_count",
-        "error",
-        "links",
-        "parser",
-        "rec_json",
-        # links resolved against a set of paths
+        "parsed",
+        # 0. links resolved against a set of paths
         "res_key",
         "res_fp",
         "resolved",
@@ -94,25 +82,9 @@ class IndexedNote:
         "c_staged",
     )
 
-    def __init__(
-        self,
-        path: str,
-        nid: str,
-        size: int,
-        mtime_ns: int,
-        sha256: str,
-        lite: tuple[str, str | None, list[str], int, dict[str, Any] | None, list[list[Any]], str],
-        rec_json: bytes | None,
-        parts: tuple[bytes, bytes, bytes],
-    ) -> None:
-        self.path = path
-        self.id = nid
-        self.size = size
-        self.mtime_ns = mtime_ns
-        self.sha256 = sha256
-        self.title, self.type, self.tags, self.heading_count, self.error, self.links, self.parser = lite
-        # None for a note a helper process parsed: `_materialize` unpacks it from its cache line
-        self.rec_json = rec_json
+    def __init__(self, parsed: ParsedNote, parts: tuple[bytes, bytes, bytes]) -> None:
+        # its record_json is None for a note a helper process parsed: `_materialize` unpacks it
+        self.parsed = parsed
         self.m_head, self.m_mid, self.m_tail = parts
         self.res_key: object = None  # the paths tuple `resolved` was computed against
         self.res_fp = ""  # its fingerprint (paths_fingerprint), kept in the cache line
@@ -128,30 +100,32 @@ class IndexedNote:
         self.c_ref: tuple[StagedLines, str, int] | None = None  # where a helper's note has its line
         self.c_staged = False  # its current cache line is in a staged chunk part
 
-    def _materialize(self) -> None:
-        """A note a helper parsed arrives light; unpack the rest from its cache line on first use."""
-        if self.rec_json is None:
+    def _materialize(self) -> ParsedNote:
+        """A note a helper parsed or the cache held arrives light; unpack the rest from its cache
+        line on first use. Returns the complete ParsedNote."""
+        parsed = self.parsed
+        if parsed.record_json is None:
             if not self.c_line:
                 assert self.c_ref is not None
                 source, part, index = self.c_ref
                 self.c_line = source.line(part, index)
-            header, self.rec_json, _ = self.c_line.split(b"\t", 2)
+            header, rec_json, _ = self.c_line.split(b"\t", 2)
             fields = jsoncodec.loads(header)
             self.resolved = [tuple(r) for r in fields[7]]
-            self.links = fields[8][5]
+            parsed = self.parsed = parsed.with_record(rec_json, fields[8][5])
+        return parsed
 
     def raw_links(self) -> list[list[Any]]:
-        self._materialize()
-        return self.links
+        links = self._materialize().links
+        assert links is not None
+        return links
 
     def record(self) -> dict[str, Any]:
-        self._materialize()
-        rec: dict[str, Any] = jsoncodec.loads(self.rec_json)  # type: ignore[arg-type]
-        return rec
+        return self._materialize().record()
 
     def set_resolution(self, key: object, fp: str, resolved: list[ResolvedLink], links_out: list[str]) -> None:
         """Adopt links resolved against the paths `key`; the note layer is rebuilt if they changed."""
-        self._materialize()
+        parsed = self._materialize()
         if fp != self.res_fp:
             self.res_fp, self.c_line, self.c_staged = fp, b"", False
         if self.res_key is not None and resolved == self.resolved and self.digest:
@@ -161,40 +135,44 @@ class IndexedNote:
         self.resolved = resolved
         self.link_count = len(resolved)
         self.links_out = links_out
-        self.layer = note_layer_bytes(self.path, self.id, self.sha256, self.record(), resolved)
+        self.layer = note_layer_bytes(parsed.path, parsed.id, parsed.sha256, parsed.record(), resolved)
         self.digest = hashlib.sha256(self.layer).hexdigest()
         self.staged = False  # a staged copy would be of the old resolution
         self.c_line, self.c_staged = b"", False
 
     def restamp(self, size: int, mtime_ns: int) -> IndexedNote:
         """The same bytes under a new stat (a touched file): a copy, the old state stays intact."""
-        self._materialize()
+        parsed = self._materialize()
         twin = IndexedNote.__new__(IndexedNote)
         for name in IndexedNote.__slots__:
             setattr(twin, name, getattr(self, name))
-        if size != self.size:
-            twin.m_head, twin.m_mid, twin.m_tail = manifest_parts(self.path, self.id, self.sha256, size, self.record())
+        twin.parsed = parsed.restamped(size, mtime_ns)
+        if size != parsed.size:
+            twin.m_head, twin.m_mid, twin.m_tail = manifest_parts(
+                parsed.path, parsed.id, parsed.sha256, size, parsed.record()
+            )
             twin.m_key = None
-        twin.size, twin.mtime_ns, twin.c_line, twin.c_staged = size, mtime_ns, b"", False
+        twin.c_line, twin.c_staged = b"", False
         return twin
 
     def cache_line(self) -> bytes:
-        if not self.c_line and self.rec_json is None:
+        if not self.c_line and self.parsed.record_json is None:
             self._materialize()  # a helper's note: its line is in a chunk part
         if not self.c_line:
-            assert self.rec_json is not None  # c_line is cleared only after _materialize
+            p = self.parsed
+            assert p.record_json is not None  # c_line is cleared only after _materialize
             header = [
-                self.path,
-                self.size,
-                self.mtime_ns,
-                self.sha256,
+                p.path,
+                p.size,
+                p.mtime_ns,
+                p.sha256,
                 self.digest,
                 self.res_fp,
                 self.links_out,
                 self.resolved,
-                [self.title, self.type, self.tags, self.heading_count, self.error, self.links, self.parser],
+                [p.title, p.type, p.tags, p.heading_count, p.error, p.links, p.parser],
             ]
-            self.c_line = b"\t".join((encode(header), self.rec_json, self.m_head, self.m_mid, self.m_tail))
+            self.c_line = b"\t".join((encode(header), p.record_json, self.m_head, self.m_mid, self.m_tail))
         return self.c_line
 
     def cache_line_kept_alone(self) -> bytes:
@@ -202,8 +180,8 @@ class IndexedNote:
         are unpacked from it again on first use, as for a note loaded from the cache): a build of
         10,000 notes in one process otherwise holds each record twice, ~90 MB more."""
         line = self.cache_line()
-        self.rec_json = None
-        self.links, self.resolved = [], []
+        self.parsed = self.parsed.without_record()
+        self.resolved = []
         return line
 
     @classmethod
@@ -216,9 +194,9 @@ class IndexedNote:
         i3 = line.index(b"\t", i2 + 1)
         i4 = line.index(b"\t", i3 + 1)
         path, size, mtime_ns, sha, digest, res_fp, links_out, resolved, lite = jsoncodec.loads(line[:i1])
-        lite[5] = []  # the raw links: see _materialize
-        parts = (line[i2 + 1 : i3], line[i3 + 1 : i4], line[i4 + 1 :])
-        note = cls(path, note_id(path), size, mtime_ns, sha, tuple(lite), None, parts)
+        title, type_, tags, heading_count, error, _links, parser = lite  # the links: see _materialize
+        parsed = ParsedNote(path, note_id(path), size, mtime_ns, sha, title, type_, tags, heading_count, error, parser)
+        note = cls(parsed, (line[i2 + 1 : i3], line[i3 + 1 : i4], line[i4 + 1 :]))
         note.digest = digest
         note.res_fp = res_fp
         note.links_out = links_out
@@ -227,10 +205,11 @@ class IndexedNote:
         return note
 
 
-def new_note(path: str, size: int, mtime_ns: int, sha: str, rec: dict[str, Any]) -> IndexedNote:
-    nid = note_id(path)
-    lite = (rec["title"], rec["type"], rec["tags"], rec["heading_count"], rec["error"], rec["links"], rec["parser"])
-    return IndexedNote(path, nid, size, mtime_ns, sha, lite, encode(rec), manifest_parts(path, nid, sha, size, rec))
+def new_note(
+    path: str, size: int, mtime_ns: int, sha: str, rec: dict[str, Any], sections: NoteSections | None = None
+) -> IndexedNote:
+    parsed = parsed_note(path, size, mtime_ns, sha, rec, sections)
+    return IndexedNote(parsed, manifest_parts(path, parsed.id, sha, size, rec))
 
 
 class BuildState:
@@ -259,6 +238,7 @@ class BuildState:
         files: list[NoteFile] | None = None,
         links_out: dict[str, list[str]] | None = None,
         total_links: int = 0,
+        sectioned: list[str] | None = None,
     ) -> None:
         self.notes: dict[str, IndexedNote] = {} if notes is None else notes
         # index-relative path -> sha256 of its bytes on disk
@@ -282,6 +262,8 @@ class BuildState:
         self.files = files  # the scan that gave `paths_key`, in its order
         self.links_out = links_out  # every note's links_out, in path order
         self.total_links = total_links
+        # the notes whose ParsedNote keeps its sections for the search layer: this build's parses
+        self.sectioned: list[str] = [] if sectioned is None else sectioned
 
 
 class BuildRows:
@@ -369,9 +351,10 @@ def load_state(vault: Vault) -> BuildState:
             for line in (read_index_file(vault, part) or b"").split(b"\n"):
                 if line.startswith(b"["):
                     note = IndexedNote.from_cache_line(line)
-                    if note.path in files:  # the cache may be older than build.json (see _CACHE_SLACK)
+                    path = note.parsed.path
+                    if path in files:  # the cache may be older than build.json (see _CACHE_SLACK)
                         note.res_key = state.paths_key if note.res_fp == fp else None
-                        state.notes[note.path] = note
+                        state.notes[path] = note
         state.paths_fp = fp
         state.layers = dict(build.get("layers", {}))
         state.generation = str(build.get("generation", ""))

@@ -4,14 +4,11 @@ from __future__ import annotations
 
 import unicodedata
 from collections import deque
-from typing import TYPE_CHECKING
 
-from ..vault.harness_files import excluded_notes, index_read_lock, is_excluded_note, read_harness_toml, read_index_file
+from ..vault.exclusions import excluded_notes, is_excluded_note, read_harness_toml
 from ..vault.paths import Vault
-from .record import keyword_values
-
-if TYPE_CHECKING:
-    from .build_state import IndexedNote
+from .record import ParsedNote, keyword_values
+from .store import index_read_lock, read_index_file
 
 MAX_CATEGORY_CHAINS = 8
 INDEX_TYPES = frozenset({"moc", "index"})
@@ -65,7 +62,7 @@ def in_moc_folder(path: str, settings: dict[str, list[str]]) -> bool:
     return bool(folders) and any(path.startswith(folder + "/") for folder in folders)
 
 
-def is_index_note(path: str, note: IndexedNote, settings: dict[str, list[str]]) -> bool:
+def is_index_note(path: str, note: ParsedNote, settings: dict[str, list[str]]) -> bool:
     # read as the type filter reads it: every item of a list, a `[[link]]` by its target
     if any(t in INDEX_TYPES for t in keyword_values(note.type)):
         return True

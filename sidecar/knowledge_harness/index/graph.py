@@ -16,7 +16,6 @@ from pydantic import BaseModel, Field
 
 from ..core.dates import parse_moment
 from ..errors import IndexMissing, InputError
-from ..vault.harness_files import index_read_lock
 from ..vault.note import markdown_lines
 from ..vault.paths import Vault, list_note_files, require_note_path
 from .links import Resolver, property_name
@@ -24,6 +23,7 @@ from .parse import decode_text
 from .query import check_index, load_index_json, load_manifest, staleness
 from .record import parse_record
 from .schema import Staleness
+from .store import index_read_lock
 from .vault_index import VaultIndex, index_of
 
 MAX_LINKS = 500

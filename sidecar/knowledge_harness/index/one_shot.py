@@ -14,10 +14,9 @@ from typing import Any, Generic, NamedTuple, TypeVar
 from ..core import jsoncodec
 from ..core.hashing import sha256_hex_of_pieces
 from ..vault.atomic import Pieces
-from ..vault.harness_files import list_index_files, read_index_file, write_index_files
 from ..vault.paths import NoteFile, ScanProblem, Vault, scan_against_stamps
 from .answer import BuildOutcome
-from .build_state import WALK_FILE, new_note, paths_fingerprint
+from .build_state import new_note, paths_fingerprint
 from .categories import excluded, hubs_on, index_settings, is_folder_hub, is_index_note
 from .links import Resolver
 from .reading import read_note_bytes
@@ -35,6 +34,7 @@ from .serialize import (
     encode,
     manifest_line,
 )
+from .store import WALK_FILE, list_index_files, read_index_file, write_index_files
 
 #
 # A new process that finds a few notes changed reads build.json (every note's stat and layer
@@ -376,10 +376,11 @@ class _OneShot:
             return _PatchedLine(old, None, old["links_out"])  # touched, same bytes: only its stat changes
         record = unreadable_record(path, TOO_LARGE) if raw is None else parse_record(path, raw)
         note = new_note(path, fs.size if raw is None else len(raw), fs.mtime_ns, sha, record)
-        by_rule = is_index_note(path, note, self.settings)  # an index note whatever its links
+        parsed = note.parsed
+        by_rule = is_index_note(path, parsed, self.settings)  # an index note whatever its links
         if by_rule and not old["index_note"]:
             raise NotOneShot
-        rel = f"notes/{note.id}.json"
+        rel = f"notes/{parsed.id}.json"
         old_layer = jsoncodec.loads(_verified(self.vault, rel, self.layers.get(rel, "")))
         if not self.paths_fp:
             self.paths_fp = paths_fingerprint(tuple(self.paths))
@@ -399,13 +400,13 @@ class _OneShot:
         if note.digest != self.layers[rel]:
             self.out_files[rel] = note.layer
             self._set_layer(rel, note.digest)
-        if (note.title, note.heading_count) != (old["title"], old["heading_count"]):
-            self.tree_patch[path] = (note.title, note.heading_count)
-        self.counts[0] += (note.parser == "markdown-it") - (old_layer["parser"] == "markdown-it")
-        self.counts[1] += note.heading_count - old["heading_count"]
+        if (parsed.title, parsed.heading_count) != (old["title"], old["heading_count"]):
+            self.tree_patch[path] = (parsed.title, parsed.heading_count)
+        self.counts[0] += (parsed.parser == "markdown-it") - (old_layer["parser"] == "markdown-it")
+        self.counts[1] += parsed.heading_count - old["heading_count"]
         self.counts[2] += note.link_count - len(old_layer["links"])
-        if note.error is not None:
-            self.note_errors[path] = [path, note.error["message"], note.error["line"]]
+        if parsed.error is not None:
+            self.note_errors[path] = [path, parsed.error["message"], parsed.error["line"]]
         else:
             self.note_errors.pop(path, None)
         self.cache_lines.append(note.cache_line())

@@ -14,10 +14,11 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
-from ..vault.harness_files import discard_staging, write_staged
 from ..vault.paths import NoteFile
 from .build_state import IndexedNote, StagedLines
 from .reading import Parsed, ParseJob, read_one
+from .record import ParsedNote
+from .store import discard_staging, write_staged
 
 
 def available() -> bool:
@@ -36,30 +37,21 @@ def _stage_cache_part(job: ParseJob, i: int, lines: list[bytes]) -> None:
 _WORKER_JOB: ParseJob | None = None  # set before forking the pool; workers inherit it
 
 
-# A note parsed in a helper process crosses the process boundary as a flat tuple and the index of
-# its line in the chunk's staged cache part (which holds the record and resolved links); the
-# parent reads that line back only if it needs more (see IndexedNote._materialize).
+# A note parsed in a helper process crosses the process boundary as a flat tuple: its ParsedNote
+# without the record (`ParsedNote.facts`), _LIGHT's fields, and the index of its line in the
+# chunk's staged cache part (which holds the record and resolved links); the parent reads that
+# line back only if it needs more (see IndexedNote._materialize).
 _LIGHT = (
-    "id",
     "digest",
-    "title",
-    "type",
-    "tags",
-    "heading_count",
-    "error",
-    "parser",
     "m_head",
     "m_mid",
     "m_tail",
     "links_out",
     "link_count",
     "staged",
-    "sha256",
-    "size",
-    "mtime_ns",
-    "path",
     "res_fp",
 )
+_FACTS = ParsedNote._fields.index("record_json")  # the fields of ParsedNote.facts
 
 
 def _parse_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: ParseJob) -> list[tuple[Any, ...]]:
@@ -70,7 +62,7 @@ def _parse_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: ParseJob
         fs, size, sha, problem, note = read_one(fs, known, job)
         light = None
         if note is not None:
-            light = (*(getattr(note, name) for name in _LIGHT), len(lines))
+            light = (*note.parsed.facts(), *(getattr(note, name) for name in _LIGHT), len(lines))
             lines.append(note.cache_line())
         out.append((fs, size, sha, problem, light))
     _stage_cache_part(job, i, lines)
@@ -149,11 +141,11 @@ def _note_from_light(
     values: tuple[Any, ...], paths_key: tuple[str, ...], source: StagedLines, part: str
 ) -> IndexedNote:
     note = IndexedNote.__new__(IndexedNote)
-    for name, value in zip(_LIGHT, values, strict=False):
+    note.parsed = ParsedNote(*values[:_FACTS])
+    for name, value in zip(_LIGHT, values[_FACTS:-1], strict=True):
         setattr(note, name, value)
     note.c_line, note.c_ref, note.c_staged = b"", (source, part, values[-1]), True
-    note.rec_json = None
-    note.links, note.resolved = [], []
+    note.resolved = []
     note.res_key = paths_key
     note.layer, note.m_key, note.m_line = None, None, b""
     return note

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 import os
 
-from ..vault.harness_files import new_index_staging
 from ..vault.paths import NoteFile, Vault
 from .build_state import BuildState
 from .reading import Parsed, ParseJob, read_one
+from .store import new_index_staging
 
 PARALLEL_MIN_NOTES = 1500
 
@@ -24,7 +24,7 @@ def read_and_parse(
     jobs = []
     for fs in to_read:
         old = state.notes.get(fs.path)
-        jobs.append((fs, old.sha256 if old is not None else None))
+        jobs.append((fs, old.parsed.sha256 if old is not None else None))
     count = workers if workers > 0 else (os.cpu_count() or 1)
     if len(to_read) >= PARALLEL_MIN_NOTES:
         # many layers: each goes to the staging folder as it is made rather than waiting in

@@ -8,7 +8,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Callable
 
-from ..vault.harness_files import excluded_notes, is_excluded_note
+from ..vault.exclusions import excluded_notes, is_excluded_note
 from ..vault.note import markdown_lines, read_note_head
 from ..vault.paths import Vault, list_note_files
 from .record import note_id

@@ -29,9 +29,7 @@ from ..core.memory import freeze_long_lived, paused_gc
 from ..core.text import has_words
 from ..core.text import tokenize as text_tokenize
 from ..errors import IndexMissing, InputError, NotFound
-from ..vault.harness_files import index_read_lock, open_index_file, read_index_file
 from ..vault.paths import Vault, require_note_path, scan_against_stamps
-from .build_state import WALK_FILE
 from .categories import excluded
 from .categories import index_settings as _index_settings
 from .layer_stream import STREAM_LAYER_BYTES, HeadingsPage, LayerOutOfOrder, read_headings_page
@@ -54,6 +52,7 @@ from .schema import (
 )
 from .search import MAX_QUERY_CHARS, remember_link_keys, vault_layer
 from .serialize import MANIFEST_HEAD, MANIFEST_SETTINGS
+from .store import WALK_FILE, index_read_lock, open_index_file, read_index_file
 from .vault_index import BuildRecord, StaleAnswer, VaultIndex, index_of, remember
 
 MAX_SECTION_CHARS = 200_000
@@ -504,7 +503,7 @@ def _search(
             else "The query has no words to search for (only punctuation or symbols)."
         )
     else:
-        layer = vault_layer(ix.search, vault, manifest, key)
+        layer = vault_layer(ix.search, vault, manifest, key, ix.built_sections)
         # a sidecar's layer after a build by another process: warmed again, once this query is answered
         rewarm = layer.keep_warm and layer.needs_warm
         if rewarm:
@@ -589,7 +588,7 @@ def _warm_search(ix: VaultIndex, *, after_a_build: bool = False) -> None:
     try:
         manifest = _load_manifest(ix)
         key = _manifest_key(vault)
-        layer = vault_layer(ix.search, vault, manifest, key)
+        layer = vault_layer(ix.search, vault, manifest, key, ix.built_sections)
     except (NotFound, OSError):
         return
     layer.keep_warm, layer.needs_warm = True, False

@@ -8,13 +8,13 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-from ..vault.harness_files import write_staged
 from ..vault.note import MAX_NOTE_BYTES
 from ..vault.paths import NoteFile
 from .build_state import IndexedNote, StagedLines, new_note
 from .links import Resolver
-from .record import TOO_LARGE, parse_record, resolve_links, unreadable_record
+from .record import TOO_LARGE, parse_record_and_sections, resolve_links, unreadable_record
 from .serialize import note_layer_bytes
+from .store import write_staged
 
 # (file, bytes read, sha256, problem, the parsed note or None when its bytes are known)
 Parsed = tuple[NoteFile, int, str, str | None, IndexedNote | None]
@@ -64,23 +64,24 @@ def read_one(fs: NoteFile, known_sha: str | None, job: ParseJob) -> Parsed:
         return (fs, fs.size, "", f"Cannot read the note: {exc.strerror}.", None)
     if known_sha == sha:
         return (fs, fs.size, sha, None, None)
+    sections = None
     if raw is None:
         size = fs.size
         record = unreadable_record(fs.path, TOO_LARGE)
     else:
         size = len(raw)
-        record = parse_record(fs.path, raw)
-    note = new_note(fs.path, size, fs.mtime_ns, sha, record)
+        record, sections = parse_record_and_sections(fs.path, raw)
+    note = new_note(fs.path, size, fs.mtime_ns, sha, record, sections)
     resolved, links_out = resolve_links(fs.path, record["links"], job.resolver)
     note.res_key = job.paths_key
     note.res_fp = job.paths_fp
     note.resolved, note.link_count, note.links_out = resolved, len(resolved), links_out
-    layer = note_layer_bytes(fs.path, note.id, sha, record, resolved)
+    layer = note_layer_bytes(fs.path, note.parsed.id, sha, record, resolved)
     note.digest = hashlib.sha256(layer).hexdigest()
     if job.staging is None:
         note.layer = layer
     else:
-        rel = f"notes/{note.id}.json"
+        rel = f"notes/{note.parsed.id}.json"
         if job.old_layers.get(rel) != note.digest:
             write_staged(job.staging, rel, layer)
             note.staged = True

@@ -7,8 +7,9 @@ import hashlib
 import posixpath
 import re
 import unicodedata
-from typing import Any
+from typing import Any, NamedTuple
 
+from ..core import jsoncodec
 from ..vault.note import MAX_NOTE_BYTES, Note, markdown_lines, parse_note
 from ..vault.references import note_references, references_sha256
 from .links import RawLink, Resolver, alias_list, extract, mask_code, property_links, property_list
@@ -16,6 +17,103 @@ from .parse import decode_text, parse_structure
 
 MAX_TOP_HEADINGS = 20
 TOO_LARGE = f"The note is larger than {MAX_NOTE_BYTES} bytes; not indexed."
+
+
+class NoteSections(NamedTuple):
+    """Where a note's sections are, as the build's parse found them: what the search layer would
+    parse the note again for (search.note_document), handed over by the build instead."""
+
+    headings: list[tuple[int, str, int]]  # (level, title, line) of each heading, in order
+    code_lines: list[tuple[int, int]]  # inclusive ranges of code lines
+    body_start_line: int
+    line_count: int
+
+
+# Sections are handed to the search layer only for notes with at most this many headings: the
+# build keeps them until the next build, and a heading bomb's would be megabytes.
+MAX_HANDED_HEADINGS = 4096
+
+# path, id, size, mtime_ns, sha256, then `ParsedNote.lite`'s six: a ParsedNote's fields but its record and links
+NoteFacts = tuple[str, str, int, int, str, str, str | list[str] | None, list[str], int, dict[str, Any] | None, str]
+
+
+class ParsedNote(NamedTuple):
+    """One note as parsed (frozen: a named tuple; dataclasses would cost `kh index build` its
+    import): its stat, the SHA-256 of its bytes, the facts every build reads of its
+    record, and the record itself (canonical JSON) with the note's raw links (as the record's
+    "links"). A pure function of the file; nothing a build derives from other notes is here.
+
+    `record_json` and `links` are None while they are kept only in the note's cache line (a note
+    loaded from the cache or parsed by a helper process, to hold each record once): the build's
+    entry (build_state.IndexedNote) unpacks them into a complete copy (`with_record`) on first use.
+    """
+
+    path: str
+    id: str
+    size: int
+    mtime_ns: int
+    sha256: str
+    title: str
+    type: str | list[str] | None
+    tags: list[str]
+    heading_count: int
+    error: dict[str, Any] | None
+    parser: str
+    record_json: bytes | None = None
+    links: list[list[Any]] | None = None
+    # the note's sections, for the search layer: kept only for a note parsed in this process,
+    # until the next build (see build._Run.next_state); None otherwise
+    sections: NoteSections | None = None
+
+    def record(self) -> dict[str, Any]:
+        assert self.record_json is not None, "unpacked from the cache line first (IndexedNote)"
+        rec: dict[str, Any] = jsoncodec.loads(self.record_json)
+        return rec
+
+    def with_record(self, record_json: bytes, links: list[list[Any]]) -> ParsedNote:
+        return ParsedNote(*self.facts(), record_json, links)
+
+    def without_record(self) -> ParsedNote:
+        return ParsedNote(*self.facts())
+
+    def restamped(self, size: int, mtime_ns: int) -> ParsedNote:
+        """The same bytes under a new stat (a touched file)."""
+        return ParsedNote(
+            self.path, self.id, size, mtime_ns, self.sha256, *self.lite(), self.record_json, self.links, self.sections
+        )
+
+    def without_sections(self) -> ParsedNote:
+        return ParsedNote(*self.facts(), self.record_json, self.links)
+
+    def lite(self) -> tuple[str, str | list[str] | None, list[str], int, dict[str, Any] | None, str]:
+        """title, type, tags, heading_count, error, parser."""
+        return self.title, self.type, self.tags, self.heading_count, self.error, self.parser
+
+    def facts(self) -> NoteFacts:
+        """Every field but the record and the links, in order (`ParsedNote(*facts)` is the light copy)."""
+        return (self.path, self.id, self.size, self.mtime_ns, self.sha256, *self.lite())
+
+
+def parsed_note(
+    path: str, size: int, mtime_ns: int, sha256: str, rec: dict[str, Any], sections: NoteSections | None = None
+) -> ParsedNote:
+    """A note's ParsedNote from its record (parse_record's or unreadable_record's)."""
+    return ParsedNote(
+        path,
+        note_id(path),
+        size,
+        mtime_ns,
+        sha256,
+        rec["title"],
+        rec["type"],
+        rec["tags"],
+        rec["heading_count"],
+        rec["error"],
+        rec["parser"],
+        jsoncodec.dumps(rec, sort_keys=True),  # serialize.encode (which imports this module)
+        rec["links"],
+        sections,
+    )
 
 
 def note_id(path: str) -> str:
@@ -136,7 +234,14 @@ def _too_many_headings(error: dict[str, Any] | None, kept: int, found: int, line
 
 def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     """Everything the index keeps about one note; a pure function of its path and bytes."""
+    return parse_record_and_sections(path, raw)[0]
+
+
+def parse_record_and_sections(path: str, raw: bytes) -> tuple[dict[str, Any], NoteSections | None]:
+    """parse_record's record, and the note's sections for the search layer (None for a note that
+    is not text or has more than MAX_HANDED_HEADINGS headings)."""
     note = parse_note(path, raw)
+    sections = None
     props = note.properties
     # parse_note decoded the text already ("" when it is not UTF-8 or holds NUL, as decode_text's None)
     text = note.text if note.text else decode_text(raw)
@@ -162,6 +267,8 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
             # a heading bomb: the first parse.MAX_HEADINGS are the note's sections, a finding says so
             found = heading_count + structure.more_headings
             error = _too_many_headings(error, heading_count, found, structure.first_more_line)
+        if heading_count <= MAX_HANDED_HEADINGS and not structure.more_headings:
+            sections = NoteSections(flat, structure.code_lines, body_start, line_count)
         body = mask_code(lines, structure.code_lines, body_start)
         del structure  # its 1.5 M FlatHeadings in a heading bomb: gone before the links are read
         links, inline_tags, external = extract(body, body_start)
@@ -180,7 +287,7 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
     del flat
     tags = sorted({t.lstrip("#") for t in property_list(props.get("tags")) if t.lstrip("#")} | set(inline_tags))
     aliases = alias_list(props.get("aliases", props.get("alias")))
-    return {
+    record = {
         "title": _title(note),
         "type": _keyword(props.get("type")),
         "status": _keyword(props.get("status")),
@@ -198,6 +305,7 @@ def parse_record(path: str, raw: bytes) -> dict[str, Any]:
         "error": error,
         "parser": parser,
     }
+    return record, sections
 
 
 def unreadable_record(path: str, message: str) -> dict[str, Any]:

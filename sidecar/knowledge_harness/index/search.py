@@ -16,7 +16,8 @@ The layer is derived data: a database file in the user's cache folder (one per v
 layer_path), kept in step with the index's manifest right after a build through the sidecar
 (query.warm_search, in the background) or else on the first query after a build. A note is
 re-read when its sha256 or its resolved outgoing links changed; the notes it linked to (before and after) get their
-incoming-link texts rewritten. The pipeline builds the same layer in memory over its catalog.
+incoming-link texts rewritten. A re-read note the build of this process parsed (the same bytes) is not parsed again:
+its sections come from the build (vault_layer's `built`). The pipeline builds the same layer in memory over its catalog.
 """
 
 from __future__ import annotations
@@ -47,7 +48,7 @@ from ..vault.note import markdown_lines
 from ..vault.paths import Vault
 from .links import Resolver
 from .parse import decode_text, parse_structure
-from .record import heading_tree
+from .record import NoteSections, heading_tree
 
 LAYER_FORMAT = "7"
 MAX_QUERY_CHARS = 1000  # a longer query is cut here (a question, not a document)
@@ -183,19 +184,31 @@ def _strip_line(line: str, links: list[tuple[str, str, str | None, str]]) -> str
     return line
 
 
-def note_document(path: str, raw: bytes, sha256: str, title: str, aliases: list[str], tags: list[str]) -> NoteDoc:
+def note_document(
+    path: str,
+    raw: bytes,
+    sha256: str,
+    title: str,
+    aliases: list[str],
+    tags: list[str],
+    parsed: NoteSections | None = None,
+) -> NoteDoc:
     """Sections with their line ranges (as notes/<id>.json has them) and plain text, and the links
-    (none for a note over MAX_DOCUMENT_BYTES: it is found by its names)."""
+    (none for a note over MAX_DOCUMENT_BYTES: it is found by its names). `parsed`: the sections
+    the build's parse of these very bytes found (record.NoteSections), so as not to parse again."""
     text = decode_text(raw) if len(raw) <= MAX_DOCUMENT_BYTES else None
     doc = NoteDoc(path=path, sha256=sha256, title=title, aliases=aliases, tags=tags, sections=[])
     if not text:
         return doc
     lines = markdown_lines(text)
-    structure = parse_structure(text, lines)
-    line_count = structure.line_count
-    flat = [(h.level, h.title, h.line) for h in structure.headings][:MAX_SECTIONS_PER_NOTE]
+    if parsed is None:
+        structure = parse_structure(text, lines)
+        headings = [(h.level, h.title, h.line) for h in structure.headings]
+        parsed = NoteSections(headings, structure.code_lines, structure.body_start_line, structure.line_count)
+    line_count = parsed.line_count
+    flat = parsed.headings[:MAX_SECTIONS_PER_NOTE]
     is_code = bytearray(line_count + 2)
-    for start, end in structure.code_lines:
+    for start, end in parsed.code_lines:
         for i in range(max(start, 1), min(end, line_count) + 1):
             is_code[i] = 1
     ranges: list[tuple[int, int]] = []  # full ranges in document order, as heading_tree makes them
@@ -216,7 +229,7 @@ def note_document(path: str, raw: bytes, sha256: str, title: str, aliases: list[
                 words.append(_strip_line(raw_line, doc.links))
         doc.sections.append(Section(heading, path_titles, line, end_line, "\n".join(words), "\n".join(code)))
 
-    body_start = structure.body_start_line
+    body_start = parsed.body_start_line
     first_heading = flat[0][2] if flat else line_count + 1
     if first_heading > body_start and any(s.strip() for s in lines[body_start - 1 : first_heading - 1]):
         own(body_start, first_heading - 1, None, [], body_start, first_heading - 1)
@@ -1302,8 +1315,21 @@ def remember_link_keys(layer: SearchLayer, manifest: dict[str, Any]) -> None:
         _wanted(layer, manifest["by_path"])
 
 
-def vault_layer(memory: SearchMemory, vault: Vault, manifest: dict[str, Any], manifest_key: str) -> SearchLayer:
-    """The vault's search layer, brought in step with the manifest identified by `manifest_key`."""
+# The sections the build's parse found in a note's bytes, by (path, sha256); None when that parse
+# is not at hand (VaultIndex.built_sections)
+BuiltSections = Callable[[str, str], NoteSections | None]
+
+
+def vault_layer(
+    memory: SearchMemory,
+    vault: Vault,
+    manifest: dict[str, Any],
+    manifest_key: str,
+    built: BuiltSections | None = None,
+) -> SearchLayer:
+    """The vault's search layer, brought in step with the manifest identified by `manifest_key`.
+    A note the build parsed in this process is not parsed again (`built`); one that changed since
+    (another SHA-256) is."""
     layer = memory.open_layer(vault)
     if layer.in_step_with == manifest_key:
         return layer
@@ -1323,9 +1349,8 @@ def vault_layer(memory: SearchMemory, vault: Vault, manifest: dict[str, Any], ma
             except (OSError, ValueError, NotFound):  # deleted or renamed since the build
                 return None
             sha = hashlib.sha256(raw).hexdigest()
-            return note_document(
-                path, raw, sha, str(entry["title"]), list(entry.get("aliases") or []), list(entry.get("tags") or [])
-            )
+            title, aliases, tags = str(entry["title"]), list(entry.get("aliases") or []), list(entry.get("tags") or [])
+            return note_document(path, raw, sha, title, aliases, tags, built(path, sha) if built else None)
 
         since = _changed_since_sync(layer, by_path)
         if since is not None and layer.resolver is not None:  # the same paths: the same resolver

@@ -4,31 +4,17 @@ Every layer byte is produced by `encode`: compact JSON with sorted keys, written
 in a new `kh index build` process that patches a few notes, by the standard library, with the
 same bytes for the index's values (str, int, bool, None, lists, str-keyed dicts; never a float;
 core/jsoncodec.py; tests/index/test_build_cache.py re-serializes every layer with json.dumps to check). To keep
-an incremental rebuild cheap, each note carries what was already serialized for it (see
-build_state.IndexedNote); a rebuild re-serializes only what changed.
+an incremental rebuild cheap, the build keeps beside each note's parse (record.ParsedNote) what was
+already serialized for it (build_state.IndexedNote); a rebuild re-serializes only what changed.
 """
 
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping
-from typing import Any, Protocol
+from typing import Any
 
 from ..core import jsoncodec
-from .record import ResolvedLink
-
-
-class NoteFields(Protocol):
-    """What the tree and build.json read of a note's state (build_state.IndexedNote), named here
-    so that this module, which build_state imports, imports nothing of it."""
-
-    path: str
-    id: str
-    size: int
-    mtime_ns: int
-    title: str
-    heading_count: int
-
+from .record import ParsedNote, ResolvedLink
 
 INDEX_FORMAT = 1
 CACHE_FORMAT = 4  # a line of cache/*.jsonl: <header JSON>\t<record JSON>\t<manifest head>\t<mid>\t<tail>
@@ -139,10 +125,12 @@ def manifest_bytes(lines: list[bytes], settings: dict[str, list[str]]) -> bytes:
     return b"".join((MANIFEST_HEAD, b",\n".join(lines), MANIFEST_SETTINGS, encode(settings), b"}\n"))
 
 
-def tree_of(paths: list[str], notes: Mapping[str, NoteFields]) -> dict[str, Any]:
+def tree_of(notes: list[ParsedNote]) -> dict[str, Any]:
+    """tree.json's folders and notes; `notes` in path order."""
     root: dict[str, Any] = {"kind": "folder", "name": "", "path": "", "children": []}
     folders: dict[str, dict[str, Any]] = {"": root}
-    for path in paths:
+    for note in notes:
+        path = note.path
         parts = path.split("/")
         parent = root
         for i in range(len(parts) - 1):
@@ -153,7 +141,6 @@ def tree_of(paths: list[str], notes: Mapping[str, NoteFields]) -> dict[str, Any]
                 folders[fpath] = node
                 parent["children"].append(node)
             parent = node
-        note = notes[path]
         parent["children"].append(
             {
                 "kind": "note",
@@ -205,5 +192,5 @@ def build_json_head(
     ).encode()
 
 
-def file_entry(note: NoteFields) -> str:
+def file_entry(note: ParsedNote) -> str:
     return f"{encode(note.path).decode('utf-8')}:[{note.size},{note.mtime_ns}]"

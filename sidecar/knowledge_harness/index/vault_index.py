@@ -17,6 +17,7 @@ from typing import Any, NamedTuple
 from ..core.memory import Memory
 from ..vault.paths import Vault
 from .build_state import BuildMemory
+from .record import NoteSections
 from .schema import CheckReport
 from .search import SearchMemory
 
@@ -119,6 +120,16 @@ class VaultIndex:
 
     def close(self) -> None:
         self.clear()
+
+    def built_sections(self, path: str, sha256: str) -> NoteSections | None:
+        """The sections the last build in this process parsed in the note with these bytes, if it
+        kept them (search.vault_layer takes them instead of parsing the note again)."""
+        state = self.build.get(str(self.vault.root))
+        note = state.notes.get(path) if state is not None else None
+        if note is None:
+            return None
+        parsed = note.parsed
+        return parsed.sections if parsed.sha256 == sha256 else None
 
 
 @contextmanager

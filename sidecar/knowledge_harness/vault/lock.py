@@ -4,6 +4,9 @@ The CLI and a running sidecar may both build the index, plan, approve or advance
 the same vault. Every such writer holds this lock (an exclusive `flock` on `.harness/lock`);
 a second writer waits briefly, then gets a clear `Busy` naming the holder instead of
 interleaving. Re-entrant within a thread, so a service may call another that also locks.
+
+Below it, the two pieces other locks are made of: `flocked` (an flock held on a file) and
+`pid_alive` (is a lock's or a task's owner still running).
 """
 
 from __future__ import annotations
@@ -22,6 +25,33 @@ from .paths import Vault
 
 DEFAULT_WAIT_SECONDS = 5.0
 _held = threading.local()
+
+
+@contextlib.contextmanager
+def flocked(path: Path, mode: int) -> Iterator[None]:
+    """Hold an flock (`fcntl.LOCK_SH` or `LOCK_EX`) on the file at `path` (created; its folder must exist)."""
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+    finally:
+        os.close(fd)
+
+
+def pid_alive(pid: object) -> bool:
+    """Is `pid` a running process (another user's counts too)?"""
+    if not isinstance(pid, int) or pid <= 0:
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 def _depths() -> dict[str, int]:

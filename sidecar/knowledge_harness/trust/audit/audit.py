@@ -43,7 +43,7 @@ from ...core.memory import freeze_long_lived
 from ...errors import InputError
 from ...machine_config import MachineConfig, MachineConfigMemory, load_machine_config
 from ...vault.catalog import NoteCatalog
-from ...vault.harness_files import excluded_notes, is_excluded_note
+from ...vault.exclusions import excluded_notes, is_excluded_note
 from ...vault.lock import not_writable
 from ...vault.note import Note
 from ...vault.paths import NoteFile, ScanProblem

@@ -24,7 +24,7 @@ from typing import Any
 from ...core.clock import now_utc, utc_z
 from ...errors import HarnessError, Refused
 from ...machine_config import load_machine_config
-from ...vault.harness_files import pid_alive
+from ...vault.lock import pid_alive
 from ...vault.paths import Vault
 from ..policy import load_policy
 from ..records import list_plan_ids, read_plan

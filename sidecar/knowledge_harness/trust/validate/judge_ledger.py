@@ -15,9 +15,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from ...vault.atomic import pretty_json
-from ...vault.harness_files import flocked
 from ...vault.harness_store import HarnessFolder
-from ...vault.lock import not_writable
+from ...vault.lock import flocked, not_writable
 from ...vault.paths import Vault
 
 LEDGER = "agent-judge-calls.json"

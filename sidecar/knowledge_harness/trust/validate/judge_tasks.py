@@ -33,8 +33,8 @@ from typing import Any
 from ...core.clock import now_utc_z
 from ...errors import NotFound, SubmissionRefused
 from ...vault.atomic import pretty_json
-from ...vault.harness_files import flocked, pid_alive
 from ...vault.harness_store import HarnessFolder
+from ...vault.lock import flocked, pid_alive
 from ...vault.paths import Vault
 
 FOLDER = "judge-tasks"
