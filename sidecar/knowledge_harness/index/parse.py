@@ -987,11 +987,3 @@ def _scan_regardless(lines: list[str], start: int, text: str) -> Structure | Non
 
 def heading_key(structure: Structure) -> list[tuple[int, str, int]]:
     return [(h.level, h.title, h.line) for h in structure.headings]
-
-
-def as_jsonable(structure: Structure) -> dict[str, Any]:
-    return {
-        "line_count": structure.line_count,
-        "body_start_line": structure.body_start_line,
-        "headings": heading_key(structure),
-    }

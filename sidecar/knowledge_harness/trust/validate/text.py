@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import re
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import dataclass
 
 from .english_forms import BRITISH_ROOTS, SAME_TERMS, canonical_word, ordinal_word, written_forms
@@ -683,14 +682,6 @@ def terms(text: str) -> Terms:
         elif kind == "hira" and tok not in JA_FUNCTION and len(tok) >= 2:
             hira.append(tok)
     return Terms(tuple(content), tuple(numbers), tuple(hira))
-
-
-def iter_windows(sentences: list[str], size: int = 3) -> Iterator[tuple[int, int]]:
-    """[start, end) indexes of windows of 1..size adjacent sentences."""
-    for i in range(len(sentences)):
-        for w in range(1, size + 1):
-            if i + w <= len(sentences):
-                yield i, i + w
 
 
 # -- the same terms, per evidence sentence, fast -------------------------------------------------
