@@ -624,23 +624,7 @@ def plan_view(vault: Vault, plan: StoredPlan, *, now: dt.datetime | None = None)
         status=status.status,
         consumed_by_run=status.consumed_by_run,
         expired=status.expired,
-        targets=[
-            PlanTarget(
-                path=t.path,
-                reason=t.reason,
-                triggers=t.triggers,
-                days_left=t.days_left,
-                sha256_before=t.sha256_before,
-                sha256_after=t.sha256_after,
-                proposed=t.proposed,
-                current=t.current,
-                verdict=t.verdict,
-                validator=t.validator,
-                findings=t.findings,
-                sources=t.sources,
-            )
-            for t in plan.targets
-        ],
+        targets=[PlanTarget(**{name: getattr(t, name) for name in PlanTarget.model_fields}) for t in plan.targets],
         skipped=plan.skipped,
         warnings=list(plan.warnings),
         rehearsal=is_rehearsal(plan),
