@@ -191,6 +191,9 @@ def _make(root: Path, outside: Path, spec: list[tuple[int, int, int]]) -> None:
     for folder, name in twins:
         with contextlib.suppress(OSError), open(_disk(root, folder, name), "ab") as handle:
             handle.write(b"# twin\n")
+    # and one folder of plain names alone, so that some folder always takes the plain pass
+    (root / "plain").mkdir()
+    (root / "plain" / "plain note.md").write_text("# plain\n")
 
 
 def _both(vault: Vault, memory: WalkMemory | None = None) -> tuple[Any, Any]:
