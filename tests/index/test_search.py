@@ -168,6 +168,13 @@ def test_bad_queries_get_a_sentence_and_never_an_error(vault: Path) -> None:
     assert long.query_truncated and len(long.query) == 1000 and long.hits[0].path == "Guides/Setup.md"
 
 
+def test_an_out_of_bounds_query_is_named_as_the_agent_and_the_cli_call_it() -> None:
+    with pytest.raises(InputError, match=r"^Search query: String should have at most 10000 characters"):
+        SearchQuery.asked(q="x" * 10_001)
+    with pytest.raises(InputError, match=r"^Search limit: "):
+        SearchQuery.asked(q="x", limit=501)
+
+
 def test_an_edit_and_a_removed_link_reach_search_after_an_incremental_build(vault: Path) -> None:
     handle = _built(vault)
     assert search(handle, "quillwort").hits == []

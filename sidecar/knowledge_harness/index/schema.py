@@ -127,7 +127,8 @@ class SearchQuery(BaseModel):
             return cls.model_validate(fields)
         except ValidationError as exc:
             first = exc.errors(include_url=False, include_input=False)[0]
-            where = ".".join(str(part) for part in first["loc"])
+            # `q` is REST's name; MCP's index_search and `kh index search` call it the query
+            where = ".".join("query" if part == "q" else str(part) for part in first["loc"])
             raise InputError(f"Search {where}: {first['msg']}") from exc
 
 
