@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import subprocess
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -136,3 +137,41 @@ def test_tools_list_stays_under_14_kb_on_the_wire(sidecar: Sidecar) -> None:
     assert len(tools) >= 19 and {"index_links", "index_changes"} <= {t["name"] for t in tools}
     assert len(response.content) <= TOOLS_LIST_CAP, len(response.content)
     print(f"tools/list: {len(tools)} tools, {len(response.content)} bytes")
+
+
+_SERVE_THEN_MCP = """
+import json, sys
+from pathlib import Path
+from fastapi.testclient import TestClient
+from knowledge_harness.api.app import create_app
+from knowledge_harness.settings import Settings
+
+token, agent = "door-token-0123456789abcdef0123", "door-agent-0123456789abcdef0123"
+app = create_app(Settings(vault=Path(sys.argv[1]), host="127.0.0.1", port=0, token=token, agent_token=agent))
+def sdk_loaded():
+    return any(m == "mcp" or m.startswith("mcp.") for m in sys.modules)
+with TestClient(app, base_url="http://127.0.0.1", headers={"Authorization": f"Bearer {token}"}) as client:
+    health = client.get("/health").status_code
+    badge = client.get("/v1/trust/notes/Keywords/鮮度管理.md").status_code
+    before = sdk_loaded()
+    hello = {"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "door-test", "version": "1"}}}
+    accept = {"Accept": "application/json, text/event-stream", "Authorization": f"Bearer {agent}"}
+    first = client.post("/mcp", json=hello, headers=accept)
+    second = client.post("/mcp", json={**hello, "id": 2}, headers=accept)
+    print(json.dumps({"health": health, "badge": badge, "before": before, "after": sdk_loaded(),
+                      "first": [first.status_code, first.json().get("result", {}).get("serverInfo", {}).get("name")],
+                      "second": second.status_code}))
+"""
+
+
+def test_the_mcp_sdk_is_loaded_by_the_first_mcp_request_and_rest_never_waits_for_it(example_vault: Path) -> None:
+    """`kh serve` answers REST without importing the MCP SDK (a third of its start-up); /mcp builds it once."""
+    out = subprocess.run(
+        [sys.executable, "-c", _SERVE_THEN_MCP, str(example_vault)], capture_output=True, text=True, timeout=120
+    )
+    assert out.returncode == 0, out.stderr
+    seen = json.loads(out.stdout.strip().splitlines()[-1])
+    assert seen["health"] == 200 and seen["badge"] == 200
+    assert seen["before"] is False and seen["after"] is True
+    assert seen["first"] == [200, "knowledge-harness"] and seen["second"] == 200

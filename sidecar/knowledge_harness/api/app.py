@@ -11,7 +11,6 @@ import anyio
 from fastapi import FastAPI, Request
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import JSONResponse
-from mcp.server.transport_security import TransportSecuritySettings
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from .. import __version__
@@ -22,8 +21,7 @@ from ..index.query import warm_search_in_background
 from ..settings import Settings
 from ..trust.validate.judge_queue import release_session
 from .context import AppContext
-from .mcp import build_mcp
-from .mcp_sessions import SessionLimiter
+from .mcp_door import LazyMcpDoor
 from .messages import localized_body
 from .openapi import envelope_openapi
 from .routes import ROUTERS
@@ -54,19 +52,13 @@ def _only_mcp_path(mcp_app: Any) -> Any:
 
 def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
     ctx = ctx or AppContext.create(settings)
-    mcp = build_mcp(ctx)
-    # Our own middleware checks Host, Origin and the token for /mcp too.
-    mcp_app = mcp.streamable_http_app(
-        streamable_http_path="/mcp",
-        # sessions, not stateless: a tool call then knows the client's initialize handshake (its name
-        # and version), which every agent record names; idle sessions end, their number is bounded
-        stateless_http=False,
-        session_idle_timeout=30 * 60,
-        max_sessions=256,
-        json_response=True,
-        transport_security=TransportSecuritySettings(enable_dns_rebinding_protection=False),
-        max_request_body_size=settings.max_body_bytes,
-    )
+
+    async def session_ended(session: str, why: str) -> None:
+        released = await anyio.to_thread.run_sync(release_session, ctx.vault, session, why)
+        if released:
+            log.info("%s: judge task(s) %s open again", why, ", ".join(released))
+
+    mcp_door = LazyMcpDoor(settings, ctx, on_end=session_ended)
 
     @contextlib.asynccontextmanager
     async def lifespan(_: FastAPI) -> AsyncIterator[None]:
@@ -74,7 +66,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
         # the first search after start-up should not pay for the search layer (20 s at 10,000 notes)
         warm_search_in_background(ctx.index)
         try:
-            async with mcp.session_manager.run():
+            async with mcp_door.running():
                 yield
         finally:
             ctx.runtime.close()  # the audit thread, the extraction workers, the search layers
@@ -114,14 +106,7 @@ def create_app(settings: Settings, ctx: AppContext | None = None) -> FastAPI:
 
     for router in ROUTERS:
         app.include_router(router)
-
-    async def session_ended(session: str, why: str) -> None:
-        released = await anyio.to_thread.run_sync(release_session, ctx.vault, session, why)
-        if released:
-            log.info("%s: judge task(s) %s open again", why, ", ".join(released))
-
-    limiter = SessionLimiter(mcp_app, mcp.session_manager, on_end=session_ended)
-    app.mount("/", _only_mcp_path(limiter))  # api/mcp_sessions.py
+    app.mount("/", _only_mcp_path(mcp_door))  # api/mcp_door.py
 
     app.state.port_ref = PortRef(settings.port or None)
     app.add_middleware(
