@@ -47,10 +47,11 @@ from ..records import (
     read_run,
     write_plan,
 )
-from ..validate.dry_run_models import TrustBlocks
+from ..validate.dry_run_models import DryRunReport, DryRunSource, TrustBlocks
 from ..validate.evidence import MALFORMED_ANSWER_CODES
 from ..validate.extraction import ExtractionPool
 from ..validate.judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
+from ..validate.validation_models import ValidatorInfo
 from ..validate.validation_service import (
     dry_run,
     note_workload,
@@ -60,6 +61,7 @@ from .models import (
     KeyOrder,
     PlanPolicy,
     PlanSkip,
+    PlanSource,
     PlanStatus,
     PlanTarget,
     PlanView,
@@ -179,16 +181,16 @@ def blocks_to_write(proposed: TrustBlocks, order: KeyOrder | None = None) -> tup
     return verification, evidence
 
 
-def _malformed_evidence(report: dict[str, Any]) -> str | None:
+def _malformed_evidence(report: DryRunReport) -> str | None:
     """A note none of whose cited pages could be read, at least one because its server answered
     something malformed (a redirect to `http:\\\\x`, a broken head): nothing to record about the
     note, so the plan lists it as skipped with the reasons instead of planning an L1 write."""
-    sources = report.get("sources") or []
-    if not sources or any(s.get("ok") for s in sources):
+    sources = report.sources
+    if not sources or any(s.ok for s in sources):
         return None
-    if not any(s.get("error") in MALFORMED_ANSWER_CODES for s in sources):
+    if not any(s.error in MALFORMED_ANSWER_CODES for s in sources):
         return None
-    reasons = "; ".join(f"{s['url']}: {s.get('error')}: {s.get('message') or ''}".strip() for s in sources[:3])
+    reasons = "; ".join(f"{s.url}: {s.error}: {s.message or ''}".strip() for s in sources[:3])
     more = f" (and {len(sources) - 3} more)" if len(sources) > 3 else ""
     return f"No cited page could be read (evidence_unreachable): {reasons}{more}"
 
@@ -551,8 +553,8 @@ async def _plan_target(
     malformed = _malformed_evidence(report)
     if malformed is not None:
         return malformed
-    verification = _with_run_id(report["proposed"]["verification"], run_id)
-    proposed = TrustBlocks(verification=verification, evidence=report["proposed"]["evidence"])
+    verification = _with_run_id(report.proposed.verification or {}, run_id)
+    proposed = TrustBlocks(verification=verification, evidence=report.proposed.evidence)
     order = key_order(proposed)
     try:
         new_v, new_e = blocks_to_write(proposed, order)
@@ -567,29 +569,42 @@ async def _plan_target(
             after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
     except (SpliceRefused, InputError) as exc:
         return exc.message
-    result = report["result"]
-    return StoredTarget.model_validate(
-        {
-            "path": report["path"],
-            "reason": candidate.reason,
-            "triggers": list(candidate.triggers),
-            "days_left": candidate.days_left,
-            "sha256_before": seen.sha256,
-            "sha256_after": sha256_hex(after),
-            "proposed": jsonable(proposed.model_dump()),
-            "key_order": order,
-            "current": report["current"],
-            "provenance": _provenance_of(candidate.path, before),
-            "verdict": result["verdict"],
-            "score": result["score"],
-            "confidence": result["confidence"],
-            "validator": result["validator"],
-            "findings": report["findings"],
-            "sources": [
-                {k: s.get(k) for k in ("source_id", "url", "ok", "status", "snapshot_sha256", "fetched_at", "verdict")}
-                for s in report["sources"]
-            ],
-        }
+    result = report.result
+    return StoredTarget(
+        path=report.path,
+        reason=candidate.reason,
+        triggers=list(candidate.triggers),
+        days_left=candidate.days_left,
+        sha256_before=seen.sha256,
+        sha256_after=sha256_hex(after),
+        proposed=proposed,
+        key_order=order,
+        current=report.current,
+        provenance=_provenance_of(candidate.path, before),
+        verdict=result.verdict,
+        score=result.score,
+        confidence=result.confidence,
+        validator=_with_every_key(result.validator),
+        findings=report.findings,
+        sources=[_plan_source(s) for s in report.sources],
+    )
+
+
+def _with_every_key(validator: ValidatorInfo) -> ValidatorInfo:
+    """The validator with its defaults set too: a plan's file keeps only the keys that were set
+    (`StoredPlan.stored`), and a plan records every key of the validator that judged it."""
+    return ValidatorInfo.model_validate(validator.model_dump())
+
+
+def _plan_source(source: DryRunSource) -> PlanSource:
+    return PlanSource(
+        source_id=source.source_id,
+        url=source.url,
+        ok=source.ok,
+        status=source.status,
+        snapshot_sha256=source.snapshot_sha256,
+        fetched_at=source.fetched_at,
+        verdict=source.verdict,
     )
 
 
