@@ -110,6 +110,12 @@ def test_a_canary_counts_when_it_applied_a_note_at_l2_or_higher(vault: Vault) ->
     assert batch.succeeded_stages(vault) == set()
     write_run(vault, proved, _record(proved, "canary", "SUCCEEDED", _file("APPLIED", "warn")))
     assert batch.succeeded_stages(vault) == {"canary"}
+    assert batch.proves_something(
+        BatchRun.model_validate(_record(proved, "canary", "SUCCEEDED", _file("APPLIED", "pass")))
+    )
+    assert not batch.proves_something(
+        BatchRun.model_validate(_record(l1, "canary", "FAILED", _file("APPLIED", "pass")))
+    )
 
 
 def test_only_runs_that_succeeded_count(vault: Vault) -> None:

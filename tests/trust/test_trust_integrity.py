@@ -15,7 +15,7 @@ import pytest
 from knowledge_harness.errors import Refused
 from knowledge_harness.trust.approve import batch
 from knowledge_harness.trust.approve.batch import progressive_size
-from knowledge_harness.trust.approve.models import StoredPlan
+from knowledge_harness.trust.approve.models import BatchRun, StoredPlan
 from knowledge_harness.trust.audit.audit import iter_states, note_badge, run_audit
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.trust.validate.dry_run_models import DryRunReport
@@ -284,13 +284,13 @@ def test_a_canary_that_proved_nothing_does_not_unlock_the_pilot(tmp_path: Path) 
     note.write_bytes(note.read_bytes() + b"\nedited after the plan\n")  # the person edits it meanwhile
     record = batch.approve(Vault.open(vault), plan["plan_id"], challenge_of(plan), actor=PERSON, now=fixture_now())
     assert record["run_status"] == "SUCCEEDED" and [f["result"] for f in record["files"]] == ["REFUSED"]
-    assert not batch.proves_something(record)
+    assert not batch.proves_something(BatchRun.model_validate(record))
     refused = kh("batch", "plan", str(vault), "--stage", "pilot", "--today", TODAY)
     assert refused.returncode == 1 and "proves nothing" in refused.stderr
     # a run that applied a note at L1 only (a page that answered 404) proves nothing either
     l1 = {**record, "files": [{**record["files"][0], "result": "APPLIED", "verdict": "unverifiable"}]}
-    assert not batch.proves_something(l1)
-    assert batch.proves_something({**l1, "files": [{**l1["files"][0], "verdict": "pass"}]})
+    assert not batch.proves_something(BatchRun.model_validate(l1))
+    assert batch.proves_something(BatchRun.model_validate({**l1, "files": [{**l1["files"][0], "verdict": "pass"}]}))
 
 
 def test_a_plan_says_which_snapshots_it_reuses_and_refetch_judges_the_page_as_it_is_now(

@@ -58,6 +58,7 @@ from ..validate.validation_service import (
     snapshot_ages,
 )
 from .models import (
+    BatchRun,
     KeyOrder,
     PlanPolicy,
     PlanSkip,
@@ -224,29 +225,52 @@ COVERAGE_STEPS = (Decimal("0.25"), Decimal("0.50"), Decimal("0.80"))
 PROVING_VERDICTS = frozenset({"pass", "warn"})
 
 
-def proves_something(run: Mapping[str, Any]) -> bool:
+def proves_something(run: BatchRun) -> bool:
     """A run that SUCCEEDED and APPLIED at least one note whose new result is L2 or higher: a canary whose
     one note was refused (edited meanwhile), or that only wrote L1 (a page that answered 404), proved
     nothing about the cycle."""
-    return run.get("run_status") == "SUCCEEDED" and any(
-        f.get("result") == "APPLIED" and f.get("verdict") in PROVING_VERDICTS for f in run.get("files") or []
+    return run.run_status == "SUCCEEDED" and any(
+        f.result == "APPLIED" and f.verdict in PROVING_VERDICTS for f in run.files
     )
 
 
-def succeeded_stages(vault: Vault) -> set[str]:
+def succeeded_stages(vault: Vault) -> set[Stage]:
     """The stages of the batch runs that SUCCEEDED (the rollout order: canary, pilot, progressive); a canary
     counts only when it proved something (`proves_something`)."""
-    done: set[str] = set()
+    done: set[Stage] = set()
     for run_id in list_run_ids(vault):
         try:
-            run = read_run(vault, run_id)
+            record = read_run(vault, run_id)
         except HarnessError:
             continue
-        if run.get("run_status") == "SUCCEEDED" and run.get("stage") in STAGES:
-            if run.get("stage") == "canary" and not proves_something(run):
-                continue
-            done.add(str(run["stage"]))
+        stage = _stage_succeeded(record)
+        if stage is not None:
+            done.add(stage)
     return done
+
+
+def _stage_succeeded(record: dict[str, Any]) -> Stage | None:
+    """The stage a run record on disk shows succeeded, if any."""
+    try:
+        run = BatchRun.model_validate(record)
+    except ValidationError:
+        return _stage_claimed(record)
+    if run.run_status != "SUCCEEDED" or (run.stage == "canary" and not proves_something(run)):
+        return None
+    return run.stage
+
+
+def _stage_claimed(record: Mapping[str, Any]) -> Stage | None:
+    """A record this version cannot type (written by a version with other keys, or half of one) counts as
+    it says, as every record did before runs were typed: a stage that succeeded stays succeeded."""
+    stage = next((known for known in STAGES if known == record.get("stage")), None)
+    if stage is None or record.get("run_status") != "SUCCEEDED":
+        return None
+    if stage == "canary" and not any(
+        f.get("result") == "APPLIED" and f.get("verdict") in PROVING_VERDICTS for f in record.get("files") or []
+    ):
+        return None
+    return stage
 
 
 def rollout(vault: Vault) -> Rollout:
