@@ -1,6 +1,6 @@
-"""The typed answers of the dry run, the approval gate and the pipeline describe what the services
-return: a real `kh serve` sends the services' dicts key for key and in their order (the response
-models only describe them), records over REST carry `reasons`, and the CLI's shapes stay fixed."""
+"""The typed answers of the dry run, the approval gate and the pipeline are what the services return
+or describe it: a real `kh serve` sends them key for key and in their order, records over REST carry
+`reasons`, and the CLI's shapes stay fixed (tests/api/test_dry_run_doors.py: the dry run's bytes)."""
 
 from __future__ import annotations
 
@@ -62,7 +62,7 @@ def test_dry_run_and_the_approval_gate_keep_their_json(tmp_path: Path) -> None:
     vault = git_vault(tmp_path)
     handle = Vault.open(vault)
     report = anyio.run(lambda: dry_run(handle, "Keywords/FinanceBench.md"))
-    assert_describes(DryRunReport, report)
+    assert_describes(DryRunReport, report.model_dump(mode="json"))  # the doors' JSON reads back as it was
     # the CLI's plan keeps the public keys (docs/approval.md) (and prints the same dict as before)
     out = subprocess.run(
         [str(KH), "batch", "plan", str(vault), "--json", "--today", TODAY], capture_output=True, text=True, timeout=120

@@ -18,6 +18,7 @@ from knowledge_harness.trust.approve import plan as plan_module
 from knowledge_harness.trust.approve.models import PlanReason, StoredPlan
 from knowledge_harness.trust.policy import load_policy
 from knowledge_harness.trust.records import write_plan
+from knowledge_harness.trust.validate.dry_run_models import DryRunReport
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
 
@@ -132,7 +133,7 @@ def test_a_note_deleted_while_it_is_validated_is_skipped_not_the_whole_plan(
     gone, kept = "Keywords/RAG.md", "Keywords/Embedding.md"
     real_dry_run = plan_module.dry_run
 
-    async def deleting(handle: Vault, path: str, **options: Any) -> dict[str, Any]:
+    async def deleting(handle: Vault, path: str, **options: Any) -> DryRunReport:
         report = await real_dry_run(handle, path, **options)
         if path == gone:
             (example_vault / gone).unlink()  # the person deletes it while its pages are judged

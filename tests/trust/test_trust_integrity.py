@@ -15,9 +15,10 @@ import pytest
 from knowledge_harness.errors import Refused
 from knowledge_harness.trust.approve import batch
 from knowledge_harness.trust.approve.batch import progressive_size
-from knowledge_harness.trust.approve.models import StoredPlan
+from knowledge_harness.trust.approve.models import BatchRun, StoredPlan
 from knowledge_harness.trust.audit.audit import iter_states, note_badge, run_audit
 from knowledge_harness.trust.policy import load_policy
+from knowledge_harness.trust.validate.dry_run_models import DryRunReport
 from knowledge_harness.trust.validate.validation_service import dry_run
 from knowledge_harness.vault.catalog import NoteCatalog
 from knowledge_harness.vault.paths import Vault
@@ -119,21 +120,21 @@ def test_a_cited_page_is_judged_as_it_is_now(tmp_path: Path, site: tuple[LocalSe
     server, page = site
     vault = _vault(tmp_path / "vault", server.url("/fuji"))
 
-    def judged(**options: Any) -> dict[str, Any]:
-        async def run() -> dict[str, Any]:
+    def judged(**options: Any) -> DryRunReport:
+        async def run() -> DryRunReport:
             return await dry_run(vault, "Keywords/富士山.md", **options)
 
         return anyio.run(run)
 
     first = judged()
-    assert first["result"]["verdict"] == "pass"
+    assert first.result.verdict == "pass"
     page["text"] = FUJI_CHANGED
     within_window = judged()
-    assert within_window["sources"][0]["reused_snapshot"] is True  # 10 minutes: the same fetch
+    assert within_window.sources[0].reused_snapshot is True  # 10 minutes: the same fetch
     refetched = judged(refetch=True)
-    assert refetched["sources"][0]["reused_snapshot"] is False
-    assert refetched["result"]["verdict"] != "pass"
-    assert refetched["sources"][0]["snapshot_sha256"] != first["sources"][0]["snapshot_sha256"]
+    assert refetched.sources[0].reused_snapshot is False
+    assert refetched.result.verdict != "pass"
+    assert refetched.sources[0].snapshot_sha256 != first.sources[0].snapshot_sha256
 
     # Once the window has passed, the page is fetched again without asking.
     (vault.root / ".harness" / "policy.toml").write_text(
@@ -141,7 +142,7 @@ def test_a_cited_page_is_judged_as_it_is_now(tmp_path: Path, site: tuple[LocalSe
     )
     page["text"] = FUJI
     again = judged()
-    assert again["sources"][0]["reused_snapshot"] is False and again["result"]["verdict"] == "pass"
+    assert again.sources[0].reused_snapshot is False and again.result.verdict == "pass"
 
 
 def test_every_claim_supported_by_a_primary_domain_is_l3(
@@ -150,15 +151,15 @@ def test_every_claim_supported_by_a_primary_domain_is_l3(
     server, _ = site
     vault = _vault(tmp_path / "vault", server.url("/fuji"), 'primary_domains = ["127.0.0.1"]\n')
 
-    async def run() -> dict[str, Any]:
+    async def run() -> DryRunReport:
         return await dry_run(vault, "Keywords/富士山.md")
 
     report = anyio.run(run)
-    assert report["result"]["verdict"] == "pass"
-    assert report["proposed"]["verification"]["level"] == 3
+    assert report.result.verdict == "pass"
+    assert (report.proposed.verification or {})["level"] == 3
 
     (vault.root / ".harness" / "policy.toml").write_text('primary_domains = ["docs.python.org"]\n', encoding="utf-8")
-    assert anyio.run(run)["proposed"]["verification"]["level"] == 2  # supported, but not by a primary source
+    assert (anyio.run(run).proposed.verification or {})["level"] == 2  # supported, but not by a primary source
 
 
 def test_stages_go_in_order_unless_overridden_and_the_override_is_recorded(tmp_path: Path) -> None:
@@ -283,13 +284,13 @@ def test_a_canary_that_proved_nothing_does_not_unlock_the_pilot(tmp_path: Path) 
     note.write_bytes(note.read_bytes() + b"\nedited after the plan\n")  # the person edits it meanwhile
     record = batch.approve(Vault.open(vault), plan["plan_id"], challenge_of(plan), actor=PERSON, now=fixture_now())
     assert record["run_status"] == "SUCCEEDED" and [f["result"] for f in record["files"]] == ["REFUSED"]
-    assert not batch.proves_something(record)
+    assert not batch.proves_something(BatchRun.model_validate(record))
     refused = kh("batch", "plan", str(vault), "--stage", "pilot", "--today", TODAY)
     assert refused.returncode == 1 and "proves nothing" in refused.stderr
     # a run that applied a note at L1 only (a page that answered 404) proves nothing either
     l1 = {**record, "files": [{**record["files"][0], "result": "APPLIED", "verdict": "unverifiable"}]}
-    assert not batch.proves_something(l1)
-    assert batch.proves_something({**l1, "files": [{**l1["files"][0], "verdict": "pass"}]})
+    assert not batch.proves_something(BatchRun.model_validate(l1))
+    assert batch.proves_something(BatchRun.model_validate({**l1, "files": [{**l1["files"][0], "verdict": "pass"}]}))
 
 
 def test_a_plan_says_which_snapshots_it_reuses_and_refetch_judges_the_page_as_it_is_now(

@@ -84,7 +84,7 @@ def _target_lines(i: int, t: PlanTarget) -> list[str]:
     )
     for f in t.findings:
         out.append(f"     [{f.verdict}] {_short(f.text or f.claim_id)}")
-        out.extend(quote_lines(f.model_dump(), "         ", urls))
+        out.extend(quote_lines(f, "         ", urls))
         if f.reason_code:
             out.append(f"         {f.reason_code}: {_short(f.reason)}")
     return out

@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Annotated, Any
+from typing import Annotated
 
 import anyio
 import typer
 import yaml
 
 from ..errors import InputError
+from ..trust.validate.dry_run_models import DryRunReport, DryRunSource
+from ..trust.validate.validation_models import Finding
 from ..trust.validate.validation_service import dry_run
 from ..vault.paths import Vault
 
@@ -20,15 +22,15 @@ def _short(text: str | None, n: int = 160) -> str:
     return text if len(text) <= n else text[: n - 1] + "…"
 
 
-def quote_lines(finding: dict[str, Any], indent: str, urls: dict[str, str] | None = None) -> list[str]:
+def quote_lines(finding: Finding, indent: str, urls: dict[str, str] | None = None) -> list[str]:
     """A finding's proof: each quote found in its source, with the source and where in its snapshot."""
     lines = []
-    for q in finding.get("quotes") or []:
-        where = (urls or {}).get(q["source_id"]) or q["source_id"]
-        lines.append(f"{indent}\u201c{_short(q['text'])}\u201d \u2014 {where} [{q['start']}:{q['end']}]")
-    if not lines and finding.get("quote"):
-        missing = " (not found there)" if finding.get("reason_code") == "quote_not_found" else ""
-        lines.append(f"{indent}{finding.get('source_id') or '?'}: \u201c{_short(finding['quote'])}\u201d{missing}")
+    for q in finding.quotes:
+        where = (urls or {}).get(q.source_id) or q.source_id
+        lines.append(f"{indent}\u201c{_short(q.text)}\u201d \u2014 {where} [{q.start}:{q.end}]")
+    if not lines and finding.quote:
+        missing = " (not found there)" if finding.reason_code == "quote_not_found" else ""
+        lines.append(f"{indent}{finding.source_id or '?'}: \u201c{_short(finding.quote)}\u201d{missing}")
     return lines
 
 
@@ -36,42 +38,44 @@ def _say(message: str) -> None:
     typer.echo(f"kh: {message}", err=True)
 
 
-def render_text(report: dict[str, Any]) -> str:
-    result = report["result"]
-    out = [f"Note: {report['path']} ({report['title']})", "", "Sources:"]
-    if not report["sources"]:
+def _source_line(s: DryRunSource) -> str:
+    if not s.ok:
+        return f"  [{s.source_id}] FAIL  {s.url} — {s.error}: {s.message}"
+    snap = (s.snapshot_sha256 or "")[:12]
+    reused = ", reused snapshot" if s.reused_snapshot else ""
+    return (
+        f"  [{s.source_id}] ok    {s.url} — HTTP {s.status} {s.content_type}, "
+        f"{s.bytes} bytes, snapshot {snap}{reused}; verdict {s.verdict}"
+    )
+
+
+def render_text(report: DryRunReport) -> str:
+    result = report.result
+    out = [f"Note: {report.path} ({report.title})", "", "Sources:"]
+    if not report.sources:
         out.append("  (none: the note cites no http(s) references)")
-    for s in report["sources"]:
-        if s["ok"]:
-            snap = (s["snapshot_sha256"] or "")[:12]
-            reused = ", reused snapshot" if s["reused_snapshot"] else ""
-            out.append(
-                f"  [{s['source_id']}] ok    {s['url']} — HTTP {s['status']} {s['content_type']}, "
-                f"{s['bytes']} bytes, snapshot {snap}{reused}; verdict {s['verdict']}"
-            )
-        else:
-            out.append(f"  [{s['source_id']}] FAIL  {s['url']} — {s['error']}: {s['message']}")
-    label = report.get("judge") or result["validator"]["name"]
-    if report.get("self_judged"):
+    out.extend(_source_line(s) for s in report.sources)
+    label = report.judge or result.validator.name
+    if report.self_judged:
         label += ", the note's own generator (self_judged)"
     out += [
         "",
-        f"Verdict: {result['verdict']}  (score {result['score']:.2f}, confidence {result['confidence']:.2f}, "
+        f"Verdict: {result.verdict}  (score {result.score:.2f}, confidence {result.confidence:.2f}, "
         f"validator {label}; confidence never changes the verdict)",
         "",
         "Findings:",
     ]
-    if not report["findings"]:
+    if not report.findings:
         out.append("  (no claims found)")
-    for f in report["findings"]:
-        where = f"L{f['line']}" if f["line"] == f["end_line"] else f"L{f['line']}-{f['end_line']}"
-        out.append(f"  [{f['verdict']}] {where} {_short(f['text'], 120)}")
+    for f in report.findings:
+        where = f"L{f.line}" if f.line == f.end_line else f"L{f.line}-{f.end_line}"
+        out.append(f"  [{f.verdict}] {where} {_short(f.text, 120)}")
         out.extend(quote_lines(f, "      "))
-        code = f" ({f['reason_code']})" if f.get("reason_code") else ""
-        out.append(f"      {f['reason']}{code}")
-    proposed = yaml.safe_dump(report["proposed"], allow_unicode=True, sort_keys=False, width=1000)
+        code = f" ({f.reason_code})" if f.reason_code else ""
+        out.append(f"      {f.reason}{code}")
+    proposed = yaml.safe_dump(report.proposed.model_dump(), allow_unicode=True, sort_keys=False, width=1000)
     out += ["", "Proposed blocks (not written; apply through `kh batch plan` + approval):", proposed.rstrip()]
-    out += ["", f"Dry run: nothing was written except {len(report['snapshots_written'])} evidence snapshot file(s)."]
+    out += ["", f"Dry run: nothing was written except {len(report.snapshots_written)} evidence snapshot file(s)."]
     return "\n".join(out)
 
 
@@ -99,12 +103,12 @@ def validate_cmd(
         raise InputError("Only --dry-run is supported here; production writes go through `kh batch plan` + approval.")
     v = Vault.open(vault)
 
-    async def run() -> dict[str, Any]:
+    async def run() -> DryRunReport:
         return await dry_run(v, note, judge_name=judge, refetch=refetch, progress=_say, wait_seconds=wait)
 
     report = anyio.run(run)
     if as_json:
-        typer.echo(json.dumps(report, ensure_ascii=False, indent=2))
+        typer.echo(json.dumps(report.model_dump(mode="json"), ensure_ascii=False, indent=2))
     else:
         typer.echo(render_text(report))
 

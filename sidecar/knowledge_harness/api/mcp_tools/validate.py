@@ -42,4 +42,5 @@ def register(mcp: MCPServer, ctx: AppContext) -> None:
     )
     async def validate_note_dry_run(path: str, judge: str | None = None, refetch: bool = False) -> dict[str, Any]:
         await anyio.to_thread.run_sync(spend_for_note_dry_run, ctx.vault, path, judge)
-        return await dry_run(ctx.vault, path, judge_name=judge, refetch=refetch, workers=ctx.runtime.extraction)
+        report = await dry_run(ctx.vault, path, judge_name=judge, refetch=refetch, workers=ctx.runtime.extraction)
+        return report.model_dump(mode="json")

@@ -102,7 +102,7 @@ async def post_note_validate(
     *,
     http: Request,
     job: RequestJob,
-) -> dict[str, Any]:
+) -> DryRunReport:
     """Evidence + validator + proposed blocks for one note; only `dry_run=true` (writes nothing but snapshots).
     With the agent token a paid judge needs the machine configuration's `[agents] judge_calls_per_day` (409).
     With an `X-KH-Job` header, GET /v1/jobs/{id} shows the step (`fetch`, then `judge`, 2 in all) and a

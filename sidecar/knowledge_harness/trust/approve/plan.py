@@ -47,19 +47,22 @@ from ..records import (
     read_run,
     write_plan,
 )
-from ..validate.dry_run_models import TrustBlocks
+from ..validate.dry_run_models import DryRunReport, DryRunSource, TrustBlocks
 from ..validate.evidence import MALFORMED_ANSWER_CODES
 from ..validate.extraction import ExtractionPool
 from ..validate.judge_budget import agent_judge_calls_on, is_paid_judge, ledger_calls_on
+from ..validate.validation_models import ValidatorInfo
 from ..validate.validation_service import (
     dry_run,
     note_workload,
     snapshot_ages,
 )
 from .models import (
+    BatchRun,
     KeyOrder,
     PlanPolicy,
     PlanSkip,
+    PlanSource,
     PlanStatus,
     PlanTarget,
     PlanView,
@@ -179,16 +182,16 @@ def blocks_to_write(proposed: TrustBlocks, order: KeyOrder | None = None) -> tup
     return verification, evidence
 
 
-def _malformed_evidence(report: dict[str, Any]) -> str | None:
+def _malformed_evidence(report: DryRunReport) -> str | None:
     """A note none of whose cited pages could be read, at least one because its server answered
     something malformed (a redirect to `http:\\\\x`, a broken head): nothing to record about the
     note, so the plan lists it as skipped with the reasons instead of planning an L1 write."""
-    sources = report.get("sources") or []
-    if not sources or any(s.get("ok") for s in sources):
+    sources = report.sources
+    if not sources or any(s.ok for s in sources):
         return None
-    if not any(s.get("error") in MALFORMED_ANSWER_CODES for s in sources):
+    if not any(s.error in MALFORMED_ANSWER_CODES for s in sources):
         return None
-    reasons = "; ".join(f"{s['url']}: {s.get('error')}: {s.get('message') or ''}".strip() for s in sources[:3])
+    reasons = "; ".join(f"{s.url}: {s.error}: {s.message or ''}".strip() for s in sources[:3])
     more = f" (and {len(sources) - 3} more)" if len(sources) > 3 else ""
     return f"No cited page could be read (evidence_unreachable): {reasons}{more}"
 
@@ -222,29 +225,52 @@ COVERAGE_STEPS = (Decimal("0.25"), Decimal("0.50"), Decimal("0.80"))
 PROVING_VERDICTS = frozenset({"pass", "warn"})
 
 
-def proves_something(run: Mapping[str, Any]) -> bool:
+def proves_something(run: BatchRun) -> bool:
     """A run that SUCCEEDED and APPLIED at least one note whose new result is L2 or higher: a canary whose
     one note was refused (edited meanwhile), or that only wrote L1 (a page that answered 404), proved
     nothing about the cycle."""
-    return run.get("run_status") == "SUCCEEDED" and any(
-        f.get("result") == "APPLIED" and f.get("verdict") in PROVING_VERDICTS for f in run.get("files") or []
+    return run.run_status == "SUCCEEDED" and any(
+        f.result == "APPLIED" and f.verdict in PROVING_VERDICTS for f in run.files
     )
 
 
-def succeeded_stages(vault: Vault) -> set[str]:
+def succeeded_stages(vault: Vault) -> set[Stage]:
     """The stages of the batch runs that SUCCEEDED (the rollout order: canary, pilot, progressive); a canary
     counts only when it proved something (`proves_something`)."""
-    done: set[str] = set()
+    done: set[Stage] = set()
     for run_id in list_run_ids(vault):
         try:
-            run = read_run(vault, run_id)
+            record = read_run(vault, run_id)
         except HarnessError:
             continue
-        if run.get("run_status") == "SUCCEEDED" and run.get("stage") in STAGES:
-            if run.get("stage") == "canary" and not proves_something(run):
-                continue
-            done.add(str(run["stage"]))
+        stage = _stage_succeeded(record)
+        if stage is not None:
+            done.add(stage)
     return done
+
+
+def _stage_succeeded(record: dict[str, Any]) -> Stage | None:
+    """The stage a run record on disk shows succeeded, if any."""
+    try:
+        run = BatchRun.model_validate(record)
+    except ValidationError:
+        return _stage_claimed(record)
+    if run.run_status != "SUCCEEDED" or (run.stage == "canary" and not proves_something(run)):
+        return None
+    return run.stage
+
+
+def _stage_claimed(record: Mapping[str, Any]) -> Stage | None:
+    """A record this version cannot type (written by a version with other keys, or half of one) counts as
+    it says, as every record did before runs were typed: a stage that succeeded stays succeeded."""
+    stage = next((known for known in STAGES if known == record.get("stage")), None)
+    if stage is None or record.get("run_status") != "SUCCEEDED":
+        return None
+    if stage == "canary" and not any(
+        f.get("result") == "APPLIED" and f.get("verdict") in PROVING_VERDICTS for f in record.get("files") or []
+    ):
+        return None
+    return stage
 
 
 def rollout(vault: Vault) -> Rollout:
@@ -551,8 +577,8 @@ async def _plan_target(
     malformed = _malformed_evidence(report)
     if malformed is not None:
         return malformed
-    verification = _with_run_id(report["proposed"]["verification"], run_id)
-    proposed = TrustBlocks(verification=verification, evidence=report["proposed"]["evidence"])
+    verification = _with_run_id(report.proposed.verification or {}, run_id)
+    proposed = TrustBlocks(verification=verification, evidence=report.proposed.evidence)
     order = key_order(proposed)
     try:
         new_v, new_e = blocks_to_write(proposed, order)
@@ -567,29 +593,42 @@ async def _plan_target(
             after = replace_trust_blocks(before, new_v, new_e, path=candidate.path)
     except (SpliceRefused, InputError) as exc:
         return exc.message
-    result = report["result"]
-    return StoredTarget.model_validate(
-        {
-            "path": report["path"],
-            "reason": candidate.reason,
-            "triggers": list(candidate.triggers),
-            "days_left": candidate.days_left,
-            "sha256_before": seen.sha256,
-            "sha256_after": sha256_hex(after),
-            "proposed": jsonable(proposed.model_dump()),
-            "key_order": order,
-            "current": report["current"],
-            "provenance": _provenance_of(candidate.path, before),
-            "verdict": result["verdict"],
-            "score": result["score"],
-            "confidence": result["confidence"],
-            "validator": result["validator"],
-            "findings": report["findings"],
-            "sources": [
-                {k: s.get(k) for k in ("source_id", "url", "ok", "status", "snapshot_sha256", "fetched_at", "verdict")}
-                for s in report["sources"]
-            ],
-        }
+    result = report.result
+    return StoredTarget(
+        path=report.path,
+        reason=candidate.reason,
+        triggers=list(candidate.triggers),
+        days_left=candidate.days_left,
+        sha256_before=seen.sha256,
+        sha256_after=sha256_hex(after),
+        proposed=proposed,
+        key_order=order,
+        current=report.current,
+        provenance=_provenance_of(candidate.path, before),
+        verdict=result.verdict,
+        score=result.score,
+        confidence=result.confidence,
+        validator=_with_every_key(result.validator),
+        findings=report.findings,
+        sources=[_plan_source(s) for s in report.sources],
+    )
+
+
+def _with_every_key(validator: ValidatorInfo) -> ValidatorInfo:
+    """The validator with its defaults set too: a plan's file keeps only the keys that were set
+    (`StoredPlan.stored`), and a plan records every key of the validator that judged it."""
+    return ValidatorInfo.model_validate(validator.model_dump())
+
+
+def _plan_source(source: DryRunSource) -> PlanSource:
+    return PlanSource(
+        source_id=source.source_id,
+        url=source.url,
+        ok=source.ok,
+        status=source.status,
+        snapshot_sha256=source.snapshot_sha256,
+        fetched_at=source.fetched_at,
+        verdict=source.verdict,
     )
 
 

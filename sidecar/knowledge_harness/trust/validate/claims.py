@@ -22,6 +22,7 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass, field
+from typing import Literal
 
 from ...vault.note import Note, markdown_lines
 from ...vault.references import REFERENCE_HEADINGS, URL_PATTERN, clean_url
@@ -50,6 +51,9 @@ _TAG = re.compile(r"(?<!\S)#[^\s#]+")
 _LETTER = re.compile(r"[^\W\d_]", re.UNICODE)
 
 
+ClaimKind = Literal["sentence", "list_item"]
+
+
 @dataclass(frozen=True, slots=True)
 class Claim:
     id: str
@@ -57,17 +61,7 @@ class Claim:
     line: int  # 1-based, inclusive, in the original file
     end_line: int
     references: tuple[str, ...]  # URLs this claim cites
-    kind: str = "sentence"  # "sentence" | "list_item"
-
-    def as_dict(self) -> dict[str, object]:
-        return {
-            "id": self.id,
-            "text": self.text,
-            "line": self.line,
-            "end_line": self.end_line,
-            "references": list(self.references),
-            "kind": self.kind,
-        }
+    kind: ClaimKind = "sentence"
 
 
 @dataclass
@@ -218,7 +212,7 @@ def extract_claims_from_body(body: str, *, first_line: int = 1, references: list
             refs = tuple(dict.fromkeys(cited)) or all_refs
             line = owners[min(span.start, len(owners) - 1)]
             end_line = owners[min(span.end - 1, len(owners) - 1)]
-            kind = "list_item" if block.kind == "list_item" else "sentence"
+            kind: ClaimKind = "list_item" if block.kind == "list_item" else "sentence"
             claims.append(Claim(cid, text, line, end_line, refs, kind))
             if len(claims) >= MAX_CLAIMS:
                 return claims

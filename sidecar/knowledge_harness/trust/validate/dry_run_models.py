@@ -1,7 +1,7 @@
-"""Response models of the dry-run validation of one note (POST /v1/trust/notes/{path}/validate).
-
-They describe the dict `validation_service.dry_run` returns, key for key and in its order, so the
-route's JSON is unchanged and the plugin gets generated types. The two trust blocks are the
+"""The dry-run validation of one note: what `validation_service.dry_run` returns and every door
+sends (POST /v1/trust/notes/{path}/validate, MCP `validate_note_dry_run`, `kh validate --json`), and
+what the approval plans from. The doors dump it whole (`model_dump`), in the fields' order, so their
+JSON keeps its keys and order and the plugin gets generated types. The two trust blocks are the
 note's own frontmatter and stay open (`dict[str, Any]`).
 """
 
@@ -11,6 +11,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from .claims import ClaimKind
 from .validation_models import Finding, ValidationResult
 
 SourceVerdict = Literal["supported", "unsupported", "contradicted", "fetch_failed", "unused"]
@@ -33,7 +34,7 @@ class NoteClaim(_Model):
     line: int
     end_line: int
     references: list[str]
-    kind: Literal["sentence", "list_item"]
+    kind: ClaimKind
 
 
 class NoteFinding(Finding):

@@ -4,8 +4,8 @@
   (POST /v1/validate, MCP `validate`); the judge comes from `options.judge` or the policy.
 - `dry_run(vault, path)`: one note → claims → evidence (fresh snapshots reused, the rest fetched
   under the policy's guard and limits) → validator → the policy's mapping → the proposed
-  `verification` / `evidence` blocks. It writes nothing but evidence snapshots; production
-  writes go through the approval gate.
+  `verification` / `evidence` blocks, as a `DryRunReport` (dry_run_models.py) the doors dump.
+  It writes nothing but evidence snapshots; production writes go through the approval gate.
 """
 
 from __future__ import annotations
@@ -29,6 +29,7 @@ from ...vault.paths import Vault
 from ...vault.references import is_evidence_url
 from ..policy import Policy, load_policy, proposed_blocks
 from .claims import Claim, extract_claims
+from .dry_run_models import DryRunReport, DryRunSource, NoteClaim, NoteFinding, SourceVerdict, TrustBlocks
 from .evidence import FetchedPage, Fetcher, conditional_headers
 from .extraction import ExtractionPool
 from .judge_queue import Progress, VaultTaskQueue
@@ -144,14 +145,14 @@ def _source_urls(note: Note, claims: list[Claim]) -> list[str]:
     return list(urls)[:MAX_EVIDENCE]
 
 
-def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult) -> str:
-    if not page.ok:
-        return "fetch_failed"
+def _source_verdict(source_id: str, page: FetchedPage, result: ValidationResult) -> SourceVerdict:
     """What one source did for the note's claims judged against it.
 
     `supported` only when every one of those claims is supported: one contradicted claim makes
     the source `contradicted`, one unsupported (or evidence-less) claim makes it `unsupported`.
     """
+    if not page.ok:
+        return "fetch_failed"
     verdicts = {f.verdict for f in result.findings if f.source_id == source_id}
     if "contradicted" in verdicts:
         return "contradicted"
@@ -312,7 +313,7 @@ async def dry_run(
     steps: Callable[[int, int, str], None] | None = None,
     cancelled: Callable[[], bool] | None = None,
     workers: ExtractionPool | None = None,
-) -> dict[str, Any]:
+) -> DryRunReport:
     """`workers`: the caller's extraction workers (the sidecar's, a batch's), kept for its next pages.
     `progress` hears what the agent judge's task is doing; `wait_seconds` overrides the policy's wait.
     `steps(done, total, step)` is called before `fetch` and before `judge` (it may raise Cancelled);
@@ -349,28 +350,7 @@ async def dry_run(
     else:
         result = ValidationResult(verdict="unverifiable", score=0.0, confidence=0.0, findings=[], validator=judge.info)
 
-    sources = [
-        {
-            "source_id": sid[p.url],
-            "url": p.url,
-            "final_url": p.final_url,
-            "status": p.status,
-            "ok": p.ok,
-            "error": p.error,
-            "message": p.message,
-            "content_type": p.content_type,
-            "charset": p.charset,
-            "title": p.title,
-            "published": p.published,
-            "bytes": p.bytes,
-            "attempts": p.attempts,
-            "fetched_at": p.fetched_at,
-            "snapshot_sha256": p.sha256 if p.ok else None,
-            "reused_snapshot": p.reused,
-            "verdict": _source_verdict(sid[p.url], p, result),
-        }
-        for p in pages
-    ]
+    sources = [_dry_run_source(sid[p.url], p, result) for p in pages]
     fetch_failed = not any(p.ok for p in pages)
     verification, evidence = proposed_blocks(
         policy,
@@ -382,7 +362,7 @@ async def dry_run(
         content_sha256=note.content_sha256,
         references_sha256=note.references_sha256,
         run_id=None,
-        sources=sources,
+        sources=[source.model_dump() for source in sources],
         today=today,
         existing_verification=_block(note, "verification"),
         existing_evidence=_block(note, "evidence"),
@@ -392,29 +372,72 @@ async def dry_run(
     self_judged = any(f.self_judged for f in result.findings)
     if self_judged:
         verification["self_judged"] = True
-    claim_lines = {c.id: (c.line, c.end_line) for c in claims}
+    return DryRunReport(
+        path=note.path,
+        title=note.title,
+        dry_run=True,
+        claims=[_note_claim(c) for c in claims],
+        sources=sources,
+        result=result,
+        judge=validator_label(result.validator),
+        self_judged=self_judged,
+        findings=_note_findings(result, claims),
+        current=TrustBlocks(
+            verification=jsonable(_block(note, "verification")), evidence=jsonable(_block(note, "evidence"))
+        ),
+        proposed=TrustBlocks(verification=jsonable(verification), evidence=jsonable(evidence)),
+        snapshots_written=written,
+    )
+
+
+def _dry_run_source(source_id: str, page: FetchedPage, result: ValidationResult) -> DryRunSource:
+    return DryRunSource(
+        source_id=source_id,
+        url=page.url,
+        final_url=page.final_url,
+        status=page.status,
+        ok=page.ok,
+        error=page.error,
+        message=page.message,
+        content_type=page.content_type,
+        charset=page.charset,
+        title=page.title,
+        published=page.published,
+        bytes=page.bytes,
+        attempts=page.attempts,
+        fetched_at=page.fetched_at,
+        snapshot_sha256=page.sha256 if page.ok else None,
+        reused_snapshot=page.reused,
+        verdict=_source_verdict(source_id, page, result),
+    )
+
+
+def _note_claim(claim: Claim) -> NoteClaim:
+    return NoteClaim(
+        id=claim.id,
+        text=claim.text,
+        line=claim.line,
+        end_line=claim.end_line,
+        references=list(claim.references),
+        kind=claim.kind,
+    )
+
+
+def _note_findings(result: ValidationResult, claims: Sequence[Claim]) -> list[NoteFinding]:
+    """Each finding located in the note: its claim's line span and text (none for an unknown claim)."""
+    by_id = {c.id: c for c in claims}
     findings = []
-    for f in result.findings:
-        line, end_line = claim_lines.get(f.claim_id, (None, None))
-        text = next((c.text for c in claims if c.id == f.claim_id), "")
-        findings.append({**f.model_dump(), "line": line, "end_line": end_line, "text": text})
-    return {
-        "path": note.path,
-        "title": note.title,
-        "dry_run": True,
-        "claims": [c.as_dict() for c in claims],
-        "sources": sources,
-        "result": result.model_dump(),
-        "judge": validator_label(result.validator),
-        "self_judged": self_judged,
-        "findings": findings,
-        "current": {
-            "verification": jsonable(_block(note, "verification")),
-            "evidence": jsonable(_block(note, "evidence")),
-        },
-        "proposed": {"verification": jsonable(verification), "evidence": jsonable(evidence)},
-        "snapshots_written": written,
-    }
+    for finding in result.findings:
+        claim = by_id.get(finding.claim_id)
+        findings.append(
+            NoteFinding(
+                **finding.model_dump(),
+                line=claim.line if claim else None,
+                end_line=claim.end_line if claim else None,
+                text=claim.text if claim else "",
+            )
+        )
+    return findings
 
 
 def _primary_mapped(
