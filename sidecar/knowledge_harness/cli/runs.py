@@ -9,6 +9,7 @@ from typing import Annotated
 import typer
 
 from ..core.dates import parse_day
+from ..errors import HarnessError
 from ..trust.approve.batch import recover_interrupted_runs, show_run
 from ..trust.approve.discovery import discover, render_text
 from ..trust.approve.prov import export_prov
@@ -38,7 +39,11 @@ def runs_list(
     recover_interrupted_runs(handle)
     rows = []
     for run_id in list_run_ids(handle):
-        record = read_run(handle, run_id)
+        try:
+            record = read_run(handle, run_id)
+        except HarnessError as exc:  # one damaged record never hides the others
+            typer.echo(f"kh: {exc.message} Left as it is.", err=True)
+            continue
         rows.append(
             {k: record.get(k) for k in ("run_id", "plan_id", "run_status", "consumption", "result", "started_at")}
         )

@@ -62,6 +62,8 @@ def _read_json(folder: HarnessFolder, name: str, what: str) -> dict[str, Any]:
         data = json.loads(folder.read_bytes(name))
     except FileNotFoundError as exc:
         raise NotFound(f"No {what}.") from exc
+    except ValueError as exc:  # cut short by a crash or a full disk, or edited by hand
+        raise NotFound(f"The {what} file is not valid JSON: {name}.") from exc
     if not isinstance(data, dict):
         raise NotFound(f"The {what} file is not a JSON object: {name}.")
     return data
