@@ -185,6 +185,23 @@ def test_a_year_of_the_claim_may_be_the_pages_dateline_when_its_sentence_writes_
     assert not bind_claim(claim.replace("2019", "2020"), lines[2:3], dateline=page_dateline(lines)).states
 
 
+def test_a_footer_is_no_dateline_even_among_a_short_pages_first_lines() -> None:
+    body = "The Odessa Jackalopes announced on Monday that they have hired Todd Watson as head coach."
+    assert page_dateline(["Jackalopes hire a coach", "May 20, 2019", body]) == "May 20, 2019"
+    # a date line after the text, closing a page of a few lines: when the page was last touched, not published
+    assert page_dateline(["Jackalopes hire a coach", body, "May 20, 2019"]) == ""
+    for footer in (
+        "© 2019 Odessa Media",
+        "Copyright May 20, 2019",
+        "Last edited May 20, 2019",
+        "Retrieved May 20, 2019",
+    ):
+        assert page_dateline(["Jackalopes hire a coach", footer, body, "Contact us"]) == "", footer
+    claim = "The Odessa Jackalopes hired Todd Watson as head coach in 2019."
+    short = ["Jackalopes hire a coach", body, "May 20, 2019"]
+    assert not bind_claim(claim, [body], dateline=page_dateline(short)).states
+
+
 def test_a_number_in_brackets_is_bound_like_the_claims_other_numbers() -> None:
     page = ["Merry Company on a Terrace (c. 1616–17) by Willem Buytewech has entered the Mauritshuis."]
     assert bind_claim('"Merry Company on a Terrace" (1616) is in the Mauritshuis.', page).states

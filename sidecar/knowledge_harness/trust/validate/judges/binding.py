@@ -671,17 +671,40 @@ _PUBLISHED = re.compile(r"^\(meta data\) PUBLISHED DATETIME:\s*((?:1\d|20)\d{2})
 DATELINE_WORDS = 8  # a dateline is a short line: a date, perhaps a time and a word or two
 
 
+_FOOTER = re.compile(
+    r"©|\(c\)|\bcopyright\b|\ball rights reserved\b|\bretrieved\b|\baccessed\b|\blast (?:edited|modified)\b",
+    re.IGNORECASE,
+)
+FOOTER_LINES = 2  # the last lines of a page short enough for its footer to sit among its first lines
+
+
 def page_dateline(sentences: Sequence[str]) -> str:
     """The date a page was published: its "PUBLISHED DATETIME" line, or a short line holding a date with its
-    year ("May 20, 2019", "12 July 2019 at 6:35 PM") among its first lines, where a dateline stands (a
-    "Last edited" or "Retrieved" footer is no publication date). A page reporting news dates its events by it."""
+    year ("May 20, 2019", "12 July 2019 at 6:35 PM") among its first lines, where a dateline stands. A
+    footer is no publication date: a copyright, "Last edited" or "Retrieved" line, nor a date line closing a
+    short page after its text. A page reporting news dates its events by it."""
     for n, line in enumerate(sentences):
         text = line.strip()
         if m := _PUBLISHED.match(text):
             return f"{MONTH_NAMES[int(m.group(2)) - 1]} {int(m.group(3))}, {m.group(1)}"
-        if n < SUBJECT_LINES and len(text.split()) <= DATELINE_WORDS and _YEAR.search(text) and calendar_dates(text):
+        if (
+            n < SUBJECT_LINES
+            and len(text.split()) <= DATELINE_WORDS
+            and _YEAR.search(text)
+            and calendar_dates(text)
+            and not _FOOTER.search(text)
+            and not _closes_a_short_page(sentences, n)
+        ):
             return text
     return ""
+
+
+def _closes_a_short_page(sentences: Sequence[str], n: int) -> bool:
+    return (
+        len(sentences) <= SUBJECT_LINES
+        and n >= len(sentences) - FOOTER_LINES
+        and any(len(s.split()) > DATELINE_WORDS for s in sentences[:n])
+    )
 
 
 _DATED_LINE = re.compile(r"^(?:published|posted|updated|dated|last updated)\b", re.IGNORECASE)
