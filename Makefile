@@ -38,7 +38,7 @@ lint: setup
 	$(BIN)/python -m tests.architecture.redos knowledge_harness
 
 pytest: setup
-	$(BIN)/pytest -q -n 2 --dist loadfile
+	$(BIN)/pytest -q -n 3 --dist loadfile
 
 plugin-test: setup
 	cd $(PLUGIN) && npm run --silent typecheck && npm run --silent lint && npm run --silent test && npm run --silent build
