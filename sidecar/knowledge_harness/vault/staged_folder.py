@@ -148,7 +148,8 @@ class StagedFolder:
 
 def write_staged(staging: Path, rel: str, data: bytes | Pieces) -> None:
     """Write one file (relative to the folder it will be part of) into a staging folder."""
-    fd = os.open(staging / rel, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
+    # a str path: `staging / rel` made a Path per file (~3 us, a build writes one per note)
+    fd = os.open(f"{os.fspath(staging)}/{rel}", os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o644)
     try:
         for piece in [data] if isinstance(data, bytes) else data:
             view = memoryview(piece)
