@@ -192,6 +192,7 @@ class Resolver:
         self.by_name: dict[str, list[str]] = {}  # lowercase file name without .md -> paths, sorted
         self._by_suffix: dict[str, list[str]] | None = None  # see by_suffix, made on first use
         self._simple: dict[str, tuple[str, str | None, list[str]]] = {}
+        self._near: dict[tuple[str, str, str], tuple[str, str | None, list[str]]] = {}  # see resolve
         lower, by_name = self.lower, self.by_name
         for p in sorted(self.paths):
             low = p.lower()
@@ -242,7 +243,17 @@ class Resolver:
             if hit[1] == source:
                 return ("self", source, [])
             return hit
-        return self._resolve(source, kind, target)
+        if not target:
+            return ("self", source, [])
+        # the answer depends on the note's folder alone, but for whether it names the note itself:
+        # kept per folder (a real vault's Markdown links repeat their targets across a folder's notes)
+        near = (source[: source.rfind("/") + 1], kind, target)
+        hit = self._near.get(near)
+        if hit is None:
+            hit = self._near[near] = self._resolve(source, kind, target)
+        if hit[0] == "self" or (hit[0] == "resolved" and hit[1] == source):
+            return ("self" if hit[1] == source else "resolved", hit[1], [])
+        return hit
 
     def _resolve(self, source: str, kind: str, target: str) -> tuple[str, str | None, list[str]]:
         if not target:
