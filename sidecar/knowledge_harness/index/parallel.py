@@ -14,6 +14,7 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
+from ..core import jsoncodec
 from ..vault.paths import NoteFile
 from .build_state import IndexedNote, StagedLines
 from .reading import Parsed, ParseJob, read_one
@@ -155,6 +156,8 @@ def parse_with_helpers(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
     """`_parse_in_parallel` with `job` where the forked helpers find it."""
     global _WORKER_JOB
     _WORKER_JOB = job
+    # every note's record is written with orjson: imported here once rather than in each process
+    jsoncodec.load_fast_codec()
     try:
         # markdown-it is not made here for the helpers to inherit: the scanner decides most
         # notes without it, and a process imports it (~30 ms) only if one of its notes needs it
