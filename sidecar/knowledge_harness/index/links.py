@@ -183,6 +183,24 @@ def alias_list(value: Any) -> list[str]:
     return property_list(value)
 
 
+def _extension(name: str) -> str:
+    """posixpath.splitext(name)[1] of a name without "/" (a link target's is looked up per link)."""
+    dot = name.rfind(".")
+    if dot > 0 and (name[0] != "." or name[:dot].lstrip(".")):
+        return name[dot:]
+    return ""
+
+
+def _beside(source: str, path: str) -> str:
+    """posixpath.normpath(posixpath.join(posixpath.dirname(source), path)) for a `path` without a
+    leading "/": the joined text itself when it has no "." or ".." part, no empty part and no final
+    "/" (then normpath keeps it as it is), without the three calls."""
+    joined = source[: source.rfind("/") + 1] + path
+    if joined and "//" not in joined and "/." not in joined and joined[0] != "." and joined[-1] != "/":
+        return joined
+    return posixpath.normpath(posixpath.join(posixpath.dirname(source), path))
+
+
 class Resolver:
     """Resolves link targets against the set of note paths, as Obsidian does."""
 
@@ -259,14 +277,13 @@ class Resolver:
         if not target:
             return ("self", source, [])
         target = target.lstrip("/")
-        base = posixpath.basename(target)
-        ext = posixpath.splitext(base)[1].lower()
+        ext = _extension(target[target.rfind("/") + 1 :]).lower()
         if ext and ext != _NOTE_EXT and not self._exists_note(target + _NOTE_EXT):
             return ("attachment", None, [])
         with_ext = target if ext == _NOTE_EXT else target + _NOTE_EXT
         found = self._exact(with_ext)
         if found is None and kind != "wikilink":
-            rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), with_ext))
+            rel = _beside(source, with_ext)
             if not rel.startswith("../"):
                 found = self._exact(rel)
         if found is None and "/" in with_ext:
