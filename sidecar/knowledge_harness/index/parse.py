@@ -566,7 +566,11 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                 if leaf == 1 or (leaf == 4 and html_end is None):
                     leaf = 0
                 continue
-            if leaf <= 1 and all(c[0] == _LI and c[2] for c in containers):
+            first = containers[0]
+            if leaf <= 1 and (
+                # one container (the commonest case) without all()'s generator
+                all(c[0] == _LI and c[2] for c in containers) if len(containers) > 1 else first[0] == _LI and first[2]
+            ):
                 # a blank line inside list items that have content: the items stay open
                 leaf = 0
                 continue
