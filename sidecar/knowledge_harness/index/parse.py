@@ -578,8 +578,9 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
             if leaf == 2 and not containers and fence_char not in s[:4]:
                 continue  # inside a fence at document level, and the line cannot close it
             c0 = s[0]
-            if c0 not in _NOT_TEXT:
-                # text at column 0: no container can match it (they need indentation or '>')
+            if c0 not in _NOT_TEXT or (c0 == "*" and s[1:2] == "*" and not containers and s.strip("* \t")):
+                # text at column 0: no container can match it (they need indentation or '>'); "**"
+                # followed by text (bold) starts no block either: not a list item, nor a thematic break
                 if leaf == 1:
                     # a paragraph continues (lazily when it is in a container): no block starts
                     # with this character, so no container ends here in markdown-it either
@@ -634,6 +635,25 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                 para_lines = [s[2:]]
                 para_lazy = []
                 para_ref = s[2] == "["
+                continue
+            elif c0 == ">" and leaf == 1 and len(containers) == 1 and containers[0][0] == _BQ and "\t" not in s:
+                # a paragraph in a block quote (a callout's body) goes on unless a block starts after
+                # the '>' and its one optional space
+                text = s[2:] if s[1:2] == " " else s[1:]
+                content = text.lstrip(" ")
+                if content and (len(text) - len(content) >= 4 or content[0] not in _MAYBE_SPECIAL):
+                    para_lines.append(text)
+                    continue
+            elif c0 == "`" and (containers or leaf not in _RAW) and (m := _FENCE_OPEN.match(s)):
+                # a fence at column 0 closes every container (none can match it) and the open leaf
+                if leaf >= 2:
+                    _close_leaf_code(code, leaf, code_start, idx, code_last)
+                if containers:
+                    containers = []
+                fence = m.group(1) or m.group(2)
+                fence_char, fence_len = fence[0], len(fence)
+                leaf = 2
+                code_start = idx + 1
                 continue
         tabs = "\t" in s  # tabs in block positions are expanded where the scanner meets them
         marks = [0, 0] if tabs else _NO_MARKS  # see _expand_at
