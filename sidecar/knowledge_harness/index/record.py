@@ -304,7 +304,7 @@ def parse_record_and_sections(path: str, raw: bytes) -> tuple[dict[str, Any], No
         "heading_titles": heading_titles(headings),
         "preamble": preamble,
         "line_count": line_count,
-        "links": [[lk.kind, lk.target, lk.heading, lk.block, lk.line] for lk in links],
+        "links": links,
         "external_links": sorted(external),
         "trust": _trust(props, lambda: note.content_sha256, lambda: _references_sha(note)),
         "error": error,
