@@ -119,7 +119,7 @@ def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[
             path, _, frag = dest.partition("#")
             heading = block = None
             if frag:
-                frag = unquote(frag)
+                frag = unquote(frag) if "%" in frag else frag
                 if frag.startswith("^"):
                     block = frag[1:]
                 else:

@@ -186,6 +186,9 @@ def _code_spans_only(content: str) -> str | None:
 # -- front matter, exactly as mdit_py_plugins.front_matter decides -------------------------
 
 
+_FENCE_LINE_FIRST = frozenset(". \t-")  # what a line that can close front matter starts with
+
+
 def frontmatter_line_count(lines: list[str]) -> int:
     """Number of lines the front_matter plugin consumes at the top (0 when none)."""
     if not lines or not lines[0].startswith("---"):
@@ -194,11 +197,14 @@ def frontmatter_line_count(lines: list[str]) -> int:
     count = len(first) - len(first.lstrip("-"))
     for i in range(1, len(lines)):
         line = lines[i]
+        first_char = line[:1]
+        if first_char not in _FENCE_LINE_FIRST:
+            continue  # neither "..." nor a run of "-" after spaces: no copy of the line stripped
         if line.startswith("...") and line[3:].strip(" \t") == "":
             return i + 1
         stripped = line.lstrip(" \t")
-        if not stripped.startswith("-"):
-            continue
+        if not stripped.startswith("---"):
+            continue  # fewer dashes than the opening line's three or more
         indent = _columns(line[: len(line) - len(stripped)])
         if indent >= 4:
             continue
