@@ -101,7 +101,7 @@ class StagedFolder:
         """
         target = self.root
         self.harness_dir.mkdir(parents=True, exist_ok=True)
-        staged = sorted(staged, key=order)
+        staged = list(staged)
         try:
             with self._flock(fcntl.LOCK_EX):
                 if not target.is_dir():
@@ -116,6 +116,7 @@ class StagedFolder:
                     staging.rename(target)
                     staging = None
                     return len(files) + len(staged)
+                staged.sort(key=order)  # only here: a new folder takes every staged file with one rename
                 if staged:
                     assert staging is not None
                     for folder in {(target / rel).parent for rel in staged}:
