@@ -43,6 +43,10 @@ class FlatHeading(NamedTuple):
     line: int  # 1-based first line (the paragraph's first line for a setext heading)
 
 
+# a FlatHeading made without its __new__ (a Python function): the scanner makes one per heading
+_flat_heading = tuple.__new__
+
+
 class Structure(NamedTuple):
     """Block structure of a note in 1-based file lines."""
 
@@ -505,8 +509,8 @@ def _settle_definitions(
             or content[0] in _MAYBE_SPECIAL  # e.g. an HTML block of kind 7, "2." or "-" would start
         ):
             raise _GiveUp
-        if not content.startswith("["):
-            break
+        if not content.startswith("[") or content.startswith("[["):
+            break  # "[[" (a wikilink) holds no label: _definition would say None at once
         found = _definition(lines, taken, newline_at_end, open_end)
         if found is None:
             break
@@ -619,7 +623,7 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                     level, content = _atx_title(s)
                     if "[" in content:
                         raw_titles.append((len(headings), content))
-                    headings.append(FlatHeading(level, inline_text(content), idx + 1))
+                    headings.append(_flat_heading(FlatHeading, (level, inline_text(content), idx + 1)))
                 else:
                     more_headings += 1
                     first_more_line = first_more_line or idx + 1
