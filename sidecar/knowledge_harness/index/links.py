@@ -66,23 +66,6 @@ def _blanked(m: re.Match[str]) -> str:
     return "\n".join(" " * len(part) for part in span.split("\n"))
 
 
-class _LineMap:
-    """Offset -> 1-based file line; counts newlines from the previous answer when offsets grow."""
-
-    def __init__(self, text: str, first_line: int) -> None:
-        self.text = text
-        self.offset = 0
-        self.line = first_line
-        self.first_line = first_line
-
-    def line_of(self, offset: int) -> int:
-        if offset < self.offset:
-            self.offset, self.line = 0, self.first_line
-        self.line += self.text.count("\n", self.offset, offset)
-        self.offset = offset
-        return self.line
-
-
 def _wikilink_parts(inner: str) -> tuple[str, str | None, str | None]:
     """(target, heading, block) of a wikilink's inside `target#heading|alias` or `target#^block`."""
     target = inner.split("|", 1)[0]
@@ -101,32 +84,10 @@ def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[
     """Links, inline tags and external URLs of a masked body text."""
     links: list[RawLink] = []
     urls: dict[str, None] = {}
-    lm = _LineMap(text, first_line)
     if "[[" in text:
-        for m in _WIKILINK.finditer(text):
-            target, heading, block = _wikilink_parts(m.group(1))
-            kind = "embed" if m.start() > 0 and text[m.start() - 1] == "!" else "wikilink"
-            links.append([kind, target, heading, block, lm.line_of(m.start())])
+        _wikilinks(text, first_line, links)
     if "](" in text:
-        for m in _MDLINK.finditer(text):
-            dest = m.group(2)
-            if dest.startswith("<"):
-                dest = dest[1:-1]
-            if _SCHEME.match(dest):
-                if dest.lower().startswith(("http://", "https://")):
-                    urls.setdefault(dest, None)
-                continue
-            path, _, frag = dest.partition("#")
-            heading = block = None
-            if frag:
-                frag = unquote(frag) if "%" in frag else frag
-                if frag.startswith("^"):
-                    block = frag[1:]
-                else:
-                    heading = frag
-            kind = "embed" if m.start() > 0 and text[m.start() - 1] == "!" else "markdown"
-            target = unquote(path) if "%" in path else path
-            links.append([kind, _nfc(target), heading, block, lm.line_of(m.start())])
+        _markdown_links(text, first_line, links, urls)
     if "http" in text:
         for u in _URL.findall(text):
             urls.setdefault(u.rstrip(_TRAILING), None)
@@ -140,6 +101,49 @@ def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[
             if t and not t.replace("/", "").isdigit():
                 tags.append(_nfc(t))
     return links, tags, list(urls)
+
+
+# Each of the two passes below numbers its links' lines by counting the line breaks since its
+# previous link (the matches come in text order).
+
+
+def _wikilinks(text: str, first_line: int, links: list[RawLink]) -> None:
+    """The [[wikilinks]] and ![[embeds]] of `text`, appended to `links`."""
+    line, counted = first_line, 0
+    for m in _WIKILINK.finditer(text):
+        start = m.start()
+        target, heading, block = _wikilink_parts(m.group(1))
+        kind = "embed" if start > 0 and text[start - 1] == "!" else "wikilink"
+        line += text.count("\n", counted, start)
+        counted = start
+        links.append([kind, target, heading, block, line])
+
+
+def _markdown_links(text: str, first_line: int, links: list[RawLink], urls: dict[str, None]) -> None:
+    """The [Markdown](links) and ![embeds](...) of `text`, appended to `links`; http(s) ones to `urls`."""
+    line, counted = first_line, 0
+    for m in _MDLINK.finditer(text):
+        dest = m.group(2)
+        if dest.startswith("<"):
+            dest = dest[1:-1]
+        if _SCHEME.match(dest):
+            if dest.lower().startswith(("http://", "https://")):
+                urls.setdefault(dest, None)
+            continue
+        path, _, frag = dest.partition("#")
+        heading = block = None
+        if frag:
+            frag = unquote(frag) if "%" in frag else frag
+            if frag.startswith("^"):
+                block = frag[1:]
+            else:
+                heading = frag
+        start = m.start()
+        kind = "embed" if start > 0 and text[start - 1] == "!" else "markdown"
+        target = unquote(path) if "%" in path else path
+        line += text.count("\n", counted, start)
+        counted = start
+        links.append([kind, _nfc(target), heading, block, line])
 
 
 def property_links(lines: list[str], body_start: int) -> list[RawLink]:
