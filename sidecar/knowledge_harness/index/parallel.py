@@ -60,12 +60,12 @@ def _parse_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: ParseJob
     out: list[tuple[Any, ...]] = []
     lines: list[bytes] = []
     for fs, known in chunk:
-        fs, size, sha, problem, note = read_one(fs, known, job)
+        _, size, sha, problem, note = read_one(fs, known, job)
         light = None
         if note is not None:
             light = (*note.parsed.facts(), *(getattr(note, name) for name in _LIGHT), len(lines))
             lines.append(note.cache_line())
-        out.append((fs, size, sha, problem, light))
+        out.append((size, sha, problem, light))  # not its NoteFile: the parent has it in the chunk
     _stage_cache_part(job, i, lines)
     return out
 
@@ -220,7 +220,7 @@ def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
                     problem,
                     None if light is None else _note_from_light(light, job.paths_key, source, part),
                 )
-                for fs, size, sha, problem, light in payload
+                for (fs, _), (size, sha, problem, light) in zip(chunks[i], payload, strict=True)
             ]
         job.cache_parts = [_chunk_part(i) for i in range(len(chunks))]
         finished = True
