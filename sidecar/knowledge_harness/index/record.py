@@ -289,6 +289,8 @@ def parse_record_and_sections(path: str, raw: bytes) -> tuple[dict[str, Any], No
     # a heading bomb (1.5 M headings): the lines and the flat list go before the tree is made
     del lines
     headings = heading_tree(flat, line_count)
+    # the tree read in document order (heading_titles) is the flat list: its titles, without the walk
+    titles = [title for _, title, _ in flat[:MAX_HEADING_TITLES]]
     del flat
     tags = sorted({t.lstrip("#") for t in property_list(props.get("tags")) if t.lstrip("#")} | set(inline_tags))
     aliases = alias_list(props.get("aliases", props.get("alias")))
@@ -301,7 +303,7 @@ def parse_record_and_sections(path: str, raw: bytes) -> tuple[dict[str, Any], No
         "headings": headings,
         "heading_count": heading_count,
         "top_headings": [h["title"] for h in headings[:MAX_TOP_HEADINGS]],
-        "heading_titles": heading_titles(headings),
+        "heading_titles": titles,
         "preamble": preamble,
         "line_count": line_count,
         "links": links,
