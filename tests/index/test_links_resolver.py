@@ -86,3 +86,12 @@ def test_a_name_differing_only_in_case_finds_its_own_note_whichever_is_asked_fir
     resolver = Resolver(["A.md", "a.md", "x.md"])
     assert resolver.resolve("x.md", "wikilink", "a") == ("resolved", "a.md", [])
     assert resolver.resolve("x.md", "wikilink", "A") == ("resolved", "A.md", [])
+
+
+def test_a_link_kept_per_folder_names_the_note_itself_only_from_that_note() -> None:
+    resolver = Resolver(["x/a.md", "x/b.md", "y/c.md"])
+    assert resolver.resolve("x/a.md", "markdown", "a.md") == ("self", "x/a.md", [])
+    assert resolver.resolve("x/b.md", "markdown", "a.md") == ("resolved", "x/a.md", [])
+    assert resolver.resolve("x/a.md", "markdown", "a.md") == ("self", "x/a.md", [])
+    assert resolver.resolve("x/b.md", "embed", "b.md") == ("self", "x/b.md", [])
+    assert resolver.resolve("y/c.md", "markdown", "a.md") == ("resolved", "x/a.md", [])

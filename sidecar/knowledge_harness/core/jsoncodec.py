@@ -35,6 +35,13 @@ def _fast() -> ModuleType:
     return _orjson
 
 
+def load_fast_codec() -> None:
+    """Import orjson now, unless the standard library is to write: before forking helper
+    processes, which would each import it again (~20 ms: it imports dataclasses, inspect, uuid)."""
+    if not _standard_library:
+        _fast()
+
+
 def loads(data: bytes | str) -> Any:
     if _standard_library:
         return json.loads(data)

@@ -64,7 +64,7 @@ def in_moc_folder(path: str, settings: dict[str, list[str]]) -> bool:
 
 def is_index_note(path: str, note: ParsedNote, settings: dict[str, list[str]]) -> bool:
     # read as the type filter reads it: every item of a list, a `[[link]]` by its target
-    if any(t in INDEX_TYPES for t in keyword_values(note.type)):
+    if note.type is not None and any(t in INDEX_TYPES for t in keyword_values(note.type)):
         return True
     if settings.get("moc_names") and named_index_note(path):
         return True

@@ -15,25 +15,27 @@ import posixpath
 import re
 import unicodedata
 from collections.abc import Iterable
-from typing import Any, NamedTuple
+from typing import Any
 from urllib.parse import unquote
 
 _WIKILINK = re.compile(r"\[\[([^\[\]\n]+?)\]\]")
 _MDLINK = re.compile(r"\[([^\]\n]*)\]\(\s*(<[^>\n]+>|[^)\s]+)(?:\s+(?:\"[^\"\n]*\"|'[^'\n]*'))?\s*\)")
 _URL = re.compile(r"https?://[^\s<>()\[\]\"'`|]+")
 _TAG = re.compile(r"#([^\s#!-,.:-@\[-\^`{-~\u3000-\u3002\uff01\uff0c\uff0e\uff1a\uff1f]+)")
-_CODE_SPAN = re.compile(r"(`+)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
+# "``*" rather than "`+": a pattern that starts with a literal is searched for by that character
+# (a fast scan of the text); one that starts with a repetition is tried at every position, ~3x
+# slower on the real vault's notes, where blanking code spans was ~6 % of the build
+_CODE_SPAN = re.compile(r"(``*)(?!`).+?(?<!`)\1(?!`)", re.DOTALL)
 _SCHEME = re.compile(r"^[A-Za-z][A-Za-z0-9+.-]*:")
 _TRAILING = ".,;:!?。、）」』】"
 _NOTE_EXT = ".md"
 
 
-class RawLink(NamedTuple):
-    kind: str  # "wikilink" | "embed" | "markdown" | "property" (a [[link]] in a property's value)
-    target: str  # the path part, NFC, decoded
-    heading: str | None
-    block: str | None
-    line: int  # 1-based line in the file
+# A link as the record keeps it: [kind, target, heading, block, line]. kind: "wikilink" | "embed" |
+# "markdown" | "property" (a [[link]] in a property's value); target: the path part, NFC, decoded;
+# heading and block: str or None; line: 1-based in the file. A list, as the record's JSON has it
+# (a named tuple per link, copied into a list for the record, cost ~1 % of a build).
+RawLink = list[Any]
 
 
 def _nfc(text: str) -> str:
@@ -64,23 +66,6 @@ def _blanked(m: re.Match[str]) -> str:
     return "\n".join(" " * len(part) for part in span.split("\n"))
 
 
-class _LineMap:
-    """Offset -> 1-based file line; counts newlines from the previous answer when offsets grow."""
-
-    def __init__(self, text: str, first_line: int) -> None:
-        self.text = text
-        self.offset = 0
-        self.line = first_line
-        self.first_line = first_line
-
-    def line_of(self, offset: int) -> int:
-        if offset < self.offset:
-            self.offset, self.line = 0, self.first_line
-        self.line += self.text.count("\n", self.offset, offset)
-        self.offset = offset
-        return self.line
-
-
 def _wikilink_parts(inner: str) -> tuple[str, str | None, str | None]:
     """(target, heading, block) of a wikilink's inside `target#heading|alias` or `target#^block`."""
     target = inner.split("|", 1)[0]
@@ -99,32 +84,10 @@ def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[
     """Links, inline tags and external URLs of a masked body text."""
     links: list[RawLink] = []
     urls: dict[str, None] = {}
-    lm = _LineMap(text, first_line)
     if "[[" in text:
-        for m in _WIKILINK.finditer(text):
-            target, heading, block = _wikilink_parts(m.group(1))
-            kind = "embed" if m.start() > 0 and text[m.start() - 1] == "!" else "wikilink"
-            links.append(RawLink(kind, target, heading, block, lm.line_of(m.start())))
+        _wikilinks(text, first_line, links)
     if "](" in text:
-        for m in _MDLINK.finditer(text):
-            dest = m.group(2)
-            if dest.startswith("<"):
-                dest = dest[1:-1]
-            if _SCHEME.match(dest):
-                if dest.lower().startswith(("http://", "https://")):
-                    urls.setdefault(dest, None)
-                continue
-            path, _, frag = dest.partition("#")
-            heading = block = None
-            if frag:
-                frag = unquote(frag)
-                if frag.startswith("^"):
-                    block = frag[1:]
-                else:
-                    heading = frag
-            kind = "embed" if m.start() > 0 and text[m.start() - 1] == "!" else "markdown"
-            target = unquote(path) if "%" in path else path
-            links.append(RawLink(kind, _nfc(target), heading, block, lm.line_of(m.start())))
+        _markdown_links(text, first_line, links, urls)
     if "http" in text:
         for u in _URL.findall(text):
             urls.setdefault(u.rstrip(_TRAILING), None)
@@ -140,6 +103,49 @@ def extract(text: str, first_line: int) -> tuple[list[RawLink], list[str], list[
     return links, tags, list(urls)
 
 
+# Each of the two passes below numbers its links' lines by counting the line breaks since its
+# previous link (the matches come in text order).
+
+
+def _wikilinks(text: str, first_line: int, links: list[RawLink]) -> None:
+    """The [[wikilinks]] and ![[embeds]] of `text`, appended to `links`."""
+    line, counted = first_line, 0
+    for m in _WIKILINK.finditer(text):
+        start = m.start()
+        target, heading, block = _wikilink_parts(m.group(1))
+        kind = "embed" if start > 0 and text[start - 1] == "!" else "wikilink"
+        line += text.count("\n", counted, start)
+        counted = start
+        links.append([kind, target, heading, block, line])
+
+
+def _markdown_links(text: str, first_line: int, links: list[RawLink], urls: dict[str, None]) -> None:
+    """The [Markdown](links) and ![embeds](...) of `text`, appended to `links`; http(s) ones to `urls`."""
+    line, counted = first_line, 0
+    for m in _MDLINK.finditer(text):
+        dest = m.group(2)
+        if dest.startswith("<"):
+            dest = dest[1:-1]
+        if _SCHEME.match(dest):
+            if dest.lower().startswith(("http://", "https://")):
+                urls.setdefault(dest, None)
+            continue
+        path, _, frag = dest.partition("#")
+        heading = block = None
+        if frag:
+            frag = unquote(frag) if "%" in frag else frag
+            if frag.startswith("^"):
+                block = frag[1:]
+            else:
+                heading = frag
+        start = m.start()
+        kind = "embed" if start > 0 and text[start - 1] == "!" else "markdown"
+        target = unquote(path) if "%" in path else path
+        line += text.count("\n", counted, start)
+        counted = start
+        links.append([kind, _nfc(target), heading, block, line])
+
+
 def property_links(lines: list[str], body_start: int) -> list[RawLink]:
     """`[[links]]` in the frontmatter's property values (Obsidian shows and follows them), of kind
     "property"; `lines` are the note's lines, the frontmatter those before `body_start` (1-based)."""
@@ -149,7 +155,7 @@ def property_links(lines: list[str], body_start: int) -> list[RawLink]:
         if "[[" not in text:
             continue
         for m in _WIKILINK.finditer(text):
-            out.append(RawLink("property", *_wikilink_parts(m.group(1)), i + 1))
+            out.append(["property", *_wikilink_parts(m.group(1)), i + 1])
     return out
 
 
@@ -180,6 +186,24 @@ def alias_list(value: Any) -> list[str]:
     return property_list(value)
 
 
+def _extension(name: str) -> str:
+    """posixpath.splitext(name)[1] of a name without "/" (a link target's is looked up per link)."""
+    dot = name.rfind(".")
+    if dot > 0 and (name[0] != "." or name[:dot].lstrip(".")):
+        return name[dot:]
+    return ""
+
+
+def _beside(source: str, path: str) -> str:
+    """posixpath.normpath(posixpath.join(posixpath.dirname(source), path)) for a `path` without a
+    leading "/": the joined text itself when it has no "." or ".." part, no empty part and no final
+    "/" (then normpath keeps it as it is), without the three calls."""
+    joined = source[: source.rfind("/") + 1] + path
+    if joined and "//" not in joined and "/." not in joined and joined[0] != "." and joined[-1] != "/":
+        return joined
+    return posixpath.normpath(posixpath.join(posixpath.dirname(source), path))
+
+
 class Resolver:
     """Resolves link targets against the set of note paths, as Obsidian does."""
 
@@ -189,6 +213,7 @@ class Resolver:
         self.by_name: dict[str, list[str]] = {}  # lowercase file name without .md -> paths, sorted
         self._by_suffix: dict[str, list[str]] | None = None  # see by_suffix, made on first use
         self._simple: dict[str, tuple[str, str | None, list[str]]] = {}
+        self._near: dict[tuple[str, str, str], tuple[str, str | None, list[str]]] = {}  # see resolve
         lower, by_name = self.lower, self.by_name
         for p in sorted(self.paths):
             low = p.lower()
@@ -239,20 +264,29 @@ class Resolver:
             if hit[1] == source:
                 return ("self", source, [])
             return hit
-        return self._resolve(source, kind, target)
+        if not target:
+            return ("self", source, [])
+        # the answer depends on the note's folder alone, but for whether it names the note itself:
+        # kept per folder (a real vault's Markdown links repeat their targets across a folder's notes)
+        near = (source[: source.rfind("/") + 1], kind, target)
+        hit = self._near.get(near)
+        if hit is None:
+            hit = self._near[near] = self._resolve(source, kind, target)
+        if hit[0] == "self" or (hit[0] == "resolved" and hit[1] == source):
+            return ("self" if hit[1] == source else "resolved", hit[1], [])
+        return hit
 
     def _resolve(self, source: str, kind: str, target: str) -> tuple[str, str | None, list[str]]:
         if not target:
             return ("self", source, [])
         target = target.lstrip("/")
-        base = posixpath.basename(target)
-        ext = posixpath.splitext(base)[1].lower()
+        ext = _extension(target[target.rfind("/") + 1 :]).lower()
         if ext and ext != _NOTE_EXT and not self._exists_note(target + _NOTE_EXT):
             return ("attachment", None, [])
         with_ext = target if ext == _NOTE_EXT else target + _NOTE_EXT
         found = self._exact(with_ext)
         if found is None and kind != "wikilink":
-            rel = posixpath.normpath(posixpath.join(posixpath.dirname(source), with_ext))
+            rel = _beside(source, with_ext)
             if not rel.startswith("../"):
                 found = self._exact(rel)
         if found is None and "/" in with_ext:

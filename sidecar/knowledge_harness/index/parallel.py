@@ -14,6 +14,7 @@ import signal
 from collections.abc import Iterator
 from typing import Any
 
+from ..core import jsoncodec
 from ..vault.paths import NoteFile
 from .build_state import IndexedNote, StagedLines
 from .reading import Parsed, ParseJob, read_one
@@ -59,12 +60,12 @@ def _parse_chunk(i: int, chunk: list[tuple[NoteFile, str | None]], job: ParseJob
     out: list[tuple[Any, ...]] = []
     lines: list[bytes] = []
     for fs, known in chunk:
-        fs, size, sha, problem, note = read_one(fs, known, job)
+        _, size, sha, problem, note = read_one(fs, known, job)
         light = None
         if note is not None:
             light = (*note.parsed.facts(), *(getattr(note, name) for name in _LIGHT), len(lines))
             lines.append(note.cache_line())
-        out.append((fs, size, sha, problem, light))
+        out.append((size, sha, problem, light))  # not its NoteFile: the parent has it in the chunk
     _stage_cache_part(job, i, lines)
     return out
 
@@ -155,6 +156,8 @@ def parse_with_helpers(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
     """`_parse_in_parallel` with `job` where the forked helpers find it."""
     global _WORKER_JOB
     _WORKER_JOB = job
+    # every note's record is written with orjson: imported here once rather than in each process
+    jsoncodec.load_fast_codec()
     try:
         # markdown-it is not made here for the helpers to inherit: the scanner decides most
         # notes without it, and a process imports it (~30 ms) only if one of its notes needs it
@@ -217,7 +220,7 @@ def _parse_in_parallel(chunks: list[list[tuple[NoteFile, str | None]]], helpers:
                     problem,
                     None if light is None else _note_from_light(light, job.paths_key, source, part),
                 )
-                for fs, size, sha, problem, light in payload
+                for (fs, _), (size, sha, problem, light) in zip(chunks[i], payload, strict=True)
             ]
         job.cache_parts = [_chunk_part(i) for i in range(len(chunks))]
         finished = True

@@ -43,6 +43,10 @@ class FlatHeading(NamedTuple):
     line: int  # 1-based first line (the paragraph's first line for a setext heading)
 
 
+# a FlatHeading made without its __new__ (a Python function): the scanner makes one per heading
+_flat_heading = tuple.__new__
+
+
 class Structure(NamedTuple):
     """Block structure of a note in 1-based file lines."""
 
@@ -186,6 +190,9 @@ def _code_spans_only(content: str) -> str | None:
 # -- front matter, exactly as mdit_py_plugins.front_matter decides -------------------------
 
 
+_FENCE_LINE_FIRST = frozenset(". \t-")  # what a line that can close front matter starts with
+
+
 def frontmatter_line_count(lines: list[str]) -> int:
     """Number of lines the front_matter plugin consumes at the top (0 when none)."""
     if not lines or not lines[0].startswith("---"):
@@ -194,11 +201,14 @@ def frontmatter_line_count(lines: list[str]) -> int:
     count = len(first) - len(first.lstrip("-"))
     for i in range(1, len(lines)):
         line = lines[i]
+        first_char = line[:1]
+        if first_char not in _FENCE_LINE_FIRST:
+            continue  # neither "..." nor a run of "-" after spaces: no copy of the line stripped
         if line.startswith("...") and line[3:].strip(" \t") == "":
             return i + 1
         stripped = line.lstrip(" \t")
-        if not stripped.startswith("-"):
-            continue
+        if not stripped.startswith("---"):
+            continue  # fewer dashes than the opening line's three or more
         indent = _columns(line[: len(line) - len(stripped)])
         if indent >= 4:
             continue
@@ -499,8 +509,8 @@ def _settle_definitions(
             or content[0] in _MAYBE_SPECIAL  # e.g. an HTML block of kind 7, "2." or "-" would start
         ):
             raise _GiveUp
-        if not content.startswith("["):
-            break
+        if not content.startswith("[") or content.startswith("[["):
+            break  # "[[" (a wikilink) holds no label: _definition would say None at once
         found = _definition(lines, taken, newline_at_end, open_end)
         if found is None:
             break
@@ -566,7 +576,11 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                 if leaf == 1 or (leaf == 4 and html_end is None):
                     leaf = 0
                 continue
-            if leaf <= 1 and all(c[0] == _LI and c[2] for c in containers):
+            first = containers[0]
+            if leaf <= 1 and (
+                # one container (the commonest case) without all()'s generator
+                all(c[0] == _LI and c[2] for c in containers) if len(containers) > 1 else first[0] == _LI and first[2]
+            ):
                 # a blank line inside list items that have content: the items stay open
                 leaf = 0
                 continue
@@ -574,8 +588,9 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
             if leaf == 2 and not containers and fence_char not in s[:4]:
                 continue  # inside a fence at document level, and the line cannot close it
             c0 = s[0]
-            if c0 not in _NOT_TEXT:
-                # text at column 0: no container can match it (they need indentation or '>')
+            if c0 not in _NOT_TEXT or (c0 == "*" and s[1:2] == "*" and not containers and s.strip("* \t")):
+                # text at column 0: no container can match it (they need indentation or '>'); "**"
+                # followed by text (bold) starts no block either: not a list item, nor a thematic break
                 if leaf == 1:
                     # a paragraph continues (lazily when it is in a container): no block starts
                     # with this character, so no container ends here in markdown-it either
@@ -608,7 +623,7 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                     level, content = _atx_title(s)
                     if "[" in content:
                         raw_titles.append((len(headings), content))
-                    headings.append(FlatHeading(level, inline_text(content), idx + 1))
+                    headings.append(_flat_heading(FlatHeading, (level, inline_text(content), idx + 1)))
                 else:
                     more_headings += 1
                     first_more_line = first_more_line or idx + 1
@@ -630,6 +645,25 @@ def _scan(lines: list[str], body_start: int, final_newline: bool) -> Structure:
                 para_lines = [s[2:]]
                 para_lazy = []
                 para_ref = s[2] == "["
+                continue
+            elif c0 == ">" and leaf == 1 and len(containers) == 1 and containers[0][0] == _BQ and "\t" not in s:
+                # a paragraph in a block quote (a callout's body) goes on unless a block starts after
+                # the '>' and its one optional space
+                text = s[2:] if s[1:2] == " " else s[1:]
+                content = text.lstrip(" ")
+                if content and (len(text) - len(content) >= 4 or content[0] not in _MAYBE_SPECIAL):
+                    para_lines.append(text)
+                    continue
+            elif c0 == "`" and (containers or leaf not in _RAW) and (m := _FENCE_OPEN.match(s)):
+                # a fence at column 0 closes every container (none can match it) and the open leaf
+                if leaf >= 2:
+                    _close_leaf_code(code, leaf, code_start, idx, code_last)
+                if containers:
+                    containers = []
+                fence = m.group(1) or m.group(2)
+                fence_char, fence_len = fence[0], len(fence)
+                leaf = 2
+                code_start = idx + 1
                 continue
         tabs = "\t" in s  # tabs in block positions are expanded where the scanner meets them
         marks = [0, 0] if tabs else _NO_MARKS  # see _expand_at

@@ -122,7 +122,14 @@ def manifest_line(
 
 
 def manifest_bytes(lines: list[bytes], settings: dict[str, list[str]]) -> bytes:
-    return b"".join((MANIFEST_HEAD, b",\n".join(lines), MANIFEST_SETTINGS, encode(settings), b"}\n"))
+    tail = b"".join((MANIFEST_SETTINGS, encode(settings), b"}\n"))
+    if not lines:
+        return MANIFEST_HEAD + tail
+    # one join: the lines joined first and then framed copied the manifest (8 MB at 10,000 notes) twice
+    framed = list(lines)
+    framed[0] = MANIFEST_HEAD + framed[0]
+    framed[-1] = framed[-1] + tail
+    return b",\n".join(framed)
 
 
 def tree_of(notes: list[ParsedNote]) -> dict[str, Any]:
