@@ -126,11 +126,11 @@ _ORDINALS = [
 ]
 
 
-def _numbers(claim: str) -> list[str]:
+def numbers(claim: str) -> list[str]:
     return [m.group().replace(",", "").rstrip(".") for m in _NUMBER.finditer(claim)]
 
 
-def _names(claim: str) -> list[list[str]]:
+def name_words(claim: str) -> list[list[str]]:
     names = []
     for m in _NAME.finditer(claim):
         words = [re.sub(r"['’]s$", "", w.strip(".,'’")) for w in m.group().split()]
@@ -142,7 +142,7 @@ def _names(claim: str) -> list[list[str]]:
     return names
 
 
-def _has_number(number: str, text: str) -> bool:
+def has_number(number: str, text: str) -> bool:
     if number in text.replace(",", ""):
         return True
     if number.isdigit() and int(number) <= 20:
@@ -153,8 +153,8 @@ def _has_number(number: str, text: str) -> bool:
 def could_pass(claim: str, text: str) -> bool:
     """Every number and (a word of) every name of `claim` is somewhere in `text`."""
     lowered = text.lower()
-    return all(_has_number(n, text) for n in _numbers(claim)) and all(
-        any(w[:5].lower() in lowered for w in words) for words in _names(claim)
+    return all(has_number(n, text) for n in numbers(claim)) and all(
+        any(w[:5].lower() in lowered for w in words) for words in name_words(claim)
     )
 
 
