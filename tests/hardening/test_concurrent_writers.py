@@ -15,6 +15,7 @@ import textwrap
 import threading
 from pathlib import Path
 
+import httpx
 import pytest
 from bench.make_vault import make_vault
 
@@ -166,3 +167,40 @@ def test_a_batch_approval_racing_an_index_build_is_serialized(example_vault: Pat
     # whatever the order, one more build makes the index valid and fresh
     subprocess.run([str(KH), "index", "build", str(example_vault)], check=True, capture_output=True, timeout=120)
     _index_valid(example_vault)
+
+
+def test_a_cancel_acts_while_the_build_waits_for_anothers_lock(example_vault: Path) -> None:
+    """The plugin's Cancel on "Rebuild reasoning index" while a CLI writer holds the vault: the job ends
+    cancelled during the wait (the holder still holds the lock), not busy once the wait runs out."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(example_vault)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    sidecar = start_sidecar(example_vault)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        answer: dict[str, httpx.Response] = {}
+
+        def build() -> None:
+            with sidecar.client() as client:
+                answer["build"] = client.post("/v1/index/build", headers={"X-KH-Job": "plugin-index-0001"})
+
+        worker = threading.Thread(target=build)
+        worker.start()
+        with sidecar.client() as client:
+            step = ""
+            while step != "wait" and worker.is_alive():
+                job = client.get("/v1/jobs/plugin-index-0001")
+                step = job.json().get("step", "") if job.status_code == 200 else ""
+            assert step == "wait"
+            assert client.post("/v1/jobs/plugin-index-0001/cancel").json()["cancel_requested"] is True
+            worker.join(timeout=60)
+            assert holder.poll() is None  # the lock is still held: the cancel acted during the wait
+            refused = answer["build"]
+            assert refused.status_code == 409 and refused.json()["error"]["code"] == "cancelled", refused.text
+            assert client.get("/v1/jobs/plugin-index-0001").json()["state"] == "cancelled"
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(timeout=30)
+        stop_sidecar(sidecar)

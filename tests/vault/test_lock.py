@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from knowledge_harness.errors import Busy
+from knowledge_harness.errors import Busy, Cancelled
 from knowledge_harness.vault.lock import vault_lock
 from knowledge_harness.vault.paths import Vault
 
@@ -63,3 +63,38 @@ def test_the_lock_is_reentrant_in_one_thread_and_exclusive_across_threads(tmp_pa
     assert outcome == ["busy"]
     other_thread()
     assert outcome == ["busy", "acquired"]
+
+
+def test_a_wait_for_the_lock_ends_as_soon_as_its_waiting_hook_raises(tmp_path: Path) -> None:
+    """A job's Cancel (its report raises Cancelled) acts while another writer holds the lock, not after."""
+    vault = Vault.open(tmp_path)
+    calls: list[int] = []
+
+    def cancel_on_the_third_try() -> None:
+        calls.append(1)
+        if len(calls) == 3:
+            raise Cancelled("Cancelled while waiting for the vault lock: nothing was stored.")
+
+    held, release = threading.Event(), threading.Event()
+
+    def holder() -> None:
+        with vault_lock(vault, "a long batch approve"):
+            held.set()
+            release.wait(timeout=60)
+
+    worker = threading.Thread(target=holder)
+    worker.start()
+    try:
+        assert held.wait(timeout=10)
+        # the wait could go on for a minute; the hook ends it (without the hook this would end Busy)
+        with (
+            pytest.raises(Cancelled),
+            vault_lock(vault, "index build", wait_seconds=60, waiting=cancel_on_the_third_try),
+        ):
+            pass
+        assert len(calls) == 3
+    finally:
+        release.set()
+        worker.join(timeout=10)
+    with vault_lock(vault, "after", wait_seconds=0.2):  # nothing was left taken
+        pass

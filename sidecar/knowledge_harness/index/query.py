@@ -995,9 +995,12 @@ def _build_now(
     from ..vault.lock import vault_lock
     from .build import build_index
 
-    if progress is not None:
-        progress(0, 0, "wait")
-    with vault_lock(vault, f"index build ({who})"):
+    def waiting() -> None:
+        if progress is not None:
+            progress(0, 0, "wait")  # a cancelled job raises here, also while another writer holds the lock
+
+    waiting()
+    with vault_lock(vault, f"index build ({who})", waiting=waiting):
         outcome = build_index(vault, full=full, checkpoint=progress, memory=ix.build)
     _warm_search_in_background(ix, after_a_build=True)
     return BuildReport(**outcome._asdict())

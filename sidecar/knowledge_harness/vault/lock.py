@@ -17,7 +17,7 @@ import json
 import os
 import threading
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 from ..errors import Busy, NotWritable
@@ -95,7 +95,15 @@ def ensure_writable(vault: Vault, purpose: str) -> None:
 
 
 @contextlib.contextmanager
-def vault_lock(vault: Vault, purpose: str, *, wait_seconds: float = DEFAULT_WAIT_SECONDS) -> Iterator[None]:
+def vault_lock(
+    vault: Vault,
+    purpose: str,
+    *,
+    wait_seconds: float = DEFAULT_WAIT_SECONDS,
+    waiting: Callable[[], None] | None = None,
+) -> Iterator[None]:
+    """`waiting()` is called while another writer holds the lock, between tries; it may raise (a job's
+    Cancel), which ends the wait at once with nothing taken."""
     lock_path = vault.harness_dir / "lock"
     key = str(lock_path)
     depths = _depths()
@@ -124,6 +132,8 @@ def vault_lock(vault: Vault, purpose: str, *, wait_seconds: float = DEFAULT_WAIT
                         f"The vault is busy: {holder} holds its lock; try again when it has finished.",
                         detail={"holder": holder, "purpose": purpose},
                     ) from None
+                if waiting is not None:
+                    waiting()
                 time.sleep(0.05)
         since = time.strftime("%Y-%m-%dT%H:%M:%S+00:00", time.gmtime())  # as datetime's isoformat, without its import
         info = {"pid": os.getpid(), "purpose": purpose, "since": since}
