@@ -289,10 +289,10 @@ describe("the proof behind a badge, from a real sidecar", () => {
 			await vi.waitFor(() => expect(line()).toMatch(/^別のプログラムが保管庫に書き込み中のため待機中 · \d+ 秒$/), { timeout: 3_000 });
 			notice.noticeEl.querySelector<HTMLButtonElement>(".kh-job-cancel")!.click();
 			await vi.waitFor(async () => expect((await client.jobProgress(job)).cancel_requested).toBe(true));
-			await release(); // the other writer is done: the build takes the lock and stops at its first step
+			// the cancel acts during the wait, while the other writer still holds the vault's lock
 			expect(await running).toBeNull();
 			expect(line()).toBe("キャンセルしました。何も保存していません。");
-			expect(await client.jobProgress(job)).toMatchObject({ state: "cancelled", step: "scan" });
+			expect(await client.jobProgress(job)).toMatchObject({ state: "cancelled", step: "wait" });
 		} finally {
 			await release();
 		}
