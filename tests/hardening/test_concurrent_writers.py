@@ -8,18 +8,20 @@ same way. Outcomes are checked, never timings.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import subprocess
 import sys
 import textwrap
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
 import pytest
 from bench.make_vault import make_vault
 
-from ..conftest import KH, start_sidecar, stop_sidecar
+from ..conftest import KH, Sidecar, start_sidecar, stop_sidecar
 
 HOLDER = textwrap.dedent(
     """
@@ -31,6 +33,24 @@ HOLDER = textwrap.dedent(
         sys.stdin.readline()
     """
 )
+
+
+@contextlib.contextmanager
+def _held_with_a_sidecar(vault: Path) -> Iterator[tuple[subprocess.Popen[str], Sidecar]]:
+    """Another process holding the vault's writer lock (until the block ends), and a sidecar on the vault."""
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLDER, str(vault)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    sidecar = start_sidecar(vault)
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        yield holder, sidecar
+    finally:
+        assert holder.stdin is not None
+        holder.stdin.write("\n")
+        holder.stdin.flush()
+        holder.wait(timeout=30)
+        stop_sidecar(sidecar)
 
 
 @pytest.fixture(scope="module")
@@ -73,12 +93,7 @@ def test_two_cli_index_builds_are_serialized_or_busy(big_vault: Path) -> None:
 
 
 def test_a_held_lock_makes_the_cli_and_the_sidecar_answer_busy(big_vault: Path) -> None:
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(big_vault)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    sidecar = start_sidecar(big_vault)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with _held_with_a_sidecar(big_vault) as (holder, sidecar):
         cli = subprocess.run([str(KH), "index", "build", str(big_vault)], capture_output=True, text=True, timeout=120)
         assert cli.returncode == 1
         assert "busy" in cli.stderr.lower() and "a long batch approve" in cli.stderr
@@ -91,12 +106,6 @@ def test_a_held_lock_makes_the_cli_and_the_sidecar_answer_busy(big_vault: Path) 
             # readers are never blocked by the writer lock
             assert client.get("/v1/trust/audit").status_code == 200
             assert client.get("/v1/index/check").status_code == 200
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        holder.wait(timeout=30)
-        stop_sidecar(sidecar)
 
 
 def test_cli_build_and_sidecar_build_never_interleave(big_vault: Path) -> None:
@@ -172,12 +181,7 @@ def test_a_batch_approval_racing_an_index_build_is_serialized(example_vault: Pat
 def test_a_cancel_acts_while_the_build_waits_for_anothers_lock(example_vault: Path) -> None:
     """The plugin's Cancel on "Rebuild reasoning index" while a CLI writer holds the vault: the job ends
     cancelled during the wait (the holder still holds the lock), not busy once the wait runs out."""
-    holder = subprocess.Popen(
-        [sys.executable, "-c", HOLDER, str(example_vault)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
-    )
-    sidecar = start_sidecar(example_vault)
-    try:
-        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+    with _held_with_a_sidecar(example_vault) as (holder, sidecar):
         answer: dict[str, httpx.Response] = {}
 
         def build() -> None:
@@ -198,9 +202,3 @@ def test_a_cancel_acts_while_the_build_waits_for_anothers_lock(example_vault: Pa
             refused = answer["build"]
             assert refused.status_code == 409 and refused.json()["error"]["code"] == "cancelled", refused.text
             assert client.get("/v1/jobs/plugin-index-0001").json()["state"] == "cancelled"
-    finally:
-        assert holder.stdin is not None
-        holder.stdin.write("\n")
-        holder.stdin.flush()
-        holder.wait(timeout=30)
-        stop_sidecar(sidecar)
