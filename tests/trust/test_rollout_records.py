@@ -176,3 +176,11 @@ def test_kh_runs_list_names_a_damaged_record_and_lists_the_others(vault: Vault) 
     assert f"The run {torn} file is not valid JSON" in out.stderr
     shown = CliRunner().invoke(app, ["runs", "show", str(vault.root), torn])
     assert shown.exit_code != 0 and "not valid JSON" in str(shown.exception)  # `kh` prints it as "kh: …"
+
+
+def test_a_canary_record_whose_files_are_not_records_proves_nothing_and_breaks_nothing(vault: Vault) -> None:
+    for files in (["APPLIED"], "APPLIED pass", [1, None]):
+        run_id = _ids(1)[0]
+        write_run(vault, run_id, {"run_status": "SUCCEEDED", "stage": "canary", "files": files})
+        assert batch.succeeded_stages(vault) == set(), files
+        runs_dir(vault).joinpath(f"{run_id}.json").unlink()

@@ -229,9 +229,12 @@ def proves_something(run: BatchRun) -> bool:
     """A run that SUCCEEDED and APPLIED at least one note whose new result is L2 or higher: a canary whose
     one note was refused (edited meanwhile), or that only wrote L1 (a page that answered 404), proved
     nothing about the cycle."""
-    return run.run_status == "SUCCEEDED" and any(
-        f.result == "APPLIED" and f.verdict in PROVING_VERDICTS for f in run.files
-    )
+    return run.run_status == "SUCCEEDED" and any(_proving(f.result, f.verdict) for f in run.files)
+
+
+def _proving(result: object, verdict: object) -> bool:
+    """A note the run APPLIED whose new result is L2 or higher."""
+    return result == "APPLIED" and verdict in PROVING_VERDICTS
 
 
 def succeeded_stages(vault: Vault) -> set[Stage]:
@@ -266,8 +269,10 @@ def _stage_claimed(record: Mapping[str, Any]) -> Stage | None:
     stage = next((known for known in STAGES if known == record.get("stage")), None)
     if stage is None or record.get("run_status") != "SUCCEEDED":
         return None
-    if stage == "canary" and not any(
-        f.get("result") == "APPLIED" and f.get("verdict") in PROVING_VERDICTS for f in record.get("files") or []
+    files = record.get("files")
+    if stage == "canary" and not (
+        isinstance(files, list)
+        and any(isinstance(f, Mapping) and _proving(f.get("result"), f.get("verdict")) for f in files)
     ):
         return None
     return stage

@@ -707,10 +707,7 @@ def _run_audit(
         errors.extend(state.errors)
         if not state.keyword:
             continue
-        if state.provisional_run is not None:
-            provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
-        if (item := _unrecorded(state)) is not None:
-            unrecorded.append(item)
+        _list_flags(state, provisional, unrecorded)
         raw += 1
         evidence_capable += state.facts.evidence_capable
         verification = state.facts.trust.verification
@@ -746,6 +743,15 @@ def _run_audit(
         **split.figures(),
         unrecorded=unrecorded,
     )
+
+
+def _list_flags(state: NoteState, provisional: list[ProvisionalNote], unrecorded: list[UnrecordedNote]) -> None:
+    """A Keyword note written by a run that has not succeeded, or whose trust blocks no record holds:
+    the audit and the stale report list both."""
+    if state.provisional_run is not None:
+        provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
+    if (item := _unrecorded(state)) is not None:
+        unrecorded.append(item)
 
 
 def _unrecorded(state: NoteState) -> UnrecordedNote | None:
@@ -809,10 +815,7 @@ def stale_report(catalog: NoteCatalog, policy: Policy, *, today: dt.date | None 
     for state in iter_states(catalog, policy, day):
         if not state.keyword:
             continue
-        if state.provisional_run is not None:
-            provisional.append(ProvisionalNote(path=state.facts.note.path, run_id=state.provisional_run))
-        if (item := _unrecorded(state)) is not None:
-            unrecorded.append(item)
+        _list_flags(state, provisional, unrecorded)
         trust = state.facts.trust
         if state.triggers:
             stale.append(
